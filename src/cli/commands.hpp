@@ -1,0 +1,39 @@
+// pisandbox::cli — the front end: one function per command (ARCHITECTURE.md "front ends").
+// No policy decisions live here: the commands parse arguments, wire objects and print.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "policy/sandbox_policy.hpp"
+
+namespace pisandbox::cli {
+
+/// Exit codes of `pi-sandbox run` (issue 2 "Command line").
+inline constexpr int kExitTimeout = 124;
+inline constexpr int kExitSetupFailed = 125;
+
+/// Arguments shared by the commands that build a policy.
+///   cwd: --cwd (default: the current directory); config: --config FILE.
+struct PolicyArgs {
+  std::string cwd = ".";
+  std::string config;
+};
+
+/// The policy for `args`: the workspace is realpath(cwd); the trusted configuration is read
+/// (issue 3). Errors are user-facing lines without the `pi-sandbox: ` prefix.
+core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args);
+
+/// Prints `pi-sandbox: <text>` (each line of a multi-line text is printed as is) to stderr.
+void print_error(const std::string& text);
+
+/// Registers the subcommands on `app`; each sets `exit_code` when it runs.
+void add_run_command(CLI::App& app, int& exit_code);
+void add_policy_command(CLI::App& app, int& exit_code);
+void add_doctor_command(CLI::App& app, int& exit_code);
+
+}  // namespace pisandbox::cli

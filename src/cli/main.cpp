@@ -1,0 +1,23 @@
+// pi-sandbox: runs a coding agent's shell commands inside an operating-system sandbox.
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"pi-sandbox: run a coding agent's shell commands inside a Linux sandbox",
+               "pi-sandbox"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "pi-sandbox 0.1.0");
+  int exit_code = 0;
+  pisandbox::cli::add_run_command(app, exit_code);
+  pisandbox::cli::add_policy_command(app, exit_code);
+  pisandbox::cli::add_doctor_command(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    // Usage errors of `run` are setup failures: nothing was launched.
+    return code == 0 ? 0 : (app.got_subcommand("run") ? pisandbox::cli::kExitSetupFailed : 2);
+  }
+  return exit_code;
+}

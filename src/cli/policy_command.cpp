@@ -1,0 +1,123 @@
+// `pi-sandbox policy`: the effective policy and the plans, as text or JSON.
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "sandbox/linux/runner.hpp"
+
+namespace pisandbox::cli {
+
+namespace {
+
+using nlohmann::json;
+namespace lx = sandbox::linux_;
+
+json plan_json(const lx::PreparedSandbox& prepared) {
+  json mounts = json::array();
+  for (const auto& op : prepared.spec.mounts.ops) {
+    json entry = {{"op", lx::to_string(op.kind)}, {"target", op.target.string()}};
+    if (op.kind == lx::MountOpKind::Bind) entry["read_only"] = op.read_only;
+    if (!op.source.empty() && op.source != op.target) entry["source"] = op.source.string();
+    if (!op.mode.empty()) entry["mode"] = op.mode;
+    if (!op.why.empty()) entry["why"] = op.why;
+    mounts.push_back(entry);
+  }
+  json landlock = json::array();
+  for (const auto& rule : prepared.spec.landlock.rules)
+    landlock.push_back({{"path", rule.path.string()},
+                        {"access", rule.access == lx::LandlockAccess::ReadWrite
+                                       ? "read-write"
+                                       : "read-execute"}});
+  json seccomp = json::array();
+  for (const auto& rule : prepared.spec.seccomp)
+    seccomp.push_back({{"syscall", rule.syscall}, {"errno", core::errno_name(rule.error)},
+                       {"why", rule.why}});
+  return {{"mounts", mounts},
+          {"landlock", {{"abi", prepared.spec.landlock_abi}, {"rules", landlock}}},
+          {"seccomp", seccomp}};
+}
+
+json policy_json(const policy::SandboxPolicy& p, const lx::PreparedSandbox& prepared) {
+  json protected_paths = json::array();
+  for (const auto& item : prepared.protected_paths)
+    protected_paths.push_back({{"path", item.path.string()},
+                               {"reason", policy::to_string(item.reason)},
+                               {"kind", item.kind == policy::NodeKind::Directory ? "directory"
+                                                                                 : "file"},
+                               {"even_if_missing", item.create_if_missing}});
+  json readable = json::array();
+  for (const auto& path : p.home_read_allowed) readable.push_back(path.string());
+  json writable = json::array();
+  for (const auto& path : p.writable) writable.push_back(path.string());
+  return {{"workspace", p.workspace.string()},
+          {"home", p.home.string()},
+          {"home_hidden", p.hide_home},
+          {"home_read_allowed", readable},
+          {"writable", writable},
+          {"private_tmp", p.private_tmp},
+          {"protected", protected_paths},
+          {"scan", {{"directories_read", prepared.scan.directories_read},
+                    {"entries_seen", prepared.scan.entries_seen}}},
+          {"plan", plan_json(prepared)}};
+}
+
+void print_text(const policy::SandboxPolicy& p, const lx::PreparedSandbox& prepared) {
+  std::cout << "workspace (read-write): " << p.workspace.string() << "\n"
+            << "home: " << p.home.string()
+            << (p.hide_home ? " (hidden: an empty, private, throw-away layer)" : " (not hidden)")
+            << "\n";
+  for (const auto& path : p.home_read_allowed)
+    std::cout << "  re-exposed read-only: " << path.string() << "\n";
+  std::cout << "private /tmp and /var/tmp: " << (p.private_tmp ? "yes" : "no") << "\n"
+            << "protected paths (" << prepared.protected_paths.size() << ", scan read "
+            << prepared.scan.directories_read << " directories, " << prepared.scan.entries_seen
+            << " entries):\n";
+  for (const auto& item : prepared.protected_paths)
+    std::cout << "  " << item.path.string() << "  [" << policy::to_string(item.reason)
+              << (item.create_if_missing ? ", even if missing" : "") << "]\n";
+  std::cout << "mount plan:\n";
+  for (const auto& op : prepared.spec.mounts.ops) std::cout << "  " << lx::describe(op) << "\n";
+  std::cout << "landlock (ABI " << prepared.spec.landlock_abi
+            << (prepared.spec.landlock_abi == 0 ? ", unavailable" : "") << "):\n";
+  for (const auto& rule : prepared.spec.landlock.rules)
+    std::cout << "  "
+              << (rule.access == lx::LandlockAccess::ReadWrite ? "read-write   " : "read-execute ")
+              << rule.path.string() << "\n";
+  std::cout << "seccomp (everything else allowed; foreign-architecture syscalls kill):\n";
+  for (const auto& rule : prepared.spec.seccomp)
+    std::cout << "  " << rule.syscall << " -> " << core::errno_name(rule.error) << "  # "
+              << rule.why << "\n";
+}
+
+}  // namespace
+
+void add_policy_command(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<PolicyArgs>();
+  auto as_json = std::make_shared<bool>(false);
+  CLI::App* cmd = app.add_subcommand("policy", "Show the effective policy and the mount plan");
+  cmd->add_option("--cwd", args->cwd, "Workspace (default: the current directory)");
+  cmd->add_option("--config", args->config, "Trusted configuration file");
+  cmd->add_flag("--json", *as_json, "Print JSON");
+  cmd->callback([args, as_json, &exit_code] {
+    auto p = build_policy(*args);
+    if (!p) {
+      print_error(p.error().describe());
+      exit_code = 2;
+      return;
+    }
+    auto prepared = lx::prepare_sandbox(*p, {});
+    if (!prepared) {
+      print_error(prepared.error().describe());
+      exit_code = 2;
+      return;
+    }
+    if (*as_json)
+      std::cout << policy_json(*p, *prepared).dump(2) << "\n";
+    else
+      print_text(*p, *prepared);
+    exit_code = 0;
+  });
+}
+
+}  // namespace pisandbox::cli

@@ -1,0 +1,120 @@
+#include "policy/protected_scan.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+
+namespace pisandbox::policy {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+unsigned char entry_type(int dir_fd, const dirent& entry) {
+  if (entry.d_type != DT_UNKNOWN) return entry.d_type;
+  struct stat st {};
+  if (::fstatat(dir_fd, entry.d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) return DT_UNKNOWN;
+  if (S_ISDIR(st.st_mode)) return DT_DIR;
+  if (S_ISLNK(st.st_mode)) return DT_LNK;
+  if (S_ISREG(st.st_mode)) return DT_REG;
+  return DT_UNKNOWN;
+}
+
+bool is_dangerous_file(std::string_view name) {
+  return std::ranges::find(dangerous_files(), name) != dangerous_files().end();
+}
+
+bool is_dangerous_directory(std::string_view name) {
+  return name == ".vscode" || name == ".idea";
+}
+
+bool is_secret_directory(std::string_view name) {
+  return std::ranges::find(secret_directories(), name) != secret_directories().end();
+}
+
+class Scanner {
+ public:
+  Scanner(const ScanOptions& options, ScanResult& result) : options_(options), result_(result) {}
+
+  void scan(const fs::path& dir, int dir_fd, int depth) {
+    DIR* stream = ::fdopendir(dir_fd);
+    if (stream == nullptr) {
+      ::close(dir_fd);
+      return;
+    }
+    ++result_.directories_read;
+    std::vector<std::string> subdirs;
+    while (const dirent* entry = ::readdir(stream)) {
+      const std::string_view name = entry->d_name;
+      if (name == "." || name == "..") continue;
+      ++result_.entries_seen;
+      visit(dir, ::dirfd(stream), *entry, depth, subdirs);
+    }
+    const int fd = ::dirfd(stream);
+    for (const auto& name : subdirs) {
+      const int child = ::openat(fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (child >= 0) scan(dir / name, child, depth + 1);
+    }
+    ::closedir(stream);
+  }
+
+ private:
+  void add(fs::path path, ProtectReason reason, NodeKind kind, bool create_if_missing) {
+    auto& out = result_.protected_paths;
+    if (std::ranges::none_of(out, [&](const auto& p) { return p.path == path; }))
+      out.push_back({std::move(path), reason, kind, create_if_missing});
+  }
+
+  void visit(const fs::path& dir, int dir_fd, const dirent& entry, int depth,
+             std::vector<std::string>& subdirs) {
+    const std::string name = entry.d_name;
+    const unsigned char type = entry_type(dir_fd, entry);
+    const fs::path path = dir / name;
+    if (name == ".git") {
+      // A repository: its hooks are protected, created as a placeholder when missing
+      // (item 130: only when .git is a directory, not a worktree's .git file).
+      if (type == DT_DIR) add(path / "hooks", ProtectReason::GitHooks, NodeKind::Directory, true);
+      return;
+    }
+    if (is_dangerous_file(name)) {
+      add(path, ProtectReason::DangerousFile, NodeKind::File, false);
+    } else if (is_dangerous_directory(name)) {
+      add(path, ProtectReason::DangerousFile, NodeKind::Directory, false);
+    } else if (is_secret_directory(name)) {
+      add(path, ProtectReason::Secret, NodeKind::Directory, false);
+      return;  // protected as a whole
+    } else if (type != DT_DIR && is_secret_file_name(name)) {
+      add(path, ProtectReason::Secret, NodeKind::File, false);
+    } else if (name == ".claude" && type == DT_DIR) {
+      for (auto sub : {"commands", "agents"}) {
+        struct stat st {};
+        if (::fstatat(dir_fd, (name + "/" + sub).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0)
+          add(path / sub, ProtectReason::DangerousFile, NodeKind::Directory, false);
+      }
+    }
+    if (type == DT_DIR && depth < options_.max_depth && !is_skipped_directory_name(name) &&
+        !is_dangerous_directory(name))
+      subdirs.push_back(name);
+  }
+
+  const ScanOptions& options_;
+  ScanResult& result_;
+};
+
+}  // namespace
+
+ScanResult scan_workspace(const fs::path& workspace, const ScanOptions& options) {
+  ScanResult result;
+  const int fd = ::open(workspace.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return result;
+  Scanner scanner(options, result);
+  scanner.scan(workspace, fd, 1);
+  return result;
+}
+
+}  // namespace pisandbox::policy

@@ -1,0 +1,38 @@
+// pisandbox::policy — discovery of protected paths that exist in a workspace.
+//
+// The only I/O of the policy layer: it reads directory entries (never file contents) to
+// find nested repositories, dangerous files and secrets (reference items 88, 130-131).
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <vector>
+
+#include "policy/sandbox_policy.hpp"
+
+namespace pisandbox::policy {
+
+/// Bounds of the workspace scan.
+///   max_depth: how many directory levels below the workspace root are read; entries of
+///     the root are at depth 1 (item 88 uses 4). Trees named by is_skipped_directory_name()
+///     are never entered, and symbolic links are never followed.
+struct ScanOptions {
+  int max_depth = 4;
+};
+
+/// What the scan found, plus its cost for `pi-sandbox policy` and the benchmark.
+///   protected_paths: existing dangerous files and directories, `.git/hooks` of every
+///     repository (the workspace's own and nested ones; created as a placeholder when the
+///     repository has none), secrets by pattern and `secrets/`, `.secrets/` directories.
+///   directories_read / entries_seen: counters of the work done.
+struct ScanResult {
+  std::vector<ProtectedPath> protected_paths;
+  std::size_t directories_read = 0;
+  std::size_t entries_seen = 0;
+};
+
+/// Scans `workspace` (absolute). Unreadable directories are skipped silently: what the
+/// scan cannot read, the sandbox cannot read either.
+ScanResult scan_workspace(const std::filesystem::path& workspace, const ScanOptions& options);
+
+}  // namespace pisandbox::policy

@@ -1,0 +1,150 @@
+#include "policy/sandbox_policy.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace pisandbox::policy {
+
+std::string_view to_string(ProtectReason reason) {
+  switch (reason) {
+    case ProtectReason::SecurityControl: return "security-control";
+    case ProtectReason::SandboxBinary: return "sandbox-binary";
+    case ProtectReason::DangerousFile: return "dangerous-file";
+    case ProtectReason::GitHooks: return "git-hooks";
+    case ProtectReason::Secret: return "secret";
+  }
+  return "unknown";
+}
+
+const std::vector<std::string_view>& dangerous_files() {
+  static const std::vector<std::string_view> names = {
+      ".gitconfig", ".gitmodules", ".bashrc",    ".bash_profile", ".zshrc",
+      ".zprofile",  ".profile",    ".ripgreprc", ".mcp.json"};
+  return names;
+}
+
+const std::vector<std::string_view>& dangerous_directories() {
+  static const std::vector<std::string_view> names = {".vscode", ".idea", ".claude/commands",
+                                                      ".claude/agents"};
+  return names;
+}
+
+const std::vector<std::string_view>& root_secret_files() {
+  static const std::vector<std::string_view> names = {
+      ".env",          ".env.local",           ".env.development", ".env.development.local",
+      ".env.test",     ".env.test.local",      ".env.production",  ".env.production.local",
+      ".env.staging",  ".env.staging.local",   ".env.ci"};
+  return names;
+}
+
+const std::vector<std::string_view>& secret_directories() {
+  static const std::vector<std::string_view> names = {"secrets", ".secrets"};
+  return names;
+}
+
+namespace {
+
+std::string lowercase(std::string_view text) {
+  std::string out(text);
+  std::ranges::transform(out, out.begin(), [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+bool ends_with(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+void add(std::vector<ProtectedPath>& out, fs::path path, ProtectReason reason, NodeKind kind,
+         bool create_if_missing) {
+  path = path.lexically_normal();
+  const bool seen = std::ranges::any_of(out, [&](const auto& p) { return p.path == path; });
+  if (!seen) out.push_back({std::move(path), reason, kind, create_if_missing});
+}
+
+constexpr auto kFile = NodeKind::File;
+constexpr auto kDir = NodeKind::Directory;
+
+}  // namespace
+
+bool is_secret_file_name(std::string_view name) {
+  const std::string lower = lowercase(name);
+  if (lower == ".env") return true;
+  if (lower.starts_with(".env.")) {
+    static constexpr std::string_view kTemplates[] = {".env.example", ".env.sample",
+                                                      ".env.template", ".env.dist"};
+    return std::ranges::find(kTemplates, lower) == std::end(kTemplates);
+  }
+  static constexpr std::string_view kSuffixes[] = {".pem", ".key", ".p12", ".pfx"};
+  return std::ranges::any_of(kSuffixes, [&](auto s) { return ends_with(lower, s); });
+}
+
+bool is_skipped_directory_name(std::string_view name) {
+  static constexpr std::string_view kSkipped[] = {
+      ".git", "node_modules", "dist", "build", "coverage", ".next", ".turbo", ".cache",
+      "target", "vendor"};
+  return std::ranges::find(kSkipped, name) != std::end(kSkipped);
+}
+
+bool is_within(const fs::path& path, const fs::path& base) {
+  auto [base_end, path_it] = std::mismatch(base.begin(), base.end(), path.begin(), path.end());
+  if (base_end == base.end()) return true;
+  // A trailing empty component ("/a/b/") still counts as within.
+  return std::next(base_end) == base.end() && base_end->empty();
+}
+
+namespace {
+
+void add_workspace_rules(SandboxPolicy& policy) {
+  const fs::path& ws = policy.workspace;
+  for (auto name : {"settings.json", "sandbox.json", "pi-auto-review.json"})
+    add(policy.protected_paths, ws / ".pi" / name, ProtectReason::SecurityControl, kFile, true);
+  for (auto name : dangerous_files())
+    add(policy.protected_paths, ws / name, ProtectReason::DangerousFile, kFile, true);
+  for (auto name : dangerous_directories())
+    add(policy.protected_paths, ws / name, ProtectReason::DangerousFile, kDir, true);
+  for (auto name : root_secret_files())
+    add(policy.protected_paths, ws / name, ProtectReason::Secret, kFile, true);
+  for (auto name : secret_directories())
+    add(policy.protected_paths, ws / name, ProtectReason::Secret, kDir, true);
+}
+
+void add_home_rules(SandboxPolicy& policy, const PolicyInputs& inputs) {
+  const fs::path agent = policy.home / ".pi" / "agent";
+  for (auto name : {"settings.json", "permissions.json", "pi-sandbox.json", "sandbox.json"})
+    add(policy.protected_paths, agent / name, ProtectReason::SecurityControl, kFile, true);
+  for (auto name : {"logs", "extensions"})
+    add(policy.protected_paths, agent / name, ProtectReason::SecurityControl, kDir, true);
+  for (const auto& location : inputs.config_locations)
+    add(policy.protected_paths, location, ProtectReason::SecurityControl, kFile, true);
+}
+
+}  // namespace
+
+SandboxPolicy default_policy(const PolicyInputs& inputs) {
+  SandboxPolicy policy;
+  policy.workspace = inputs.workspace.lexically_normal();
+  policy.home = inputs.home.lexically_normal();
+  // Item 19: hide $HOME unless it is "/". When the workspace *is* the home, or contains
+  // it, the user has chosen to work there and hiding it would hide the workspace itself.
+  policy.hide_home = policy.home != "/" && !policy.home.empty() &&
+                     !is_within(policy.home, policy.workspace);
+  if (policy.hide_home) {
+    policy.home_read_allowed = {policy.home / ".gitconfig", policy.home / ".config/git/config"};
+    for (const auto& extra : inputs.additional_allow_read) {
+      const fs::path normal = extra.lexically_normal();
+      // Outside the home everything is readable already (item 19); only paths inside
+      // the hidden home need to be re-exposed.
+      if (!is_within(normal, policy.home)) continue;
+      if (std::ranges::find(policy.home_read_allowed, normal) == policy.home_read_allowed.end())
+        policy.home_read_allowed.push_back(normal);
+    }
+  }
+  policy.writable = {policy.workspace};
+  add_workspace_rules(policy);
+  add_home_rules(policy, inputs);
+  if (!inputs.self_exe.empty() && !is_within(inputs.self_exe, policy.workspace))
+    add(policy.protected_paths, inputs.self_exe, ProtectReason::SandboxBinary, kFile, false);
+  return policy;
+}
+
+}  // namespace pisandbox::policy

@@ -1,0 +1,97 @@
+// pisandbox::policy — the default sandbox policy (pure: no syscalls, no I/O).
+//
+// Source of every rule: ../shared/reference/reference-behaviour.md items 19-24 (default
+// policy), 87-88 (secrets), 95 (private temp), 129-131 (dangerous files), and issue 2.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pisandbox::policy {
+
+namespace fs = std::filesystem;
+
+/// Why a path is protected; shown by `pi-sandbox policy`.
+enum class ProtectReason {
+  SecurityControl,  ///< a configuration file of the reference or of pi-sandbox (items 22, 86, 89)
+  SandboxBinary,    ///< the installed pi-sandbox itself, when outside the workspace (item 22)
+  DangerousFile,    ///< a file of the reference runtime's mandatory deny list (item 129)
+  GitHooks,         ///< `.git/hooks` of a repository (items 24, 129)
+  Secret,           ///< `.env*`, `*.pem`, `secrets/`, ... (items 87-88)
+};
+
+/// The text of a ProtectReason as `pi-sandbox policy` prints it ("security-control", ...).
+std::string_view to_string(ProtectReason reason);
+
+/// Whether a protected path names a file or a directory when it has to be created.
+enum class NodeKind { File, Directory };
+
+/// One path that must not be writable, creatable, or replaceable inside the sandbox.
+///   path: absolute, lexically normal, as seen on the host (symlinks not resolved).
+///   kind: what the path is expected to be (decides the placeholder when it is missing).
+///   create_if_missing: when true and the path does not exist, the sandbox must still make
+///     its creation impossible (a placeholder); when false, the rule applies only if the
+///     path exists (pattern matches, item 88).
+struct ProtectedPath {
+  fs::path path;
+  ProtectReason reason;
+  NodeKind kind = NodeKind::File;
+  bool create_if_missing = false;
+
+  friend bool operator==(const ProtectedPath&, const ProtectedPath&) = default;
+};
+
+/// What the default policy is computed from.
+///   workspace: the realpath of --cwd (absolute).
+///   home:      $HOME (absolute); "/" means "no home to hide" (item 19).
+///   self_exe:  the realpath of the running pi-sandbox binary.
+///   additional_allow_read: `filesystem.additionalAllowRead` of the trusted configuration.
+///   config_locations: the trusted configuration files (issue 3), protected in every sandbox.
+struct PolicyInputs {
+  fs::path workspace;
+  fs::path home;
+  fs::path self_exe;
+  std::vector<fs::path> additional_allow_read;
+  std::vector<fs::path> config_locations;
+};
+
+/// The effective filesystem policy of one command. Paths are absolute and lexically normal.
+struct SandboxPolicy {
+  fs::path workspace;             ///< read-write
+  fs::path home;                  ///< as given
+  bool hide_home = false;         ///< $HOME is replaced by an empty private layer
+  std::vector<fs::path> home_read_allowed;  ///< re-exposed read-only inside the hidden home
+  std::vector<fs::path> writable;           ///< read-write bind mounts (the workspace)
+  bool private_tmp = true;        ///< private /tmp and /var/tmp per command (item 95)
+  std::vector<ProtectedPath> protected_paths;  ///< fixed paths; scanned ones are added later
+
+  friend bool operator==(const SandboxPolicy&, const SandboxPolicy&) = default;
+};
+
+/// Names that are protected at the workspace root and in every nested repository, existing
+/// or not (item 129, 130): files first, then directories.
+const std::vector<std::string_view>& dangerous_files();
+const std::vector<std::string_view>& dangerous_directories();
+
+/// Secret files protected at the workspace root even when missing (item 87).
+const std::vector<std::string_view>& root_secret_files();
+/// Secret directories protected at the workspace root even when missing (item 87).
+const std::vector<std::string_view>& secret_directories();
+
+/// True for a file name that is a secret by pattern (item 88): `.env`, `.env.*` except
+/// `.env.example/.sample/.template/.dist`, and `*.pem *.key *.p12 *.pfx` (case-insensitive).
+bool is_secret_file_name(std::string_view name);
+
+/// Directory names the protected-path scan never descends into (item 88).
+bool is_skipped_directory_name(std::string_view name);
+
+/// Builds the default policy (items 19-24, 87, 95, 129-130; issue 2 "Default policy").
+/// Pure; never fails. Paths in `inputs` must be absolute.
+SandboxPolicy default_policy(const PolicyInputs& inputs);
+
+/// True when `path` is `base` or lies beneath it (both absolute and lexically normal).
+bool is_within(const fs::path& path, const fs::path& base);
+
+}  // namespace pisandbox::policy

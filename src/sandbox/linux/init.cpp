@@ -1,0 +1,176 @@
+// pid 1 of a sandbox. Everything here runs after a fork-like clone3 of a single-threaded
+// supervisor, so allocation is safe; errors are reported over the launch socket.
+#include <fcntl.h>
+#include <net/if.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "core/unique_fd.hpp"
+#include "sandbox/linux/capabilities.hpp"
+#include "sandbox/linux/launch_spec.hpp"
+#include "sandbox/linux/mounts.hpp"
+
+namespace pisandbox::sandbox::linux_ {
+
+namespace {
+
+using policy::NodeKind;
+
+void send(int fd, LaunchMessage type, const std::string& text) {
+  std::string record(1, static_cast<char>(type));
+  record += text;
+  (void)::send(fd, record.data(), record.size(), MSG_NOSIGNAL);
+}
+
+core::Result<void> loopback_up() {
+  core::UniqueFd sock(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  if (!sock) return core::fail_errno("socket(AF_INET) for the loopback");
+  ifreq request{};
+  std::strncpy(request.ifr_name, "lo", IFNAMSIZ - 1);
+  if (::ioctl(sock.get(), SIOCGIFFLAGS, &request) != 0)
+    return core::fail_errno("ioctl(\"lo\", SIOCGIFFLAGS)");
+  request.ifr_flags |= IFF_UP | IFF_RUNNING;
+  if (::ioctl(sock.get(), SIOCSIFFLAGS, &request) != 0)
+    return core::fail_errno("ioctl(\"lo\", SIOCSIFFLAGS)");
+  return {};
+}
+
+/// The confinement of the command, in this order (STYLE.md habit 3; minijail's order):
+/// 1. no_new_privs: required by unprivileged Landlock and seccomp, and no setuid gains;
+/// 2. Landlock: needs open(2) of the rule paths, so before seccomp;
+/// 3. capabilities dropped: after the steps above, which need none of them;
+/// 4. seccomp last: it removes syscalls (mount, ...) that nothing after it may use.
+core::Result<void> confine(const LaunchSpec& spec) {
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+    return core::fail_errno("prctl(PR_SET_NO_NEW_PRIVS)");
+  if (spec.landlock_abi > 0)
+    if (auto r = apply_landlock(spec.landlock, spec.landlock_abi); !r) return r;
+  if (auto r = drop_capabilities(); !r) return r;
+  return apply_seccomp(spec.seccomp);
+}
+
+std::vector<char*> c_strings(const std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (const auto& s : strings) out.push_back(const_cast<char*>(s.c_str()));
+  out.push_back(nullptr);
+  return out;
+}
+
+[[noreturn]] void exec_command(const LaunchSpec& spec, int launch_fd) {
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  for (int sig = 1; sig < NSIG; ++sig) ::signal(sig, SIG_DFL);
+  const Command& command = spec.command;
+  if (::chdir(command.cwd.c_str()) != 0) {
+    send(launch_fd, LaunchMessage::Error,
+         core::sys_error("chdir(\"" + command.cwd.string() + "\")", errno).describe());
+    ::_exit(125);
+  }
+  if (auto r = confine(spec); !r) {
+    send(launch_fd, LaunchMessage::Error, r.error().describe());
+    ::_exit(125);
+  }
+  auto argv = c_strings(command.argv);
+  auto envp = c_strings(command.env);
+  ::execvpe(argv[0], argv.data(), envp.data());
+  const int err = errno;
+  const std::string message = "pi-sandbox: " + command.argv[0] + ": " + std::strerror(err) + "\n";
+  (void)::write(STDERR_FILENO, message.data(), message.size());
+  ::_exit(err == ENOENT ? 127 : 126);
+}
+
+void report_placeholders(int launch_fd, const std::vector<Placeholder>& placeholders) {
+  for (const auto& p : placeholders) {
+    const char node = p.node == NodeKind::Directory ? 'd' : 'f';
+    send(launch_fd, LaunchMessage::Placeholder,
+         std::string(1, node) + " " + std::to_string(p.inode) + " " + p.path.string());
+  }
+}
+
+[[noreturn]] void finish(std::vector<Placeholder>& placeholders, int status) {
+  // kill(-1) from pid 1 reaches every other process of the pid namespace.
+  ::kill(-1, SIGKILL);
+  while (::waitpid(-1, nullptr, 0) > 0 || errno == EINTR) {
+  }
+  for (auto& p : placeholders) remove_placeholder(p, Unmask::Yes);
+  ::_exit(status);
+}
+
+[[noreturn]] void reap(const LaunchSpec&, int launch_fd, pid_t command,
+                       std::vector<Placeholder>& placeholders) {
+  sigset_t waited;
+  sigemptyset(&waited);
+  sigaddset(&waited, SIGCHLD);
+  sigaddset(&waited, SIGTERM);
+  for (;;) {
+    siginfo_t info{};
+    if (::sigwaitinfo(&waited, &info) < 0) continue;
+    if (info.si_signo == SIGTERM) finish(placeholders, 128 + SIGTERM);
+    int status = 0;
+    pid_t pid;
+    while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+      if (pid != command) continue;
+      if (WIFSIGNALED(status)) {
+        send(launch_fd, LaunchMessage::Result, "signal " + std::to_string(WTERMSIG(status)));
+        finish(placeholders, 128 + WTERMSIG(status));
+      }
+      send(launch_fd, LaunchMessage::Result, "exit " + std::to_string(WEXITSTATUS(status)));
+      finish(placeholders, WEXITSTATUS(status));
+    }
+  }
+}
+
+void noop_handler(int) {}
+
+void prepare_signals() {
+  // pid 1 of a pid namespace drops signals it has no handler for; SIGTERM (the parent-death
+  // signal and the supervisor's stop request) gets a handler, and both it and SIGCHLD stay
+  // blocked so that sigwaitinfo() takes them in order.
+  struct sigaction action {};
+  action.sa_handler = noop_handler;
+  ::sigaction(SIGTERM, &action, nullptr);
+  ::sigaction(SIGCHLD, &action, nullptr);
+  sigset_t blocked;
+  sigemptyset(&blocked);
+  sigaddset(&blocked, SIGTERM);
+  sigaddset(&blocked, SIGCHLD);
+  ::sigprocmask(SIG_BLOCK, &blocked, nullptr);
+  for (int sig : {SIGINT, SIGQUIT, SIGHUP, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE})
+    ::signal(sig, SIG_IGN);
+}
+
+}  // namespace
+
+[[noreturn]] void sandbox_init_main(const LaunchSpec& spec, int launch_fd) {
+  prepare_signals();
+  // Armed before anything else: if the supervisor dies from now on, SIGTERM arrives. If it
+  // died before this line, its end of the launch socket is closed and the recv() below
+  // returns 0 (case C-11).
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  char go = 0;
+  if (::recv(launch_fd, &go, 1, 0) != 1 || go != static_cast<char>(LaunchMessage::Go)) ::_exit(125);
+  ::prctl(PR_SET_DUMPABLE, 0);
+  std::vector<Placeholder> placeholders;
+  auto fail = [&](const core::Error& error) {
+    report_placeholders(launch_fd, placeholders);
+    send(launch_fd, LaunchMessage::Error, error.describe());
+    finish(placeholders, 125);
+  };
+  (void)::sethostname("pi-sandbox", 10);
+  if (auto r = loopback_up(); !r) fail(r.error());
+  if (auto r = apply_mount_plan(spec.mounts, placeholders); !r) fail(r.error());
+  report_placeholders(launch_fd, placeholders);
+  const pid_t command = ::fork();
+  if (command < 0) fail(core::sys_error("fork()", errno));
+  if (command == 0) exec_command(spec, launch_fd);
+  reap(spec, launch_fd, command, placeholders);
+}
+
+}  // namespace pisandbox::sandbox::linux_

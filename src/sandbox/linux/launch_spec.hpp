@@ -1,0 +1,38 @@
+// pisandbox::sandbox::linux_ — everything pid 1 of a sandbox needs, computed before clone.
+#pragma once
+
+#include <vector>
+
+#include "sandbox/command.hpp"
+#include "sandbox/linux/landlock.hpp"
+#include "sandbox/linux/mount_plan.hpp"
+#include "sandbox/linux/seccomp.hpp"
+
+namespace pisandbox::sandbox::linux_ {
+
+/// The plans of one sandbox plus the command.
+///   landlock_abi: the ABI to use, 0 to run without Landlock (the namespaces still hold).
+struct LaunchSpec {
+  Command command;
+  MountPlan mounts;
+  LandlockPlan landlock;
+  std::vector<SeccompRule> seccomp;
+  int landlock_abi = 0;
+};
+
+/// Messages from pid 1 to the supervisor over the launch socket (SOCK_SEQPACKET, one
+/// message per record). The first byte is the type; the rest is text.
+enum class LaunchMessage : char {
+  Go = 'G',           ///< supervisor -> pid 1: the id maps are written, go on
+  Error = 'E',        ///< setup failed: "<step>: <syscall>: <errno>" [\n hint]
+  Warning = 'W',      ///< shown to the user, the run goes on
+  Placeholder = 'P',  ///< "<f|d> <inode> <path>": a host placeholder to remove afterwards
+  Result = 'X',       ///< "exit <code>" or "signal <number>"
+};
+
+/// Runs as pid 1 of the new namespaces (never returns): waits for Go, applies the mount
+/// plan, forks the command (which confines itself: no_new_privs, Landlock, capabilities,
+/// seccomp, exec), reaps, reports the result, kills what is left, removes placeholders.
+[[noreturn]] void sandbox_init_main(const LaunchSpec& spec, int launch_fd);
+
+}  // namespace pisandbox::sandbox::linux_

@@ -1,0 +1,211 @@
+#include "sandbox/linux/launcher.hpp"
+
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "core/unique_fd.hpp"
+#include "sandbox/linux/placeholders.hpp"
+
+namespace pisandbox::sandbox::linux_ {
+
+namespace {
+
+using core::UniqueFd;
+using Clock = std::chrono::steady_clock;
+
+constexpr std::uint64_t kNamespaces = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET |
+                                      CLONE_NEWIPC | CLONE_NEWUTS;
+/// How long pid 1 gets to kill its tree and remove placeholders after SIGTERM.
+constexpr std::chrono::milliseconds kStopGrace{2000};
+
+std::string userns_hint(int err) {
+  if (err != EPERM && err != ENOSPC && err != EINVAL && err != EACCES) return {};
+  return "hint: unprivileged user namespaces look disabled or restricted; run `pi-sandbox "
+         "doctor` (sysctls kernel.unprivileged_userns_clone, user.max_user_namespaces, "
+         "kernel.apparmor_restrict_unprivileged_userns)";
+}
+
+bool write_file(const std::string& path, const std::string& text) {
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+  return fd && ::write(fd.get(), text.data(), text.size()) == static_cast<ssize_t>(text.size());
+}
+
+core::Result<void> write_id_maps(pid_t pid) {
+  const std::string base = "/proc/" + std::to_string(pid);
+  const std::string uid = std::to_string(::geteuid()), gid = std::to_string(::getegid());
+  // The caller's uid and gid map to themselves (issue 2 "Isolation"); setgroups must be
+  // denied before an unprivileged gid_map write (user_namespaces(7)).
+  if (!write_file(base + "/uid_map", uid + " " + uid + " 1\n"))
+    return core::fail_errno("write(" + base + "/uid_map)", userns_hint(errno));
+  if (!write_file(base + "/setgroups", "deny\n") && errno != ENOENT)
+    return core::fail_errno("write(" + base + "/setgroups)");
+  if (!write_file(base + "/gid_map", gid + " " + gid + " 1\n"))
+    return core::fail_errno("write(" + base + "/gid_map)", userns_hint(errno));
+  return {};
+}
+
+/// What the supervisor learns from pid 1 over the launch socket.
+struct Report {
+  std::string error;
+  std::optional<std::variant<Exited, Signaled>> result;
+  std::vector<Placeholder> placeholders;
+};
+
+void parse_placeholder(const std::string& text, Report& report) {
+  std::istringstream in(text);
+  char node = 0;
+  ino_t inode = 0;
+  in >> node >> inode;
+  in.get();
+  std::string path;
+  std::getline(in, path, '\0');
+  Placeholder p;
+  p.path = path;
+  p.node = node == 'd' ? policy::NodeKind::Directory : policy::NodeKind::File;
+  p.inode = inode;
+  report.placeholders.push_back(std::move(p));
+}
+
+/// Reads every pending record; returns false at end of stream.
+bool read_records(int fd, Report& report, const WarningSink& warn) {
+  char buffer[8192];
+  for (;;) {
+    const ssize_t n = ::recv(fd, buffer, sizeof buffer, MSG_DONTWAIT);
+    if (n == 0) return false;
+    if (n < 0) return errno == EAGAIN || errno == EINTR;
+    const std::string text(buffer + 1, static_cast<std::size_t>(n - 1));
+    switch (static_cast<LaunchMessage>(buffer[0])) {
+      case LaunchMessage::Error: report.error = text; break;
+      case LaunchMessage::Warning: warn(text); break;
+      case LaunchMessage::Placeholder: parse_placeholder(text, report); break;
+      case LaunchMessage::Result:
+        if (text.starts_with("exit "))
+          report.result = Exited{std::atoi(text.c_str() + 5)};
+        else if (text.starts_with("signal "))
+          report.result = Signaled{std::atoi(text.c_str() + 7)};
+        break;
+      default: break;
+    }
+  }
+}
+
+struct Child {
+  pid_t pid = -1;
+  UniqueFd pidfd;
+};
+
+core::Result<Child> clone_sandbox(const LaunchSpec& spec, int parent_end, int child_end) {
+  int pidfd = -1;
+  clone_args args{};
+  args.flags = kNamespaces | CLONE_PIDFD;
+  args.pidfd = reinterpret_cast<std::uint64_t>(&pidfd);
+  args.exit_signal = SIGCHLD;
+  const long pid = ::syscall(SYS_clone3, &args, sizeof args);
+  if (pid < 0) {
+    const int err = errno;
+    return std::unexpected(core::sys_error(
+        "clone3(CLONE_NEWUSER|CLONE_NEWNS|CLONE_NEWPID|CLONE_NEWNET|CLONE_NEWIPC|CLONE_NEWUTS)",
+        err, userns_hint(err)));
+  }
+  if (pid == 0) {
+    ::close(parent_end);
+    sandbox_init_main(spec, child_end);
+  }
+  return Child{static_cast<pid_t>(pid), UniqueFd(pidfd)};
+}
+
+int wait_child(const Child& child) {
+  int status = 0;
+  while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
+}
+
+/// Asks pid 1 to stop (SIGTERM: it kills the tree and removes its placeholders), then
+/// kills it outright after kStopGrace.
+void stop_sandbox(const Child& child) {
+  ::syscall(SYS_pidfd_send_signal, child.pidfd.get(), SIGTERM, nullptr, 0);
+  pollfd pfd{child.pidfd.get(), POLLIN, 0};
+  if (::poll(&pfd, 1, static_cast<int>(kStopGrace.count())) <= 0)
+    ::syscall(SYS_pidfd_send_signal, child.pidfd.get(), SIGKILL, nullptr, 0);
+}
+
+enum class Ending { Exited, TimedOut, Aborted };
+
+Ending supervise(const Child& child, int launch_fd, const RunOptions& options, Report& report,
+                 const WarningSink& warn) {
+  const auto deadline = options.timeout ? std::optional(Clock::now() + *options.timeout)
+                                        : std::nullopt;
+  bool socket_open = true;
+  for (;;) {
+    pollfd fds[3] = {{child.pidfd.get(), POLLIN, 0},
+                     {socket_open ? launch_fd : -1, POLLIN, 0},
+                     {options.cancel_fd, POLLIN, 0}};
+    int wait_ms = -1;
+    if (deadline) {
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline - Clock::now());
+      if (left.count() <= 0) {
+        stop_sandbox(child);
+        return Ending::TimedOut;
+      }
+      wait_ms = static_cast<int>(std::min<long long>(left.count(), 1 << 30));
+    }
+    if (::poll(fds, 3, wait_ms) < 0 && errno != EINTR) continue;
+    if (fds[1].revents != 0) socket_open = read_records(launch_fd, report, warn);
+    if (fds[2].revents != 0) {
+      stop_sandbox(child);
+      return Ending::Aborted;
+    }
+    if (fds[0].revents != 0) return Ending::Exited;
+  }
+}
+
+}  // namespace
+
+Outcome launch(const LaunchSpec& spec, const RunOptions& options, const WarningSink& warn) {
+  int pair[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
+    return std::unexpected(RunFailure{RunFailureKind::LaunchFailed,
+                                      core::sys_error("socketpair(AF_UNIX)", errno).message});
+  UniqueFd parent_end(pair[0]), child_end(pair[1]);
+  auto child = clone_sandbox(spec, parent_end.get(), child_end.get());
+  if (!child) return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, child.error().describe()});
+  child_end.reset();
+  Report report;
+  if (auto maps = write_id_maps(child->pid); !maps) {
+    ::kill(child->pid, SIGKILL);
+    wait_child(*child);
+    return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, maps.error().describe()});
+  }
+  const char go = static_cast<char>(LaunchMessage::Go);
+  (void)::send(parent_end.get(), &go, 1, MSG_NOSIGNAL);
+  const Ending ending = supervise(*child, parent_end.get(), options, report, warn);
+  const int status = wait_child(*child);
+  while (read_records(parent_end.get(), report, warn)) {
+    pollfd pfd{parent_end.get(), POLLIN, 0};
+    if (::poll(&pfd, 1, 0) <= 0) break;
+  }
+  // Fallback: pid 1 removes its placeholders itself; these are what a killed pid 1 left.
+  for (auto& p : report.placeholders) remove_placeholder(p, Unmask::No);
+  if (ending == Ending::TimedOut) return std::unexpected(RunFailure{RunFailureKind::TimedOut, ""});
+  if (ending == Ending::Aborted) return std::unexpected(RunFailure{RunFailureKind::Aborted, ""});
+  if (!report.error.empty())
+    return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, report.error});
+  if (report.result) return *report.result;
+  if (WIFEXITED(status)) return Exited{WEXITSTATUS(status)};
+  return Signaled{WIFSIGNALED(status) ? WTERMSIG(status) : SIGKILL};
+}
+
+}  // namespace pisandbox::sandbox::linux_

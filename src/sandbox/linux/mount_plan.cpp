@@ -1,0 +1,335 @@
+#include "sandbox/linux/mount_plan.hpp"
+
+#include <sys/stat.h>
+#include <climits>
+#include <unistd.h>
+
+#include <algorithm>
+#include <deque>
+#include <optional>
+
+namespace pisandbox::sandbox::linux_ {
+
+namespace {
+
+using policy::is_within;
+using policy::NodeKind;
+
+/// Where a path lies in the sandbox's view; decides how it can be protected.
+enum class Region {
+  Workspace,     ///< host-backed and writable: must be masked by a mount
+  PrivateTmpfs,  ///< the hidden home, /tmp, /var/tmp: private, throw-away
+  ReadOnly,      ///< the read-only host view (or a read-only re-exposed path)
+};
+
+/// Symlinks followed before giving up, as the kernel's MAXSYMLINKS.
+constexpr int kMaxSymlinkHops = 40;
+
+/// The outcome of walking a host path component by component, following symlinks.
+///   resolved: the path reached; exists: whether it exists; first_missing: the first
+///   component that does not exist (empty when the walk stopped on a non-directory);
+///   symlinks: every symlink crossed (absolute host paths), in order.
+struct Resolution {
+  fs::path resolved;
+  PathKind kind = PathKind::Missing;
+  fs::path first_missing;
+  std::vector<fs::path> symlinks;
+};
+
+class Planner {
+ public:
+  Planner(const policy::SandboxPolicy& policy, const PathProbe& probe)
+      : policy_(policy), probe_(probe) {}
+
+  MountPlan build(const std::vector<policy::ProtectedPath>& protected_paths) {
+    base();
+    temp();
+    home();
+    push({MountOpKind::Bind, policy_.workspace, policy_.workspace, false, NodeKind::Directory,
+          "", "workspace (read-write)"});
+    for (const auto& p : protected_paths) protect(p);
+    finish_protections();
+    return std::move(plan_);
+  }
+
+ private:
+  void push(MountOp op) { plan_.ops.push_back(std::move(op)); }
+
+  void base() {
+    push({MountOpKind::RootReadOnly, "/", "/", true, NodeKind::Directory, "", "host root"});
+    push({MountOpKind::Tmpfs, "/dev", "", false, NodeKind::Directory, "0755", "private /dev"});
+    for (auto node : dev_nodes()) {
+      const fs::path path = fs::path("/dev") / node;
+      push({MountOpKind::Bind, path, path, false, NodeKind::File, "", "device node"});
+    }
+    push({MountOpKind::DevPts, "/dev/pts", "", false, NodeKind::Directory, "", "private ptys"});
+    push({MountOpKind::Symlink, "/dev/ptmx", "pts/ptmx", false, NodeKind::File, "", ""});
+    push({MountOpKind::Tmpfs, "/dev/shm", "", false, NodeKind::Directory, "1777", "private shm"});
+    push({MountOpKind::Symlink, "/dev/fd", "/proc/self/fd", false, NodeKind::File, "", ""});
+    push({MountOpKind::Symlink, "/dev/stdin", "/proc/self/fd/0", false, NodeKind::File, "", ""});
+    push({MountOpKind::Symlink, "/dev/stdout", "/proc/self/fd/1", false, NodeKind::File, "", ""});
+    push({MountOpKind::Symlink, "/dev/stderr", "/proc/self/fd/2", false, NodeKind::File, "", ""});
+    push({MountOpKind::Proc, "/proc", "", false, NodeKind::Directory, "", "private procfs"});
+  }
+
+  void temp() {
+    if (!policy_.private_tmp) return;
+    push({MountOpKind::Tmpfs, "/tmp", "", false, NodeKind::Directory, "1777", "private temp"});
+    if (probe_("/var/tmp").kind == PathKind::Directory)
+      push({MountOpKind::Tmpfs, "/var/tmp", "", false, NodeKind::Directory, "1777",
+            "private temp"});
+  }
+
+  void home() {
+    if (!policy_.hide_home) return;
+    push({MountOpKind::Tmpfs, policy_.home, "", false, NodeKind::Directory, "0700",
+          "hidden home (empty, private, throw-away)"});
+    for (const auto& path : policy_.home_read_allowed) {
+      // Follow a final symlink (a dotfile manager's ~/.gitconfig -> ~/dotfiles/gitconfig):
+      // the bind exposes the target's content at the link's path.
+      const Resolution r = resolve(path);
+      if (r.kind != PathKind::File && r.kind != PathKind::Directory) continue;
+      const NodeKind node = r.kind == PathKind::Directory ? NodeKind::Directory : NodeKind::File;
+      push({MountOpKind::Bind, path, path, true, node, "", "re-exposed read-only"});
+    }
+  }
+
+  Region region(const fs::path& path) const {
+    struct Root {
+      const fs::path* path;
+      Region region;
+    };
+    std::vector<Root> roots;
+    static const fs::path kTmp = "/tmp", kVarTmp = "/var/tmp";
+    if (policy_.private_tmp) {
+      roots.push_back({&kTmp, Region::PrivateTmpfs});
+      roots.push_back({&kVarTmp, Region::PrivateTmpfs});
+    }
+    if (policy_.hide_home) {
+      roots.push_back({&policy_.home, Region::PrivateTmpfs});
+      for (const auto& p : policy_.home_read_allowed) roots.push_back({&p, Region::ReadOnly});
+    }
+    for (const auto& p : policy_.writable) roots.push_back({&p, Region::Workspace});
+    Region best = Region::ReadOnly;
+    std::size_t best_len = 0;
+    for (const auto& root : roots) {
+      const std::size_t len = std::distance(root.path->begin(), root.path->end());
+      if (is_within(path, *root.path) && len >= best_len) {
+        best = root.region;
+        best_len = len;
+      }
+    }
+    return best;
+  }
+
+  Resolution resolve(const fs::path& path) const {
+    Resolution r;
+    const fs::path relative = path.relative_path();
+    std::deque<fs::path> remaining(relative.begin(), relative.end());
+    fs::path current = "/";
+    int hops = 0;
+    while (!remaining.empty()) {
+      const fs::path component = remaining.front();
+      remaining.pop_front();
+      if (component.empty() || component == ".") continue;
+      if (component == "..") {
+        current = current.parent_path();
+        continue;
+      }
+      const fs::path next = current / component;
+      const PathFacts facts = probe_(next);
+      if (facts.kind == PathKind::Missing) {
+        r.first_missing = next;
+        r.resolved = next;
+        for (const auto& rest : remaining) r.resolved /= rest;
+        r.kind = PathKind::Missing;
+        return r;
+      }
+      if (facts.kind == PathKind::Symlink) {
+        r.symlinks.push_back(next);
+        if (++hops > kMaxSymlinkHops || region(next) != Region::Workspace) {
+          // A loop, or a link outside the workspace: the sandbox cannot change it, and
+          // pinning the links crossed so far keeps the walk's meaning fixed.
+          r.resolved = next;
+          r.kind = PathKind::Symlink;
+          return r;
+        }
+        const fs::path& target = facts.link_target;
+        if (target.is_absolute()) current = "/";
+        const auto parts = target.relative_path();
+        remaining.insert(remaining.begin(), parts.begin(), parts.end());
+        continue;
+      }
+      if (!remaining.empty() && facts.kind != PathKind::Directory) {
+        r.resolved = next;  // ENOTDIR: nothing can ever exist below a file
+        r.kind = PathKind::Other;
+        return r;
+      }
+      current = next;
+      r.kind = facts.kind;
+    }
+    r.resolved = current;
+    if (r.kind == PathKind::Missing) r.kind = probe_(current).kind;
+    return r;
+  }
+
+  void protect(const policy::ProtectedPath& p) {
+    if (is_within(policy_.workspace, p.path) && p.path != policy_.workspace) {
+      plan_.unprotectable.push_back(p.path.string() +
+                                    ": the workspace lies inside this protected path");
+      return;
+    }
+    if (p.path == policy_.workspace) {
+      plan_.unprotectable.push_back(p.path.string() + ": the workspace is a protected path");
+      return;
+    }
+    switch (region(p.path)) {
+      case Region::ReadOnly: return;  // already read-only
+      case Region::PrivateTmpfs:
+        if (p.create_if_missing && policy_.hide_home && is_within(p.path, policy_.home))
+          protections_.push_back({MountOpKind::MaskMissing, p.path, "", true, p.kind, "",
+                                  std::string(policy::to_string(p.reason))});
+        return;
+      case Region::Workspace: break;
+    }
+    const Resolution r = resolve(p.path);
+    const std::string why(policy::to_string(p.reason));
+    for (const auto& link : r.symlinks)
+      if (region(link) == Region::Workspace)
+        protections_.push_back(
+            {MountOpKind::PinSymlink, link, link, true, NodeKind::File, "", why + " (symlink)"});
+    if (region(r.resolved) != Region::Workspace) return;
+    switch (r.kind) {
+      case PathKind::File:
+      case PathKind::Directory:
+      case PathKind::Other: {
+        if (r.kind == PathKind::Other && !r.first_missing.empty()) return;
+        const NodeKind node = r.kind == PathKind::Directory ? NodeKind::Directory : NodeKind::File;
+        protections_.push_back({MountOpKind::Bind, r.resolved, r.resolved, true, node, "", why});
+        return;
+      }
+      case PathKind::Missing: {
+        if (!p.create_if_missing || r.first_missing.empty()) return;
+        if (region(r.first_missing.parent_path()) != Region::Workspace) return;
+        const bool leaf = r.first_missing == r.resolved;
+        const NodeKind node = leaf ? p.kind : NodeKind::Directory;
+        protections_.push_back({MountOpKind::HostPlaceholder, r.first_missing, "", true, node,
+                                "", why + " (missing: placeholder)"});
+        return;
+      }
+      case PathKind::Symlink: return;  // pinned above
+    }
+  }
+
+  static std::size_t depth(const fs::path& path) {
+    return static_cast<std::size_t>(std::distance(path.begin(), path.end()));
+  }
+
+  /// Read-only directory masks: nothing below them needs (or may get) another mount,
+  /// because a read-write pin below a read-only directory would re-open it.
+  bool under_read_only_directory(const fs::path& target) const {
+    return std::ranges::any_of(protections_, [&](const MountOp& op) {
+      const bool ro_dir = op.node == NodeKind::Directory && op.read_only &&
+                          (op.kind == MountOpKind::Bind || op.kind == MountOpKind::HostPlaceholder ||
+                           op.kind == MountOpKind::MaskMissing);
+      return ro_dir && op.target != target && is_within(target, op.target);
+    });
+  }
+
+  void finish_protections() {
+    // Deduplicate (first reason wins), drop what a read-only directory already covers.
+    std::vector<MountOp> unique;
+    for (auto& op : protections_) {
+      if (std::ranges::any_of(unique, [&](const MountOp& u) { return u.target == op.target; }))
+        continue;
+      unique.push_back(op);
+    }
+    protections_ = std::move(unique);
+    std::vector<MountOp> kept;
+    for (const auto& op : protections_)
+      if (!under_read_only_directory(op.target)) kept.push_back(op);
+    // Pin every workspace directory between the workspace root and a protected path, so
+    // that no parent of a protected path can be renamed away (EBUSY on a mount point).
+    std::vector<fs::path> pins;
+    for (const auto& op : kept) {
+      if (op.kind == MountOpKind::MaskMissing) continue;
+      for (fs::path dir = op.target.parent_path();
+           dir != policy_.workspace && is_within(dir, policy_.workspace) && dir != dir.root_path();
+           dir = dir.parent_path())
+        if (std::ranges::find(pins, dir) == pins.end()) pins.push_back(dir);
+    }
+    std::ranges::stable_sort(pins, {}, depth);
+    for (const auto& dir : pins) {
+      if (under_read_only_directory(dir)) continue;
+      if (std::ranges::any_of(kept, [&](const MountOp& op) { return op.target == dir; })) continue;
+      push({MountOpKind::Bind, dir, dir, false, NodeKind::Directory, "",
+            "pinned parent of a protected path"});
+    }
+    std::ranges::stable_sort(kept, {}, [](const MountOp& op) { return depth(op.target); });
+    for (auto& op : kept) push(std::move(op));
+  }
+
+  const policy::SandboxPolicy& policy_;
+  const PathProbe& probe_;
+  MountPlan plan_;
+  std::vector<MountOp> protections_;
+};
+
+}  // namespace
+
+const std::vector<std::string_view>& dev_nodes() {
+  static const std::vector<std::string_view> nodes = {"null",   "zero",    "full",
+                                                      "random", "urandom", "tty"};
+  return nodes;
+}
+
+MountPlan plan_mounts(const policy::SandboxPolicy& policy,
+                      const std::vector<policy::ProtectedPath>& protected_paths,
+                      const PathProbe& probe) {
+  return Planner(policy, probe).build(protected_paths);
+}
+
+PathFacts probe_host_path(const fs::path& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return {PathKind::Missing, {}};
+  if (S_ISDIR(st.st_mode)) return {PathKind::Directory, {}};
+  if (S_ISREG(st.st_mode)) return {PathKind::File, {}};
+  if (S_ISLNK(st.st_mode)) {
+    std::string target(PATH_MAX, '\0');
+    const ssize_t n = ::readlink(path.c_str(), target.data(), target.size());
+    target.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+    return {PathKind::Symlink, target};
+  }
+  return {PathKind::Other, {}};
+}
+
+std::string_view to_string(MountOpKind kind) {
+  switch (kind) {
+    case MountOpKind::RootReadOnly: return "root-ro";
+    case MountOpKind::Tmpfs: return "tmpfs";
+    case MountOpKind::Proc: return "proc";
+    case MountOpKind::DevPts: return "devpts";
+    case MountOpKind::Bind: return "bind";
+    case MountOpKind::Symlink: return "symlink";
+    case MountOpKind::PinSymlink: return "pin-symlink";
+    case MountOpKind::HostPlaceholder: return "placeholder";
+    case MountOpKind::MaskMissing: return "mask-missing";
+  }
+  return "unknown";
+}
+
+std::string describe(const MountOp& op) {
+  std::string kind(to_string(op.kind));
+  if (op.kind == MountOpKind::Bind) kind += op.read_only ? "-ro" : "-rw";
+  if (op.kind == MountOpKind::HostPlaceholder || op.kind == MountOpKind::MaskMissing)
+    kind += op.node == NodeKind::Directory ? "-dir" : "-file";
+  std::string line = kind;
+  line.resize(std::max<std::size_t>(line.size() + 1, 18), ' ');
+  line += op.target.string();
+  if (op.kind == MountOpKind::Symlink) line += " -> " + op.source.string();
+  if (op.kind == MountOpKind::Tmpfs) line += " (mode " + op.mode + ")";
+  if (!op.why.empty()) line += "  # " + op.why;
+  return line;
+}
+
+}  // namespace pisandbox::sandbox::linux_

@@ -1,0 +1,92 @@
+// pisandbox::sandbox::linux_ — the mount plan: the ordered list of mount operations that
+// builds the sandbox's filesystem view from a SandboxPolicy (pure; STYLE.md habit 2).
+//
+// The plan is computed from the policy plus facts about the host's paths (a PathProbe),
+// printed by `pi-sandbox policy`, compared whole in unit tests, and only then applied by
+// mounts.cpp inside the sandbox's own mount namespace.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "policy/sandbox_policy.hpp"
+
+namespace pisandbox::sandbox::linux_ {
+
+namespace fs = std::filesystem;
+
+/// What lstat(2) says about a host path.
+enum class PathKind { Missing, File, Directory, Symlink, Other };
+
+/// Facts about one host path: its kind and, for a symlink, its raw target (readlink).
+struct PathFacts {
+  PathKind kind = PathKind::Missing;
+  fs::path link_target;
+};
+
+/// Returns the facts of an absolute host path without following a final symlink.
+using PathProbe = std::function<PathFacts(const fs::path&)>;
+
+/// The kinds of mount operation, in the vocabulary of bubblewrap's setup ops.
+enum class MountOpKind {
+  RootReadOnly,     ///< recursive bind of the host "/" as the new root, read-only, nosuid, nodev
+  Tmpfs,            ///< a private, empty tmpfs at `target` with `mode`
+  Proc,             ///< a new procfs for the sandbox's pid namespace
+  DevPts,           ///< a new devpts instance (ptmxmode=0666)
+  Bind,             ///< bind `source` (host) onto `target`, `read_only` or not, recursive
+  Symlink,          ///< create a symlink `target` -> `source` inside a private tmpfs
+  PinSymlink,       ///< bind the symlink at `target` onto itself: it can be neither
+                    ///< replaced, removed nor renamed (case C-01, C-04)
+  HostPlaceholder,  ///< `target` is missing on the host in a writable place: create it (file
+                    ///< or directory, per `node`), mask it read-only, remove it afterwards
+  MaskMissing,      ///< `target` lies in a private tmpfs: create it there and mask it
+};
+
+/// One step of the plan. Fields not used by a kind are empty.
+///   target: absolute path in the sandbox's view (equal to the host path for binds).
+///   source: host path for Bind; link text for Symlink.
+///   node:   for Bind/HostPlaceholder/MaskMissing, whether a file or a directory.
+///   mode:   octal mode for Tmpfs ("0755").
+///   why:    a short reason printed by `pi-sandbox policy`.
+struct MountOp {
+  MountOpKind kind;
+  fs::path target;
+  fs::path source;
+  bool read_only = false;
+  policy::NodeKind node = policy::NodeKind::Directory;
+  std::string mode;
+  std::string why;
+
+  friend bool operator==(const MountOp&, const MountOp&) = default;
+};
+
+/// The whole plan plus what the supervisor must watch for after the command.
+///   ops: applied in order.
+///   unprotectable: protected paths the plan cannot enforce, each with the reason (the run
+///     refuses to start when this is not empty: fail closed, case C-04).
+struct MountPlan {
+  std::vector<MountOp> ops;
+  std::vector<std::string> unprotectable;
+};
+
+/// Host device nodes bound into the sandbox's private /dev.
+const std::vector<std::string_view>& dev_nodes();
+
+/// Builds the mount plan for `policy`; `protected_paths` are the policy's own plus the
+/// scan's (policy/protected_scan.hpp). `probe` answers lstat questions about host paths.
+/// Pure given the probe; never fails (problems go to MountPlan::unprotectable).
+MountPlan plan_mounts(const policy::SandboxPolicy& policy,
+                      const std::vector<policy::ProtectedPath>& protected_paths,
+                      const PathProbe& probe);
+
+/// The probe for the real host filesystem (lstat + readlink).
+PathFacts probe_host_path(const fs::path& path);
+
+/// One line per op, for `pi-sandbox policy`: e.g. `bind-ro   /home/u/.gitconfig`.
+std::string describe(const MountOp& op);
+std::string_view to_string(MountOpKind kind);
+
+}  // namespace pisandbox::sandbox::linux_

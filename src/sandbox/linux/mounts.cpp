@@ -1,0 +1,248 @@
+#include "sandbox/linux/mounts.hpp"
+
+#include <fcntl.h>
+#include <linux/mount.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <map>
+
+#include "core/unique_fd.hpp"
+
+namespace pisandbox::sandbox::linux_ {
+
+namespace {
+
+namespace fs = std::filesystem;
+using core::Result;
+using core::UniqueFd;
+using policy::NodeKind;
+
+/// Where the new root is assembled before pivot_root: a private tmpfs mounted over /tmp in
+/// the sandbox's own mount namespace (every bind source is opened before, so hiding the
+/// host's /tmp here hides nothing the plan needs).
+constexpr const char* kStaging = "/tmp";
+constexpr const char* kNewRoot = "/tmp/pi-sandbox-root";
+/// The text of the dangling symlink that stands for a protected file in a private tmpfs:
+/// reading it gives ENOENT and creating through it fails, as "/" is read-only.
+constexpr const char* kMissingTarget = "/nonexistent/pi-sandbox-protected";
+
+std::string quoted(const fs::path& p) { return "\"" + p.string() + "\""; }
+
+std::string fd_path(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
+
+Result<void> set_attr(const std::string& path, std::uint64_t attrs, unsigned flags,
+                      const fs::path& shown) {
+  mount_attr attr{};
+  attr.attr_set = attrs;
+  if (::syscall(SYS_mount_setattr, AT_FDCWD, path.c_str(), flags, &attr, sizeof attr) != 0)
+    return core::fail_errno("mount_setattr(" + quoted(shown) + ")",
+                            "pi-sandbox needs Linux 5.12 or later (mount_setattr)");
+  return {};
+}
+
+Result<void> mkdirs(const fs::path& path) {
+  fs::path current = "/";
+  for (const auto& part : path.relative_path()) {
+    current /= part;
+    if (::mkdir(current.c_str(), 0755) != 0 && errno != EEXIST)
+      return core::fail_errno("mkdir(" + quoted(current) + ")");
+  }
+  return {};
+}
+
+/// Makes sure a mount point of the right kind exists at `target` (inside a private tmpfs
+/// when it has to be created; the read-only host view already has every host path).
+Result<void> ensure_mount_point(const fs::path& target, NodeKind node) {
+  struct stat st {};
+  if (::lstat(target.c_str(), &st) == 0) return {};
+  if (node == NodeKind::Directory) return mkdirs(target);
+  if (auto r = mkdirs(target.parent_path()); !r) return r;
+  const int fd = ::open(target.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+  if (fd < 0) return core::fail_errno("open(" + quoted(target) + ", O_CREAT)");
+  ::close(fd);
+  return {};
+}
+
+class Applier {
+ public:
+  Applier(const MountPlan& plan, std::vector<Placeholder>& placeholders)
+      : plan_(plan), placeholders_(placeholders) {}
+
+  Result<void> run() {
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+      return core::fail_errno("mount(\"/\", MS_REC|MS_PRIVATE)");
+    if (auto r = prepare_sources(); !r) return r;
+    if (auto r = stage_root(); !r) return r;
+    for (const auto& op : plan_.ops)
+      if (auto r = apply(op); !r) return r;
+    return switch_root();
+  }
+
+ private:
+  fs::path in_root(const fs::path& target) const { return fs::path(kNewRoot) / target.relative_path(); }
+
+  /// Opens every bind source and clones every pinned symlink while the host's tree is still
+  /// in place, and creates the host placeholders.
+  Result<void> prepare_sources() {
+    UniqueFd null_fd(::open("/dev/null", O_PATH | O_CLOEXEC));
+    if (!null_fd) return core::fail_errno("open(\"/dev/null\", O_PATH)");
+    sources_["/dev/null"] = std::move(null_fd);
+    for (const auto& op : plan_.ops) {
+      if (auto r = prepare(op); !r) return r;
+    }
+    return {};
+  }
+
+  Result<void> prepare(const MountOp& op) {
+    switch (op.kind) {
+      case MountOpKind::HostPlaceholder: {
+        auto placeholder = create_placeholder(op.target, op.node);
+        if (!placeholder) return std::unexpected(placeholder.error());
+        placeholders_.push_back(std::move(*placeholder));
+        if (op.node == NodeKind::File) return {};
+        return open_source(op.target, O_PATH | O_NOFOLLOW);
+      }
+      case MountOpKind::Bind:
+        if (op.read_only) {
+          // An existing protected entry may be another sandbox's placeholder: hold it.
+          if (auto adopted = adopt_if_placeholder(op.source))
+            placeholders_.push_back(std::move(*adopted));
+        }
+        return open_source(op.source, O_PATH);
+      case MountOpKind::PinSymlink: {
+        UniqueFd tree(static_cast<int>(::syscall(SYS_open_tree, AT_FDCWD, op.target.c_str(),
+                                                 OPEN_TREE_CLONE | AT_SYMLINK_NOFOLLOW |
+                                                     OPEN_TREE_CLOEXEC)));
+        if (!tree) return core::fail_errno("open_tree(" + quoted(op.target) + ", OPEN_TREE_CLONE)");
+        trees_[op.target] = std::move(tree);
+        return {};
+      }
+      default: return {};
+    }
+  }
+
+  Result<void> open_source(const fs::path& path, int flags) {
+    UniqueFd fd(::open(path.c_str(), flags | O_CLOEXEC));
+    if (!fd) return core::fail_errno("open(" + quoted(path) + ", O_PATH)");
+    sources_[path] = std::move(fd);
+    return {};
+  }
+
+  Result<void> stage_root() {
+    if (::mount("tmpfs", kStaging, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700") != 0)
+      return core::fail_errno("mount(\"tmpfs\", \"/tmp\")");
+    if (::mkdir(kNewRoot, 0755) != 0) return core::fail_errno(std::string("mkdir(\"") + kNewRoot + "\")");
+    return {};
+  }
+
+  Result<void> bind(int source_fd, const fs::path& target, NodeKind node, std::uint64_t attrs) {
+    const fs::path where = in_root(target);
+    if (auto r = ensure_mount_point(where, node); !r) return r;
+    if (::mount(fd_path(source_fd).c_str(), where.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0)
+      return core::fail_errno("mount(" + quoted(target) + ", MS_BIND)");
+    return set_attr(where, attrs, AT_RECURSIVE, target);
+  }
+
+  Result<void> apply(const MountOp& op) {
+    const fs::path where = in_root(op.target);
+    constexpr std::uint64_t kSafe = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+    switch (op.kind) {
+      case MountOpKind::RootReadOnly:
+        if (::mount("/", kNewRoot, nullptr, MS_BIND | MS_REC, nullptr) != 0)
+          return core::fail_errno("mount(\"/\", MS_BIND|MS_REC)");
+        return set_attr(kNewRoot, MOUNT_ATTR_RDONLY | kSafe, AT_RECURSIVE, "/");
+      case MountOpKind::Tmpfs: {
+        if (auto r = ensure_mount_point(where, NodeKind::Directory); !r) return r;
+        const std::string options = "mode=" + op.mode;
+        if (::mount("tmpfs", where.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, options.c_str()) != 0)
+          return core::fail_errno("mount(\"tmpfs\", " + quoted(op.target) + ")");
+        return {};
+      }
+      case MountOpKind::Proc:
+        if (::mount("proc", where.c_str(), "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0)
+          return core::fail_errno("mount(\"proc\", " + quoted(op.target) + ")");
+        return {};
+      case MountOpKind::DevPts:
+        if (auto r = ensure_mount_point(where, NodeKind::Directory); !r) return r;
+        if (::mount("devpts", where.c_str(), "devpts", MS_NOSUID | MS_NOEXEC,
+                    "newinstance,ptmxmode=0666,mode=620") != 0)
+          return core::fail_errno("mount(\"devpts\", " + quoted(op.target) + ")");
+        return {};
+      case MountOpKind::Symlink:
+        if (::symlink(op.source.c_str(), where.c_str()) != 0)
+          return core::fail_errno("symlink(" + quoted(op.target) + ")");
+        return {};
+      case MountOpKind::Bind: {
+        const bool device = op.target.parent_path() == "/dev";
+        const std::uint64_t attrs = device ? (MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC)
+                                           : (kSafe | (op.read_only ? MOUNT_ATTR_RDONLY : 0));
+        return bind(sources_.at(op.source).get(), op.target, op.node, attrs);
+      }
+      case MountOpKind::PinSymlink: {
+        const int tree = trees_.at(op.target).get();
+        if (::syscall(SYS_move_mount, tree, "", AT_FDCWD, where.c_str(),
+                      MOVE_MOUNT_F_EMPTY_PATH) != 0)
+          return core::fail_errno("move_mount(" + quoted(op.target) + ")");
+        return {};
+      }
+      case MountOpKind::HostPlaceholder:
+        if (op.node == NodeKind::File)
+          // A read-only, nodev mask: opening it fails with EACCES, and git ignores it.
+          return bind(sources_.at("/dev/null").get(), op.target, NodeKind::File,
+                      kSafe | MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOEXEC);
+        return bind(sources_.at(op.target).get(), op.target, NodeKind::Directory,
+                    kSafe | MOUNT_ATTR_RDONLY);
+      case MountOpKind::MaskMissing: return mask_missing(op);
+    }
+    return {};
+  }
+
+  Result<void> mask_missing(const MountOp& op) {
+    const fs::path where = in_root(op.target);
+    if (op.node == NodeKind::Directory) {
+      if (auto r = mkdirs(where); !r) return r;
+      UniqueFd fd(::open(where.c_str(), O_PATH | O_CLOEXEC));
+      if (!fd) return core::fail_errno("open(" + quoted(op.target) + ", O_PATH)");
+      return bind(fd.get(), op.target, NodeKind::Directory, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID);
+    }
+    if (auto r = mkdirs(where.parent_path()); !r) return r;
+    if (::symlink(kMissingTarget, where.c_str()) != 0 && errno != EEXIST)
+      return core::fail_errno("symlink(" + quoted(op.target) + ")");
+    UniqueFd tree(static_cast<int>(::syscall(
+        SYS_open_tree, AT_FDCWD, where.c_str(),
+        OPEN_TREE_CLONE | AT_SYMLINK_NOFOLLOW | OPEN_TREE_CLOEXEC)));
+    if (!tree) return core::fail_errno("open_tree(" + quoted(op.target) + ")");
+    if (::syscall(SYS_move_mount, tree.get(), "", AT_FDCWD, where.c_str(),
+                  MOVE_MOUNT_F_EMPTY_PATH) != 0)
+      return core::fail_errno("move_mount(" + quoted(op.target) + ")");
+    return {};
+  }
+
+  Result<void> switch_root() {
+    // pivot_root(".", ".") stacks the old root on the new one; detaching it leaves only
+    // the new view (the runc idiom; pivot_root(2) "NOTES").
+    if (::chdir(kNewRoot) != 0) return core::fail_errno(std::string("chdir(\"") + kNewRoot + "\")");
+    if (::syscall(SYS_pivot_root, ".", ".") != 0) return core::fail_errno("pivot_root(\".\", \".\")");
+    if (::umount2(".", MNT_DETACH) != 0) return core::fail_errno("umount2(old root, MNT_DETACH)");
+    if (::chdir("/") != 0) return core::fail_errno("chdir(\"/\")");
+    sources_.clear();
+    trees_.clear();
+    return {};
+  }
+
+  const MountPlan& plan_;
+  std::vector<Placeholder>& placeholders_;
+  std::map<fs::path, UniqueFd> sources_;
+  std::map<fs::path, UniqueFd> trees_;
+};
+
+}  // namespace
+
+Result<void> apply_mount_plan(const MountPlan& plan, std::vector<Placeholder>& placeholders) {
+  return Applier(plan, placeholders).run();
+}
+
+}  // namespace pisandbox::sandbox::linux_

@@ -1,0 +1,60 @@
+// pisandbox::sandbox::linux_ — host placeholders for protected names that do not exist yet.
+//
+// A mount needs a mount point, so a protected name that is missing in the workspace
+// (`.bashrc`, `.env`, `.vscode`, ...) is created on the host as an empty file or directory,
+// masked read-only inside the sandbox, and removed after the command (reference items 121,
+// 191; issue 2 "Nothing may be left on the host").
+//
+// Placeholders are shared safely by concurrent sandboxes of one workspace: each is marked
+// with the extended attribute `user.pi-sandbox.placeholder`, every sandbox that masks it
+// holds a shared flock(2) on it, and it is removed only under an exclusive lock, only when
+// still empty, still marked and still the same inode. A placeholder is created under a
+// temporary name and renamed into place with RENAME_NOREPLACE, so no other sandbox ever sees
+// an unmarked, unlocked placeholder.
+#pragma once
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/unique_fd.hpp"
+#include "policy/sandbox_policy.hpp"
+
+namespace pisandbox::sandbox::linux_ {
+
+/// The extended attribute that marks a placeholder.
+inline constexpr const char* kPlaceholderXattr = "user.pi-sandbox.placeholder";
+
+/// One placeholder this sandbox masks (created by it or adopted from another sandbox).
+///   path: absolute host path; node: file or directory; inode: its inode number;
+///   lock: an O_RDONLY descriptor holding a shared flock (invalid in the supervisor).
+struct Placeholder {
+  std::filesystem::path path;
+  policy::NodeKind node = policy::NodeKind::File;
+  ino_t inode = 0;
+  core::UniqueFd lock;
+};
+
+/// Creates the placeholder at `path` (its parent must exist), or adopts the one another
+/// sandbox made. Errors name the failing call and path (e.g. `mkdirat("/ws/.vscode"): EACCES`).
+core::Result<Placeholder> create_placeholder(const std::filesystem::path& path,
+                                             policy::NodeKind node);
+
+/// If the existing entry at `path` is a marked placeholder, adopts it (shared lock) so that
+/// its creator does not remove it while this sandbox masks it. Returns nullopt otherwise.
+std::optional<Placeholder> adopt_if_placeholder(const std::filesystem::path& path);
+
+/// Whether to unmount the placeholder's mask first (only inside the sandbox's own mount
+/// namespace, where the mask is still in place).
+enum class Unmask { No, Yes };
+
+/// Removes `placeholder` from the host when no other sandbox holds it and it is still an
+/// empty, marked entry with the same inode; otherwise leaves it. Never fails loudly: what it
+/// cannot remove, the last sandbox that holds it will.
+void remove_placeholder(Placeholder& placeholder, Unmask unmask);
+
+}  // namespace pisandbox::sandbox::linux_

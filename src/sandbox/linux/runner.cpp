@@ -1,0 +1,69 @@
+#include "sandbox/linux/runner.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+
+namespace pisandbox::sandbox::linux_ {
+
+namespace fs = std::filesystem;
+
+core::Result<PreparedSandbox> prepare_sandbox(const policy::SandboxPolicy& policy,
+                                              Command command) {
+  PreparedSandbox prepared;
+  prepared.scan = policy::scan_workspace(policy.workspace, policy::ScanOptions{});
+  prepared.protected_paths = policy.protected_paths;
+  for (const auto& p : prepared.scan.protected_paths)
+    if (std::ranges::none_of(prepared.protected_paths,
+                             [&](const auto& q) { return q.path == p.path; }))
+      prepared.protected_paths.push_back(p);
+  LaunchSpec& spec = prepared.spec;
+  spec.mounts = plan_mounts(policy, prepared.protected_paths, probe_host_path);
+  if (!spec.mounts.unprotectable.empty())
+    return core::fail("cannot enforce a protected path: " + spec.mounts.unprotectable.front(),
+                      "hint: run pi-sandbox from a workspace outside the protected paths");
+  spec.landlock = plan_landlock(policy);
+  spec.landlock_abi = landlock_abi_version();
+  spec.seccomp = seccomp_rules();
+  spec.command = std::move(command);
+  return prepared;
+}
+
+HookWatch watch_hooks(const fs::path& workspace) {
+  HookWatch watch;
+  watch.hooks_dir = workspace / ".git" / "hooks";
+  struct stat st {};
+  watch.hooks_existed = ::lstat(watch.hooks_dir.c_str(), &st) == 0;
+  return watch;
+}
+
+std::vector<fs::path> new_hooks(const HookWatch& watch) {
+  std::vector<fs::path> hooks;
+  if (watch.hooks_existed) return hooks;
+  std::error_code ec;
+  for (const auto& entry : fs::recursive_directory_iterator(watch.hooks_dir, ec)) {
+    if (entry.is_directory(ec)) continue;
+    if (entry.path().extension() == ".sample") continue;
+    hooks.push_back(entry.path());
+  }
+  std::ranges::sort(hooks);
+  return hooks;
+}
+
+Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
+                      const RunOptions& options, const WarningSink& warn) {
+  auto prepared = prepare_sandbox(policy, std::move(command));
+  if (!prepared)
+    return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, prepared.error().describe()});
+  if (prepared->spec.landlock_abi == 0)
+    warn("warning: Landlock is unavailable on this kernel; the namespaces and the seccomp "
+         "filter still confine the command (see `pi-sandbox doctor`)");
+  const HookWatch hooks = watch_hooks(policy.workspace);
+  Outcome outcome = launch(prepared->spec, options, warn);
+  for (const auto& hook : new_hooks(hooks))
+    warn("warning: the command created a Git hook, which git on the host would run: " +
+         hook.string() + " (review or delete it; later commands cannot write hooks)");
+  return outcome;
+}
+
+}  // namespace pisandbox::sandbox::linux_

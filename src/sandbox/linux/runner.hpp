@@ -1,0 +1,43 @@
+// pisandbox::sandbox::linux_ — one command under a SandboxPolicy, end to end on Linux
+// (ARCHITECTURE.md "One command, end to end", step 5).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "policy/protected_scan.hpp"
+#include "policy/sandbox_policy.hpp"
+#include "sandbox/command.hpp"
+#include "sandbox/linux/launch_spec.hpp"
+#include "sandbox/linux/launcher.hpp"
+
+namespace pisandbox::sandbox::linux_ {
+
+/// The plans for one command plus what the scan cost (shown by `pi-sandbox policy`).
+struct PreparedSandbox {
+  LaunchSpec spec;
+  std::vector<policy::ProtectedPath> protected_paths;  ///< the policy's and the scan's
+  policy::ScanResult scan;
+};
+
+/// Scans the workspace and computes the mount plan, the Landlock rules (at the kernel's ABI,
+/// 0 when unavailable) and the seccomp table. Fails when a protected path cannot be enforced
+/// (the workspace inside a protected directory): fail closed, case C-04.
+core::Result<PreparedSandbox> prepare_sandbox(const policy::SandboxPolicy& policy, Command command);
+
+/// Git hooks created by a command (case C-03): every file under `<workspace>/.git/hooks`
+/// other than git's `*.sample` templates, when that directory did not exist before it.
+struct HookWatch {
+  bool hooks_existed = false;
+  std::filesystem::path hooks_dir;
+};
+HookWatch watch_hooks(const std::filesystem::path& workspace);
+std::vector<std::filesystem::path> new_hooks(const HookWatch& watch);
+
+/// Runs `command` under `policy`: prepare_sandbox(), launch(), then the hook report.
+/// Warnings (Landlock unavailable, hooks created) go to `warn` as whole lines.
+Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
+                      const RunOptions& options, const WarningSink& warn);
+
+}  // namespace pisandbox::sandbox::linux_
