@@ -20,8 +20,6 @@ namespace pisandbox::sandbox::linux_ {
 
 namespace {
 
-using policy::NodeKind;
-
 void send(int fd, LaunchMessage type, const std::string& text) {
   std::string record(1, static_cast<char>(type));
   record += text;
@@ -87,19 +85,26 @@ std::vector<char*> c_strings(const std::vector<std::string>& strings) {
 }
 
 void report_placeholders(int launch_fd, const std::vector<Placeholder>& placeholders) {
-  for (const auto& p : placeholders) {
-    const char node = p.node == NodeKind::Directory ? 'd' : 'f';
-    send(launch_fd, LaunchMessage::Placeholder,
-         std::string(1, node) + " " + std::to_string(p.inode) + " " + p.path.string());
-  }
+  for (const auto& p : placeholders)
+    send(launch_fd, LaunchMessage::Placeholder, std::to_string(p.inode) + " " + p.path.string());
 }
 
-[[noreturn]] void finish(std::vector<Placeholder>& placeholders, int status) {
+/// Who removes the host placeholders when pid 1 ends.
+enum class Cleanup {
+  Supervisor,  ///< the supervisor, after the namespaces are gone (fast: no unmounting)
+  Here,        ///< pid 1 itself: stopped by the supervisor, or the supervisor has died
+};
+
+[[noreturn]] void finish(std::vector<Placeholder>& placeholders, int status, Cleanup cleanup) {
   // kill(-1) from pid 1 reaches every other process of the pid namespace.
   ::kill(-1, SIGKILL);
   while (::waitpid(-1, nullptr, 0) > 0 || errno == EINTR) {
   }
-  for (auto& p : placeholders) remove_placeholder(p, Unmask::Yes);
+  sigset_t pending;
+  // The supervisor may have died while pid 1 was finishing: then nobody else will clean up.
+  if (::sigpending(&pending) == 0 && sigismember(&pending, SIGTERM)) cleanup = Cleanup::Here;
+  if (cleanup == Cleanup::Here)
+    for (auto& p : placeholders) remove_placeholder(p, Unmask::Yes);
   ::_exit(status);
 }
 
@@ -112,17 +117,17 @@ void report_placeholders(int launch_fd, const std::vector<Placeholder>& placehol
   for (;;) {
     siginfo_t info{};
     if (::sigwaitinfo(&waited, &info) < 0) continue;
-    if (info.si_signo == SIGTERM) finish(placeholders, 128 + SIGTERM);
+    if (info.si_signo == SIGTERM) finish(placeholders, 128 + SIGTERM, Cleanup::Here);
     int status = 0;
     pid_t pid;
     while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
       if (pid != command) continue;
       if (WIFSIGNALED(status)) {
         send(launch_fd, LaunchMessage::Result, "signal " + std::to_string(WTERMSIG(status)));
-        finish(placeholders, 128 + WTERMSIG(status));
+        finish(placeholders, 128 + WTERMSIG(status), Cleanup::Supervisor);
       }
       send(launch_fd, LaunchMessage::Result, "exit " + std::to_string(WEXITSTATUS(status)));
-      finish(placeholders, WEXITSTATUS(status));
+      finish(placeholders, WEXITSTATUS(status), Cleanup::Supervisor);
     }
   }
 }
@@ -161,7 +166,7 @@ void prepare_signals() {
   auto fail = [&](const core::Error& error) {
     report_placeholders(launch_fd, placeholders);
     send(launch_fd, LaunchMessage::Error, error.describe());
-    finish(placeholders, 125);
+    finish(placeholders, 125, Cleanup::Supervisor);
   };
   (void)::sethostname("pi-sandbox", 10);
   if (auto r = loopback_up(); !r) fail(r.error());

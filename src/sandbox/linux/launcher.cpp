@@ -13,7 +13,6 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 
 #include "core/unique_fd.hpp"
 #include "sandbox/linux/placeholders.hpp"
@@ -27,8 +26,6 @@ using Clock = std::chrono::steady_clock;
 
 constexpr std::uint64_t kNamespaces = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET |
                                       CLONE_NEWIPC | CLONE_NEWUTS;
-/// How long pid 1 gets to kill its tree and remove placeholders after SIGTERM.
-constexpr std::chrono::milliseconds kStopGrace{2000};
 
 std::string userns_hint(int err) {
   if (err != EPERM && err != ENOSPC && err != EINVAL && err != EACCES) return {};
@@ -64,17 +61,11 @@ struct Report {
 };
 
 void parse_placeholder(const std::string& text, Report& report) {
-  std::istringstream in(text);
-  char node = 0;
-  ino_t inode = 0;
-  in >> node >> inode;
-  in.get();
-  std::string path;
-  std::getline(in, path, '\0');
+  const auto space = text.find(' ');
+  if (space == std::string::npos) return;
   Placeholder p;
-  p.path = path;
-  p.node = node == 'd' ? policy::NodeKind::Directory : policy::NodeKind::File;
-  p.inode = inode;
+  p.inode = static_cast<ino_t>(std::strtoull(text.c_str(), nullptr, 10));
+  p.path = text.substr(space + 1);
   report.placeholders.push_back(std::move(p));
 }
 
@@ -133,12 +124,16 @@ int wait_child(const Child& child) {
   return status;
 }
 
-/// Asks pid 1 to stop (SIGTERM: it kills the tree and removes its placeholders), then
-/// kills it outright after kStopGrace.
+/// How long pid 1 gets to kill its tree and remove its placeholders after SIGTERM.
+constexpr int kStopGraceMs = 5000;
+
+/// Asks pid 1 to stop: SIGTERM makes it kill every process of the sandbox and remove its
+/// placeholders itself (it may still be setting up, and only it knows what it has created so
+/// far). SIGKILL after kStopGraceMs, in which case the kernel kills the pid namespace.
 void stop_sandbox(const Child& child) {
   ::syscall(SYS_pidfd_send_signal, child.pidfd.get(), SIGTERM, nullptr, 0);
   pollfd pfd{child.pidfd.get(), POLLIN, 0};
-  if (::poll(&pfd, 1, static_cast<int>(kStopGrace.count())) <= 0)
+  if (::poll(&pfd, 1, kStopGraceMs) <= 0)
     ::syscall(SYS_pidfd_send_signal, child.pidfd.get(), SIGKILL, nullptr, 0);
 }
 
@@ -197,7 +192,9 @@ Outcome launch(const LaunchSpec& spec, const RunOptions& options, const WarningS
     pollfd pfd{parent_end.get(), POLLIN, 0};
     if (::poll(&pfd, 1, 0) <= 0) break;
   }
-  // Fallback: pid 1 removes its placeholders itself; these are what a killed pid 1 left.
+  // The namespaces are gone with pid 1, so no mount holds the placeholders any more: they
+  // are removed without unmounting. (pid 1 removes them itself when it is stopped or when
+  // the supervisor dies; then this finds nothing left to do.)
   for (auto& p : report.placeholders) remove_placeholder(p, Unmask::No);
   if (ending == Ending::TimedOut) return std::unexpected(RunFailure{RunFailureKind::TimedOut, ""});
   if (ending == Ending::Aborted) return std::unexpected(RunFailure{RunFailureKind::Aborted, ""});

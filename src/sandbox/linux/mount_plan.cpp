@@ -1,6 +1,9 @@
 #include "sandbox/linux/mount_plan.hpp"
 
+#include "sandbox/linux/placeholders.hpp"
+
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <climits>
 #include <unistd.h>
 
@@ -90,7 +93,8 @@ class Planner {
       const Resolution r = resolve(path);
       if (r.kind != PathKind::File && r.kind != PathKind::Directory) continue;
       const NodeKind node = r.kind == PathKind::Directory ? NodeKind::Directory : NodeKind::File;
-      push({MountOpKind::Bind, path, path, true, node, "", "re-exposed read-only"});
+      push({MountOpKind::Bind, path, path, true, node, "", "re-exposed read-only",
+            IfSourceMissing::Skip});
     }
   }
 
@@ -205,16 +209,16 @@ class Planner {
       case PathKind::Other: {
         if (r.kind == PathKind::Other && !r.first_missing.empty()) return;
         const NodeKind node = r.kind == PathKind::Directory ? NodeKind::Directory : NodeKind::File;
-        protections_.push_back({MountOpKind::Bind, r.resolved, r.resolved, true, node, "", why});
+        protections_.push_back({MountOpKind::Bind, r.resolved, r.resolved, true, node, "", why,
+                                IfSourceMissing::Placeholder});
         return;
       }
       case PathKind::Missing: {
         if (!p.create_if_missing || r.first_missing.empty()) return;
         if (region(r.first_missing.parent_path()) != Region::Workspace) return;
-        const bool leaf = r.first_missing == r.resolved;
-        const NodeKind node = leaf ? p.kind : NodeKind::Directory;
-        protections_.push_back({MountOpKind::HostPlaceholder, r.first_missing, "", true, node,
-                                "", why + " (missing: placeholder)"});
+        // Always a directory, even for a file name: see placeholders.hpp.
+        protections_.push_back({MountOpKind::HostPlaceholder, r.first_missing, "", true,
+                                NodeKind::Directory, "", why + " (missing: placeholder)"});
         return;
       }
       case PathKind::Symlink: return;  // pinned above
@@ -263,7 +267,7 @@ class Planner {
       if (under_read_only_directory(dir)) continue;
       if (std::ranges::any_of(kept, [&](const MountOp& op) { return op.target == dir; })) continue;
       push({MountOpKind::Bind, dir, dir, false, NodeKind::Directory, "",
-            "pinned parent of a protected path"});
+            "pinned parent of a protected path", IfSourceMissing::Skip});
     }
     std::ranges::stable_sort(kept, {}, [](const MountOp& op) { return depth(op.target); });
     for (auto& op : kept) push(std::move(op));
@@ -292,7 +296,14 @@ MountPlan plan_mounts(const policy::SandboxPolicy& policy,
 PathFacts probe_host_path(const fs::path& path) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) return {PathKind::Missing, {}};
-  if (S_ISDIR(st.st_mode)) return {PathKind::Directory, {}};
+  if (S_ISDIR(st.st_mode)) {
+    // Another sandbox's placeholder is about to vanish: plan as if it were missing (the
+    // applier adopts it if it is still there).
+    char value[8];
+    if (::lgetxattr(path.c_str(), kPlaceholderXattr, value, sizeof value) >= 0)
+      return {PathKind::Missing, {}};
+    return {PathKind::Directory, {}};
+  }
   if (S_ISREG(st.st_mode)) return {PathKind::File, {}};
   if (S_ISLNK(st.st_mode)) {
     std::string target(PATH_MAX, '\0');
@@ -321,7 +332,7 @@ std::string_view to_string(MountOpKind kind) {
 std::string describe(const MountOp& op) {
   std::string kind(to_string(op.kind));
   if (op.kind == MountOpKind::Bind) kind += op.read_only ? "-ro" : "-rw";
-  if (op.kind == MountOpKind::HostPlaceholder || op.kind == MountOpKind::MaskMissing)
+  if (op.kind == MountOpKind::MaskMissing)
     kind += op.node == NodeKind::Directory ? "-dir" : "-file";
   std::string line = kind;
   line.resize(std::max<std::size_t>(line.size() + 1, 18), ' ');

@@ -40,9 +40,18 @@ enum class MountOpKind {
   Symlink,          ///< create a symlink `target` -> `source` inside a private tmpfs
   PinSymlink,       ///< bind the symlink at `target` onto itself: it can be neither
                     ///< replaced, removed nor renamed (case C-01, C-04)
-  HostPlaceholder,  ///< `target` is missing on the host in a writable place: create it (file
-                    ///< or directory, per `node`), mask it read-only, remove it afterwards
+  HostPlaceholder,  ///< `target` is missing on the host in a writable place: create an empty
+                    ///< directory there (placeholders.hpp), bind it read-only, remove it
+                    ///< afterwards
   MaskMissing,      ///< `target` lies in a private tmpfs: create it there and mask it
+};
+
+/// What the applier does when a Bind op's source has vanished between planning and applying
+/// (another sandbox may remove its placeholder at any moment).
+enum class IfSourceMissing {
+  Fail,         ///< a setup error (the workspace, device nodes)
+  Skip,         ///< nothing to expose (a re-exposed path inside the hidden home)
+  Placeholder,  ///< a protection: put a placeholder there instead (placeholders.hpp)
 };
 
 /// One step of the plan. Fields not used by a kind are empty.
@@ -51,6 +60,7 @@ enum class MountOpKind {
 ///   node:   for Bind/HostPlaceholder/MaskMissing, whether a file or a directory.
 ///   mode:   octal mode for Tmpfs ("0755").
 ///   why:    a short reason printed by `pi-sandbox policy`.
+///   if_missing: for Bind, what to do when the source has vanished by the time it is applied.
 struct MountOp {
   MountOpKind kind;
   fs::path target;
@@ -59,6 +69,7 @@ struct MountOp {
   policy::NodeKind node = policy::NodeKind::Directory;
   std::string mode;
   std::string why;
+  IfSourceMissing if_missing = IfSourceMissing::Fail;
 
   friend bool operator==(const MountOp&, const MountOp&) = default;
 };

@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <map>
 
 #include "core/unique_fd.hpp"
@@ -76,6 +77,17 @@ class Applier {
       return core::fail_errno("mount(\"/\", MS_REC|MS_PRIVATE)");
     if (auto r = prepare_sources(); !r) return r;
     if (auto r = stage_root(); !r) return r;
+    auto built = build_root();
+    if (!built) {
+      // Undo the staging so that the host paths resolve again for the placeholders'
+      // removal, and no mount of this namespace sits on a placeholder any more.
+      ::umount2(kNewRoot, MNT_DETACH);
+      ::umount2(kStaging, MNT_DETACH);
+    }
+    return built;
+  }
+
+  Result<void> build_root() {
     for (const auto& op : plan_.ops)
       if (auto r = apply(op); !r) return r;
     return switch_root();
@@ -87,9 +99,6 @@ class Applier {
   /// Opens every bind source and clones every pinned symlink while the host's tree is still
   /// in place, and creates the host placeholders.
   Result<void> prepare_sources() {
-    UniqueFd null_fd(::open("/dev/null", O_PATH | O_CLOEXEC));
-    if (!null_fd) return core::fail_errno("open(\"/dev/null\", O_PATH)");
-    sources_["/dev/null"] = std::move(null_fd);
     for (const auto& op : plan_.ops) {
       if (auto r = prepare(op); !r) return r;
     }
@@ -99,19 +108,12 @@ class Applier {
   Result<void> prepare(const MountOp& op) {
     switch (op.kind) {
       case MountOpKind::HostPlaceholder: {
-        auto placeholder = create_placeholder(op.target, op.node);
-        if (!placeholder) return std::unexpected(placeholder.error());
-        placeholders_.push_back(std::move(*placeholder));
-        if (op.node == NodeKind::File) return {};
+        auto slot = create_placeholder(op.target);
+        if (!slot) return std::unexpected(slot.error());
+        if (slot->placeholder) placeholders_.push_back(std::move(*slot->placeholder));
         return open_source(op.target, O_PATH | O_NOFOLLOW);
       }
-      case MountOpKind::Bind:
-        if (op.read_only) {
-          // An existing protected entry may be another sandbox's placeholder: hold it.
-          if (auto adopted = adopt_if_placeholder(op.source))
-            placeholders_.push_back(std::move(*adopted));
-        }
-        return open_source(op.source, O_PATH);
+      case MountOpKind::Bind: return prepare_bind(op);
       case MountOpKind::PinSymlink: {
         UniqueFd tree(static_cast<int>(::syscall(SYS_open_tree, AT_FDCWD, op.target.c_str(),
                                                  OPEN_TREE_CLONE | AT_SYMLINK_NOFOLLOW |
@@ -122,6 +124,28 @@ class Applier {
       }
       default: return {};
     }
+  }
+
+  Result<void> prepare_bind(const MountOp& op) {
+    if (op.if_missing == IfSourceMissing::Placeholder) {
+      // An existing protected entry may be another sandbox's placeholder: hold it.
+      if (auto adopted = adopt_if_placeholder(op.source))
+        placeholders_.push_back(std::move(*adopted));
+    }
+    UniqueFd fd(::open(op.source.c_str(), O_PATH | O_CLOEXEC));
+    if (!fd && errno == ENOENT && op.if_missing == IfSourceMissing::Skip) {
+      skipped_.push_back(op.target);
+      return {};
+    }
+    if (!fd && errno == ENOENT && op.if_missing == IfSourceMissing::Placeholder) {
+      auto slot = create_placeholder(op.source);
+      if (!slot) return std::unexpected(slot.error());
+      if (slot->placeholder) placeholders_.push_back(std::move(*slot->placeholder));
+      fd.reset(::open(op.source.c_str(), O_PATH | O_CLOEXEC));
+    }
+    if (!fd) return core::fail_errno("open(" + quoted(op.source) + ", O_PATH)");
+    sources_[op.source] = std::move(fd);
+    return {};
   }
 
   Result<void> open_source(const fs::path& path, int flags) {
@@ -176,6 +200,7 @@ class Applier {
           return core::fail_errno("symlink(" + quoted(op.target) + ")");
         return {};
       case MountOpKind::Bind: {
+        if (std::ranges::find(skipped_, op.target) != skipped_.end()) return {};
         const bool device = op.target.parent_path() == "/dev";
         const std::uint64_t attrs = device ? (MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC)
                                            : (kSafe | (op.read_only ? MOUNT_ATTR_RDONLY : 0));
@@ -189,10 +214,6 @@ class Applier {
         return {};
       }
       case MountOpKind::HostPlaceholder:
-        if (op.node == NodeKind::File)
-          // A read-only, nodev mask: opening it fails with EACCES, and git ignores it.
-          return bind(sources_.at("/dev/null").get(), op.target, NodeKind::File,
-                      kSafe | MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOEXEC);
         return bind(sources_.at(op.target).get(), op.target, NodeKind::Directory,
                     kSafe | MOUNT_ATTR_RDONLY);
       case MountOpKind::MaskMissing: return mask_missing(op);
@@ -237,6 +258,7 @@ class Applier {
   std::vector<Placeholder>& placeholders_;
   std::map<fs::path, UniqueFd> sources_;
   std::map<fs::path, UniqueFd> trees_;
+  std::vector<fs::path> skipped_;
 };
 
 }  // namespace

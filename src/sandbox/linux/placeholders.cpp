@@ -5,12 +5,13 @@
 #include <stdio.h>
 #include <sys/file.h>
 #include <sys/mount.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <optional>
+#include <cstdint>
+#include <ctime>
 
 namespace pisandbox::sandbox::linux_ {
 
@@ -18,7 +19,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using core::UniqueFd;
-using policy::NodeKind;
+
+/// Attempts at creating or adopting before giving up (another sandbox may be removing the
+/// same placeholder at the same moment).
+constexpr int kAttempts = 8;
 
 bool is_marked(int fd) {
   char value[8];
@@ -32,11 +36,7 @@ bool may_be_ours(int fd) {
   return ::fgetxattr(fd, kPlaceholderXattr, value, sizeof value) >= 0 || errno == ENOTSUP;
 }
 
-bool is_empty(int fd, NodeKind node) {
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) return false;
-  if (node == NodeKind::File) return S_ISREG(st.st_mode) && st.st_size == 0;
-  if (!S_ISDIR(st.st_mode)) return false;
+bool is_empty_directory(int fd) {
   const int dup_fd = ::openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dup_fd < 0) return false;
   DIR* dir = ::fdopendir(dup_fd);
@@ -53,10 +53,8 @@ bool is_empty(int fd, NodeKind node) {
   return empty;
 }
 
-UniqueFd open_entry(int dir_fd, const char* name, NodeKind node) {
-  const int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK |
-                    (node == NodeKind::Directory ? O_DIRECTORY : 0);
-  return UniqueFd(::openat(dir_fd, name, flags));
+UniqueFd open_directory(int dir_fd, const char* name) {
+  return UniqueFd(::openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
 }
 
 bool same_inode(int dir_fd, const char* name, int fd) {
@@ -71,39 +69,43 @@ ino_t inode_of(int fd) {
   return ::fstat(fd, &st) == 0 ? st.st_ino : 0;
 }
 
+/// A temporary name unique across sandboxes (every sandbox's pid 1 has pid 1, so the pid
+/// cannot tell them apart).
 std::string temp_name(const std::string& name) {
-  static std::atomic<unsigned> counter{0};
-  return ".pi-sandbox-placeholder." + std::to_string(::getpid()) + "." +
-         std::to_string(counter++) + "." + name;
+  std::uint64_t nonce = 0;
+  if (::getrandom(&nonce, sizeof nonce, 0) != sizeof nonce)
+    nonce = static_cast<std::uint64_t>(::time(nullptr)) ^ reinterpret_cast<std::uintptr_t>(&nonce);
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(nonce));
+  return ".pi-sandbox-placeholder." + std::string(hex) + "." + name;
 }
 
-/// Takes a shared lock on the existing entry `name` and checks it is still the same inode.
-std::optional<Placeholder> adopt(int dir_fd, const fs::path& path, NodeKind node) {
+/// What stands at `name` now: a placeholder adopted under a shared lock, a foreign entry,
+/// or nothing (it vanished: the caller tries again).
+enum class Existing { Adopted, Foreign, Vanished };
+
+Existing adopt(int dir_fd, const fs::path& path, std::optional<Placeholder>& out) {
   const std::string name = path.filename().string();
-  for (int attempt = 0; attempt < 3; ++attempt) {
-    UniqueFd fd = open_entry(dir_fd, name.c_str(), node);
-    if (!fd || !is_marked(fd.get())) return std::nullopt;
-    if (::flock(fd.get(), LOCK_SH) != 0) return std::nullopt;
-    // The creator may have removed it between our open and our lock: check again.
-    if (same_inode(dir_fd, name.c_str(), fd.get()))
-      return Placeholder{path, node, inode_of(fd.get()), std::move(fd)};
+  UniqueFd fd = open_directory(dir_fd, name.c_str());
+  if (!fd) {
+    struct stat st {};
+    return ::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 ? Existing::Foreign
+                                                                          : Existing::Vanished;
   }
-  return std::nullopt;
+  if (!is_marked(fd.get())) return Existing::Foreign;
+  if (::flock(fd.get(), LOCK_SH) != 0) return Existing::Vanished;
+  // Its creator may have removed it between our open and our lock: look again.
+  if (!same_inode(dir_fd, name.c_str(), fd.get())) return Existing::Vanished;
+  out = Placeholder{path, inode_of(fd.get()), std::move(fd)};
+  return Existing::Adopted;
 }
 
-core::Result<UniqueFd> make_marked(int dir_fd, const fs::path& path, const std::string& tmp,
-                                   NodeKind node) {
+core::Result<UniqueFd> make_marked(int dir_fd, const fs::path& path, const std::string& tmp) {
   const std::string shown = path.parent_path() / tmp;
-  if (node == NodeKind::Directory) {
-    if (::mkdirat(dir_fd, tmp.c_str(), 0755) != 0)
-      return core::fail_errno("mkdirat(\"" + shown + "\")");
-  } else {
-    const int fd = ::openat(dir_fd, tmp.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
-    if (fd < 0) return core::fail_errno("openat(\"" + shown + "\", O_CREAT|O_EXCL)");
-    ::close(fd);
-  }
-  UniqueFd fd = open_entry(dir_fd, tmp.c_str(), node);
-  if (!fd) return core::fail_errno("openat(\"" + shown + "\")");
+  if (::mkdirat(dir_fd, tmp.c_str(), 0755) != 0)
+    return core::fail_errno("mkdirat(\"" + shown + "\")");
+  UniqueFd fd = open_directory(dir_fd, tmp.c_str());
+  if (!fd) return core::fail_errno("openat(\"" + shown + "\", O_DIRECTORY)");
   // Filesystems without user xattrs still get placeholders; only concurrent adoption
   // (another sandbox reusing this one) is then unavailable.
   (void)::fsetxattr(fd.get(), kPlaceholderXattr, "1", 1, 0);
@@ -113,35 +115,40 @@ core::Result<UniqueFd> make_marked(int dir_fd, const fs::path& path, const std::
 
 }  // namespace
 
-core::Result<Placeholder> create_placeholder(const fs::path& path, NodeKind node) {
+core::Result<PlaceholderSlot> create_placeholder(const fs::path& path) {
   const fs::path parent = path.parent_path();
   UniqueFd dir(::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!dir) return core::fail_errno("open(\"" + parent.string() + "\", O_DIRECTORY)");
   const std::string name = path.filename().string();
   const std::string tmp = temp_name(name);
-  auto fd = make_marked(dir.get(), path, tmp, node);
+  auto fd = make_marked(dir.get(), path, tmp);
   if (!fd) return std::unexpected(fd.error());
-  if (::renameat2(dir.get(), tmp.c_str(), dir.get(), name.c_str(), RENAME_NOREPLACE) == 0)
-    return Placeholder{path, node, inode_of(fd->get()), std::move(*fd)};
-  const int err = errno;
-  ::unlinkat(dir.get(), tmp.c_str(), node == NodeKind::Directory ? AT_REMOVEDIR : 0);
-  if (err == EEXIST) {
-    if (auto adopted = adopt(dir.get(), path, node)) return std::move(*adopted);
-    return core::fail("placeholder \"" + path.string() +
-                      "\" appeared while the sandbox was being set up; run the command again");
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    if (::renameat2(dir.get(), tmp.c_str(), dir.get(), name.c_str(), RENAME_NOREPLACE) == 0)
+      return PlaceholderSlot{Placeholder{path, inode_of(fd->get()), std::move(*fd)}};
+    const int err = errno;
+    if (err != EEXIST) {
+      ::unlinkat(dir.get(), tmp.c_str(), AT_REMOVEDIR);
+      return std::unexpected(
+          core::sys_error("renameat2(\"" + tmp + "\", \"" + path.string() + "\")", err));
+    }
+    std::optional<Placeholder> adopted;
+    const Existing existing = adopt(dir.get(), path, adopted);
+    if (existing == Existing::Vanished) continue;
+    ::unlinkat(dir.get(), tmp.c_str(), AT_REMOVEDIR);
+    return PlaceholderSlot{std::move(adopted)};
   }
-  return std::unexpected(
-      core::sys_error("renameat2(\"" + tmp + "\", \"" + path.string() + "\")", err));
+  ::unlinkat(dir.get(), tmp.c_str(), AT_REMOVEDIR);
+  return core::fail("placeholder \"" + path.string() +
+                    "\" kept appearing and vanishing while the sandbox was set up");
 }
 
 std::optional<Placeholder> adopt_if_placeholder(const fs::path& path) {
   UniqueFd dir(::open(path.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!dir) return std::nullopt;
-  struct stat st {};
-  if (::fstatat(dir.get(), path.filename().c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
-    return std::nullopt;
-  const NodeKind node = S_ISDIR(st.st_mode) ? NodeKind::Directory : NodeKind::File;
-  return adopt(dir.get(), path, node);
+  std::optional<Placeholder> adopted;
+  adopt(dir.get(), path, adopted);
+  return adopted;
 }
 
 void remove_placeholder(Placeholder& placeholder, Unmask unmask) {
@@ -150,15 +157,14 @@ void remove_placeholder(Placeholder& placeholder, Unmask unmask) {
                       O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!dir) return;
   const std::string name = placeholder.path.filename().string();
-  if (!placeholder.lock) placeholder.lock = open_entry(dir.get(), name.c_str(), placeholder.node);
+  if (!placeholder.lock) placeholder.lock = open_directory(dir.get(), name.c_str());
   const int fd = placeholder.lock.get();
   if (fd < 0) return;
   // Converting our shared lock to an exclusive one fails while any other sandbox holds it.
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) return;
   if (inode_of(fd) == placeholder.inode && same_inode(dir.get(), name.c_str(), fd) &&
-      may_be_ours(fd) && is_empty(fd, placeholder.node))
-    ::unlinkat(dir.get(), name.c_str(),
-               placeholder.node == NodeKind::Directory ? AT_REMOVEDIR : 0);
+      may_be_ours(fd) && is_empty_directory(fd))
+    ::unlinkat(dir.get(), name.c_str(), AT_REMOVEDIR);
   placeholder.lock.reset();
 }
 

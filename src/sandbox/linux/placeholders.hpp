@@ -1,9 +1,12 @@
 // pisandbox::sandbox::linux_ — host placeholders for protected names that do not exist yet.
 //
 // A mount needs a mount point, so a protected name that is missing in the workspace
-// (`.bashrc`, `.env`, `.vscode`, ...) is created on the host as an empty file or directory,
-// masked read-only inside the sandbox, and removed after the command (reference items 121,
-// 191; issue 2 "Nothing may be left on the host").
+// (`.bashrc`, `.env`, `.vscode`, ...) is created on the host as an empty directory, bound
+// read-only onto itself inside the sandbox, and removed after the command (reference items
+// 121, 191; issue 2 "Nothing may be left on the host"). A directory, even for names that are
+// files, because git ignores empty directories: a placeholder never shows up in `git status`
+// or `git add -A`, inside the sandbox or on the host. Writing to it fails with EISDIR or
+// EROFS, replacing it with EBUSY.
 //
 // Placeholders are shared safely by concurrent sandboxes of one workspace: each is marked
 // with the extended attribute `user.pi-sandbox.placeholder`, every sandbox that masks it
@@ -18,11 +21,9 @@
 #include <filesystem>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "core/error.hpp"
 #include "core/unique_fd.hpp"
-#include "policy/sandbox_policy.hpp"
 
 namespace pisandbox::sandbox::linux_ {
 
@@ -30,19 +31,25 @@ namespace pisandbox::sandbox::linux_ {
 inline constexpr const char* kPlaceholderXattr = "user.pi-sandbox.placeholder";
 
 /// One placeholder this sandbox masks (created by it or adopted from another sandbox).
-///   path: absolute host path; node: file or directory; inode: its inode number;
+///   path: absolute host path; inode: its inode number;
 ///   lock: an O_RDONLY descriptor holding a shared flock (invalid in the supervisor).
 struct Placeholder {
   std::filesystem::path path;
-  policy::NodeKind node = policy::NodeKind::File;
   ino_t inode = 0;
   core::UniqueFd lock;
 };
 
-/// Creates the placeholder at `path` (its parent must exist), or adopts the one another
-/// sandbox made. Errors name the failing call and path (e.g. `mkdirat("/ws/.vscode"): EACCES`).
-core::Result<Placeholder> create_placeholder(const std::filesystem::path& path,
-                                             policy::NodeKind node);
+/// What stands at a protected path once create_placeholder() returns.
+///   placeholder: set when the entry is a placeholder this sandbox must help remove;
+///     empty when a real entry appeared there meanwhile (it is masked, never removed).
+struct PlaceholderSlot {
+  std::optional<Placeholder> placeholder;
+};
+
+/// Creates the placeholder directory at `path` (its parent must exist), or adopts the one
+/// another sandbox made. Errors name the failing call and path (e.g.
+/// `mkdirat("/ws/.pi-sandbox-placeholder.12.0..env"): EACCES (Permission denied)`).
+core::Result<PlaceholderSlot> create_placeholder(const std::filesystem::path& path);
 
 /// If the existing entry at `path` is a marked placeholder, adopts it (shared lock) so that
 /// its creator does not remove it while this sandbox masks it. Returns nullopt otherwise.
@@ -53,8 +60,8 @@ std::optional<Placeholder> adopt_if_placeholder(const std::filesystem::path& pat
 enum class Unmask { No, Yes };
 
 /// Removes `placeholder` from the host when no other sandbox holds it and it is still an
-/// empty, marked entry with the same inode; otherwise leaves it. Never fails loudly: what it
-/// cannot remove, the last sandbox that holds it will.
+/// empty, marked directory with the same inode; otherwise leaves it. Never fails loudly: what
+/// it cannot remove, the last sandbox that holds it will.
 void remove_placeholder(Placeholder& placeholder, Unmask unmask);
 
 }  // namespace pisandbox::sandbox::linux_

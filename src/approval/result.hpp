@@ -1,0 +1,93 @@
+// pisandbox::approval — the vocabulary of decisions: review outcomes and approval results.
+//
+// Source: reference items 55 (result shape) and 175 (review outcomes).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace pisandbox::approval {
+
+/// What the broker finally does with a boundary request (reference item 55).
+enum class Action { Allow, Deny };
+
+/// Who decided (reference item 55). Serialised as `hard-deny`, `reviewer`, `human`,
+/// `unavailable`, `invalid-grant`.
+enum class Source { HardDeny, Reviewer, Human, Unavailable, InvalidGrant };
+
+/// The answer of an automatic review (reference item 175). `Defer` hands the request to
+/// the human; the circuit breaker counts only `Deny` as a denial (reference item 180).
+enum class ReviewOutcome { Allow, Deny, Defer };
+
+/// The result of one approval (reference item 55): `{action, source, reason}`.
+///   reason: one line for the user; empty when there is nothing to say.
+struct ApprovalResult {
+  Action action = Action::Deny;
+  Source source = Source::Unavailable;
+  std::string reason;
+
+  friend bool operator==(const ApprovalResult&, const ApprovalResult&) = default;
+};
+
+/// `allow` or `deny`.
+[[nodiscard]] constexpr std::string_view to_string(Action action) {
+  return action == Action::Allow ? "allow" : "deny";
+}
+
+/// `hard-deny`, `reviewer`, `human`, `unavailable` or `invalid-grant`.
+[[nodiscard]] constexpr std::string_view to_string(Source source) {
+  switch (source) {
+    case Source::HardDeny:
+      return "hard-deny";
+    case Source::Reviewer:
+      return "reviewer";
+    case Source::Human:
+      return "human";
+    case Source::Unavailable:
+      return "unavailable";
+    case Source::InvalidGrant:
+      return "invalid-grant";
+  }
+  return "unavailable";
+}
+
+/// `allow`, `deny` or `defer`.
+[[nodiscard]] constexpr std::string_view to_string(ReviewOutcome outcome) {
+  switch (outcome) {
+    case ReviewOutcome::Allow:
+      return "allow";
+    case ReviewOutcome::Deny:
+      return "deny";
+    case ReviewOutcome::Defer:
+      return "defer";
+  }
+  return "deny";
+}
+
+/// Parses `allow` / `deny` (exact, lowercase); nullopt for anything else.
+[[nodiscard]] constexpr std::optional<Action> action_from_string(std::string_view text) {
+  if (text == "allow") return Action::Allow;
+  if (text == "deny") return Action::Deny;
+  return std::nullopt;
+}
+
+/// Parses the five source names of to_string(Source); nullopt for anything else.
+[[nodiscard]] constexpr std::optional<Source> source_from_string(std::string_view text) {
+  for (Source s : {Source::HardDeny, Source::Reviewer, Source::Human, Source::Unavailable,
+                   Source::InvalidGrant}) {
+    if (to_string(s) == text) return s;
+  }
+  return std::nullopt;
+}
+
+/// Parses `allow` / `deny` / `defer` (exact, lowercase); nullopt for anything else.
+[[nodiscard]] constexpr std::optional<ReviewOutcome> review_outcome_from_string(
+    std::string_view text) {
+  for (ReviewOutcome o : {ReviewOutcome::Allow, ReviewOutcome::Deny, ReviewOutcome::Defer}) {
+    if (to_string(o) == text) return o;
+  }
+  return std::nullopt;
+}
+
+}  // namespace pisandbox::approval

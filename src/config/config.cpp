@@ -1,0 +1,543 @@
+#include "config/config.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <span>
+#include <utility>
+
+namespace pisandbox::config {
+namespace {
+
+using Json = nlohmann::json;
+using Failure = std::unexpected<ConfigError>;
+
+// ---------------------------------------------------------------------------------------
+// JSON text -> document. nlohmann's DOM parser keeps the last of two equal keys, which would
+// let a second value hide behind the first (issue 3), so the DOM is built by this SAX
+// handler, which stops at the first duplicate key of the root object or of a section.
+
+constexpr std::array<std::string_view, 5> kSections = {"subagents", "filesystem", "hostIPC",
+                                                       "network", "approval"};
+
+bool is_section(std::string_view key) {
+  return std::ranges::find(kSections, key) != kSections.end();
+}
+
+/// The parsed text, plus the document order of the keys of the root and of each section
+/// (std::map-based Json sorts keys; unknown-key messages list them as written).
+struct Document {
+  Json root;
+  std::map<std::string, std::vector<std::string>, std::less<>> key_order;  // where -> keys
+};
+
+class DocumentBuilder final : public nlohmann::json_sax<Json> {
+ public:
+  explicit DocumentBuilder(Document& document) : document_(document) {}
+
+  bool null() override { return put(nullptr) != nullptr; }
+  bool boolean(bool value) override { return put(value) != nullptr; }
+  bool number_integer(number_integer_t value) override { return put(value) != nullptr; }
+  bool number_unsigned(number_unsigned_t value) override { return put(value) != nullptr; }
+  bool number_float(number_float_t value, const string_t& /*text*/) override {
+    return put(value) != nullptr;
+  }
+  bool string(string_t& value) override { return put(std::move(value)) != nullptr; }
+  bool binary(binary_t& /*value*/) override { return false; }  // not produced by JSON text
+
+  bool start_object(std::size_t /*elements*/) override {
+    std::optional<std::string> where = where_of_new_object();
+    Json* object = put(Json::object());
+    if (where) document_.key_order[*where];  // an empty section still has an entry
+    frames_.push_back(Frame{object, std::move(where), {}, {}});
+    return true;
+  }
+
+  bool key(string_t& key) override {
+    Frame& frame = frames_.back();
+    if (frame.where) {
+      if (!frame.keys.insert(key).second) {
+        duplicate_ = "duplicate " + *frame.where + " key: " + key;
+        return false;
+      }
+      document_.key_order[*frame.where].push_back(key);
+    }
+    frame.last_key = key;
+    pending_ = &(*frame.value)[key];
+    return true;
+  }
+
+  bool end_object() override { return pop(); }
+  bool start_array(std::size_t /*elements*/) override {
+    Json* array = put(Json::array());
+    frames_.push_back(Frame{array, std::nullopt, {}, {}});
+    return true;
+  }
+  bool end_array() override { return pop(); }
+
+  bool parse_error(std::size_t position, const std::string& /*last_token*/,
+                   const nlohmann::detail::exception& error) override {
+    error_position_ = position;
+    error_what_ = error.what();
+    return false;
+  }
+
+  /// The first duplicate key found, as a message without the prefix.
+  [[nodiscard]] const std::optional<std::string>& duplicate() const { return duplicate_; }
+  /// The byte position (1-based; size+1 at end of input) and text of a syntax error.
+  [[nodiscard]] std::size_t error_position() const { return error_position_; }
+  [[nodiscard]] const std::string& error_what() const { return error_what_; }
+
+ private:
+  struct Frame {
+    Json* value;
+    std::optional<std::string> where;  // set for the root object and section objects
+    std::set<std::string, std::less<>> keys;
+    std::string last_key;
+  };
+
+  // Only the root object and the objects directly under a section key are checked: no
+  // valid configuration has an object anywhere else, so any other object is refused by the
+  // schema anyway.
+  std::optional<std::string> where_of_new_object() const {
+    if (frames_.empty()) return std::string("root");
+    const Frame& parent = frames_.back();
+    if (frames_.size() == 1 && parent.where && parent.value->is_object() &&
+        is_section(parent.last_key)) {
+      return parent.last_key;
+    }
+    return std::nullopt;
+  }
+
+  // Stores a value where the parser is: the root, the end of an array, or under the last key.
+  Json* put(Json value) {
+    if (frames_.empty()) {
+      document_.root = std::move(value);
+      return &document_.root;
+    }
+    Json& container = *frames_.back().value;
+    if (container.is_array()) {
+      container.push_back(std::move(value));
+      return &container.back();
+    }
+    *pending_ = std::move(value);
+    return pending_;
+  }
+
+  bool pop() {
+    frames_.pop_back();
+    return true;
+  }
+
+  Document& document_;
+  std::vector<Frame> frames_;
+  Json* pending_ = nullptr;
+  std::optional<std::string> duplicate_;
+  std::size_t error_position_ = 0;
+  std::string error_what_;
+};
+
+ConfigError invalid_error(std::string what, std::string hint = {}) {
+  ConfigError error;
+  error.kind = ConfigError::Kind::Invalid;
+  error.message = std::string(kInvalidPrefix) + std::move(what);
+  error.hint = std::move(hint);
+  return error;
+}
+
+Failure invalid(std::string what, std::string hint = {}) {
+  return Failure(invalid_error(std::move(what), std::move(hint)));
+}
+
+// `[json.exception.parse_error.101] parse error at line 1, column 2: syntax error ...` ->
+// `syntax error ...`; the position is reported separately.
+std::string parser_reason(std::string_view what) {
+  if (what.starts_with('[')) {
+    if (const std::size_t end = what.find("] "); end != std::string_view::npos) {
+      what.remove_prefix(end + 2);
+    }
+  }
+  if (what.starts_with("parse error")) {
+    if (const std::size_t colon = what.find(": "); colon != std::string_view::npos) {
+      what.remove_prefix(colon + 2);
+    }
+  }
+  return std::string(what);
+}
+
+// 1-based line and column (bytes) of the byte at nlohmann's 1-based `position` (the last
+// byte read, i.e. the end of the offending token); one past the end at end of input.
+ConfigError json_error(std::string_view text, std::size_t position, std::string_view what) {
+  const std::size_t index = std::min(position == 0 ? 0 : position - 1, text.size());
+  const std::string_view before = text.substr(0, index);
+  const std::size_t last_newline = before.rfind('\n');
+  ConfigError error;
+  error.kind = ConfigError::Kind::InvalidJson;
+  error.line = 1 + static_cast<std::size_t>(std::ranges::count(before, '\n'));
+  error.column = last_newline == std::string_view::npos ? index + 1 : index - last_newline;
+  error.reason = parser_reason(what);
+  return error;
+}
+
+std::expected<Document, ConfigError> read_document(std::string_view text) {
+  Document document;
+  DocumentBuilder builder(document);
+  bool complete = false;
+  try {
+    complete = Json::sax_parse(text.begin(), text.end(), &builder, Json::input_format_t::json,
+                               /*strict=*/true, /*ignore_comments=*/false);
+  } catch (const Json::exception& error) {  // not expected from sax_parse; fail closed
+    return Failure(json_error(text, text.size() + 1, error.what()));
+  }
+  if (complete) return document;
+  if (builder.duplicate()) return invalid(*builder.duplicate());
+  return Failure(json_error(text, builder.error_position(), builder.error_what()));
+}
+
+// ---------------------------------------------------------------------------------------
+// Document -> Config. Sections and fields are checked in schema order (reference
+// src/config.ts), and the first error is returned.
+
+std::string join(std::span<const std::string> items) {
+  std::string out;
+  for (const std::string& item : items) {
+    if (!out.empty()) out += ", ";
+    out += item;
+  }
+  return out;
+}
+
+// `unknown <where> key: a` / `unknown <where> keys: a, b` (reference item 14).
+std::optional<ConfigError> unknown_keys(const Document& document, std::string_view where,
+                                        std::span<const std::string_view> known) {
+  const auto order = document.key_order.find(where);
+  if (order == document.key_order.end()) return std::nullopt;
+  std::vector<std::string> unknown;
+  for (const std::string& key : order->second) {
+    if (std::ranges::find(known, key) == known.end()) unknown.push_back(key);
+  }
+  if (unknown.empty()) return std::nullopt;
+  const std::string noun = unknown.size() == 1 ? " key: " : " keys: ";
+  return invalid_error("unknown " + std::string(where) + noun + join(unknown));
+}
+
+const Json* member(const Json& object, std::string_view key) {
+  const auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
+// The section object, or nullptr when absent (defaults apply).
+std::expected<const Json*, ConfigError> section(const Document& document, std::string_view name,
+                                                std::span<const std::string_view> known) {
+  const Json* value = member(document.root, name);
+  if (value == nullptr) return nullptr;
+  if (!value->is_object()) return invalid(std::string(name) + " must be an object");
+  if (auto error = unknown_keys(document, name, known)) return Failure(std::move(*error));
+  return value;
+}
+
+template <typename T>
+void append_unique(std::vector<T>& items, T item) {
+  if (std::ranges::find(items, item) == items.end()) items.push_back(std::move(item));
+}
+
+// JavaScript's String.prototype.trim(), which the reference uses: ASCII whitespace plus
+// the Unicode space separators, U+FEFF and the line terminators U+2028/U+2029.
+bool is_js_space(char32_t c) {
+  return c == 0x09 || c == 0x0A || c == 0x0B || c == 0x0C || c == 0x0D || c == 0x20 || c == 0xA0 ||
+         c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
+         c == 0x205F || c == 0x3000 || c == 0xFEFF;
+}
+
+// Decodes the UTF-8 sequence of `length` bytes at the start of `text` (validated by the
+// JSON parser); returns 0xFFFFFFFF for a truncated sequence.
+char32_t decode(std::string_view text, std::size_t length) {
+  if (text.size() < length) return 0xFFFFFFFF;
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  if (length == 1) return byte(0);
+  char32_t c = byte(0) & (0x7F >> length);
+  for (std::size_t i = 1; i < length; ++i) c = (c << 6) | (byte(i) & 0x3F);
+  return c;
+}
+
+std::size_t sequence_length(unsigned char lead) {
+  if (lead < 0x80) return 1;
+  if ((lead & 0xE0) == 0xC0) return 2;
+  if ((lead & 0xF0) == 0xE0) return 3;
+  return 4;
+}
+
+std::string js_trim(std::string_view text) {
+  while (!text.empty()) {
+    const std::size_t length = sequence_length(static_cast<unsigned char>(text.front()));
+    if (!is_js_space(decode(text, length))) break;
+    text.remove_prefix(length);
+  }
+  while (!text.empty()) {
+    std::size_t start = text.size() - 1;
+    while (start > 0 && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) --start;
+    if (!is_js_space(decode(text.substr(start), text.size() - start))) break;
+    text.remove_suffix(text.size() - start);
+  }
+  return std::string(text);
+}
+
+bool is_absolute_path(const Json& value) {
+  if (!value.is_string()) return false;
+  const auto& path = value.get_ref<const std::string&>();
+  return path.starts_with('/') && path.find('\0') == std::string::npos;
+}
+
+std::expected<SubagentsConfig, ConfigError> parse_subagents(const Document& document) {
+  static constexpr std::array<std::string_view, 1> kKeys = {"provider"};
+  SubagentsConfig out;
+  auto object = section(document, "subagents", kKeys);
+  if (!object) return Failure(std::move(object.error()));
+  if (*object == nullptr) return out;
+  if (const Json* provider = member(**object, "provider")) {
+    static constexpr std::array kProviders = {SubagentProvider::Builtin,
+                                              SubagentProvider::PiSubagents, SubagentProvider::Off};
+    const auto found = std::ranges::find_if(kProviders, [&](SubagentProvider p) {
+      return provider->is_string() && provider->get_ref<const std::string&>() == to_string(p);
+    });
+    if (found == kProviders.end()) {
+      return invalid("subagents.provider must be one of builtin, pi-subagents, off");
+    }
+    out.provider = *found;
+  }
+  return out;
+}
+
+std::expected<FilesystemConfig, ConfigError> parse_filesystem(const Document& document) {
+  static constexpr std::array<std::string_view, 1> kKeys = {"additionalAllowRead"};
+  FilesystemConfig out;
+  auto object = section(document, "filesystem", kKeys);
+  if (!object) return Failure(std::move(object.error()));
+  if (*object == nullptr) return out;
+  if (const Json* paths = member(**object, "additionalAllowRead")) {
+    if (!paths->is_array() || !std::ranges::all_of(*paths, is_absolute_path)) {
+      return invalid("filesystem.additionalAllowRead must be an array of absolute paths");
+    }
+    for (const Json& path : *paths) {
+      append_unique(out.additional_allow_read, path.get<std::string>());
+    }
+  }
+  return out;
+}
+
+std::expected<HostIpcConfig, ConfigError> parse_host_ipc(const Document& document) {
+  static constexpr std::array<std::string_view, 3> kKeys = {"mode", "preflightCommandPrefixes",
+                                                            "retryOnUnixSocketError"};
+  HostIpcConfig out;
+  auto object = section(document, "hostIPC", kKeys);
+  if (!object) return Failure(std::move(object.error()));
+  if (*object == nullptr) return out;
+  if (const Json* mode = member(**object, "mode")) {
+    if (*mode == "off") {
+      out.mode = HostIpcMode::Off;
+    } else if (*mode == "ask") {
+      out.mode = HostIpcMode::Ask;
+    } else {
+      return invalid("hostIPC.mode must be one of off, ask");
+    }
+  }
+  if (const Json* prefixes = member(**object, "preflightCommandPrefixes")) {
+    const auto non_blank = [](const Json& v) {
+      return v.is_string() && !js_trim(v.get_ref<const std::string&>()).empty();
+    };
+    if (!prefixes->is_array() || !std::ranges::all_of(*prefixes, non_blank)) {
+      return invalid("hostIPC.preflightCommandPrefixes must be an array of non-empty strings");
+    }
+    for (const Json& prefix : *prefixes) {
+      append_unique(out.preflight_command_prefixes, js_trim(prefix.get_ref<const std::string&>()));
+    }
+  }
+  if (const Json* retry = member(**object, "retryOnUnixSocketError")) {
+    if (!retry->is_boolean()) return invalid("hostIPC.retryOnUnixSocketError must be a boolean");
+    out.retry_on_unix_socket_error = retry->get<bool>();
+  }
+  return out;
+}
+
+// `network.<key>`: first the shape of the whole array (reference item 101), then each entry.
+std::expected<std::vector<policy::DomainPattern>, ConfigError> parse_domains(
+    const Json& entries, std::string_view key, policy::ListKind list) {
+  const std::string name = "network." + std::string(key);
+  const auto non_blank = [](const Json& v) {
+    return v.is_string() && !js_trim(v.get_ref<const std::string&>()).empty();
+  };
+  if (!entries.is_array() || !std::ranges::all_of(entries, non_blank)) {
+    return invalid(name + " must be an array of non-empty strings");
+  }
+  std::vector<policy::DomainPattern> out;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const auto& entry = entries[i].get_ref<const std::string&>();
+    auto pattern = policy::DomainPattern::parse(entry, list);
+    if (!pattern) {
+      return invalid(
+          name + "[" + std::to_string(i) + "] contains an invalid domain pattern: " + entry,
+          "the entry " + pattern.error() +
+              "; a domain pattern is example.com or *.example.com (strict subdomains), "
+              "optionally with :port" +
+              (list == policy::ListKind::Denied ? ", or * / *:port" : ""));
+    }
+    append_unique(out, std::move(*pattern));
+  }
+  return out;
+}
+
+std::expected<NetworkConfig, ConfigError> parse_network(const Document& document) {
+  static constexpr std::array<std::string_view, 2> kKeys = {"allowedDomains", "deniedDomains"};
+  NetworkConfig out;
+  auto object = section(document, "network", kKeys);
+  if (!object) return Failure(std::move(object.error()));
+  if (*object == nullptr) return out;
+  if (const Json* allowed = member(**object, "allowedDomains")) {
+    auto patterns = parse_domains(*allowed, "allowedDomains", policy::ListKind::Allowed);
+    if (!patterns) return Failure(std::move(patterns.error()));
+    out.allowed_domains = std::move(*patterns);
+  }
+  if (const Json* denied = member(**object, "deniedDomains")) {
+    auto patterns = parse_domains(*denied, "deniedDomains", policy::ListKind::Denied);
+    if (!patterns) return Failure(std::move(patterns.error()));
+    out.denied_domains = std::move(*patterns);
+  }
+  return out;
+}
+
+// An integer literal in [1, max]: no fraction or exponent, no boolean, no string.
+std::optional<int> bounded_integer(const Json& value, int max) {
+  if (!value.is_number_unsigned()) return std::nullopt;  // negative integers are signed
+  const auto number = value.get<std::uint64_t>();
+  if (number < 1 || number > static_cast<std::uint64_t>(max)) return std::nullopt;
+  return static_cast<int>(number);
+}
+
+std::expected<ApprovalConfig, ConfigError> parse_approval(const Document& document) {
+  static constexpr std::array<std::string_view, 3> kKeys = {"reviewer", "reviewerTimeoutSeconds",
+                                                            "grantTtlSeconds"};
+  ApprovalConfig out;
+  auto object = section(document, "approval", kKeys);
+  if (!object) return Failure(std::move(object.error()));
+  if (*object == nullptr) return out;
+  if (const Json* reviewer = member(**object, "reviewer")) {
+    // argv for execve(2): strings without NUL, the program named by an absolute path.
+    const auto argument = [](const Json& v) {
+      return v.is_string() && v.get_ref<const std::string&>().find('\0') == std::string::npos;
+    };
+    if (!reviewer->is_array() || reviewer->empty() || !std::ranges::all_of(*reviewer, argument) ||
+        !is_absolute_path(reviewer->front())) {
+      return invalid(
+          "approval.reviewer must be an array of strings starting with an absolute path");
+    }
+    for (const Json& arg : *reviewer) out.reviewer.push_back(arg.get<std::string>());
+  }
+  if (const Json* timeout = member(**object, "reviewerTimeoutSeconds")) {
+    const auto seconds = bounded_integer(*timeout, kMaxReviewerTimeoutSeconds);
+    if (!seconds) {
+      return invalid("approval.reviewerTimeoutSeconds must be an integer between 1 and " +
+                     std::to_string(kMaxReviewerTimeoutSeconds));
+    }
+    out.reviewer_timeout_seconds = *seconds;
+  }
+  if (const Json* ttl = member(**object, "grantTtlSeconds")) {
+    const auto seconds = bounded_integer(*ttl, kMaxGrantTtlSeconds);
+    if (!seconds) {
+      return invalid("approval.grantTtlSeconds must be an integer between 1 and " +
+                     std::to_string(kMaxGrantTtlSeconds));
+    }
+    out.grant_ttl_seconds = *seconds;
+  }
+  return out;
+}
+
+std::expected<Config, ConfigError> build_config(const Document& document) {
+  if (!document.root.is_object()) return invalid("root must be an object");
+  if (auto error = unknown_keys(document, "root", kSections)) return Failure(std::move(*error));
+  Config config;
+  auto subagents = parse_subagents(document);
+  if (!subagents) return Failure(std::move(subagents.error()));
+  config.subagents = std::move(*subagents);
+  auto filesystem = parse_filesystem(document);
+  if (!filesystem) return Failure(std::move(filesystem.error()));
+  config.filesystem = std::move(*filesystem);
+  auto host_ipc = parse_host_ipc(document);
+  if (!host_ipc) return Failure(std::move(host_ipc.error()));
+  config.host_ipc = std::move(*host_ipc);
+  auto network = parse_network(document);
+  if (!network) return Failure(std::move(network.error()));
+  config.network = std::move(*network);
+  auto approval = parse_approval(document);
+  if (!approval) return Failure(std::move(approval.error()));
+  config.approval = std::move(*approval);
+  return config;
+}
+
+nlohmann::ordered_json patterns_json(const std::vector<policy::DomainPattern>& patterns) {
+  auto out = nlohmann::ordered_json::array();
+  for (const policy::DomainPattern& pattern : patterns) out.push_back(pattern.text());
+  return out;
+}
+
+}  // namespace
+
+std::string_view to_string(SubagentProvider provider) {
+  switch (provider) {
+    case SubagentProvider::Builtin:
+      return "builtin";
+    case SubagentProvider::PiSubagents:
+      return "pi-subagents";
+    case SubagentProvider::Off:
+      return "off";
+  }
+  return "builtin";
+}
+
+std::string_view to_string(HostIpcMode mode) {
+  return mode == HostIpcMode::Ask ? "ask" : "off";
+}
+
+std::string ConfigError::describe(const std::filesystem::path& path) const {
+  if (kind == Kind::Invalid) return message;
+  return std::string(kInvalidJsonPrefix) + path.string() + ": " + std::to_string(line) + ":" +
+         std::to_string(column) + ": " + reason;
+}
+
+core::Error ConfigError::to_error(const std::filesystem::path& path) const {
+  return core::Error{describe(path), hint, 0};
+}
+
+std::expected<Config, ConfigError> parse(std::string_view json_text) {
+  auto document = read_document(json_text);
+  if (!document) return Failure(std::move(document.error()));
+  return build_config(*document);
+}
+
+std::string to_json(const Config& config) {
+  using Ordered = nlohmann::ordered_json;
+  Ordered approval = Ordered::object();
+  if (!config.approval.reviewer.empty()) approval["reviewer"] = config.approval.reviewer;
+  approval["reviewerTimeoutSeconds"] = config.approval.reviewer_timeout_seconds;
+  approval["grantTtlSeconds"] = config.approval.grant_ttl_seconds;
+  const Ordered out = {
+      {"subagents", {{"provider", to_string(config.subagents.provider)}}},
+      {"filesystem", {{"additionalAllowRead", config.filesystem.additional_allow_read}}},
+      {"hostIPC",
+       {{"mode", to_string(config.host_ipc.mode)},
+        {"preflightCommandPrefixes", config.host_ipc.preflight_command_prefixes},
+        {"retryOnUnixSocketError", config.host_ipc.retry_on_unix_socket_error}}},
+      {"network",
+       {{"allowedDomains", patterns_json(config.network.allowed_domains)},
+        {"deniedDomains", patterns_json(config.network.denied_domains)}}},
+      {"approval", approval},
+  };
+  // Strings from parse() are valid UTF-8; a Config built in code might not be, and printing
+  // must not throw.
+  return out.dump(2, ' ', false, Ordered::error_handler_t::replace);
+}
+
+}  // namespace pisandbox::config

@@ -1,0 +1,160 @@
+// pisandbox::config — the trusted configuration: schema and strict parsing (pure, no I/O).
+//
+// Source: reference items 11-18 (schema, defaults, messages), 86 (location), 99-101 (network
+// domain policies) and issue 3 (approval section, duplicate keys, `config check`).
+//
+// The parser refuses anything it does not understand rather than silently weakening
+// isolation: unknown keys, duplicate keys, wrong types, null values and out-of-range
+// numbers are errors, never defaults. Every message starts with kInvalidPrefix.
+#pragma once
+
+#include <cstddef>
+#include <expected>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.hpp"
+#include "policy/domain_pattern.hpp"
+
+namespace pisandbox::config {
+
+/// Prefix of every schema error (reference item 14).
+inline constexpr std::string_view kInvalidPrefix = "invalid pi-sandbox configuration: ";
+/// Prefix of every read error, followed by `<path>: <reason>` (reference item 11).
+inline constexpr std::string_view kReadFailedPrefix = "failed to read pi-sandbox configuration at ";
+/// Prefix of every JSON syntax error, followed by `<path>: <line>:<column>: <reason>`
+/// (reference item 11).
+inline constexpr std::string_view kInvalidJsonPrefix =
+    "invalid JSON in pi-sandbox configuration at ";
+
+/// Defaults and bounds of the approval section (issue 3), in seconds.
+inline constexpr int kDefaultReviewerTimeoutSeconds = 90;
+inline constexpr int kMaxReviewerTimeoutSeconds = 600;
+inline constexpr int kDefaultGrantTtlSeconds = 60;
+inline constexpr int kMaxGrantTtlSeconds = 300;
+
+/// `subagents.provider` (reference item 15): `builtin` (default), `pi-subagents`, `off`.
+enum class SubagentProvider { Builtin, PiSubagents, Off };
+
+/// `hostIPC.mode` (reference item 17): `off` (default) or `ask`.
+enum class HostIpcMode { Off, Ask };
+
+/// The configuration spelling of a provider: "builtin", "pi-subagents" or "off".
+std::string_view to_string(SubagentProvider provider);
+/// The configuration spelling of a host-IPC mode: "off" or "ask".
+std::string_view to_string(HostIpcMode mode);
+
+/// `subagents` section (reference item 12).
+struct SubagentsConfig {
+  SubagentProvider provider = SubagentProvider::Builtin;
+  friend bool operator==(const SubagentsConfig&, const SubagentsConfig&) = default;
+};
+
+/// `filesystem` section (reference item 16).
+///   additional_allow_read: absolute paths (start with `/`, no NUL), exactly as written (not
+///     trimmed, not normalised), duplicates removed keeping the first occurrence.
+struct FilesystemConfig {
+  std::vector<std::string> additional_allow_read;
+  friend bool operator==(const FilesystemConfig&, const FilesystemConfig&) = default;
+};
+
+/// `hostIPC` section (reference item 17).
+///   preflight_command_prefixes: trimmed, non-empty, duplicates removed keeping the first.
+///   retry_on_unix_socket_error: whether a command that failed on a Unix-socket error may
+///     be offered for a host run.
+struct HostIpcConfig {
+  HostIpcMode mode = HostIpcMode::Off;
+  std::vector<std::string> preflight_command_prefixes;
+  bool retry_on_unix_socket_error = false;
+  friend bool operator==(const HostIpcConfig&, const HostIpcConfig&) = default;
+};
+
+/// `network` section (reference items 99-101): canonical patterns, duplicates (same
+/// canonical text) removed keeping the first. Empty lists mean per-connection review only.
+struct NetworkConfig {
+  std::vector<policy::DomainPattern> allowed_domains;
+  std::vector<policy::DomainPattern> denied_domains;
+  friend bool operator==(const NetworkConfig&, const NetworkConfig&) = default;
+};
+
+/// `approval` section (issue 3).
+///   reviewer: the automatic reviewer program (absolute path) and its arguments, run without
+///     a shell; empty when no reviewer is configured.
+///   reviewer_timeout_seconds: how long the reviewer may take, 1-600 seconds (default 90).
+///   grant_ttl_seconds: how long an approval grant stays usable, 1-300 seconds (default 60).
+struct ApprovalConfig {
+  std::vector<std::string> reviewer;
+  int reviewer_timeout_seconds = kDefaultReviewerTimeoutSeconds;
+  int grant_ttl_seconds = kDefaultGrantTtlSeconds;
+  friend bool operator==(const ApprovalConfig&, const ApprovalConfig&) = default;
+};
+
+/// The whole trusted configuration. A default-constructed Config is the configuration used
+/// when no file exists (reference item 13). Immutable once parsed: share it as
+/// `std::shared_ptr<const Config>`.
+struct Config {
+  SubagentsConfig subagents;
+  FilesystemConfig filesystem;
+  HostIpcConfig host_ipc;
+  NetworkConfig network;
+  ApprovalConfig approval;
+  friend bool operator==(const Config&, const Config&) = default;
+};
+
+/// Why a configuration text was refused. parse() has no path, so the loader (or any caller
+/// that knows where the text came from) renders it with describe().
+struct ConfigError {
+  enum class Kind {
+    InvalidJson,  ///< not JSON: line, column and reason are set
+    Invalid,      ///< JSON, but not a valid configuration: message is set
+  };
+  Kind kind = Kind::Invalid;
+  /// Kind::Invalid: the whole message, starting with kInvalidPrefix, e.g.
+  /// `invalid pi-sandbox configuration: unknown root keys: a, b`.
+  std::string message;
+  /// Kind::InvalidJson: 1-based line and column (in bytes) of the last byte the parser read:
+  /// the last byte of the offending token, or one past the end of the text.
+  std::size_t line = 0;
+  std::size_t column = 0;
+  /// Kind::InvalidJson: the JSON parser's reason, e.g. `syntax error while parsing value -
+  /// unexpected end of input; expected '[', '{', or a literal`.
+  std::string reason;
+  /// Optional second line saying what is accepted (e.g. why a domain pattern was refused).
+  std::string hint;
+
+  /// The one-line message for a configuration read from `path`:
+  ///   Kind::Invalid:     message (the path is not repeated, as in the reference);
+  ///   Kind::InvalidJson: `invalid JSON in pi-sandbox configuration at <path>: <line>:<column>:
+  ///                      <reason>`.
+  [[nodiscard]] std::string describe(const std::filesystem::path& path) const;
+
+  /// describe(path) and hint as a core::Error (code 0).
+  [[nodiscard]] core::Error to_error(const std::filesystem::path& path) const;
+};
+
+/// Parses the text of a configuration file (UTF-8 JSON, RFC 8259; no comments, no trailing
+/// content) into a Config with defaults filled in.
+///
+/// Errors, in document order (the first one found is returned):
+///   - not JSON, or an empty text: Kind::InvalidJson;
+///   - a key twice in the root object or in a section: `duplicate <where> key: <k>`;
+///   - `root must be an object`; `unknown <where> key: a` / `unknown <where> keys: a, b`
+///     (where = root, subagents, filesystem, hostIPC, network, approval; keys in document
+///     order); `<section> must be an object` (also for arrays and null);
+///   - one message per field (see the issue 3 schema), e.g.
+///     `subagents.provider must be one of builtin, pi-subagents, off`,
+///     `network.allowedDomains[0] contains an invalid domain pattern: https://github.com`,
+///     `approval.reviewerTimeoutSeconds must be an integer between 1 and 600`.
+/// A null value is an error like any other wrong type, never "use the default". Integers are
+/// written without fraction or exponent (90, not 90.0 or 9e1). Never throws.
+std::expected<Config, ConfigError> parse(std::string_view json_text);
+
+/// The effective configuration as pretty JSON (2-space indent, no trailing newline) with
+/// every default filled in, keys in schema order; `approval.reviewer` is omitted when no
+/// reviewer is configured. parse(to_json(c)) == c for every parsed c. Printed by
+/// `pi-sandbox config check` (issue 3).
+std::string to_json(const Config& config);
+
+}  // namespace pisandbox::config

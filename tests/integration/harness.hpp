@@ -1,0 +1,84 @@
+// Helpers for integration tests: run the real pi-sandbox binary, make scratch workspaces,
+// skip (or, with PI_SANDBOX_REQUIRE_ALL=1, fail) when a kernel feature is missing.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/types.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pisandbox::testing {
+
+namespace fs = std::filesystem;
+
+/// What a finished process left behind: its exit code (or 128+signal), stdout and stderr.
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+/// The pi-sandbox binary under test: $PI_SANDBOX_BINARY, else the one CMake built.
+std::string sandbox_binary();
+
+/// Runs `argv` with `env` added to (and overriding) the current environment; stdin is
+/// /dev/null. Waits for it to exit and returns its code and output.
+RunResult run_process(const std::vector<std::string>& argv,
+                      const std::map<std::string, std::string>& env = {});
+
+/// Starts `argv` in the background (stdout/stderr to /dev/null); returns its pid.
+pid_t spawn_process(const std::vector<std::string>& argv,
+                    const std::map<std::string, std::string>& env = {});
+
+/// Waits for `pid` and returns its exit code or 128+signal.
+int wait_process(pid_t pid);
+
+/// True while a process whose command line contains `needle` exists (read from /proc).
+bool process_running(const std::string& needle);
+
+/// Waits until no process matching `needle` is left, up to `limit`; returns whether so.
+bool wait_until_gone(const std::string& needle,
+                     std::chrono::milliseconds limit = std::chrono::milliseconds(5000));
+
+/// Reads a whole file ("" when missing).
+std::string read_file(const fs::path& path);
+void write_file(const fs::path& path, const std::string& text);
+
+/// Names of the entries of `dir` (sorted), for "nothing left behind" checks.
+std::vector<std::string> list_dir(const fs::path& dir);
+
+/// Skips the test with `reason` or, when PI_SANDBOX_REQUIRE_ALL=1, fails it.
+#define PI_SANDBOX_REQUIRE(condition, reason)                                   \
+  do {                                                                          \
+    if (!(condition)) {                                                         \
+      if (::pisandbox::testing::require_all()) FAIL() << "required: " << reason; \
+      GTEST_SKIP() << reason;                                                   \
+    }                                                                           \
+  } while (0)
+bool require_all();
+
+/// A scratch directory tree for one test: `root` holds a fake `home` (with .ssh/id_rsa and
+/// .gitconfig) and a workspace `home/ws`; removed afterwards.
+class Scratch {
+ public:
+  Scratch();
+  ~Scratch();
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+
+  fs::path root, home, ws;
+
+  /// `pi-sandbox run --cwd <cwd> [extra] -c <command>` with HOME set to the fake home.
+  RunResult run(const std::string& command, const std::vector<std::string>& extra = {},
+                const std::optional<fs::path>& cwd = std::nullopt) const;
+  /// The environment every run of this scratch gets.
+  std::map<std::string, std::string> env() const;
+};
+
+}  // namespace pisandbox::testing

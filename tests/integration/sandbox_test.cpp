@@ -1,0 +1,277 @@
+// The Linux sandbox against the real kernel: what a command can and cannot do under the
+// default policy (issue 2 "Tests", cases C-01 to C-04, C-09). Runs as root and as an
+// unprivileged user (scripts/test runs this binary twice).
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "harness.hpp"
+
+namespace pisandbox::testing {
+namespace {
+
+bool have(const std::string& program) {
+  return run_process({"/bin/sh", "-c", "command -v " + program}).exit_code == 0;
+}
+
+TEST(Sandbox, WritesInsideTheWorkspaceReachTheHost) {
+  Scratch s;
+  const RunResult r = s.run("echo hello > made.txt && mkdir -p d/e && echo ok > d/e/f && cat made.txt");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "hello\n");
+  EXPECT_EQ(read_file(s.ws / "made.txt"), "hello\n");
+  EXPECT_EQ(read_file(s.ws / "d/e/f"), "ok\n");
+}
+
+TEST(Sandbox, TheHostOutsideTheWorkspaceIsReadOnly) {
+  Scratch s;
+  // /root is another user's home for an unprivileged run, and not the (fake) home of a
+  // root run: read-only either way.
+  const RunResult r = s.run(
+      "touch /etc/pi-sandbox-probe; touch /usr/pi-sandbox-probe; touch /root/pi-sandbox-probe; "
+      "echo done");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.err.find("touch: cannot touch '/etc/pi-sandbox-probe': Read-only file system"),
+            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("touch: cannot touch '/usr/pi-sandbox-probe': Read-only file system"),
+            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("touch: cannot touch '/root/pi-sandbox-probe': Read-only file system"),
+            std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists("/etc/pi-sandbox-probe"));
+  EXPECT_FALSE(fs::exists("/root/pi-sandbox-probe"));
+}
+
+TEST(Sandbox, TheHomeIsHiddenButGitConfigIsReadable) {
+  Scratch s;
+  const RunResult r = s.run(
+      "cat ~/.ssh/id_rsa; cat ~/.gitconfig; echo cache > ~/.cache-file && cat ~/.cache-file");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.err.find(".ssh/id_rsa: No such file or directory"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "[user]\n\tname = Sandbox Test\n\temail = t@example.com\ncache\n");
+  // The throw-away home layer never reaches the real home.
+  EXPECT_FALSE(fs::exists(s.home / ".cache-file"));
+  const RunResult write = s.run("echo x >> ~/.gitconfig");
+  EXPECT_NE(write.exit_code, 0);
+  EXPECT_NE(write.err.find("Read-only file system"), std::string::npos) << write.err;
+  EXPECT_EQ(read_file(s.home / ".gitconfig"),
+            "[user]\n\tname = Sandbox Test\n\temail = t@example.com\n");
+}
+
+TEST(Sandbox, PrivateTempIsWritableAndGoneAfterwards) {  // case C-02
+  Scratch s;
+  const std::string host_file = "/tmp/pi-sandbox-host-visible-" + std::to_string(::getpid());
+  write_file(host_file, "host\n");
+  const RunResult r = s.run(
+      "touch /tmp/t && cat /tmp/t && d=$(mktemp -d) && test -d \"$d\" && echo \"$TMPDIR $TMP "
+      "$TEMP\" && touch /var/tmp/v && ls " + host_file + " 2>&1; echo private > /tmp/mine");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "/tmp /tmp /tmp\nls: cannot access '" + host_file +
+                       "': No such file or directory\n");
+  EXPECT_FALSE(fs::exists("/tmp/mine"));
+  EXPECT_EQ(read_file(host_file), "host\n");
+  fs::remove(host_file);
+}
+
+TEST(Sandbox, GitInitAddCommitWorkAndHooksAreProtectedLater) {  // case C-03
+  PI_SANDBOX_REQUIRE(have("git"), "git is not installed");
+  Scratch s;
+  const RunResult init = s.run(
+      "git init -q && git add -A && git commit -qm x --allow-empty && git remote add origin "
+      "https://example.com/r.git && git log --format=%s");
+  EXPECT_EQ(init.exit_code, 0) << init.err;
+  EXPECT_EQ(init.out, "x\n");
+  EXPECT_EQ(init.err, "");
+  const RunResult hook = s.run("printf '#!/bin/sh\\n' > .git/hooks/pre-commit");
+  EXPECT_EQ(hook.exit_code, 1);
+  EXPECT_NE(hook.err.find(".git/hooks/pre-commit: Read-only file system"), std::string::npos)
+      << hook.err;
+  EXPECT_FALSE(fs::exists(s.ws / ".git/hooks/pre-commit"));
+  const RunResult status = s.run("git status --porcelain; git add -A; git status --porcelain");
+  EXPECT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_EQ(status.out, "");  // placeholders are invisible to git
+}
+
+TEST(Sandbox, AHookWrittenByTheCommandThatCreatedTheRepositoryIsReported) {  // case C-03
+  PI_SANDBOX_REQUIRE(have("git"), "git is not installed");
+  Scratch s;
+  const RunResult r = s.run("git init -q && printf '#!/bin/sh\\n' > .git/hooks/post-checkout");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "pi-sandbox: warning: the command created a Git hook, which git on the host "
+                   "would run: " + (s.ws / ".git/hooks/post-checkout").string() +
+                   " (review or delete it; later commands cannot write hooks)\n");
+}
+
+TEST(Sandbox, PythonVirtualEnvironmentsWork) {
+  PI_SANDBOX_REQUIRE(fs::exists("/usr/bin/python3"), "/usr/bin/python3 is not installed");
+  Scratch s;
+  const RunResult r = s.run("/usr/bin/python3 -m venv .venv && .venv/bin/python -c 'print(1)'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "1\n");
+}
+
+/// Every kind of change to a protected path fails, and the host copy stays as it was.
+void expect_protected(const Scratch& s, const std::string& rel, bool exists_before) {
+  const fs::path host = s.ws / rel;
+  const std::string before = exists_before ? read_file(host) : "";
+  const std::string p = "'" + rel + "'";
+  const struct {
+    const char* what;
+    std::string command;
+  } attempts[] = {
+      {"write", "echo evil >> " + p},
+      {"truncate", ": > " + p},
+      {"rename onto", "echo evil > decoy && mv -f decoy " + p},
+      {"rename away", "mv " + p + " moved-away"},
+      {"remove", "rm -rf " + p},
+      {"hard link", "echo evil > decoy2 && ln -f decoy2 " + p},
+      {"symlink", "ln -sfn /etc/passwd " + p},
+  };
+  for (const auto& attempt : attempts) {
+    const RunResult r = s.run(attempt.command + " && echo CHANGED");
+    EXPECT_EQ(r.out.find("CHANGED"), std::string::npos) << rel << ": " << attempt.what;
+    EXPECT_NE(r.exit_code, 0) << rel << ": " << attempt.what;
+    EXPECT_EQ(fs::exists(fs::symlink_status(host)), exists_before) << rel << ": " << attempt.what;
+    if (exists_before && fs::is_regular_file(host)) {
+      EXPECT_EQ(read_file(host), before) << rel;
+    }
+  }
+  // A copy is fine (reads are allowed); the protected original stays where it was.
+  fs::remove_all(s.ws / "moved-away");
+}
+
+TEST(Sandbox, ProtectedPathsRefuseWriteCreateRenameLinkAndSymlinkReplacement) {
+  Scratch s;
+  write_file(s.ws / ".bashrc", "existing rc\n");
+  write_file(s.ws / "sub/.env.local", "TOKEN=1\n");
+  write_file(s.ws / "certs/server.pem", "CERT\n");
+  write_file(s.ws / ".pi/settings.json", "{}\n");
+  for (const auto& rel : {".bashrc", "sub/.env.local", "certs/server.pem", ".pi/settings.json"})
+    expect_protected(s, rel, true);
+  for (const auto& rel : {".env", ".mcp.json", ".gitmodules", ".pi/sandbox.json", ".profile"})
+    expect_protected(s, rel, false);
+  for (const auto& rel : {".vscode/settings.json", ".claude/commands/x.md", "secrets/token",
+                          ".idea/workspace.xml"}) {
+    const RunResult r = s.run("mkdir -p \"$(dirname " + std::string(rel) + ")\"; echo x > " + rel);
+    EXPECT_NE(r.exit_code, 0) << rel;
+    EXPECT_FALSE(fs::exists(s.ws / rel)) << rel;
+  }
+  // Nothing of the placeholders is left on the host.
+  EXPECT_EQ(list_dir(s.ws), (std::vector<std::string>{".bashrc", ".pi", "certs", "decoy", "decoy2", "sub"}));
+  EXPECT_EQ(list_dir(s.ws / ".pi"), (std::vector<std::string>{"settings.json"}));
+}
+
+TEST(Sandbox, ARenameOfAProtectedPathsParentIsRefused) {
+  PI_SANDBOX_REQUIRE(have("git"), "git is not installed");
+  Scratch s;
+  ASSERT_EQ(s.run("git init -q").exit_code, 0);
+  const RunResult r = s.run(
+      "mv .git .git-old && mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("Device or resource busy"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(s.ws / ".git-old"));
+}
+
+TEST(Sandbox, DotfileSymlinksIntoTheHomeStillWork) {  // case C-01
+  Scratch s;
+  write_file(s.home / "dotfiles/bashrc", "rc\n");
+  fs::create_symlink(s.home / "dotfiles/bashrc", s.home / ".bashrc");
+  fs::create_symlink(s.home / "dotfiles/missing", s.home / ".profile");  // dangling
+  const RunResult hi = s.run("echo hi", {}, s.home);
+  EXPECT_EQ(hi.exit_code, 0) << hi.err;
+  EXPECT_EQ(hi.out, "hi\n");
+  const RunResult write = s.run("echo x >> ~/.bashrc", {}, s.home);
+  EXPECT_NE(write.exit_code, 0);
+  EXPECT_NE(write.err.find("Read-only file system"), std::string::npos) << write.err;
+  EXPECT_EQ(read_file(s.home / "dotfiles/bashrc"), "rc\n");
+  const RunResult dangling = s.run("echo x >> ~/.profile; rm -f ~/.profile", {}, s.home);
+  EXPECT_NE(dangling.exit_code, 0);
+  EXPECT_FALSE(fs::exists(s.home / "dotfiles/missing"));
+  EXPECT_TRUE(fs::is_symlink(s.home / ".profile"));
+}
+
+TEST(Sandbox, AProtectedNameLinkedToADirectoryStillLetsCommandsRun) {  // case C-04
+  Scratch s;
+  fs::create_directories(s.ws / "sub/.vscode");
+  fs::create_directory_symlink("sub/.vscode", s.ws / ".vscode");
+  const RunResult ls = s.run("ls");
+  EXPECT_EQ(ls.exit_code, 0) << ls.err;
+  EXPECT_EQ(ls.out, "secrets\nsub\n");  // `secrets/` is a (read-only, empty) placeholder
+  const RunResult via_link = s.run("echo x > .vscode/tasks.json");
+  EXPECT_NE(via_link.exit_code, 0);
+  const RunResult direct = s.run("echo x > sub/.vscode/tasks.json");
+  EXPECT_NE(direct.exit_code, 0);
+  EXPECT_FALSE(fs::exists(s.ws / "sub/.vscode/tasks.json"));
+  EXPECT_TRUE(fs::is_symlink(s.ws / ".vscode"));
+}
+
+TEST(Sandbox, HostUnixSocketsAreRefusedButSocketpairWorks) {  // case C-09
+  Scratch s;
+  // A real AF_UNIX server on the host, in the workspace where the sandbox can see the path.
+  const fs::path path = s.ws / "server.sock";
+  const int server = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+  ASSERT_EQ(::bind(server, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(server, 4), 0);
+  const RunResult r = s.run(
+      "/usr/bin/python3 -c \"import socket; s=socket.socket(socket.AF_UNIX); "
+      "s.connect('" + path.string() + "')\" 2>&1 | tail -1; /usr/bin/python3 -c \"import socket; "
+      "a,b=socket.socketpair(); a.send(b'pair'); print(b.recv(4).decode())\"");
+  ::close(server);
+  EXPECT_EQ(r.out, "PermissionError: [Errno 1] Operation not permitted\npair\n") << r.err;
+}
+
+TEST(Sandbox, TmuxAgainstARunningServerFailsWithOperationNotPermitted) {  // case C-09
+  PI_SANDBOX_REQUIRE(have("tmux"), "tmux is not installed");
+  Scratch s;
+  const std::string sock = (s.root / "tmux.sock").string();
+  ASSERT_EQ(run_process({"/usr/bin/tmux", "-S", sock, "new-session", "-d", "-s", "pi", "sleep 60"})
+                .exit_code, 0);
+  const RunResult host = run_process({"/usr/bin/tmux", "-S", sock, "ls"});
+  EXPECT_EQ(host.exit_code, 0);
+  // The socket's directory is outside the workspace but readable: only the socket is refused.
+  const RunResult r = s.run("tmux -S " + sock + " ls");
+  run_process({"/usr/bin/tmux", "-S", sock, "kill-server"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("Operation not permitted"), std::string::npos) << r.err;
+}
+
+TEST(Sandbox, NewUserNamespacesAndMountsAreRefused) {
+  Scratch s;
+  const RunResult r = s.run("unshare -Ur true");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("Operation not permitted"), std::string::npos) << r.err;
+  const RunResult m = s.run("mount -t tmpfs none /tmp");
+  EXPECT_NE(m.exit_code, 0);
+}
+
+TEST(Sandbox, ExitCodesAndSignalsMapAsDocumented) {
+  Scratch s;
+  EXPECT_EQ(s.run("exit 3").exit_code, 3);
+  EXPECT_EQ(s.run("exit 0").exit_code, 0);
+  EXPECT_EQ(s.run("kill -TERM $$").exit_code, 128 + SIGTERM);
+  EXPECT_EQ(s.run("kill -KILL $$").exit_code, 128 + SIGKILL);
+  const RunResult missing = run_process(
+      {sandbox_binary(), "run", "--cwd", s.ws.string(), "--", "no-such-program-xyz"}, s.env());
+  EXPECT_EQ(missing.exit_code, 127);
+  EXPECT_EQ(missing.err, "pi-sandbox: no-such-program-xyz: No such file or directory\n");
+  const RunResult argv = run_process(
+      {sandbox_binary(), "run", "--cwd", s.ws.string(), "--", "/bin/echo", "a b", "c"}, s.env());
+  EXPECT_EQ(argv.exit_code, 0);
+  EXPECT_EQ(argv.out, "a b c\n");
+}
+
+TEST(Sandbox, SetupFailuresExit125WithOneMessage) {
+  Scratch s;
+  const RunResult r = run_process(
+      {sandbox_binary(), "run", "--cwd", (s.root / "missing").string(), "-c", "true"}, s.env());
+  EXPECT_EQ(r.exit_code, 125);
+  EXPECT_EQ(r.err, "pi-sandbox: --cwd \"" + (s.root / "missing").string() +
+                       "\": realpath: ENOENT (No such file or directory)\n");
+}
+
+}  // namespace
+}  // namespace pisandbox::testing

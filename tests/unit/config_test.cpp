@@ -1,0 +1,698 @@
+// config::parse, config::to_json and config::load (reference items 11-18, 86, 99-101;
+// issue 3). Every message is asserted exactly.
+#include "config/config.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "config/loader.hpp"
+
+namespace pisandbox::config {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kPath = "/home/u/.pi/agent/extensions/pi-sandbox/config.json";
+
+struct Refused {
+  std::string name;
+  std::string text;
+  std::string message;  // without the `invalid pi-sandbox configuration: ` prefix
+};
+
+std::string test_name(const testing::TestParamInfo<Refused>& info) {
+  return info.param.name;
+}
+
+class ConfigRefused : public testing::TestWithParam<Refused> {};
+
+TEST_P(ConfigRefused, WithTheExactMessage) {
+  const Refused& c = GetParam();
+  auto config = parse(c.text);
+  ASSERT_FALSE(config.has_value()) << c.text;
+  EXPECT_EQ(config.error().kind, ConfigError::Kind::Invalid);
+  EXPECT_EQ(config.error().describe(kPath), "invalid pi-sandbox configuration: " + c.message)
+      << c.text;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Root, ConfigRefused,
+    testing::Values(
+        Refused{"Array", "[]", "root must be an object"},
+        Refused{"Null", "null", "root must be an object"},
+        Refused{"Number", "1", "root must be an object"},
+        Refused{"String", R"("x")", "root must be an object"},
+        Refused{"UnknownKey", R"({"zzz": 1})", "unknown root key: zzz"},
+        Refused{"UnknownKeysInDocumentOrder", R"({"subagents": {}, "b": 1, "a": 2})",
+                "unknown root keys: b, a"},
+        Refused{"UnknownBeforeSectionType", R"({"subagents": [], "x": 1})", "unknown root key: x"},
+        Refused{"UnknownCaseSensitive", R"({"hostIpc": {}})", "unknown root key: hostIpc"},
+        Refused{"DuplicateRootKey", R"({"a": 1, "a": 2})", "duplicate root key: a"},
+        Refused{"DuplicateSection", R"({"subagents": {}, "subagents": {"provider": "off"}})",
+                "duplicate root key: subagents"},
+        Refused{"DuplicateBeforeLaterSyntaxError", R"({"a": 1, "a": 2, )", "duplicate root key: a"},
+        Refused{"DuplicateDeepIsSchemaError", R"({"foo": {"a": 1, "a": 2}})",
+                "unknown root key: foo"}),
+    test_name);
+
+INSTANTIATE_TEST_SUITE_P(
+    Sections, ConfigRefused,
+    testing::Values(
+        Refused{"SubagentsArray", R"({"subagents": []})", "subagents must be an object"},
+        Refused{"SubagentsNull", R"({"subagents": null})", "subagents must be an object"},
+        Refused{"FilesystemString", R"({"filesystem": "x"})", "filesystem must be an object"},
+        Refused{"HostIpcArray", R"({"hostIPC": [{}]})", "hostIPC must be an object"},
+        Refused{"NetworkNull", R"({"network": null})", "network must be an object"},
+        Refused{"ApprovalBool", R"({"approval": true})", "approval must be an object"},
+        Refused{"UnknownSubagentsKey", R"({"subagents": {"x": 1}})", "unknown subagents key: x"},
+        Refused{"UnknownFilesystemKeys", R"({"filesystem": {"allowWrite": [], "denyRead": []}})",
+                "unknown filesystem keys: allowWrite, denyRead"},
+        Refused{"UnknownHostIpcKey", R"({"hostIPC": {"mode": "ask", "prefixes": []}})",
+                "unknown hostIPC key: prefixes"},
+        Refused{"UnknownNetworkKeys",
+                R"({"network": {"allowLocalBinding": true, "allowUnixSockets": ["/x"]}})",
+                "unknown network keys: allowLocalBinding, allowUnixSockets"},
+        Refused{"UnknownApprovalKey", R"({"approval": {"timeout": 5}})",
+                "unknown approval key: timeout"},
+        Refused{"UnknownBeforeFieldError", R"({"subagents": {"provider": 1, "x": 1}})",
+                "unknown subagents key: x"},
+        Refused{"SectionsInSchemaOrder", R"({"approval": [], "subagents": []})",
+                "subagents must be an object"},
+        Refused{"DuplicateSubagentsKey",
+                R"({"subagents": {"provider": "off", "provider": "builtin"}})",
+                "duplicate subagents key: provider"},
+        Refused{"DuplicateHostIpcKey", R"({"hostIPC": {"mode": "off", "mode": "ask"}})",
+                "duplicate hostIPC key: mode"},
+        Refused{"DuplicateNetworkKey",
+                R"({"network": {"deniedDomains": ["*"], "deniedDomains": []}})",
+                "duplicate network key: deniedDomains"},
+        Refused{"DuplicateApprovalKey",
+                R"({"approval": {"grantTtlSeconds": 1, "grantTtlSeconds": 300}})",
+                "duplicate approval key: grantTtlSeconds"},
+        Refused{"DuplicateFilesystemKey",
+                R"({"filesystem": {"additionalAllowRead": [], "additionalAllowRead": ["/x"]}})",
+                "duplicate filesystem key: additionalAllowRead"}),
+    test_name);
+
+const std::string kProvider = "subagents.provider must be one of builtin, pi-subagents, off";
+const std::string kAllowRead = "filesystem.additionalAllowRead must be an array of absolute paths";
+const std::string kMode = "hostIPC.mode must be one of off, ask";
+const std::string kPrefixes =
+    "hostIPC.preflightCommandPrefixes must be an array of non-empty strings";
+const std::string kRetry = "hostIPC.retryOnUnixSocketError must be a boolean";
+
+INSTANTIATE_TEST_SUITE_P(
+    Fields, ConfigRefused,
+    testing::Values(
+        Refused{"ProviderUnknown", R"({"subagents": {"provider": "nope"}})", kProvider},
+        Refused{"ProviderCase", R"({"subagents": {"provider": "Builtin"}})", kProvider},
+        Refused{"ProviderNull", R"({"subagents": {"provider": null}})", kProvider},
+        Refused{"ProviderNumber", R"({"subagents": {"provider": 1}})", kProvider},
+        Refused{"AllowReadRelative", R"({"filesystem": {"additionalAllowRead": ["rel/path"]}})",
+                kAllowRead},
+        Refused{"AllowReadString", R"({"filesystem": {"additionalAllowRead": "/a"}})", kAllowRead},
+        Refused{"AllowReadEmpty", R"({"filesystem": {"additionalAllowRead": [""]}})", kAllowRead},
+        Refused{"AllowReadBlank", R"({"filesystem": {"additionalAllowRead": ["  "]}})", kAllowRead},
+        Refused{"AllowReadNotTrimmed", R"({"filesystem": {"additionalAllowRead": [" /a"]}})",
+                kAllowRead},
+        Refused{"AllowReadNumber", R"({"filesystem": {"additionalAllowRead": ["/a", 1]}})",
+                kAllowRead},
+        Refused{"AllowReadNul", R"({"filesystem": {"additionalAllowRead": ["/a\u0000b"]}})",
+                kAllowRead},
+        Refused{"AllowReadNull", R"({"filesystem": {"additionalAllowRead": null}})", kAllowRead},
+        Refused{"ModeUnknown", R"({"hostIPC": {"mode": "on"}})", kMode},
+        Refused{"ModeCase", R"({"hostIPC": {"mode": "ASK"}})", kMode},
+        Refused{"ModeBool", R"({"hostIPC": {"mode": true}})", kMode},
+        Refused{"PrefixBlank", R"({"hostIPC": {"preflightCommandPrefixes": ["  "]}})", kPrefixes},
+        Refused{"PrefixEmpty", R"({"hostIPC": {"preflightCommandPrefixes": ["tmux", ""]}})",
+                kPrefixes},
+        Refused{"PrefixUnicodeBlank",
+                R"({"hostIPC": {"preflightCommandPrefixes": ["\u00a0\u3000\ufeff"]}})", kPrefixes},
+        Refused{"PrefixString", R"({"hostIPC": {"preflightCommandPrefixes": "tmux"}})", kPrefixes},
+        Refused{"PrefixNumber", R"({"hostIPC": {"preflightCommandPrefixes": [1]}})", kPrefixes},
+        Refused{"RetryString", R"({"hostIPC": {"retryOnUnixSocketError": "true"}})", kRetry},
+        Refused{"RetryNumber", R"({"hostIPC": {"retryOnUnixSocketError": 1}})", kRetry},
+        Refused{"RetryNull", R"({"hostIPC": {"retryOnUnixSocketError": null}})", kRetry}),
+    test_name);
+
+// Case C-05, C-07 and C-09 entries, each in the position it is written.
+INSTANTIATE_TEST_SUITE_P(
+    Network, ConfigRefused,
+    testing::Values(
+        Refused{"AllowedString", R"({"network": {"allowedDomains": "github.com"}})",
+                "network.allowedDomains must be an array of non-empty strings"},
+        Refused{"DeniedEmptyEntry", R"({"network": {"deniedDomains": ["x.com", ""]}})",
+                "network.deniedDomains must be an array of non-empty strings"},
+        Refused{"DeniedBlankEntry", R"({"network": {"deniedDomains": ["  "]}})",
+                "network.deniedDomains must be an array of non-empty strings"},
+        Refused{"AllowedNumber", R"({"network": {"allowedDomains": [443]}})",
+                "network.allowedDomains must be an array of non-empty strings"},
+        Refused{"ShapeBeforeEntries", R"({"network": {"allowedDomains": ["https://x.com", 1]}})",
+                "network.allowedDomains must be an array of non-empty strings"},
+        Refused{"Path", R"({"network": {"allowedDomains": ["github.com/example-org/*"]}})",
+                "network.allowedDomains[0] contains an invalid domain pattern: "
+                "github.com/example-org/*"},
+        Refused{"Scheme",
+                R"({"network": {"allowedDomains": ["github.com", "https://github.com"]}})",
+                "network.allowedDomains[1] contains an invalid domain pattern: "
+                "https://github.com"},
+        Refused{"UnixSocket", R"({"network": {"deniedDomains": ["unix:///var/run/docker.sock"]}})",
+                "network.deniedDomains[0] contains an invalid domain pattern: "
+                "unix:///var/run/docker.sock"},
+        Refused{"Ipv4", R"({"network": {"allowedDomains": ["127.0.0.1"]}})",
+                "network.allowedDomains[0] contains an invalid domain pattern: 127.0.0.1"},
+        Refused{"Ipv6", R"({"network": {"deniedDomains": ["[::1]"]}})",
+                "network.deniedDomains[0] contains an invalid domain pattern: [::1]"},
+        Refused{"LeadingZeroPort", R"({"network": {"allowedDomains": ["example.com:0443"]}})",
+                "network.allowedDomains[0] contains an invalid domain pattern: example.com:0443"},
+        Refused{"PortTooLarge", R"({"network": {"allowedDomains": ["example.com:65536"]}})",
+                "network.allowedDomains[0] contains an invalid domain pattern: example.com:65536"},
+        Refused{"StarInAllowed", R"({"network": {"allowedDomains": ["*"]}})",
+                "network.allowedDomains[0] contains an invalid domain pattern: *"},
+        Refused{"StarPortInAllowed", R"({"network": {"allowedDomains": ["*:443"]}})",
+                "network.allowedDomains[0] contains an invalid domain pattern: *:443"},
+        Refused{"EntryAsWritten", R"({"network": {"allowedDomains": [" Bad_Host.com "]}})",
+                "network.allowedDomains[0] contains an invalid domain pattern:  Bad_Host.com "},
+        Refused{"AllowedBeforeDenied",
+                R"({"network": {"deniedDomains": ["x y"], "allowedDomains": ["localhost"]}})",
+                "network.allowedDomains[0] contains an invalid domain pattern: localhost"}),
+    test_name);
+
+const std::string kReviewer =
+    "approval.reviewer must be an array of strings starting with an absolute path";
+const std::string kTimeout = "approval.reviewerTimeoutSeconds must be an integer between 1 and 600";
+const std::string kTtl = "approval.grantTtlSeconds must be an integer between 1 and 300";
+
+INSTANTIATE_TEST_SUITE_P(
+    Approval, ConfigRefused,
+    testing::Values(
+        Refused{"ReviewerEmpty", R"({"approval": {"reviewer": []}})", kReviewer},
+        Refused{"ReviewerString", R"({"approval": {"reviewer": "/bin/r"}})", kReviewer},
+        Refused{"ReviewerRelative", R"({"approval": {"reviewer": ["my-reviewer"]}})", kReviewer},
+        Refused{"ReviewerNonString", R"({"approval": {"reviewer": ["/bin/r", 1]}})", kReviewer},
+        Refused{"ReviewerNul", R"({"approval": {"reviewer": ["/bin/r", "a\u0000"]}})", kReviewer},
+        Refused{"ReviewerNull", R"({"approval": {"reviewer": null}})", kReviewer},
+        Refused{"TimeoutZero", R"({"approval": {"reviewerTimeoutSeconds": 0}})", kTimeout},
+        Refused{"TimeoutNegative", R"({"approval": {"reviewerTimeoutSeconds": -1}})", kTimeout},
+        Refused{"TimeoutTooLarge", R"({"approval": {"reviewerTimeoutSeconds": 601}})", kTimeout},
+        Refused{"TimeoutFraction", R"({"approval": {"reviewerTimeoutSeconds": 90.5}})", kTimeout},
+        Refused{"TimeoutFloatLiteral", R"({"approval": {"reviewerTimeoutSeconds": 90.0}})",
+                kTimeout},
+        Refused{"TimeoutExponent", R"({"approval": {"reviewerTimeoutSeconds": 9e1}})", kTimeout},
+        Refused{"TimeoutHuge", R"({"approval": {"reviewerTimeoutSeconds": 18446744073709551616}})",
+                kTimeout},
+        Refused{"TimeoutUint64Max",
+                R"({"approval": {"reviewerTimeoutSeconds": 18446744073709551615}})", kTimeout},
+        Refused{"TimeoutString", R"({"approval": {"reviewerTimeoutSeconds": "90"}})", kTimeout},
+        Refused{"TimeoutBool", R"({"approval": {"reviewerTimeoutSeconds": true}})", kTimeout},
+        Refused{"TimeoutNull", R"({"approval": {"reviewerTimeoutSeconds": null}})", kTimeout},
+        Refused{"TtlZero", R"({"approval": {"grantTtlSeconds": 0}})", kTtl},
+        Refused{"TtlTooLarge", R"({"approval": {"grantTtlSeconds": 301}})", kTtl},
+        Refused{"TtlFraction", R"({"approval": {"grantTtlSeconds": 1.5}})", kTtl},
+        Refused{"TtlArray", R"({"approval": {"grantTtlSeconds": [60]}})", kTtl}),
+    test_name);
+
+struct NotJson {
+  std::string name;
+  std::string text;
+  std::string position_and_reason;  // `<line>:<column>: <reason>`
+};
+
+class ConfigNotJson : public testing::TestWithParam<NotJson> {};
+
+TEST_P(ConfigNotJson, NamesThePathLineAndColumn) {
+  const NotJson& c = GetParam();
+  auto config = parse(c.text);
+  ASSERT_FALSE(config.has_value());
+  EXPECT_EQ(config.error().kind, ConfigError::Kind::InvalidJson);
+  EXPECT_EQ(config.error().describe(kPath), "invalid JSON in pi-sandbox configuration at " +
+                                                kPath.string() + ": " + c.position_and_reason);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Syntax, ConfigNotJson,
+    testing::Values(
+        NotJson{"EmptyFile", "",
+                "1:1: syntax error while parsing value - unexpected end of input; expected '[', "
+                "'{', or a literal"},
+        NotJson{"OnlyWhitespace", "\n\n  ",
+                "3:3: syntax error while parsing value - unexpected end of input; expected '[', "
+                "'{', or a literal"},
+        NotJson{"Unterminated", "{",
+                "1:2: syntax error while parsing object key - unexpected end of input; expected "
+                "string literal"},
+        NotJson{"SecondLine", "{\n  \"subagents\": ,\n}",
+                "2:16: syntax error while parsing value - unexpected ','; expected '[', '{', or "
+                "a literal"},
+        NotJson{"TrailingComma", "{\"a\": 1,}",
+                "1:9: syntax error while parsing object key - unexpected '}'; expected string "
+                "literal"},
+        NotJson{"TrailingContent", "{} {}",
+                "1:4: syntax error while parsing value - unexpected '{'; expected end of input"},
+        NotJson{"Comment", "// settings\n{}",
+                "1:1: syntax error while parsing value - invalid literal; last read: '/'"},
+        NotJson{"SingleQuotes", "{'a': 1}",
+                "1:2: syntax error while parsing object key - invalid literal; last read: "
+                "'{''; expected string literal"},
+        NotJson{"SyntaxBeforeDuplicate", "{\"a\": 1 \"a\": 2}",
+                "1:11: syntax error while parsing object - unexpected string literal; expected "
+                "'}'"},
+        NotJson{"NumberOverflow", "{\"approval\": {\"grantTtlSeconds\": 1e999}}",
+                "1:38: number overflow parsing '1e999'"}),
+    [](const testing::TestParamInfo<NotJson>& info) { return info.param.name; });
+
+TEST(ConfigParse, InvalidUtf8IsInvalidJson) {
+  auto config = parse("{\"subagents\": {\"provider\": \"\xff\"}}");
+  ASSERT_FALSE(config.has_value());
+  EXPECT_EQ(config.error().kind, ConfigError::Kind::InvalidJson);
+  EXPECT_EQ(config.error().line, 1u);
+  EXPECT_EQ(config.error().column, 29u);
+}
+
+TEST(ConfigParse, EmptyObjectAndEmptySectionsAreDefaults) {
+  for (const char* text :
+       {"{}", " \n{ }\n", R"({"subagents": {}, "filesystem": {}, "hostIPC": {}, "network": {},
+                               "approval": {}})"}) {
+    auto config = parse(text);
+    ASSERT_TRUE(config.has_value()) << text << ": " << config.error().describe(kPath);
+    EXPECT_EQ(*config, Config{}) << text;
+  }
+}
+
+TEST(ConfigParse, Defaults) {
+  const Config config;
+  EXPECT_EQ(config.subagents.provider, SubagentProvider::Builtin);
+  EXPECT_TRUE(config.filesystem.additional_allow_read.empty());
+  EXPECT_EQ(config.host_ipc.mode, HostIpcMode::Off);
+  EXPECT_TRUE(config.host_ipc.preflight_command_prefixes.empty());
+  EXPECT_FALSE(config.host_ipc.retry_on_unix_socket_error);
+  EXPECT_TRUE(config.network.allowed_domains.empty());
+  EXPECT_TRUE(config.network.denied_domains.empty());
+  EXPECT_TRUE(config.approval.reviewer.empty());
+  EXPECT_EQ(config.approval.reviewer_timeout_seconds, 90);
+  EXPECT_EQ(config.approval.grant_ttl_seconds, 60);
+}
+
+// The example of issue 3, "Schema and messages".
+constexpr std::string_view kIssueExample = R"({
+  "subagents":  { "provider": "builtin" },
+  "filesystem": { "additionalAllowRead": ["/home/user/.local/bin/rtk"] },
+  "hostIPC":    { "mode": "ask", "preflightCommandPrefixes": ["tmux"],
+                  "retryOnUnixSocketError": true },
+  "network":    { "allowedDomains": ["github.com", "*.npmjs.org:443"],
+                  "deniedDomains": ["*"] },
+  "approval":   { "reviewer": ["/usr/local/bin/my-reviewer", "--strict"],
+                  "reviewerTimeoutSeconds": 90, "grantTtlSeconds": 60 }
+})";
+
+std::vector<std::string> texts(const std::vector<policy::DomainPattern>& patterns) {
+  std::vector<std::string> out;
+  for (const auto& pattern : patterns) out.push_back(pattern.text());
+  return out;
+}
+
+TEST(ConfigParse, IssueExample) {
+  auto config = parse(kIssueExample);
+  ASSERT_TRUE(config.has_value()) << config.error().describe(kPath);
+  EXPECT_EQ(config->subagents.provider, SubagentProvider::Builtin);
+  EXPECT_EQ(config->filesystem.additional_allow_read,
+            std::vector<std::string>{"/home/user/.local/bin/rtk"});
+  EXPECT_EQ(config->host_ipc.mode, HostIpcMode::Ask);
+  EXPECT_EQ(config->host_ipc.preflight_command_prefixes, std::vector<std::string>{"tmux"});
+  EXPECT_TRUE(config->host_ipc.retry_on_unix_socket_error);
+  EXPECT_EQ(texts(config->network.allowed_domains),
+            (std::vector<std::string>{"github.com", "*.npmjs.org:443"}));
+  EXPECT_EQ(texts(config->network.denied_domains), std::vector<std::string>{"*"});
+  EXPECT_EQ(config->approval.reviewer,
+            (std::vector<std::string>{"/usr/local/bin/my-reviewer", "--strict"}));
+  EXPECT_EQ(config->approval.reviewer_timeout_seconds, 90);
+  EXPECT_EQ(config->approval.grant_ttl_seconds, 60);
+}
+
+TEST(ConfigParse, ProvidersAndModes) {
+  EXPECT_EQ(parse(R"({"subagents": {"provider": "pi-subagents"}})")->subagents.provider,
+            SubagentProvider::PiSubagents);
+  EXPECT_EQ(parse(R"({"subagents": {"provider": "off"}})")->subagents.provider,
+            SubagentProvider::Off);
+  EXPECT_EQ(parse(R"({"hostIPC": {"mode": "off"}})")->host_ipc.mode, HostIpcMode::Off);
+  EXPECT_FALSE(parse(R"({"hostIPC": {"retryOnUnixSocketError": false}})")
+                   ->host_ipc.retry_on_unix_socket_error);
+}
+
+TEST(ConfigParse, AdditionalAllowReadIsDeduplicatedInOrderAndNotTrimmed) {
+  auto config = parse(R"({"filesystem": {"additionalAllowRead": ["/b", "/a ", "/b", "/a"]}})");
+  ASSERT_TRUE(config.has_value()) << config.error().describe(kPath);
+  EXPECT_EQ(config->filesystem.additional_allow_read,
+            (std::vector<std::string>{"/b", "/a ", "/a"}));
+}
+
+TEST(ConfigParse, PrefixesAreTrimmedThenDeduplicated) {
+  auto config = parse(R"({"hostIPC": {"preflightCommandPrefixes": [" tmux ", "tmux"]}})");
+  ASSERT_TRUE(config.has_value()) << config.error().describe(kPath);
+  EXPECT_EQ(config->host_ipc.preflight_command_prefixes, std::vector<std::string>{"tmux"});
+
+  // JavaScript's trim(), as the reference: Unicode spaces too; inner spaces kept.
+  config = parse(R"({"hostIPC": {"preflightCommandPrefixes":
+                      ["\u00a0docker ps\u3000", "\tgpg\n", "docker ps"]}})");
+  ASSERT_TRUE(config.has_value()) << config.error().describe(kPath);
+  EXPECT_EQ(config->host_ipc.preflight_command_prefixes,
+            (std::vector<std::string>{"docker ps", "gpg"}));
+}
+
+TEST(ConfigParse, DomainsAreCanonicalAndDeduplicated) {
+  auto config = parse(R"({"network": {
+      "allowedDomains": ["EXAMPLE.COM", "example.com.", " example.com ", "*.example.com",
+                         "example.com:443"],
+      "deniedDomains": ["*", "*:22", " * "]}})");
+  ASSERT_TRUE(config.has_value()) << config.error().describe(kPath);
+  EXPECT_EQ(texts(config->network.allowed_domains),
+            (std::vector<std::string>{"example.com", "*.example.com", "example.com:443"}));
+  EXPECT_EQ(texts(config->network.denied_domains), (std::vector<std::string>{"*", "*:22"}));
+}
+
+TEST(ConfigParse, InvalidDomainCarriesAHint) {
+  auto config = parse(R"({"network": {"allowedDomains": ["https://github.com"]}})");
+  ASSERT_FALSE(config.has_value());
+  EXPECT_EQ(config.error().hint,
+            "the entry has a scheme (like https:// or unix://); a domain pattern is example.com "
+            "or *.example.com (strict subdomains), optionally with :port");
+  const core::Error error = config.error().to_error(kPath);
+  EXPECT_EQ(error.message, config.error().message);
+  EXPECT_EQ(error.hint, config.error().hint);
+}
+
+TEST(ConfigParse, ApprovalBounds) {
+  auto low = parse(R"({"approval": {"reviewerTimeoutSeconds": 1, "grantTtlSeconds": 1}})");
+  ASSERT_TRUE(low.has_value()) << low.error().describe(kPath);
+  EXPECT_EQ(low->approval.reviewer_timeout_seconds, 1);
+  EXPECT_EQ(low->approval.grant_ttl_seconds, 1);
+  auto high = parse(R"({"approval": {"reviewerTimeoutSeconds": 600, "grantTtlSeconds": 300,
+                                      "reviewer": ["/r"]}})");
+  ASSERT_TRUE(high.has_value()) << high.error().describe(kPath);
+  EXPECT_EQ(high->approval.reviewer_timeout_seconds, 600);
+  EXPECT_EQ(high->approval.grant_ttl_seconds, 300);
+  EXPECT_EQ(high->approval.reviewer, std::vector<std::string>{"/r"});
+}
+
+TEST(ConfigParse, ReviewerArgumentsMayBeEmptyStrings) {
+  auto config = parse(R"({"approval": {"reviewer": ["/bin/r", "", "--x"]}})");
+  ASSERT_TRUE(config.has_value()) << config.error().describe(kPath);
+  EXPECT_EQ(config->approval.reviewer, (std::vector<std::string>{"/bin/r", "", "--x"}));
+}
+
+TEST(ConfigToJson, DefaultsFilledIn) {
+  EXPECT_EQ(to_json(Config{}), R"({
+  "subagents": {
+    "provider": "builtin"
+  },
+  "filesystem": {
+    "additionalAllowRead": []
+  },
+  "hostIPC": {
+    "mode": "off",
+    "preflightCommandPrefixes": [],
+    "retryOnUnixSocketError": false
+  },
+  "network": {
+    "allowedDomains": [],
+    "deniedDomains": []
+  },
+  "approval": {
+    "reviewerTimeoutSeconds": 90,
+    "grantTtlSeconds": 60
+  }
+})");
+}
+
+TEST(ConfigToJson, IssueExampleWithCanonicalDomains) {
+  auto config = parse(R"({"network": {"allowedDomains": ["GitHub.com."]},
+                          "approval": {"reviewer": ["/r", "--strict"], "grantTtlSeconds": 5}})");
+  ASSERT_TRUE(config.has_value()) << config.error().describe(kPath);
+  const std::string json = to_json(*config);
+  EXPECT_NE(json.find(R"("allowedDomains": [
+      "github.com"
+    ])"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find(R"("approval": {
+    "reviewer": [
+      "/r",
+      "--strict"
+    ],
+    "reviewerTimeoutSeconds": 90,
+    "grantTtlSeconds": 5
+  })"),
+            std::string::npos)
+      << json;
+}
+
+TEST(ConfigToJson, RoundTrips) {
+  for (std::string_view text : {std::string_view("{}"), kIssueExample,
+                                std::string_view(R"({"subagents": {"provider": "pi-subagents"},
+                             "hostIPC": {"preflightCommandPrefixes": [" a ", "b c"]},
+                             "network": {"deniedDomains": ["*.X.org:8080", "*:22"]}})")}) {
+    auto config = parse(text);
+    ASSERT_TRUE(config.has_value()) << text;
+    auto again = parse(to_json(*config));
+    ASSERT_TRUE(again.has_value()) << to_json(*config);
+    EXPECT_EQ(*again, *config) << text;
+  }
+}
+
+TEST(ConfigStrings, Names) {
+  EXPECT_EQ(to_string(SubagentProvider::Builtin), "builtin");
+  EXPECT_EQ(to_string(SubagentProvider::PiSubagents), "pi-subagents");
+  EXPECT_EQ(to_string(SubagentProvider::Off), "off");
+  EXPECT_EQ(to_string(HostIpcMode::Off), "off");
+  EXPECT_EQ(to_string(HostIpcMode::Ask), "ask");
+}
+
+// ---------------------------------------------------------------------------------------
+// Loader (reference items 11, 86).
+
+/// A temporary home directory, removed with everything in it.
+class TempHome {
+ public:
+  TempHome() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
+                          "/pi-sandbox-config-test-XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr) ADD_FAILURE() << "mkdtemp failed";
+    path_ = pattern;
+  }
+  TempHome(const TempHome&) = delete;
+  TempHome& operator=(const TempHome&) = delete;
+  ~TempHome() {
+    std::error_code ignored;
+    fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ignored);
+    fs::remove_all(path_, ignored);
+  }
+  [[nodiscard]] const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+void write_file(const fs::path& path, std::string_view text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  ASSERT_TRUE(out.good()) << path;
+}
+
+TEST(ConfigLoader, DefaultLocations) {
+  const DefaultLocations locations = default_locations("/home/u");
+  EXPECT_EQ(locations.current, fs::path("/home/u/.pi/agent/extensions/pi-sandbox/config.json"));
+  EXPECT_EQ(locations.legacy, fs::path("/home/u/.pi/agent/pi-sandbox.json"));
+}
+
+TEST(ConfigLoader, MissingFilesGiveDefaultsWithoutSource) {
+  TempHome home;
+  auto loaded = load(LoadOptions{.home = home.path()});
+  ASSERT_TRUE(loaded.has_value()) << loaded.error().describe();
+  ASSERT_NE(loaded->config, nullptr);
+  EXPECT_EQ(*loaded->config, Config{});
+  EXPECT_EQ(loaded->source, std::nullopt);
+}
+
+TEST(ConfigLoader, ReadsTheCurrentLocation) {
+  TempHome home;
+  const DefaultLocations locations = default_locations(home.path());
+  write_file(locations.current, R"({"hostIPC": {"mode": "ask"}})");
+  auto loaded = load(LoadOptions{.home = home.path()});
+  ASSERT_TRUE(loaded.has_value()) << loaded.error().describe();
+  EXPECT_EQ(loaded->config->host_ipc.mode, HostIpcMode::Ask);
+  EXPECT_EQ(loaded->source, locations.current);
+}
+
+TEST(ConfigLoader, ReadsTheLegacyLocationWhenTheCurrentIsMissing) {
+  TempHome home;
+  const DefaultLocations locations = default_locations(home.path());
+  write_file(locations.legacy, R"({"subagents": {"provider": "off"}})");
+  auto loaded = load(LoadOptions{.home = home.path()});
+  ASSERT_TRUE(loaded.has_value()) << loaded.error().describe();
+  EXPECT_EQ(loaded->config->subagents.provider, SubagentProvider::Off);
+  EXPECT_EQ(loaded->source, locations.legacy);
+}
+
+TEST(ConfigLoader, CurrentLocationWinsOverLegacy) {
+  TempHome home;
+  const DefaultLocations locations = default_locations(home.path());
+  write_file(locations.current, R"({"subagents": {"provider": "pi-subagents"}})");
+  write_file(locations.legacy, R"({"subagents": {"provider": "off"}})");
+  auto loaded = load(LoadOptions{.home = home.path()});
+  ASSERT_TRUE(loaded.has_value()) << loaded.error().describe();
+  EXPECT_EQ(loaded->config->subagents.provider, SubagentProvider::PiSubagents);
+  EXPECT_EQ(loaded->source, locations.current);
+}
+
+TEST(ConfigLoader, InvalidCurrentFileDoesNotFallBackToLegacy) {
+  TempHome home;
+  const DefaultLocations locations = default_locations(home.path());
+  write_file(locations.current, "[]");
+  write_file(locations.legacy, "{}");
+  auto loaded = load(LoadOptions{.home = home.path()});
+  ASSERT_FALSE(loaded.has_value());
+  EXPECT_EQ(loaded.error().message, "invalid pi-sandbox configuration: root must be an object");
+}
+
+TEST(ConfigLoader, UnreadableCurrentFileDoesNotFallBackToLegacy) {
+  TempHome home;
+  const DefaultLocations locations = default_locations(home.path());
+  // A directory at the file path fails with EISDIR for every user, root included.
+  fs::create_directories(locations.current);
+  write_file(locations.legacy, "{}");
+  auto loaded = load(LoadOptions{.home = home.path()});
+  ASSERT_FALSE(loaded.has_value());
+  EXPECT_EQ(loaded.error().message, "failed to read pi-sandbox configuration at " +
+                                        locations.current.string() + ": EISDIR (Is a directory)");
+  EXPECT_EQ(loaded.error().code, EISDIR);
+}
+
+TEST(ConfigLoader, PermissionDeniedIsAReadError) {
+  TempHome home;
+  const DefaultLocations locations = default_locations(home.path());
+  write_file(locations.current, "{}");
+  fs::permissions(locations.current, fs::perms::none);
+  const std::string expected = "failed to read pi-sandbox configuration at " +
+                               locations.current.string() + ": EACCES (Permission denied)";
+  if (::geteuid() != 0) {
+    auto loaded = load(LoadOptions{.home = home.path()});
+    ASSERT_FALSE(loaded.has_value());
+    EXPECT_EQ(loaded.error().message, expected);
+    return;
+  }
+  // Root reads a mode-000 file: check as an unprivileged user (nobody) in a child, with the
+  // home made traversable for it.
+  fs::permissions(home.path(), fs::perms::owner_all | fs::perms::others_exec);
+  for (fs::path dir = locations.current.parent_path(); dir != home.path(); dir = dir.parent_path())
+    fs::permissions(dir, fs::perms::owner_all | fs::perms::others_exec);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::setresgid(65534, 65534, 65534) != 0 || ::setresuid(65534, 65534, 65534) != 0)
+      ::_exit(2);
+    auto loaded = load(LoadOptions{.home = home.path()});
+    ::_exit(!loaded.has_value() && loaded.error().message == expected ? 0 : 1);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "as nobody: expected `" << expected << "`";
+}
+
+TEST(ConfigLoader, NotADirectoryOnTheWayIsAReadError) {
+  TempHome home;
+  // `.pi` is a file: ENOTDIR, not ENOENT, so neither defaults nor the legacy file.
+  write_file(home.path() / ".pi", "");
+  auto loaded = load(LoadOptions{.home = home.path()});
+  ASSERT_FALSE(loaded.has_value());
+  EXPECT_EQ(loaded.error().message, "failed to read pi-sandbox configuration at " +
+                                        default_locations(home.path()).current.string() +
+                                        ": ENOTDIR (Not a directory)");
+}
+
+TEST(ConfigLoader, FifoIsNotARegularFile) {
+  TempHome home;
+  const DefaultLocations locations = default_locations(home.path());
+  fs::create_directories(locations.current.parent_path());
+  ASSERT_EQ(::mkfifo(locations.current.c_str(), 0600), 0);
+  auto loaded = load(LoadOptions{.home = home.path()});
+  ASSERT_FALSE(loaded.has_value());
+  EXPECT_EQ(loaded.error().message, "failed to read pi-sandbox configuration at " +
+                                        locations.current.string() + ": not a regular file");
+}
+
+TEST(ConfigLoader, InvalidJsonNamesThePath) {
+  TempHome home;
+  const DefaultLocations locations = default_locations(home.path());
+  write_file(locations.legacy, "");
+  auto loaded = load(LoadOptions{.home = home.path()});
+  ASSERT_FALSE(loaded.has_value());
+  EXPECT_EQ(loaded.error().message,
+            "invalid JSON in pi-sandbox configuration at " + locations.legacy.string() +
+                ": 1:1: syntax error while parsing value - unexpected end of input; expected "
+                "'[', '{', or a literal");
+}
+
+TEST(ConfigLoader, ExplicitPathIsTheOnlyFileRead) {
+  TempHome home;
+  const DefaultLocations locations = default_locations(home.path());
+  write_file(locations.current, R"({"subagents": {"provider": "off"}})");
+  const fs::path explicit_path = home.path() / "other.json";
+  write_file(explicit_path, R"({"subagents": {"provider": "pi-subagents"}})");
+  auto loaded = load(LoadOptions{.explicit_path = explicit_path, .home = home.path()});
+  ASSERT_TRUE(loaded.has_value()) << loaded.error().describe();
+  EXPECT_EQ(loaded->config->subagents.provider, SubagentProvider::PiSubagents);
+  EXPECT_EQ(loaded->source, explicit_path);
+}
+
+TEST(ConfigLoader, MissingExplicitPathIsAnError) {
+  TempHome home;
+  const fs::path explicit_path = home.path() / "missing.json";
+  auto loaded = load(LoadOptions{.explicit_path = explicit_path, .home = home.path()});
+  ASSERT_FALSE(loaded.has_value());
+  EXPECT_EQ(loaded.error().message, "failed to read pi-sandbox configuration at " +
+                                        explicit_path.string() +
+                                        ": ENOENT (No such file or directory)");
+  EXPECT_EQ(loaded.error().code, ENOENT);
+}
+
+TEST(ConfigLoader, InvalidDomainKeepsItsHint) {
+  TempHome home;
+  write_file(default_locations(home.path()).current,
+             R"({"network": {"allowedDomains": ["github.com/example-org/*"]}})");
+  auto loaded = load(LoadOptions{.home = home.path()});
+  ASSERT_FALSE(loaded.has_value());
+  EXPECT_EQ(loaded.error().message,
+            "invalid pi-sandbox configuration: network.allowedDomains[0] contains an invalid "
+            "domain pattern: github.com/example-org/*");
+  EXPECT_NE(loaded.error().hint.find("has a path"), std::string::npos);
+}
+
+TEST(ConfigLoader, TooLargeFileIsAReadError) {
+  TempHome home;
+  const fs::path path = default_locations(home.path()).current;
+  write_file(path, "{}" + std::string(kMaxConfigBytes, ' '));
+  auto loaded = load(LoadOptions{.home = home.path()});
+  ASSERT_FALSE(loaded.has_value());
+  EXPECT_EQ(loaded.error().message, "failed to read pi-sandbox configuration at " + path.string() +
+                                        ": larger than 1048576 bytes");
+}
+
+TEST(ConfigLoader, RelativeHomeIsRefused) {
+  auto loaded = load(LoadOptions{.home = "relative/home"});
+  ASSERT_FALSE(loaded.has_value());
+  EXPECT_EQ(loaded.error().message,
+            "pi-sandbox configuration: home directory is not an absolute path: relative/home");
+}
+
+}  // namespace
+}  // namespace pisandbox::config

@@ -1,0 +1,215 @@
+// The mount plan and the Landlock plan, compared whole (STYLE.md habit 2; cases C-01, C-04).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+
+#include "sandbox/linux/landlock.hpp"
+#include "sandbox/linux/mount_plan.hpp"
+#include "sandbox/linux/seccomp.hpp"
+
+namespace pisandbox::sandbox::linux_ {
+
+// Readable failure output: one `describe()` line per op.
+void PrintTo(const MountOp& op, std::ostream* os) {
+  *os << describe(op) << (op.read_only ? " [ro]" : "") << " src=" << op.source;
+}
+
+namespace {
+
+using policy::NodeKind;
+using policy::ProtectedPath;
+using policy::ProtectReason;
+
+constexpr auto F = NodeKind::File;
+constexpr auto D = NodeKind::Directory;
+using K = MountOpKind;
+
+/// A fake host: absolute path -> facts; everything else is missing.
+PathProbe fake_host(std::map<fs::path, PathFacts> entries) {
+  return [entries = std::move(entries)](const fs::path& p) {
+    auto it = entries.find(p);
+    return it == entries.end() ? PathFacts{} : it->second;
+  };
+}
+
+/// Compares two plans op by op, so that a failure names the first op that differs.
+void expect_ops(const std::vector<MountOp>& actual, const std::vector<MountOp>& expected) {
+  for (std::size_t i = 0; i < std::min(actual.size(), expected.size()); ++i)
+    EXPECT_EQ(actual[i], expected[i]) << "op " << i;
+  EXPECT_EQ(actual.size(), expected.size());
+  for (std::size_t i = expected.size(); i < actual.size(); ++i)
+    ADD_FAILURE() << "unexpected op " << i << ": " << describe(actual[i]);
+}
+
+const PathFacts kDir{PathKind::Directory, {}};
+const PathFacts kFile{PathKind::File, {}};
+PathFacts symlink_to(const char* target) { return {PathKind::Symlink, target}; }
+
+std::map<fs::path, PathFacts> base_host() {
+  return {{"/home", kDir},          {"/home/u", kDir},        {"/home/u/ws", kDir},
+          {"/var", kDir},           {"/var/tmp", kDir},       {"/home/u/.gitconfig", kFile},
+          {"/home/u/dotfiles", kDir}, {"/home/u/dotfiles/bashrc", kFile}};
+}
+
+policy::SandboxPolicy policy_for_ws() {
+  policy::SandboxPolicy p;
+  p.workspace = "/home/u/ws";
+  p.home = "/home/u";
+  p.hide_home = true;
+  p.home_read_allowed = {"/home/u/.gitconfig", "/home/u/.config/git/config"};
+  p.writable = {"/home/u/ws"};
+  return p;
+}
+
+std::vector<MountOp> base_ops() {
+  std::vector<MountOp> ops = {
+      {K::RootReadOnly, "/", "/", true, D, "", "host root"},
+      {K::Tmpfs, "/dev", "", false, D, "0755", "private /dev"},
+  };
+  for (auto node : {"null", "zero", "full", "random", "urandom", "tty"}) {
+    const fs::path p = fs::path("/dev") / node;
+    ops.push_back({K::Bind, p, p, false, F, "", "device node"});
+  }
+  ops.push_back({K::DevPts, "/dev/pts", "", false, D, "", "private ptys"});
+  ops.push_back({K::Symlink, "/dev/ptmx", "pts/ptmx", false, F, "", ""});
+  ops.push_back({K::Tmpfs, "/dev/shm", "", false, D, "1777", "private shm"});
+  ops.push_back({K::Symlink, "/dev/fd", "/proc/self/fd", false, F, "", ""});
+  ops.push_back({K::Symlink, "/dev/stdin", "/proc/self/fd/0", false, F, "", ""});
+  ops.push_back({K::Symlink, "/dev/stdout", "/proc/self/fd/1", false, F, "", ""});
+  ops.push_back({K::Symlink, "/dev/stderr", "/proc/self/fd/2", false, F, "", ""});
+  ops.push_back({K::Proc, "/proc", "", false, D, "", "private procfs"});
+  ops.push_back({K::Tmpfs, "/tmp", "", false, D, "1777", "private temp"});
+  ops.push_back({K::Tmpfs, "/var/tmp", "", false, D, "1777", "private temp"});
+  ops.push_back({K::Tmpfs, "/home/u", "", false, D, "0700",
+                 "hidden home (empty, private, throw-away)"});
+  ops.push_back({K::Bind, "/home/u/.gitconfig", "/home/u/.gitconfig", true, F, "",
+                 "re-exposed read-only", IfSourceMissing::Skip});
+  ops.push_back({K::Bind, "/home/u/ws", "/home/u/ws", false, D, "", "workspace (read-write)"});
+  return ops;
+}
+
+TEST(MountPlan, MissingProtectedNamesGetPlaceholdersAndHomeOnesAreMaskedInTheTmpfs) {
+  const std::vector<ProtectedPath> protect = {
+      {"/home/u/ws/.bashrc", ProtectReason::DangerousFile, F, true},
+      {"/home/u/ws/.claude/commands", ProtectReason::DangerousFile, D, true},
+      {"/home/u/ws/key.pem", ProtectReason::Secret, F, false},  // pattern: only if it exists
+      {"/home/u/.pi/agent/settings.json", ProtectReason::SecurityControl, F, true},
+      {"/home/u/.pi/agent/logs", ProtectReason::SecurityControl, D, true},
+      {"/usr/bin/pi-sandbox", ProtectReason::SandboxBinary, F, false},
+  };
+  const MountPlan plan = plan_mounts(policy_for_ws(), protect, fake_host(base_host()));
+  auto expected = base_ops();
+  expected.push_back({K::HostPlaceholder, "/home/u/ws/.bashrc", "", true, D, "",
+                      "dangerous-file (missing: placeholder)"});
+  expected.push_back({K::HostPlaceholder, "/home/u/ws/.claude", "", true, D, "",
+                      "dangerous-file (missing: placeholder)"});
+  expected.push_back({K::MaskMissing, "/home/u/.pi/agent/settings.json", "", true, F, "",
+                      "security-control"});
+  expected.push_back({K::MaskMissing, "/home/u/.pi/agent/logs", "", true, D, "",
+                      "security-control"});
+  expect_ops(plan.ops, expected);
+  EXPECT_TRUE(plan.unprotectable.empty());
+}
+
+TEST(MountPlan, SymlinksArePinnedAndTheirTargetsProtected) {
+  auto host = base_host();
+  host["/home/u/ws/.bashrc"] = symlink_to("/home/u/dotfiles/bashrc");  // C-01: outside the ws
+  host["/home/u/ws/.vscode"] = symlink_to("sub/.vscode");              // C-04: inside the ws
+  host["/home/u/ws/sub"] = kDir;
+  host["/home/u/ws/sub/.vscode"] = kDir;
+  host["/home/u/ws/.zshrc"] = symlink_to("dots/zshrc");  // dangling, inside the ws
+  host["/home/u/ws/.git"] = kDir;
+  host["/home/u/ws/.git/hooks"] = kDir;
+  const std::vector<ProtectedPath> protect = {
+      {"/home/u/ws/.bashrc", ProtectReason::DangerousFile, F, true},
+      {"/home/u/ws/.vscode", ProtectReason::DangerousFile, D, true},
+      {"/home/u/ws/.zshrc", ProtectReason::DangerousFile, F, true},
+      {"/home/u/ws/.git/hooks", ProtectReason::GitHooks, D, true},
+  };
+  const MountPlan plan = plan_mounts(policy_for_ws(), protect, fake_host(host));
+  auto expected = base_ops();
+  expected.push_back({K::Bind, "/home/u/ws/sub", "/home/u/ws/sub", false, D, "",
+                      "pinned parent of a protected path", IfSourceMissing::Skip});
+  expected.push_back({K::Bind, "/home/u/ws/.git", "/home/u/ws/.git", false, D, "",
+                      "pinned parent of a protected path", IfSourceMissing::Skip});
+  expected.push_back({K::PinSymlink, "/home/u/ws/.bashrc", "/home/u/ws/.bashrc", true, F, "",
+                      "dangerous-file (symlink)"});
+  expected.push_back({K::PinSymlink, "/home/u/ws/.vscode", "/home/u/ws/.vscode", true, F, "",
+                      "dangerous-file (symlink)"});
+  expected.push_back({K::PinSymlink, "/home/u/ws/.zshrc", "/home/u/ws/.zshrc", true, F, "",
+                      "dangerous-file (symlink)"});
+  expected.push_back({K::HostPlaceholder, "/home/u/ws/dots", "", true, D, "",
+                      "dangerous-file (missing: placeholder)"});
+  expected.push_back({K::Bind, "/home/u/ws/sub/.vscode", "/home/u/ws/sub/.vscode", true, D, "",
+                      "dangerous-file", IfSourceMissing::Placeholder});
+  expected.push_back({K::Bind, "/home/u/ws/.git/hooks", "/home/u/ws/.git/hooks", true, D, "",
+                      "git-hooks", IfSourceMissing::Placeholder});
+  expect_ops(plan.ops, expected);
+}
+
+TEST(MountPlan, NothingIsMountedBelowAReadOnlyDirectory) {
+  auto host = base_host();
+  host["/home/u/ws/secrets"] = kDir;
+  host["/home/u/ws/secrets/repo"] = kDir;
+  host["/home/u/ws/secrets/repo/.git"] = kDir;
+  const std::vector<ProtectedPath> protect = {
+      {"/home/u/ws/secrets", ProtectReason::Secret, D, true},
+      {"/home/u/ws/secrets/repo/.git/hooks", ProtectReason::GitHooks, D, true},
+  };
+  const MountPlan plan = plan_mounts(policy_for_ws(), protect, fake_host(host));
+  auto expected = base_ops();
+  expected.push_back({K::Bind, "/home/u/ws/secrets", "/home/u/ws/secrets", true, D, "", "secret",
+                      IfSourceMissing::Placeholder});
+  expect_ops(plan.ops, expected);
+}
+
+TEST(MountPlan, AWorkspaceInsideAProtectedDirectoryIsRefused) {
+  auto policy = policy_for_ws();
+  const std::vector<ProtectedPath> protect = {
+      {"/home/u", ProtectReason::SecurityControl, D, true}};
+  const MountPlan plan = plan_mounts(policy, protect, fake_host(base_host()));
+  ASSERT_EQ(plan.unprotectable.size(), 1u);
+  EXPECT_EQ(plan.unprotectable[0], "/home/u: the workspace lies inside this protected path");
+}
+
+TEST(MountPlan, WorkspaceUnderTmpComesAfterThePrivateTmp) {
+  policy::SandboxPolicy p;
+  p.workspace = "/tmp/ws";
+  p.home = "/";
+  p.writable = {"/tmp/ws"};
+  const MountPlan plan = plan_mounts(p, {}, fake_host({}));
+  ASSERT_GE(plan.ops.size(), 2u);
+  EXPECT_EQ(plan.ops[plan.ops.size() - 2], (MountOp{K::Tmpfs, "/tmp", "", false, D, "1777",
+                                                    "private temp"}));
+  EXPECT_EQ(plan.ops.back(),
+            (MountOp{K::Bind, "/tmp/ws", "/tmp/ws", false, D, "", "workspace (read-write)"}));
+}
+
+TEST(LandlockPlan, WritesOnlyWherePolicyAllows) {
+  const LandlockPlan plan = plan_landlock(policy_for_ws());
+  const LandlockPlan expected{{{"/", LandlockAccess::ReadExecute},
+                               {"/home/u/ws", LandlockAccess::ReadWrite},
+                               {"/tmp", LandlockAccess::ReadWrite},
+                               {"/var/tmp", LandlockAccess::ReadWrite},
+                               {"/home/u", LandlockAccess::ReadWrite},
+                               {"/dev", LandlockAccess::ReadWrite}},
+                              true};
+  EXPECT_EQ(plan, expected);
+}
+
+TEST(SeccompTable, RefusesUnixSocketsNamespacesAndMountsButNotSocketpair) {
+  std::vector<std::string> names;
+  for (const auto& rule : seccomp_rules()) names.push_back(rule.syscall);
+  for (auto name : {"socket", "clone", "unshare", "clone3", "mount", "umount2", "pivot_root",
+                    "setns", "open_tree", "move_mount", "fsopen", "fsmount", "mount_setattr",
+                    "io_uring_setup", "ioctl", "keyctl", "add_key", "request_key", "bpf",
+                    "perf_event_open", "userfaultfd"})
+    EXPECT_NE(std::ranges::find(names, name), names.end()) << name;
+  EXPECT_EQ(std::ranges::find(names, "socketpair"), names.end());
+  const auto clone3 = std::ranges::find(seccomp_rules(), "clone3", &SeccompRule::syscall);
+  EXPECT_EQ(clone3->error, ENOSYS);
+}
+
+}  // namespace
+}  // namespace pisandbox::sandbox::linux_

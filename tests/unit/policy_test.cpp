@@ -1,0 +1,107 @@
+// The default policy for a given home and workspace (issue 2 "Default policy").
+#include <gtest/gtest.h>
+
+#include "policy/sandbox_policy.hpp"
+
+namespace pisandbox::policy {
+namespace {
+
+constexpr auto F = NodeKind::File;
+constexpr auto D = NodeKind::Directory;
+constexpr auto kSecurity = ProtectReason::SecurityControl;
+constexpr auto kDanger = ProtectReason::DangerousFile;
+constexpr auto kSecret = ProtectReason::Secret;
+
+std::vector<ProtectedPath> expected_protected(const fs::path& ws, const fs::path& home) {
+  std::vector<ProtectedPath> out = {
+      {ws / ".pi/settings.json", kSecurity, F, true},
+      {ws / ".pi/sandbox.json", kSecurity, F, true},
+      {ws / ".pi/pi-auto-review.json", kSecurity, F, true},
+  };
+  for (auto name : {".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".zshrc",
+                    ".zprofile", ".profile", ".ripgreprc", ".mcp.json"})
+    out.push_back({ws / name, kDanger, F, true});
+  for (auto name : {".vscode", ".idea", ".claude/commands", ".claude/agents"})
+    out.push_back({ws / name, kDanger, D, true});
+  for (auto name : {".env", ".env.local", ".env.development", ".env.development.local",
+                    ".env.test", ".env.test.local", ".env.production", ".env.production.local",
+                    ".env.staging", ".env.staging.local", ".env.ci"})
+    out.push_back({ws / name, kSecret, F, true});
+  out.push_back({ws / "secrets", kSecret, D, true});
+  out.push_back({ws / ".secrets", kSecret, D, true});
+  const fs::path agent = home / ".pi/agent";
+  for (auto name : {"settings.json", "permissions.json", "pi-sandbox.json", "sandbox.json"})
+    out.push_back({agent / name, kSecurity, F, true});
+  out.push_back({agent / "logs", kSecurity, D, true});
+  out.push_back({agent / "extensions", kSecurity, D, true});
+  return out;
+}
+
+TEST(DefaultPolicy, HidesTheHomeAndReExposesGitConfig) {
+  PolicyInputs in{"/home/u/ws", "/home/u", "/usr/local/bin/pi-sandbox", {}, {}};
+  const SandboxPolicy p = default_policy(in);
+  SandboxPolicy expected;
+  expected.workspace = "/home/u/ws";
+  expected.home = "/home/u";
+  expected.hide_home = true;
+  expected.home_read_allowed = {"/home/u/.gitconfig", "/home/u/.config/git/config"};
+  expected.writable = {"/home/u/ws"};
+  expected.private_tmp = true;
+  expected.protected_paths = expected_protected("/home/u/ws", "/home/u");
+  expected.protected_paths.push_back(
+      {"/usr/local/bin/pi-sandbox", ProtectReason::SandboxBinary, F, false});
+  EXPECT_EQ(p, expected);
+}
+
+TEST(DefaultPolicy, ConfigLocationsAreProtectedAndDeduplicated) {
+  PolicyInputs in{"/w", "/home/u", "", {}, {"/home/u/.pi/agent/extensions/pi-sandbox/config.json",
+                                            "/home/u/.pi/agent/pi-sandbox.json"}};
+  const SandboxPolicy p = default_policy(in);
+  auto expected = expected_protected("/w", "/home/u");
+  expected.push_back({"/home/u/.pi/agent/extensions/pi-sandbox/config.json", kSecurity, F, true});
+  EXPECT_EQ(p.protected_paths, expected);
+}
+
+TEST(DefaultPolicy, HomeSlashIsNotHidden) {
+  const SandboxPolicy p = default_policy({"/srv/ws", "/", "", {}, {}});
+  EXPECT_FALSE(p.hide_home);
+  EXPECT_TRUE(p.home_read_allowed.empty());
+}
+
+TEST(DefaultPolicy, WorkspaceThatIsTheHomeKeepsItVisible) {
+  EXPECT_FALSE(default_policy({"/home/u", "/home/u", "", {}, {}}).hide_home);
+  EXPECT_FALSE(default_policy({"/home", "/home/u", "", {}, {}}).hide_home);
+}
+
+TEST(DefaultPolicy, AdditionalReadPathsInsideTheHomeAreReExposedInOrder) {
+  PolicyInputs in{"/w", "/home/u", "", {"/home/u/.local/bin/rtk", "/opt/tool", "/home/u/.gitconfig",
+                                        "/home/u/.local/bin/rtk"}, {}};
+  EXPECT_EQ(default_policy(in).home_read_allowed,
+            (std::vector<fs::path>{"/home/u/.gitconfig", "/home/u/.config/git/config",
+                                   "/home/u/.local/bin/rtk"}));
+}
+
+TEST(DefaultPolicy, BinaryInsideTheWorkspaceIsNotProtected) {
+  const SandboxPolicy p = default_policy({"/w", "/home/u", "/w/build/pi-sandbox", {}, {}});
+  EXPECT_EQ(p.protected_paths, expected_protected("/w", "/home/u"));
+}
+
+TEST(SecretNames, PatternsOfItem88) {
+  for (auto name : {".env", ".env.local", ".env.prod", ".ENV.Local", "server.pem", "id.KEY",
+                    "cert.p12", "a.pfx"})
+    EXPECT_TRUE(is_secret_file_name(name)) << name;
+  for (auto name : {".env.example", ".env.sample", ".env.template", ".env.dist", ".envrc",
+                    "env", "key", "pem.txt", "notes.keynote", "a.pem.bak"})
+    EXPECT_FALSE(is_secret_file_name(name)) << name;
+}
+
+TEST(IsWithin, ComponentWise) {
+  EXPECT_TRUE(is_within("/a/b", "/a"));
+  EXPECT_TRUE(is_within("/a", "/a"));
+  EXPECT_TRUE(is_within("/a/b", "/"));
+  EXPECT_FALSE(is_within("/ab", "/a"));
+  EXPECT_FALSE(is_within("/a", "/a/b"));
+}
+
+}  // namespace
+}  // namespace pisandbox::policy

@@ -1,0 +1,99 @@
+// Protected-path discovery on a real directory tree (cases C-01, C-04; items 88, 130-131).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "policy/protected_scan.hpp"
+
+namespace pisandbox::policy {
+namespace {
+
+class ScanTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/pi-sandbox-scan-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    root_ = tmpl;
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  void file(const std::string& rel) {
+    fs::create_directories((root_ / rel).parent_path());
+    std::ofstream(root_ / rel) << "x";
+  }
+  void dir(const std::string& rel) { fs::create_directories(root_ / rel); }
+  void link(const std::string& target, const std::string& rel) {
+    fs::create_directories((root_ / rel).parent_path());
+    fs::create_symlink(target, root_ / rel);
+  }
+  std::vector<std::string> found(const ScanOptions& options = {}) {
+    std::vector<std::string> out;
+    for (const auto& p : scan_workspace(root_, options).protected_paths)
+      out.push_back(p.path.lexically_relative(root_).string() + ":" +
+                    std::string(to_string(p.reason)) + (p.create_if_missing ? ":create" : ""));
+    std::ranges::sort(out);
+    return out;
+  }
+
+  fs::path root_;
+};
+
+TEST_F(ScanTest, FindsNestedRepositoriesDangerousFilesAndSecrets) {
+  dir(".git/hooks");
+  dir("libs/inner/.git");  // a nested repository without hooks
+  file("libs/inner/.bashrc");
+  file("libs/inner/.vscode/settings.json");
+  file("app/.env.production");
+  file("app/.env.example");
+  file("certs/server.PEM");
+  file("config/secrets/token");
+  file("docs/readme.md");
+  link("../docs/readme.md", "app/.mcp.json");       // a symlink named like a dangerous file
+  link("missing-target", "app/.env.local");         // a dangling one
+  dir(".claude/commands");
+  EXPECT_EQ(found(), (std::vector<std::string>{
+                         ".claude/commands:dangerous-file",
+                         ".git/hooks:git-hooks:create",
+                         "app/.env.local:secret",
+                         "app/.env.production:secret",
+                         "app/.mcp.json:dangerous-file",
+                         "certs/server.PEM:secret",
+                         "config/secrets:secret",
+                         "libs/inner/.bashrc:dangerous-file",
+                         "libs/inner/.git/hooks:git-hooks:create",
+                         "libs/inner/.vscode:dangerous-file",
+                     }));
+}
+
+TEST_F(ScanTest, SkipsHeavyTreesAndRespectsTheDepth) {
+  file("node_modules/pkg/.env");
+  file("vendor/x/key.pem");
+  file("a/b/c/.env");       // depth 4: found
+  file("a/b/c/d/.env");     // depth 5: beyond the bound
+  EXPECT_EQ(found(), (std::vector<std::string>{"a/b/c/.env:secret"}));
+  EXPECT_EQ(found(ScanOptions{2}), (std::vector<std::string>{}));
+}
+
+TEST_F(ScanTest, NeverFollowsDirectorySymlinks) {
+  dir("real/.git");
+  link("real", "alias");
+  EXPECT_EQ(found(), (std::vector<std::string>{"real/.git/hooks:git-hooks:create"}));
+}
+
+TEST_F(ScanTest, AWorktreeGitFileIsNotARepositoryDirectory) {
+  file(".git");
+  EXPECT_EQ(found(), (std::vector<std::string>{}));
+}
+
+TEST_F(ScanTest, CountsItsWork) {
+  file("a/x");
+  file("b/y");
+  const ScanResult r = scan_workspace(root_, {});
+  EXPECT_EQ(r.directories_read, 3u);
+  EXPECT_EQ(r.entries_seen, 4u);
+}
+
+}  // namespace
+}  // namespace pisandbox::policy
