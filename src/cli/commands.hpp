@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "config/loader.hpp"
 #include "core/error.hpp"
 #include "policy/sandbox_policy.hpp"
 
@@ -28,6 +29,10 @@ struct PolicyArgs {
 /// (issue 3). Errors are user-facing lines without the `pi-sandbox: ` prefix.
 core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args);
 
+/// Loads the trusted configuration: `explicit_path` when not empty, else the default
+/// locations under $HOME (issue 3 "Where it is read from").
+core::Result<config::LoadedConfig> load_config(const std::string& explicit_path);
+
 /// Prints `pi-sandbox: <text>` (each line of a multi-line text is printed as is) to stderr.
 void print_error(const std::string& text);
 
@@ -35,5 +40,6 @@ void print_error(const std::string& text);
 void add_run_command(CLI::App& app, int& exit_code);
 void add_policy_command(CLI::App& app, int& exit_code);
 void add_doctor_command(CLI::App& app, int& exit_code);
+void add_config_command(CLI::App& app, int& exit_code);
 
 }  // namespace pisandbox::cli

@@ -43,14 +43,40 @@ void print_error(const std::string& text) {
   std::fputs(out.c_str(), stderr);
 }
 
+core::Result<config::LoadedConfig> load_config(const std::string& explicit_path) {
+  config::LoadOptions options;
+  options.home = home_directory();
+  if (!explicit_path.empty()) options.explicit_path = explicit_path;
+  return config::load(options);
+}
+
 core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args) {
   auto workspace = real_path(args.cwd, "--cwd");
   if (!workspace) return std::unexpected(workspace.error());
   if (!fs::is_directory(*workspace)) return core::fail("--cwd \"" + args.cwd + "\" is not a directory");
+  auto loaded = load_config(args.config);
+  if (!loaded) return std::unexpected(loaded.error());
+  if (loaded->source && !args.config.empty()) {
+    // An explicit --config is never read from the workspace: an earlier sandboxed command
+    // could have written it there (reference item 11). The default locations are protected
+    // in every sandbox, so they are trusted even when the workspace contains them.
+    char resolved[PATH_MAX];
+    if (::realpath(loaded->source->c_str(), resolved) != nullptr &&
+        policy::is_within(resolved, *workspace))
+      return core::fail("refusing the configuration " + loaded->source->string() +
+                        ": it lies inside the workspace, where sandboxed commands can write",
+                        "hint: keep it outside the workspace, e.g. in "
+                        "~/.pi/agent/extensions/pi-sandbox/config.json");
+  }
   policy::PolicyInputs inputs;
   inputs.workspace = *workspace;
   inputs.home = home_directory();
   if (auto self = real_path("/proc/self/exe", "self"); self) inputs.self_exe = *self;
+  for (const auto& path : loaded->config->filesystem.additional_allow_read)
+    inputs.additional_allow_read.emplace_back(path);
+  const auto locations = config::default_locations(inputs.home);
+  inputs.config_locations = {locations.current, locations.legacy};
+  if (loaded->source) inputs.config_locations.push_back(*loaded->source);
   return policy::default_policy(inputs);
 }
 

@@ -6,9 +6,11 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/unique_fd.hpp"
@@ -60,6 +62,41 @@ std::vector<char*> c_strings(const std::vector<std::string>& strings) {
   return out;
 }
 
+/// The command's PATH (from its own environment), or the POSIX default.
+std::string search_path(const Command& command) {
+  for (const auto& entry : command.env)
+    if (entry.starts_with("PATH=")) return entry.substr(5);
+  return "/usr/local/bin:/usr/bin:/bin";
+}
+
+/// Executes argv[0], searching PATH as a shell does when it has no slash; returns errno only
+/// on failure: ENOENT when no PATH entry has it (exit 127, "command not found"), otherwise
+/// the error of the first entry that has it but cannot run it (exit 126). Unlike
+/// execvpe(3), an unreadable PATH directory (EACCES) does not hide a later match or turn
+/// "not found" into "permission denied".
+int exec_in_path(const Command& command, std::vector<char*>& argv, std::vector<char*>& envp) {
+  const std::string& program = command.argv[0];
+  if (program.find('/') != std::string::npos) {
+    ::execve(program.c_str(), argv.data(), envp.data());
+    return errno;
+  }
+  int found_error = 0;
+  const std::string path = search_path(command);
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    const std::size_t end = std::min(path.find(':', start), path.size());
+    const std::string dir = end > start ? path.substr(start, end - start) : ".";
+    const std::string candidate = dir + "/" + program;
+    ::execve(candidate.c_str(), argv.data(), envp.data());
+    const int exec_error = errno;
+    struct stat st {};
+    if (found_error == 0 && ::stat(candidate.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
+      found_error = exec_error;
+    start = end + 1;
+  }
+  return found_error != 0 ? found_error : ENOENT;
+}
+
 [[noreturn]] void exec_command(const LaunchSpec& spec, int launch_fd) {
   sigset_t none;
   sigemptyset(&none);
@@ -77,8 +114,7 @@ std::vector<char*> c_strings(const std::vector<std::string>& strings) {
   }
   auto argv = c_strings(command.argv);
   auto envp = c_strings(command.env);
-  ::execvpe(argv[0], argv.data(), envp.data());
-  const int err = errno;
+  const int err = exec_in_path(command, argv, envp);
   const std::string message = "pi-sandbox: " + command.argv[0] + ": " + std::strerror(err) + "\n";
   (void)::write(STDERR_FILENO, message.data(), message.size());
   ::_exit(err == ENOENT ? 127 : 126);

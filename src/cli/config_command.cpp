@@ -1,0 +1,33 @@
+// `pi-sandbox config check [FILE]`: validates the trusted configuration and prints it with the
+// defaults filled in (issue 3 "Command line"): exit 0 valid, 2 invalid.
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "config/config.hpp"
+
+namespace pisandbox::cli {
+
+void add_config_command(CLI::App& app, int& exit_code) {
+  CLI::App* cmd = app.add_subcommand("config", "Trusted configuration");
+  cmd->require_subcommand(1);
+  auto file = std::make_shared<std::string>();
+  CLI::App* check = cmd->add_subcommand(
+      "check", "Validate FILE (default: the trusted location) and print the effective value");
+  check->add_option("FILE", *file, "Configuration file");
+  check->callback([file, &exit_code] {
+    auto loaded = load_config(*file);
+    if (!loaded) {
+      print_error(loaded.error().describe());
+      exit_code = 2;
+      return;
+    }
+    std::cerr << "pi-sandbox: "
+              << (loaded->source ? "configuration " + loaded->source->string() + " is valid"
+                                 : std::string("no configuration file; the defaults apply"))
+              << "\n";
+    std::cout << config::to_json(*loaded->config) << "\n";
+    exit_code = 0;
+  });
+}
+
+}  // namespace pisandbox::cli

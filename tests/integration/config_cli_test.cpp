@@ -1,0 +1,85 @@
+// The trusted configuration seen from the command line and from inside the sandbox
+// (issue 3 "Command line" and "Integration").
+#include "harness.hpp"
+
+namespace pisandbox::testing {
+namespace {
+
+fs::path current_config(const Scratch& s) {
+  return s.home / ".pi/agent/extensions/pi-sandbox/config.json";
+}
+
+TEST(ConfigCli, CheckPrintsTheEffectiveConfigurationWithDefaults) {
+  Scratch s;
+  write_file(current_config(s), R"({"hostIPC": {"mode": "ask", "preflightCommandPrefixes": [" tmux ", "tmux"]}})");
+  const RunResult r = run_process({sandbox_binary(), "config", "check"}, s.env());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"preflightCommandPrefixes\": [\n      \"tmux\"\n    ]"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\"reviewerTimeoutSeconds\": 90"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err, "pi-sandbox: configuration " + current_config(s).string() + " is valid\n");
+}
+
+TEST(ConfigCli, AnInvalidFileExits2WithTheMessage) {
+  Scratch s;
+  const fs::path file = s.root / "bad.json";
+  write_file(file, R"({"hostIPC": {"retryOnUnixSocketError": "true"}})");
+  const RunResult r = run_process({sandbox_binary(), "config", "check", file.string()}, s.env());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "pi-sandbox: invalid pi-sandbox configuration: "
+                   "hostIPC.retryOnUnixSocketError must be a boolean\n");
+}
+
+TEST(ConfigCli, RunRefusesAnInvalidConfigurationBeforeLaunchingAnything) {
+  Scratch s;
+  write_file(current_config(s), "[]");
+  const RunResult r = s.run("touch launched");
+  EXPECT_EQ(r.exit_code, 125);
+  EXPECT_EQ(r.err, "pi-sandbox: invalid pi-sandbox configuration: root must be an object\n");
+  EXPECT_FALSE(fs::exists(s.ws / "launched"));
+}
+
+TEST(ConfigCli, RunRefusesAConfigurationInsideTheWorkspace) {
+  Scratch s;
+  write_file(s.ws / "my-config.json", "{}");
+  const RunResult r = s.run("true", {"--config", (s.ws / "my-config.json").string()});
+  EXPECT_EQ(r.exit_code, 125);
+  EXPECT_NE(r.err.find("it lies inside the workspace"), std::string::npos) << r.err;
+}
+
+TEST(ConfigCli, AdditionalReadPathsInsideTheHomeAreReadableAndReadOnly) {
+  Scratch s;
+  write_file(s.home / ".local/bin/tool", "#!/bin/sh\necho tool\n");
+  write_file(s.home / "private.txt", "secret\n");
+  write_file(current_config(s), "{\"filesystem\": {\"additionalAllowRead\": [\"" +
+                                    (s.home / ".local/bin/tool").string() + "\"]}}");
+  const RunResult r = s.run("cat ~/.local/bin/tool; cat ~/private.txt; echo x >> ~/.local/bin/tool");
+  EXPECT_EQ(r.out, "#!/bin/sh\necho tool\n");
+  EXPECT_NE(r.err.find("private.txt: No such file or directory"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("tool: Read-only file system"), std::string::npos) << r.err;
+}
+
+TEST(ConfigCli, ASandboxedCommandCannotModifyOrCreateEitherConfigurationFile) {
+  Scratch s;
+  write_file(current_config(s), "{}");
+  // With the workspace = the home, both locations are inside the writable workspace.
+  for (const fs::path& file : {current_config(s), s.home / ".pi/agent/pi-sandbox.json"}) {
+    const RunResult r = s.run("echo '{\"hostIPC\":{\"mode\":\"ask\"}}' > " + file.string() +
+                                  " || mv -f /dev/null " + file.string() + " || true; cat " +
+                                  file.string() + " 2>/dev/null; echo done",
+                              {}, s.home);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out.find("mode"), std::string::npos) << file << ": " << r.out;
+  }
+  EXPECT_EQ(read_file(current_config(s)), "{}");
+  EXPECT_FALSE(fs::exists(s.home / ".pi/agent/pi-sandbox.json"));
+  // And from a workspace elsewhere, where the home is hidden, the sandbox's home layer
+  // cannot hold a forged configuration either.
+  const RunResult hidden = s.run(
+      "mkdir -p ~/.pi/agent/extensions/pi-sandbox 2>&1; echo '{}' > ~/.pi/agent/pi-sandbox.json "
+      "2>&1; ls -la ~/.pi/agent 2>&1 | grep -c pi-sandbox.json");
+  EXPECT_NE(hidden.out.find("Read-only file system"), std::string::npos) << hidden.out;
+}
+
+}  // namespace
+}  // namespace pisandbox::testing
