@@ -1,16 +1,55 @@
 // `pi-sandbox doctor`: what this kernel offers, what is missing, how to fix it (case C-12).
+#include <stdlib.h>
+
+#include <filesystem>
 #include <iostream>
 
 #include "cli/commands.hpp"
 #include "sandbox/linux/kernel_probe.hpp"
+#include "sandbox/linux/runner.hpp"
 
 namespace pisandbox::cli {
+
+namespace {
+
+/// The definitive check: the whole sandbox (namespaces, mounts, Landlock, seccomp) around
+/// /bin/true in a scratch workspace, exactly as `run` builds it.
+sandbox::linux_::KernelCheck trial_run() {
+  sandbox::linux_::KernelCheck check{"a sandboxed /bin/true", false, true, "", ""};
+  char scratch[] = "/tmp/pi-sandbox-doctor-XXXXXX";
+  if (::mkdtemp(scratch) == nullptr) {
+    check.detail = "mkdtemp failed";
+    check.fix = "make /tmp writable";
+    return check;
+  }
+  PolicyArgs args;
+  args.cwd = scratch;
+  std::string warnings;
+  auto policy = build_policy(args);
+  sandbox::Outcome outcome =
+      policy ? sandbox::linux_::run_sandboxed(
+                   *policy, sandbox::Command{{"/bin/true"}, policy->workspace, {"PATH=/bin"}}, {},
+                   [&](const std::string& line) { warnings += line + "; "; })
+             : std::unexpected(sandbox::RunFailure{sandbox::RunFailureKind::LaunchFailed,
+                                                   policy.error().describe()});
+  std::filesystem::remove_all(scratch);
+  check.ok = outcome && std::holds_alternative<sandbox::Exited>(*outcome) &&
+             std::get<sandbox::Exited>(*outcome).code == 0;
+  check.detail = check.ok ? "works" : (outcome ? "did not exit 0" : outcome.error().message);
+  if (!warnings.empty()) check.detail += " (" + warnings.substr(0, warnings.size() - 2) + ")";
+  if (!check.ok) check.fix = "see the MISSING items above; the message names the failing step";
+  return check;
+}
+
+}  // namespace
 
 void add_doctor_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand("doctor", "Check what this kernel offers the sandbox");
   cmd->callback([&exit_code] {
     bool usable = true;
-    for (const auto& check : sandbox::linux_::probe_kernel()) {
+    auto checks = sandbox::linux_::probe_kernel();
+    checks.push_back(trial_run());
+    for (const auto& check : checks) {
       const char* status = check.ok ? "ok     " : (check.required ? "MISSING" : "weaker ");
       std::cout << status << "  " << check.name << ": " << check.detail << "\n";
       if (!check.ok) std::cout << "         fix: " << check.fix << "\n";

@@ -54,6 +54,9 @@ core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args) {
   auto workspace = real_path(args.cwd, "--cwd");
   if (!workspace) return std::unexpected(workspace.error());
   if (!fs::is_directory(*workspace)) return core::fail("--cwd \"" + args.cwd + "\" is not a directory");
+  if (*workspace == "/")
+    return core::fail("refusing the workspace \"/\": it would make the whole host writable",
+                      "hint: run pi-sandbox from a project directory (--cwd DIR)");
   auto loaded = load_config(args.config);
   if (!loaded) return std::unexpected(loaded.error());
   if (loaded->source && !args.config.empty()) {

@@ -105,7 +105,15 @@ void add_run_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand("run", "Run one command inside the sandbox");
   cmd->add_option("--cwd", args->policy.cwd, "Workspace (default: the current directory)");
   cmd->add_option("--timeout", args->timeout_seconds, "Kill the command after SECONDS")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Validator(
+          [](std::string& value) -> std::string {
+            char* end = nullptr;
+            const double seconds = std::strtod(value.c_str(), &end);
+            if (end == value.c_str() || *end != '\0' || !(seconds > 0) || seconds > 1e9)
+              return "must be a positive number of seconds, got " + value;
+            return {};
+          },
+          "SECONDS"));
   cmd->add_option("--config", args->policy.config, "Trusted configuration file");
   cmd->add_option("-c", args->shell_command, "Run SHELL COMMAND with /bin/bash -c");
   cmd->add_option("argv", args->argv, "-- PROGRAM [ARGS...]");

@@ -277,3 +277,65 @@ TEST(Sandbox, SetupFailuresExit125WithOneMessage) {
 
 }  // namespace
 }  // namespace pisandbox::testing
+
+namespace pisandbox::testing {
+namespace {
+
+/// Runs a Python snippet in the sandbox and returns its stdout.
+RunResult python_in_sandbox(const Scratch& s, const std::string& code) {
+  write_file(s.ws / "probe.py", code);
+  return s.run("/usr/bin/python3 probe.py");
+}
+
+TEST(Seccomp, DangerousSyscallsFailWithTheDocumentedErrno) {
+  PI_SANDBOX_REQUIRE(fs::exists("/usr/bin/python3"), "/usr/bin/python3 is not installed");
+  Scratch s;
+  const RunResult r = python_in_sandbox(s, R"(
+import ctypes, errno, fcntl, termios
+libc = ctypes.CDLL(None, use_errno=True)
+def call(name, nr, *args):
+    rc = libc.syscall(nr, *args)
+    print(name, rc, errno.errorcode.get(ctypes.get_errno(), ctypes.get_errno()) if rc < 0 else "ok")
+call("keyctl", 250, 0, 0, 0, 0)
+call("add_key", 248, 0, 0, 0, 0, 0)
+call("bpf", 321, 0, 0, 0)
+call("perf_event_open", 298, 0, 0, 0, 0, 0)
+call("userfaultfd", 323, 0)
+call("io_uring_setup", 425, 1, 0)
+call("clone3", 435, 0, 0)
+call("setns", 308, 0, 0)
+call("pivot_root", 155, 0, 0)
+call("open_tree", 428, -100, 0, 0)
+call("socket_vsock", 41, 40, 1, 0)
+try:
+    fcntl.ioctl(1, termios.TIOCSTI, b"x")
+except OSError as e:
+    print("TIOCSTI", errno.errorcode[e.errno])
+)");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "keyctl -1 EPERM\nadd_key -1 EPERM\nbpf -1 EPERM\nperf_event_open -1 EPERM\n"
+            "userfaultfd -1 EPERM\nio_uring_setup -1 EPERM\nclone3 -1 ENOSYS\nsetns -1 EPERM\n"
+            "pivot_root -1 EPERM\nopen_tree -1 EPERM\nsocket_vsock -1 EPERM\nTIOCSTI EPERM\n");
+}
+
+TEST(Seccomp, X32SyscallsKillTheProcess) {
+  PI_SANDBOX_REQUIRE(fs::exists("/usr/bin/python3"), "/usr/bin/python3 is not installed");
+  Scratch s;
+  // getpid through the x32 ABI (__X32_SYSCALL_BIT | 39): a foreign ABI, so SIGSYS kills.
+  const RunResult r = python_in_sandbox(
+      s, "import ctypes\nctypes.CDLL(None).syscall(0x40000000 | 39)\nprint('survived')\n");
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.exit_code, 128 + SIGSYS);
+}
+
+TEST(Sandbox, AWorkspaceOfSlashIsRefused) {
+  Scratch s;
+  const RunResult r = run_process({sandbox_binary(), "run", "--cwd", "/", "-c", "true"}, s.env());
+  EXPECT_EQ(r.exit_code, 125);
+  EXPECT_EQ(r.err, "pi-sandbox: refusing the workspace \"/\": it would make the whole host "
+                   "writable\nhint: run pi-sandbox from a project directory (--cwd DIR)\n");
+}
+
+}  // namespace
+}  // namespace pisandbox::testing
