@@ -53,7 +53,8 @@ core::Result<config::LoadedConfig> load_config(const std::string& explicit_path)
 core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args) {
   auto workspace = real_path(args.cwd, "--cwd");
   if (!workspace) return std::unexpected(workspace.error());
-  if (!fs::is_directory(*workspace)) return core::fail("--cwd \"" + args.cwd + "\" is not a directory");
+  if (!fs::is_directory(*workspace))
+    return core::fail("--cwd \"" + args.cwd + "\" is not a directory");
   if (*workspace == "/")
     return core::fail("refusing the workspace \"/\": it would make the whole host writable",
                       "hint: run pi-sandbox from a project directory (--cwd DIR)");
@@ -67,7 +68,7 @@ core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args) {
     if (::realpath(loaded->source->c_str(), resolved) != nullptr &&
         policy::is_within(resolved, *workspace))
       return core::fail("refusing the configuration " + loaded->source->string() +
-                        ": it lies inside the workspace, where sandboxed commands can write",
+                            ": it lies inside the workspace, where sandboxed commands can write",
                         "hint: keep it outside the workspace, e.g. in "
                         "~/.pi/agent/extensions/pi-sandbox/config.json");
   }

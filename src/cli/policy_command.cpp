@@ -1,7 +1,6 @@
 // `pi-sandbox policy`: the effective policy and the plans, as text or JSON.
-#include <nlohmann/json.hpp>
-
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
 #include "sandbox/linux/runner.hpp"
@@ -25,14 +24,13 @@ json plan_json(const lx::PreparedSandbox& prepared) {
   }
   json landlock = json::array();
   for (const auto& rule : prepared.spec.landlock.rules)
-    landlock.push_back({{"path", rule.path.string()},
-                        {"access", rule.access == lx::LandlockAccess::ReadWrite
-                                       ? "read-write"
-                                       : "read-execute"}});
+    landlock.push_back(
+        {{"path", rule.path.string()},
+         {"access", rule.access == lx::LandlockAccess::ReadWrite ? "read-write" : "read-execute"}});
   json seccomp = json::array();
   for (const auto& rule : prepared.spec.seccomp)
-    seccomp.push_back({{"syscall", rule.syscall}, {"errno", core::errno_name(rule.error)},
-                       {"why", rule.why}});
+    seccomp.push_back(
+        {{"syscall", rule.syscall}, {"errno", core::errno_name(rule.error)}, {"why", rule.why}});
   return {{"mounts", mounts},
           {"landlock", {{"abi", prepared.spec.landlock_abi}, {"rules", landlock}}},
           {"seccomp", seccomp}};
@@ -41,11 +39,11 @@ json plan_json(const lx::PreparedSandbox& prepared) {
 json policy_json(const policy::SandboxPolicy& p, const lx::PreparedSandbox& prepared) {
   json protected_paths = json::array();
   for (const auto& item : prepared.protected_paths)
-    protected_paths.push_back({{"path", item.path.string()},
-                               {"reason", policy::to_string(item.reason)},
-                               {"kind", item.kind == policy::NodeKind::Directory ? "directory"
-                                                                                 : "file"},
-                               {"even_if_missing", item.create_if_missing}});
+    protected_paths.push_back(
+        {{"path", item.path.string()},
+         {"reason", policy::to_string(item.reason)},
+         {"kind", item.kind == policy::NodeKind::Directory ? "directory" : "file"},
+         {"even_if_missing", item.create_if_missing}});
   json readable = json::array();
   for (const auto& path : p.home_read_allowed) readable.push_back(path.string());
   json writable = json::array();
@@ -57,8 +55,9 @@ json policy_json(const policy::SandboxPolicy& p, const lx::PreparedSandbox& prep
           {"writable", writable},
           {"private_tmp", p.private_tmp},
           {"protected", protected_paths},
-          {"scan", {{"directories_read", prepared.scan.directories_read},
-                    {"entries_seen", prepared.scan.entries_seen}}},
+          {"scan",
+           {{"directories_read", prepared.scan.directories_read},
+            {"entries_seen", prepared.scan.entries_seen}}},
           {"plan", plan_json(prepared)}};
 }
 

@@ -70,9 +70,8 @@ int run(const RunArgs& args) {
     return kExitSetupFailed;
   }
   sandbox::Command command;
-  command.argv = args.argv.empty()
-                     ? std::vector<std::string>{"/bin/bash", "-c", args.shell_command}
-                     : args.argv;
+  command.argv = args.argv.empty() ? std::vector<std::string>{"/bin/bash", "-c", args.shell_command}
+                                   : args.argv;
   command.cwd = policy->workspace;
   command.env = command_environment();
   core::UniqueFd signals = cancel_signals();
@@ -90,7 +89,8 @@ int run(const RunArgs& args) {
     case sandbox::RunFailureKind::TimedOut:
       print_error("command timed out after " + seconds_text(args.timeout_seconds) + " seconds");
       return kExitTimeout;
-    case sandbox::RunFailureKind::Aborted: return 128 + received_signal(signals.get());
+    case sandbox::RunFailureKind::Aborted:
+      return 128 + received_signal(signals.get());
     case sandbox::RunFailureKind::LaunchFailed:
       print_error("sandbox setup failed: " + outcome.error().message);
       return kExitSetupFailed;

@@ -7,19 +7,24 @@ namespace pisandbox::policy {
 
 std::string_view to_string(ProtectReason reason) {
   switch (reason) {
-    case ProtectReason::SecurityControl: return "security-control";
-    case ProtectReason::SandboxBinary: return "sandbox-binary";
-    case ProtectReason::DangerousFile: return "dangerous-file";
-    case ProtectReason::GitHooks: return "git-hooks";
-    case ProtectReason::Secret: return "secret";
+    case ProtectReason::SecurityControl:
+      return "security-control";
+    case ProtectReason::SandboxBinary:
+      return "sandbox-binary";
+    case ProtectReason::DangerousFile:
+      return "dangerous-file";
+    case ProtectReason::GitHooks:
+      return "git-hooks";
+    case ProtectReason::Secret:
+      return "secret";
   }
   return "unknown";
 }
 
 const std::vector<std::string_view>& dangerous_files() {
-  static const std::vector<std::string_view> names = {
-      ".gitconfig", ".gitmodules", ".bashrc",    ".bash_profile", ".zshrc",
-      ".zprofile",  ".profile",    ".ripgreprc", ".mcp.json"};
+  static const std::vector<std::string_view> names = {".gitconfig",    ".gitmodules", ".bashrc",
+                                                      ".bash_profile", ".zshrc",      ".zprofile",
+                                                      ".profile",      ".ripgreprc",  ".mcp.json"};
   return names;
 }
 
@@ -31,9 +36,9 @@ const std::vector<std::string_view>& dangerous_directories() {
 
 const std::vector<std::string_view>& root_secret_files() {
   static const std::vector<std::string_view> names = {
-      ".env",          ".env.local",           ".env.development", ".env.development.local",
-      ".env.test",     ".env.test.local",      ".env.production",  ".env.production.local",
-      ".env.staging",  ".env.staging.local",   ".env.ci"};
+      ".env",         ".env.local",         ".env.development", ".env.development.local",
+      ".env.test",    ".env.test.local",    ".env.production",  ".env.production.local",
+      ".env.staging", ".env.staging.local", ".env.ci"};
   return names;
 }
 
@@ -79,9 +84,9 @@ bool is_secret_file_name(std::string_view name) {
 }
 
 bool is_skipped_directory_name(std::string_view name) {
-  static constexpr std::string_view kSkipped[] = {
-      ".git", "node_modules", "dist", "build", "coverage", ".next", ".turbo", ".cache",
-      "target", "vendor"};
+  static constexpr std::string_view kSkipped[] = {".git",     "node_modules", "dist",   "build",
+                                                  "coverage", ".next",        ".turbo", ".cache",
+                                                  "target",   "vendor"};
   return std::ranges::find(kSkipped, name) != std::end(kSkipped);
 }
 
@@ -126,8 +131,8 @@ SandboxPolicy default_policy(const PolicyInputs& inputs) {
   policy.home = inputs.home.lexically_normal();
   // Item 19: hide $HOME unless it is "/". When the workspace *is* the home, or contains
   // it, the user has chosen to work there and hiding it would hide the workspace itself.
-  policy.hide_home = policy.home != "/" && !policy.home.empty() &&
-                     !is_within(policy.home, policy.workspace);
+  policy.hide_home =
+      policy.home != "/" && !policy.home.empty() && !is_within(policy.home, policy.workspace);
   if (policy.hide_home) {
     policy.home_read_allowed = {policy.home / ".gitconfig", policy.home / ".config/git/config"};
     for (const auto& extra : inputs.additional_allow_read) {

@@ -59,12 +59,12 @@ struct PolicyInputs {
 
 /// The effective filesystem policy of one command. Paths are absolute and lexically normal.
 struct SandboxPolicy {
-  fs::path workspace;             ///< read-write
-  fs::path home;                  ///< as given
-  bool hide_home = false;         ///< $HOME is replaced by an empty private layer
-  std::vector<fs::path> home_read_allowed;  ///< re-exposed read-only inside the hidden home
-  std::vector<fs::path> writable;           ///< read-write bind mounts (the workspace)
-  bool private_tmp = true;        ///< private /tmp and /var/tmp per command (item 95)
+  fs::path workspace;                          ///< read-write
+  fs::path home;                               ///< as given
+  bool hide_home = false;                      ///< $HOME is replaced by an empty private layer
+  std::vector<fs::path> home_read_allowed;     ///< re-exposed read-only inside the hidden home
+  std::vector<fs::path> writable;              ///< read-write bind mounts (the workspace)
+  bool private_tmp = true;                     ///< private /tmp and /var/tmp per command (item 95)
   std::vector<ProtectedPath> protected_paths;  ///< fixed paths; scanned ones are added later
 
   friend bool operator==(const SandboxPolicy&, const SandboxPolicy&) = default;

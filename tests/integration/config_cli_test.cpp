@@ -11,7 +11,8 @@ fs::path current_config(const Scratch& s) {
 
 TEST(ConfigCli, CheckPrintsTheEffectiveConfigurationWithDefaults) {
   Scratch s;
-  write_file(current_config(s), R"({"hostIPC": {"mode": "ask", "preflightCommandPrefixes": [" tmux ", "tmux"]}})");
+  write_file(current_config(s),
+             R"({"hostIPC": {"mode": "ask", "preflightCommandPrefixes": [" tmux ", "tmux"]}})");
   const RunResult r = run_process({sandbox_binary(), "config", "check"}, s.env());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("\"preflightCommandPrefixes\": [\n      \"tmux\"\n    ]"), std::string::npos)
@@ -26,8 +27,9 @@ TEST(ConfigCli, AnInvalidFileExits2WithTheMessage) {
   write_file(file, R"({"hostIPC": {"retryOnUnixSocketError": "true"}})");
   const RunResult r = run_process({sandbox_binary(), "config", "check", file.string()}, s.env());
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "pi-sandbox: invalid pi-sandbox configuration: "
-                   "hostIPC.retryOnUnixSocketError must be a boolean\n");
+  EXPECT_EQ(r.err,
+            "pi-sandbox: invalid pi-sandbox configuration: "
+            "hostIPC.retryOnUnixSocketError must be a boolean\n");
 }
 
 TEST(ConfigCli, RunRefusesAnInvalidConfigurationBeforeLaunchingAnything) {
@@ -53,7 +55,8 @@ TEST(ConfigCli, AdditionalReadPathsInsideTheHomeAreReadableAndReadOnly) {
   write_file(s.home / "private.txt", "secret\n");
   write_file(current_config(s), "{\"filesystem\": {\"additionalAllowRead\": [\"" +
                                     (s.home / ".local/bin/tool").string() + "\"]}}");
-  const RunResult r = s.run("cat ~/.local/bin/tool; cat ~/private.txt; echo x >> ~/.local/bin/tool");
+  const RunResult r =
+      s.run("cat ~/.local/bin/tool; cat ~/private.txt; echo x >> ~/.local/bin/tool");
   EXPECT_EQ(r.out, "#!/bin/sh\necho tool\n");
   EXPECT_NE(r.err.find("private.txt: No such file or directory"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("tool: Read-only file system"), std::string::npos) << r.err;

@@ -155,7 +155,8 @@ void write_file(const fs::path& path, const std::string& text) {
 std::vector<std::string> list_dir(const fs::path& dir) {
   std::vector<std::string> names;
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) names.push_back(entry.path().filename());
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    names.push_back(entry.path().filename());
   std::ranges::sort(names);
   return names;
 }

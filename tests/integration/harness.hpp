@@ -54,12 +54,12 @@ void write_file(const fs::path& path, const std::string& text);
 std::vector<std::string> list_dir(const fs::path& dir);
 
 /// Skips the test with `reason` or, when PI_SANDBOX_REQUIRE_ALL=1, fails it.
-#define PI_SANDBOX_REQUIRE(condition, reason)                                   \
-  do {                                                                          \
-    if (!(condition)) {                                                         \
+#define PI_SANDBOX_REQUIRE(condition, reason)                                    \
+  do {                                                                           \
+    if (!(condition)) {                                                          \
       if (::pisandbox::testing::require_all()) FAIL() << "required: " << reason; \
-      GTEST_SKIP() << reason;                                                   \
-    }                                                                           \
+      GTEST_SKIP() << reason;                                                    \
+    }                                                                            \
   } while (0)
 bool require_all();
 

@@ -47,8 +47,7 @@ void expect_cancelled_by(int sig, int code) {
   Scratch s;
   const std::string sleeper = unique_sleep(4 + sig % 3);
   const pid_t pid = spawn_process(
-      {sandbox_binary(), "run", "--cwd", s.ws.string(), "-c", sleeper + " & " + sleeper},
-      s.env());
+      {sandbox_binary(), "run", "--cwd", s.ws.string(), "-c", sleeper + " & " + sleeper}, s.env());
   for (int i = 0; i < 250 && !process_running(sleeper); ++i) std::this_thread::sleep_for(20ms);
   ASSERT_TRUE(process_running(sleeper));
   ::kill(pid, sig);
@@ -57,8 +56,12 @@ void expect_cancelled_by(int sig, int code) {
   EXPECT_EQ(list_dir(s.ws), std::vector<std::string>{});
 }
 
-TEST(Lifetime, SigtermCancelsTheWholeTreeWith143) { expect_cancelled_by(SIGTERM, 143); }
-TEST(Lifetime, SigintCancelsTheWholeTreeWith130) { expect_cancelled_by(SIGINT, 130); }
+TEST(Lifetime, SigtermCancelsTheWholeTreeWith143) {
+  expect_cancelled_by(SIGTERM, 143);
+}
+TEST(Lifetime, SigintCancelsTheWholeTreeWith130) {
+  expect_cancelled_by(SIGINT, 130);
+}
 
 TEST(Lifetime, KillingTheSupervisorAtRandomEarlyMomentsLeavesNothing) {  // case C-11
   Scratch s;

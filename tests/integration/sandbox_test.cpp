@@ -18,7 +18,8 @@ bool have(const std::string& program) {
 
 TEST(Sandbox, WritesInsideTheWorkspaceReachTheHost) {
   Scratch s;
-  const RunResult r = s.run("echo hello > made.txt && mkdir -p d/e && echo ok > d/e/f && cat made.txt");
+  const RunResult r =
+      s.run("echo hello > made.txt && mkdir -p d/e && echo ok > d/e/f && cat made.txt");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "hello\n");
   EXPECT_EQ(read_file(s.ws / "made.txt"), "hello\n");
@@ -35,11 +36,14 @@ TEST(Sandbox, TheHostOutsideTheWorkspaceIsReadOnly) {
   const std::string root_error = ::geteuid() == 0 ? "Read-only file system" : "Permission denied";
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.err.find("touch: cannot touch '/etc/pi-sandbox-probe': Read-only file system"),
-            std::string::npos) << r.err;
+            std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find("touch: cannot touch '/usr/pi-sandbox-probe': Read-only file system"),
-            std::string::npos) << r.err;
+            std::string::npos)
+      << r.err;
   EXPECT_NE(r.err.find("touch: cannot touch '/root/pi-sandbox-probe': " + root_error),
-            std::string::npos) << r.err;
+            std::string::npos)
+      << r.err;
   EXPECT_FALSE(fs::exists("/etc/pi-sandbox-probe"));
   std::error_code ec;
   EXPECT_FALSE(fs::exists("/root/pi-sandbox-probe", ec));
@@ -47,8 +51,8 @@ TEST(Sandbox, TheHostOutsideTheWorkspaceIsReadOnly) {
 
 TEST(Sandbox, TheHomeIsHiddenButGitConfigIsReadable) {
   Scratch s;
-  const RunResult r = s.run(
-      "cat ~/.ssh/id_rsa; cat ~/.gitconfig; echo cache > ~/.cache-file && cat ~/.cache-file");
+  const RunResult r =
+      s.run("cat ~/.ssh/id_rsa; cat ~/.gitconfig; echo cache > ~/.cache-file && cat ~/.cache-file");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.err.find(".ssh/id_rsa: No such file or directory"), std::string::npos) << r.err;
   EXPECT_EQ(r.out, "[user]\n\tname = Sandbox Test\n\temail = t@example.com\ncache\n");
@@ -67,10 +71,11 @@ TEST(Sandbox, PrivateTempIsWritableAndGoneAfterwards) {  // case C-02
   write_file(host_file, "host\n");
   const RunResult r = s.run(
       "touch /tmp/t && cat /tmp/t && d=$(mktemp -d) && test -d \"$d\" && echo \"$TMPDIR $TMP "
-      "$TEMP\" && touch /var/tmp/v && ls " + host_file + " 2>&1; echo private > /tmp/mine");
+      "$TEMP\" && touch /var/tmp/v && ls " +
+      host_file + " 2>&1; echo private > /tmp/mine");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "/tmp /tmp /tmp\nls: cannot access '" + host_file +
-                       "': No such file or directory\n");
+  EXPECT_EQ(r.out,
+            "/tmp /tmp /tmp\nls: cannot access '" + host_file + "': No such file or directory\n");
   EXPECT_FALSE(fs::exists("/tmp/mine"));
   EXPECT_EQ(read_file(host_file), "host\n");
   fs::remove(host_file);
@@ -100,9 +105,11 @@ TEST(Sandbox, AHookWrittenByTheCommandThatCreatedTheRepositoryIsReported) {  // 
   Scratch s;
   const RunResult r = s.run("git init -q && printf '#!/bin/sh\\n' > .git/hooks/post-checkout");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.err, "pi-sandbox: warning: the command created a Git hook, which git on the host "
-                   "would run: " + (s.ws / ".git/hooks/post-checkout").string() +
-                   " (review or delete it; later commands cannot write hooks)\n");
+  EXPECT_EQ(r.err,
+            "pi-sandbox: warning: the command created a Git hook, which git on the host "
+            "would run: " +
+                (s.ws / ".git/hooks/post-checkout").string() +
+                " (review or delete it; later commands cannot write hooks)\n");
 }
 
 TEST(Sandbox, PythonVirtualEnvironmentsWork) {
@@ -153,14 +160,15 @@ TEST(Sandbox, ProtectedPathsRefuseWriteCreateRenameLinkAndSymlinkReplacement) {
     expect_protected(s, rel, true);
   for (const auto& rel : {".env", ".mcp.json", ".gitmodules", ".pi/sandbox.json", ".profile"})
     expect_protected(s, rel, false);
-  for (const auto& rel : {".vscode/settings.json", ".claude/commands/x.md", "secrets/token",
-                          ".idea/workspace.xml"}) {
+  for (const auto& rel :
+       {".vscode/settings.json", ".claude/commands/x.md", "secrets/token", ".idea/workspace.xml"}) {
     const RunResult r = s.run("mkdir -p \"$(dirname " + std::string(rel) + ")\"; echo x > " + rel);
     EXPECT_NE(r.exit_code, 0) << rel;
     EXPECT_FALSE(fs::exists(s.ws / rel)) << rel;
   }
   // Nothing of the placeholders is left on the host.
-  EXPECT_EQ(list_dir(s.ws), (std::vector<std::string>{".bashrc", ".pi", "certs", "decoy", "decoy2", "sub"}));
+  EXPECT_EQ(list_dir(s.ws),
+            (std::vector<std::string>{".bashrc", ".pi", "certs", "decoy", "decoy2", "sub"}));
   EXPECT_EQ(list_dir(s.ws / ".pi"), (std::vector<std::string>{"settings.json"}));
 }
 
@@ -168,8 +176,8 @@ TEST(Sandbox, ARenameOfAProtectedPathsParentIsRefused) {
   PI_SANDBOX_REQUIRE(have("git"), "git is not installed");
   Scratch s;
   ASSERT_EQ(s.run("git init -q").exit_code, 0);
-  const RunResult r = s.run(
-      "mv .git .git-old && mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit");
+  const RunResult r =
+      s.run("mv .git .git-old && mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit");
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("Device or resource busy"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(s.ws / ".git-old"));
@@ -220,7 +228,9 @@ TEST(Sandbox, HostUnixSocketsAreRefusedButSocketpairWorks) {  // case C-09
   ASSERT_EQ(::listen(server, 4), 0);
   const RunResult r = s.run(
       "/usr/bin/python3 -c \"import socket; s=socket.socket(socket.AF_UNIX); "
-      "s.connect('" + path.string() + "')\" 2>&1 | tail -1; /usr/bin/python3 -c \"import socket; "
+      "s.connect('" +
+      path.string() +
+      "')\" 2>&1 | tail -1; /usr/bin/python3 -c \"import socket; "
       "a,b=socket.socketpair(); a.send(b'pair'); print(b.recv(4).decode())\"");
   ::close(server);
   EXPECT_EQ(r.out, "PermissionError: [Errno 1] Operation not permitted\npair\n") << r.err;
@@ -231,7 +241,8 @@ TEST(Sandbox, TmuxAgainstARunningServerFailsWithOperationNotPermitted) {  // cas
   Scratch s;
   const std::string sock = (s.root / "tmux.sock").string();
   ASSERT_EQ(run_process({"/usr/bin/tmux", "-S", sock, "new-session", "-d", "-s", "pi", "sleep 60"})
-                .exit_code, 0);
+                .exit_code,
+            0);
   const RunResult host = run_process({"/usr/bin/tmux", "-S", sock, "ls"});
   EXPECT_EQ(host.exit_code, 0);
   // The socket's directory is outside the workspace but readable: only the socket is refused.
@@ -333,8 +344,9 @@ TEST(Sandbox, AWorkspaceOfSlashIsRefused) {
   Scratch s;
   const RunResult r = run_process({sandbox_binary(), "run", "--cwd", "/", "-c", "true"}, s.env());
   EXPECT_EQ(r.exit_code, 125);
-  EXPECT_EQ(r.err, "pi-sandbox: refusing the workspace \"/\": it would make the whole host "
-                   "writable\nhint: run pi-sandbox from a project directory (--cwd DIR)\n");
+  EXPECT_EQ(r.err,
+            "pi-sandbox: refusing the workspace \"/\": it would make the whole host "
+            "writable\nhint: run pi-sandbox from a project directory (--cwd DIR)\n");
 }
 
 }  // namespace

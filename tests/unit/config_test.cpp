@@ -597,8 +597,7 @@ TEST(ConfigLoader, PermissionDeniedIsAReadError) {
     fs::permissions(dir, fs::perms::owner_all | fs::perms::others_exec);
   const pid_t pid = ::fork();
   if (pid == 0) {
-    if (::setresgid(65534, 65534, 65534) != 0 || ::setresuid(65534, 65534, 65534) != 0)
-      ::_exit(2);
+    if (::setresgid(65534, 65534, 65534) != 0 || ::setresuid(65534, 65534, 65534) != 0) ::_exit(2);
     auto loaded = load(LoadOptions{.home = home.path()});
     ::_exit(!loaded.has_value() && loaded.error().message == expected ? 0 : 1);
   }

@@ -1,11 +1,12 @@
 // The mount plan and the Landlock plan, compared whole (STYLE.md habit 2; cases C-01, C-04).
+#include "sandbox/linux/mount_plan.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <map>
 
 #include "sandbox/linux/landlock.hpp"
-#include "sandbox/linux/mount_plan.hpp"
 #include "sandbox/linux/seccomp.hpp"
 
 namespace pisandbox::sandbox::linux_ {
@@ -44,12 +45,19 @@ void expect_ops(const std::vector<MountOp>& actual, const std::vector<MountOp>& 
 
 const PathFacts kDir{PathKind::Directory, {}};
 const PathFacts kFile{PathKind::File, {}};
-PathFacts symlink_to(const char* target) { return {PathKind::Symlink, target}; }
+PathFacts symlink_to(const char* target) {
+  return {PathKind::Symlink, target};
+}
 
 std::map<fs::path, PathFacts> base_host() {
-  return {{"/home", kDir},          {"/home/u", kDir},        {"/home/u/ws", kDir},
-          {"/var", kDir},           {"/var/tmp", kDir},       {"/home/u/.gitconfig", kFile},
-          {"/home/u/dotfiles", kDir}, {"/home/u/dotfiles/bashrc", kFile}};
+  return {{"/home", kDir},
+          {"/home/u", kDir},
+          {"/home/u/ws", kDir},
+          {"/var", kDir},
+          {"/var/tmp", kDir},
+          {"/home/u/.gitconfig", kFile},
+          {"/home/u/dotfiles", kDir},
+          {"/home/u/dotfiles/bashrc", kFile}};
 }
 
 policy::SandboxPolicy policy_for_ws() {
@@ -81,8 +89,8 @@ std::vector<MountOp> base_ops() {
   ops.push_back({K::Proc, "/proc", "", false, D, "", "private procfs"});
   ops.push_back({K::Tmpfs, "/tmp", "", false, D, "1777", "private temp"});
   ops.push_back({K::Tmpfs, "/var/tmp", "", false, D, "1777", "private temp"});
-  ops.push_back({K::Tmpfs, "/home/u", "", false, D, "0700",
-                 "hidden home (empty, private, throw-away)"});
+  ops.push_back(
+      {K::Tmpfs, "/home/u", "", false, D, "0700", "hidden home (empty, private, throw-away)"});
   ops.push_back({K::Bind, "/home/u/.gitconfig", "/home/u/.gitconfig", true, F, "",
                  "re-exposed read-only", IfSourceMissing::Skip});
   ops.push_back({K::Bind, "/home/u/ws", "/home/u/ws", false, D, "", "workspace (read-write)"});
@@ -104,10 +112,10 @@ TEST(MountPlan, MissingProtectedNamesGetPlaceholdersAndHomeOnesAreMaskedInTheTmp
                       "dangerous-file (missing: placeholder)"});
   expected.push_back({K::HostPlaceholder, "/home/u/ws/.claude", "", true, D, "",
                       "dangerous-file (missing: placeholder)"});
-  expected.push_back({K::MaskMissing, "/home/u/.pi/agent/settings.json", "", true, F, "",
-                      "security-control"});
-  expected.push_back({K::MaskMissing, "/home/u/.pi/agent/logs", "", true, D, "",
-                      "security-control"});
+  expected.push_back(
+      {K::MaskMissing, "/home/u/.pi/agent/settings.json", "", true, F, "", "security-control"});
+  expected.push_back(
+      {K::MaskMissing, "/home/u/.pi/agent/logs", "", true, D, "", "security-control"});
   expect_ops(plan.ops, expected);
   EXPECT_TRUE(plan.unprotectable.empty());
 }
@@ -166,8 +174,7 @@ TEST(MountPlan, NothingIsMountedBelowAReadOnlyDirectory) {
 
 TEST(MountPlan, AWorkspaceInsideAProtectedDirectoryIsRefused) {
   auto policy = policy_for_ws();
-  const std::vector<ProtectedPath> protect = {
-      {"/home/u", ProtectReason::SecurityControl, D, true}};
+  const std::vector<ProtectedPath> protect = {{"/home/u", ProtectReason::SecurityControl, D, true}};
   const MountPlan plan = plan_mounts(policy, protect, fake_host(base_host()));
   ASSERT_EQ(plan.unprotectable.size(), 1u);
   EXPECT_EQ(plan.unprotectable[0], "/home/u: the workspace lies inside this protected path");
@@ -180,8 +187,8 @@ TEST(MountPlan, WorkspaceUnderTmpComesAfterThePrivateTmp) {
   p.writable = {"/tmp/ws"};
   const MountPlan plan = plan_mounts(p, {}, fake_host({}));
   ASSERT_GE(plan.ops.size(), 2u);
-  EXPECT_EQ(plan.ops[plan.ops.size() - 2], (MountOp{K::Tmpfs, "/tmp", "", false, D, "1777",
-                                                    "private temp"}));
+  EXPECT_EQ(plan.ops[plan.ops.size() - 2],
+            (MountOp{K::Tmpfs, "/tmp", "", false, D, "1777", "private temp"}));
   EXPECT_EQ(plan.ops.back(),
             (MountOp{K::Bind, "/tmp/ws", "/tmp/ws", false, D, "", "workspace (read-write)"}));
 }
@@ -201,10 +208,11 @@ TEST(LandlockPlan, WritesOnlyWherePolicyAllows) {
 TEST(SeccompTable, RefusesUnixSocketsNamespacesAndMountsButNotSocketpair) {
   std::vector<std::string> names;
   for (const auto& rule : seccomp_rules()) names.push_back(rule.syscall);
-  for (auto name : {"socket", "clone", "unshare", "clone3", "mount", "umount2", "pivot_root",
-                    "setns", "open_tree", "move_mount", "fsopen", "fsmount", "mount_setattr",
-                    "io_uring_setup", "ioctl", "keyctl", "add_key", "request_key", "bpf",
-                    "perf_event_open", "userfaultfd"})
+  for (auto name :
+       {"socket",        "clone",           "unshare",    "clone3",     "mount",   "umount2",
+        "pivot_root",    "setns",           "open_tree",  "move_mount", "fsopen",  "fsmount",
+        "mount_setattr", "io_uring_setup",  "ioctl",      "keyctl",     "add_key", "request_key",
+        "bpf",           "perf_event_open", "userfaultfd"})
     EXPECT_NE(std::ranges::find(names, name), names.end()) << name;
   EXPECT_EQ(std::ranges::find(names, "socketpair"), names.end());
   const auto clone3 = std::ranges::find(seccomp_rules(), "clone3", &SeccompRule::syscall);

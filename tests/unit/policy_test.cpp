@@ -18,14 +18,14 @@ std::vector<ProtectedPath> expected_protected(const fs::path& ws, const fs::path
       {ws / ".pi/sandbox.json", kSecurity, F, true},
       {ws / ".pi/pi-auto-review.json", kSecurity, F, true},
   };
-  for (auto name : {".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".zshrc",
-                    ".zprofile", ".profile", ".ripgreprc", ".mcp.json"})
+  for (auto name : {".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".zshrc", ".zprofile",
+                    ".profile", ".ripgreprc", ".mcp.json"})
     out.push_back({ws / name, kDanger, F, true});
   for (auto name : {".vscode", ".idea", ".claude/commands", ".claude/agents"})
     out.push_back({ws / name, kDanger, D, true});
-  for (auto name : {".env", ".env.local", ".env.development", ".env.development.local",
-                    ".env.test", ".env.test.local", ".env.production", ".env.production.local",
-                    ".env.staging", ".env.staging.local", ".env.ci"})
+  for (auto name : {".env", ".env.local", ".env.development", ".env.development.local", ".env.test",
+                    ".env.test.local", ".env.production", ".env.production.local", ".env.staging",
+                    ".env.staging.local", ".env.ci"})
     out.push_back({ws / name, kSecret, F, true});
   out.push_back({ws / "secrets", kSecret, D, true});
   out.push_back({ws / ".secrets", kSecret, D, true});
@@ -54,8 +54,12 @@ TEST(DefaultPolicy, HidesTheHomeAndReExposesGitConfig) {
 }
 
 TEST(DefaultPolicy, ConfigLocationsAreProtectedAndDeduplicated) {
-  PolicyInputs in{"/w", "/home/u", "", {}, {"/home/u/.pi/agent/extensions/pi-sandbox/config.json",
-                                            "/home/u/.pi/agent/pi-sandbox.json"}};
+  PolicyInputs in{
+      "/w",
+      "/home/u",
+      "",
+      {},
+      {"/home/u/.pi/agent/extensions/pi-sandbox/config.json", "/home/u/.pi/agent/pi-sandbox.json"}};
   const SandboxPolicy p = default_policy(in);
   auto expected = expected_protected("/w", "/home/u");
   expected.push_back({"/home/u/.pi/agent/extensions/pi-sandbox/config.json", kSecurity, F, true});
@@ -74,8 +78,12 @@ TEST(DefaultPolicy, WorkspaceThatIsTheHomeKeepsItVisible) {
 }
 
 TEST(DefaultPolicy, AdditionalReadPathsInsideTheHomeAreReExposedInOrder) {
-  PolicyInputs in{"/w", "/home/u", "", {"/home/u/.local/bin/rtk", "/opt/tool", "/home/u/.gitconfig",
-                                        "/home/u/.local/bin/rtk"}, {}};
+  PolicyInputs in{
+      "/w",
+      "/home/u",
+      "",
+      {"/home/u/.local/bin/rtk", "/opt/tool", "/home/u/.gitconfig", "/home/u/.local/bin/rtk"},
+      {}};
   EXPECT_EQ(default_policy(in).home_read_allowed,
             (std::vector<fs::path>{"/home/u/.gitconfig", "/home/u/.config/git/config",
                                    "/home/u/.local/bin/rtk"}));
@@ -90,8 +98,8 @@ TEST(SecretNames, PatternsOfItem88) {
   for (auto name : {".env", ".env.local", ".env.prod", ".ENV.Local", "server.pem", "id.KEY",
                     "cert.p12", "a.pfx"})
     EXPECT_TRUE(is_secret_file_name(name)) << name;
-  for (auto name : {".env.example", ".env.sample", ".env.template", ".env.dist", ".envrc",
-                    "env", "key", "pem.txt", "notes.keynote", "a.pem.bak"})
+  for (auto name : {".env.example", ".env.sample", ".env.template", ".env.dist", ".envrc", "env",
+                    "key", "pem.txt", "notes.keynote", "a.pem.bak"})
     EXPECT_FALSE(is_secret_file_name(name)) << name;
 }
 

@@ -1,11 +1,11 @@
 // Protected-path discovery on a real directory tree (cases C-01, C-04; items 88, 130-131).
+#include "policy/protected_scan.hpp"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
-
-#include "policy/protected_scan.hpp"
 
 namespace pisandbox::policy {
 namespace {
@@ -50,8 +50,8 @@ TEST_F(ScanTest, FindsNestedRepositoriesDangerousFilesAndSecrets) {
   file("certs/server.PEM");
   file("config/secrets/token");
   file("docs/readme.md");
-  link("../docs/readme.md", "app/.mcp.json");       // a symlink named like a dangerous file
-  link("missing-target", "app/.env.local");         // a dangling one
+  link("../docs/readme.md", "app/.mcp.json");  // a symlink named like a dangerous file
+  link("missing-target", "app/.env.local");    // a dangling one
   dir(".claude/commands");
   EXPECT_EQ(found(), (std::vector<std::string>{
                          ".claude/commands:dangerous-file",
@@ -70,8 +70,8 @@ TEST_F(ScanTest, FindsNestedRepositoriesDangerousFilesAndSecrets) {
 TEST_F(ScanTest, SkipsHeavyTreesAndRespectsTheDepth) {
   file("node_modules/pkg/.env");
   file("vendor/x/key.pem");
-  file("a/b/c/.env");       // depth 4: found
-  file("a/b/c/d/.env");     // depth 5: beyond the bound
+  file("a/b/c/.env");    // depth 4: found
+  file("a/b/c/d/.env");  // depth 5: beyond the bound
   EXPECT_EQ(found(), (std::vector<std::string>{"a/b/c/.env:secret"}));
   EXPECT_EQ(found(ScanOptions{2}), (std::vector<std::string>{}));
 }

@@ -22,9 +22,8 @@ int last_capability() {
 }  // namespace
 
 core::Result<void> drop_capabilities() {
-  constexpr unsigned long kBits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |
-                                  SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
-                                  SECBIT_KEEP_CAPS_LOCKED;
+  constexpr unsigned long kBits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+                                  SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED;
   if (::prctl(PR_SET_SECUREBITS, kBits, 0, 0, 0) != 0)
     return core::fail_errno("prctl(PR_SET_SECUREBITS)");
   if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0)

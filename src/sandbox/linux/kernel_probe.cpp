@@ -48,8 +48,9 @@ KernelCheck user_namespaces() {
   if (read_sysctl("/proc/sys/user/max_user_namespaces") == "0")
     fix += "sysctl -w user.max_user_namespaces=15000; ";
   if (read_sysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == "1")
-    fix += "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 (or an AppArmor profile "
-           "for pi-sandbox with `userns,`); ";
+    fix +=
+        "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 (or an AppArmor profile "
+        "for pi-sandbox with `userns,`); ";
   check.fix = fix.empty() ? "enable unprivileged user namespaces in the kernel configuration"
                           : fix.substr(0, fix.size() - 2);
   return check;
@@ -70,8 +71,9 @@ KernelCheck landlock() {
                                (abi >= 6 ? " (signals and abstract sockets scoped)" : "")
                          : "unavailable: the namespaces and seccomp still confine commands";
   if (abi == 0)
-    check.fix = "boot Linux 5.13+ with CONFIG_SECURITY_LANDLOCK=y and `landlock` in the lsm= "
-                "list (e.g. lsm=landlock,lockdown,yama,apparmor)";
+    check.fix =
+        "boot Linux 5.13+ with CONFIG_SECURITY_LANDLOCK=y and `landlock` in the lsm= "
+        "list (e.g. lsm=landlock,lockdown,yama,apparmor)";
   return check;
 }
 
@@ -91,8 +93,8 @@ std::vector<KernelCheck> probe_kernel() {
   ::uname(&uts);
   checks.push_back({"kernel", true, false, std::string(uts.sysname) + " " + uts.release, ""});
   checks.push_back(user_namespaces());
-  checks.push_back(syscall_present("clone3 and pidfd", SYS_pidfd_send_signal,
-                                   "Linux 5.3 or later is needed"));
+  checks.push_back(
+      syscall_present("clone3 and pidfd", SYS_pidfd_send_signal, "Linux 5.3 or later is needed"));
   checks.push_back(syscall_present("new mount API (mount_setattr)", SYS_mount_setattr,
                                    "Linux 5.12 or later is needed"));
   checks.push_back(landlock());

@@ -17,14 +17,14 @@ using core::UniqueFd;
 // Rights added by each ABI (landlock.rst, "Filesystem flags" and "Scope flags").
 constexpr std::uint64_t kReadExecute =
     LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR;
-constexpr std::uint64_t kWriteAbi1 =
-    LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |
-    LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR |
-    LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |
-    LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM;
-constexpr std::uint64_t kRefer = 1ULL << 13;     // ABI 2: LANDLOCK_ACCESS_FS_REFER
-constexpr std::uint64_t kTruncate = 1ULL << 14;  // ABI 3: LANDLOCK_ACCESS_FS_TRUNCATE
-constexpr std::uint64_t kIoctlDev = 1ULL << 15;  // ABI 5: LANDLOCK_ACCESS_FS_IOCTL_DEV
+constexpr std::uint64_t kWriteAbi1 = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |
+                                     LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR |
+                                     LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
+                                     LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |
+                                     LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM;
+constexpr std::uint64_t kRefer = 1ULL << 13;             // ABI 2: LANDLOCK_ACCESS_FS_REFER
+constexpr std::uint64_t kTruncate = 1ULL << 14;          // ABI 3: LANDLOCK_ACCESS_FS_TRUNCATE
+constexpr std::uint64_t kIoctlDev = 1ULL << 15;          // ABI 5: LANDLOCK_ACCESS_FS_IOCTL_DEV
 constexpr std::uint64_t kScopeAbstractUnix = 1ULL << 0;  // ABI 6
 constexpr std::uint64_t kScopeSignal = 1ULL << 1;        // ABI 6
 
@@ -54,8 +54,7 @@ std::uint64_t file_rights(std::uint64_t rights) {
                    LANDLOCK_ACCESS_FS_READ_FILE | kTruncate | kIoctlDev);
 }
 
-core::Result<void> add_rule(int ruleset, int fd, std::uint64_t rights,
-                            const std::string& shown) {
+core::Result<void> add_rule(int ruleset, int fd, std::uint64_t rights, const std::string& shown) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) return core::fail_errno("fstat(\"" + shown + "\")");
   PathBeneathAttr attr{S_ISDIR(st.st_mode) ? rights : file_rights(rights), fd};
@@ -80,8 +79,8 @@ LandlockPlan plan_landlock(const policy::SandboxPolicy& policy) {
 }
 
 int landlock_abi_version() {
-  const long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0,
-                             LANDLOCK_CREATE_RULESET_VERSION);
+  const long abi =
+      ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
   return abi < 0 ? 0 : static_cast<int>(abi);
 }
 

@@ -24,8 +24,8 @@ namespace {
 using core::UniqueFd;
 using Clock = std::chrono::steady_clock;
 
-constexpr std::uint64_t kNamespaces = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET |
-                                      CLONE_NEWIPC | CLONE_NEWUTS;
+constexpr std::uint64_t kNamespaces =
+    CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS;
 
 std::string userns_hint(int err) {
   if (err != EPERM && err != ENOSPC && err != EINVAL && err != EACCES) return {};
@@ -78,16 +78,23 @@ bool read_records(int fd, Report& report, const WarningSink& warn) {
     if (n < 0) return errno == EAGAIN || errno == EINTR;
     const std::string text(buffer + 1, static_cast<std::size_t>(n - 1));
     switch (static_cast<LaunchMessage>(buffer[0])) {
-      case LaunchMessage::Error: report.error = text; break;
-      case LaunchMessage::Warning: warn(text); break;
-      case LaunchMessage::Placeholder: parse_placeholder(text, report); break;
+      case LaunchMessage::Error:
+        report.error = text;
+        break;
+      case LaunchMessage::Warning:
+        warn(text);
+        break;
+      case LaunchMessage::Placeholder:
+        parse_placeholder(text, report);
+        break;
       case LaunchMessage::Result:
         if (text.starts_with("exit "))
           report.result = Exited{std::atoi(text.c_str() + 5)};
         else if (text.starts_with("signal "))
           report.result = Signaled{std::atoi(text.c_str() + 7)};
         break;
-      default: break;
+      default:
+        break;
     }
   }
 }
@@ -141,8 +148,8 @@ enum class Ending { Exited, TimedOut, Aborted };
 
 Ending supervise(const Child& child, int launch_fd, const RunOptions& options, Report& report,
                  const WarningSink& warn) {
-  const auto deadline = options.timeout ? std::optional(Clock::now() + *options.timeout)
-                                        : std::nullopt;
+  const auto deadline =
+      options.timeout ? std::optional(Clock::now() + *options.timeout) : std::nullopt;
   bool socket_open = true;
   for (;;) {
     pollfd fds[3] = {{child.pidfd.get(), POLLIN, 0},
@@ -176,7 +183,8 @@ Outcome launch(const LaunchSpec& spec, const RunOptions& options, const WarningS
                                       core::sys_error("socketpair(AF_UNIX)", errno).message});
   UniqueFd parent_end(pair[0]), child_end(pair[1]);
   auto child = clone_sandbox(spec, parent_end.get(), child_end.get());
-  if (!child) return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, child.error().describe()});
+  if (!child)
+    return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, child.error().describe()});
   child_end.reset();
   Report report;
   if (auto maps = write_id_maps(child->pid); !maps) {

@@ -1,15 +1,15 @@
 #include "sandbox/linux/mount_plan.hpp"
 
-#include "sandbox/linux/placeholders.hpp"
-
 #include <sys/stat.h>
 #include <sys/xattr.h>
-#include <climits>
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <deque>
 #include <optional>
+
+#include "sandbox/linux/placeholders.hpp"
 
 namespace pisandbox::sandbox::linux_ {
 
@@ -48,8 +48,8 @@ class Planner {
     base();
     temp();
     home();
-    push({MountOpKind::Bind, policy_.workspace, policy_.workspace, false, NodeKind::Directory,
-          "", "workspace (read-write)"});
+    push({MountOpKind::Bind, policy_.workspace, policy_.workspace, false, NodeKind::Directory, "",
+          "workspace (read-write)"});
     for (const auto& p : protected_paths) protect(p);
     finish_protections();
     return std::move(plan_);
@@ -79,8 +79,8 @@ class Planner {
     if (!policy_.private_tmp) return;
     push({MountOpKind::Tmpfs, "/tmp", "", false, NodeKind::Directory, "1777", "private temp"});
     if (probe_("/var/tmp").kind == PathKind::Directory)
-      push({MountOpKind::Tmpfs, "/var/tmp", "", false, NodeKind::Directory, "1777",
-            "private temp"});
+      push(
+          {MountOpKind::Tmpfs, "/var/tmp", "", false, NodeKind::Directory, "1777", "private temp"});
   }
 
   void home() {
@@ -188,13 +188,15 @@ class Planner {
       return;
     }
     switch (region(p.path)) {
-      case Region::ReadOnly: return;  // already read-only
+      case Region::ReadOnly:
+        return;  // already read-only
       case Region::PrivateTmpfs:
         if (p.create_if_missing && policy_.hide_home && is_within(p.path, policy_.home))
           protections_.push_back({MountOpKind::MaskMissing, p.path, "", true, p.kind, "",
                                   std::string(policy::to_string(p.reason))});
         return;
-      case Region::Workspace: break;
+      case Region::Workspace:
+        break;
     }
     const Resolution r = resolve(p.path);
     const std::string why(policy::to_string(p.reason));
@@ -221,7 +223,8 @@ class Planner {
                                 NodeKind::Directory, "", why + " (missing: placeholder)"});
         return;
       }
-      case PathKind::Symlink: return;  // pinned above
+      case PathKind::Symlink:
+        return;  // pinned above
     }
   }
 
@@ -233,9 +236,10 @@ class Planner {
   /// because a read-write pin below a read-only directory would re-open it.
   bool under_read_only_directory(const fs::path& target) const {
     return std::ranges::any_of(protections_, [&](const MountOp& op) {
-      const bool ro_dir = op.node == NodeKind::Directory && op.read_only &&
-                          (op.kind == MountOpKind::Bind || op.kind == MountOpKind::HostPlaceholder ||
-                           op.kind == MountOpKind::MaskMissing);
+      const bool ro_dir =
+          op.node == NodeKind::Directory && op.read_only &&
+          (op.kind == MountOpKind::Bind || op.kind == MountOpKind::HostPlaceholder ||
+           op.kind == MountOpKind::MaskMissing);
       return ro_dir && op.target != target && is_within(target, op.target);
     });
   }
@@ -316,15 +320,24 @@ PathFacts probe_host_path(const fs::path& path) {
 
 std::string_view to_string(MountOpKind kind) {
   switch (kind) {
-    case MountOpKind::RootReadOnly: return "root-ro";
-    case MountOpKind::Tmpfs: return "tmpfs";
-    case MountOpKind::Proc: return "proc";
-    case MountOpKind::DevPts: return "devpts";
-    case MountOpKind::Bind: return "bind";
-    case MountOpKind::Symlink: return "symlink";
-    case MountOpKind::PinSymlink: return "pin-symlink";
-    case MountOpKind::HostPlaceholder: return "placeholder";
-    case MountOpKind::MaskMissing: return "mask-missing";
+    case MountOpKind::RootReadOnly:
+      return "root-ro";
+    case MountOpKind::Tmpfs:
+      return "tmpfs";
+    case MountOpKind::Proc:
+      return "proc";
+    case MountOpKind::DevPts:
+      return "devpts";
+    case MountOpKind::Bind:
+      return "bind";
+    case MountOpKind::Symlink:
+      return "symlink";
+    case MountOpKind::PinSymlink:
+      return "pin-symlink";
+    case MountOpKind::HostPlaceholder:
+      return "placeholder";
+    case MountOpKind::MaskMissing:
+      return "mask-missing";
   }
   return "unknown";
 }

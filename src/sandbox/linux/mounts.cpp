@@ -30,9 +30,13 @@ constexpr const char* kNewRoot = "/tmp/pi-sandbox-root";
 /// reading it gives ENOENT and creating through it fails, as "/" is read-only.
 constexpr const char* kMissingTarget = "/nonexistent/pi-sandbox-protected";
 
-std::string quoted(const fs::path& p) { return "\"" + p.string() + "\""; }
+std::string quoted(const fs::path& p) {
+  return "\"" + p.string() + "\"";
+}
 
-std::string fd_path(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
+std::string fd_path(int fd) {
+  return "/proc/self/fd/" + std::to_string(fd);
+}
 
 Result<void> set_attr(const std::string& path, std::uint64_t attrs, unsigned flags,
                       const fs::path& shown) {
@@ -94,7 +98,9 @@ class Applier {
   }
 
  private:
-  fs::path in_root(const fs::path& target) const { return fs::path(kNewRoot) / target.relative_path(); }
+  fs::path in_root(const fs::path& target) const {
+    return fs::path(kNewRoot) / target.relative_path();
+  }
 
   /// Opens every bind source and clones every pinned symlink while the host's tree is still
   /// in place, and creates the host placeholders.
@@ -113,16 +119,18 @@ class Applier {
         if (slot->placeholder) placeholders_.push_back(std::move(*slot->placeholder));
         return open_source(op.target, O_PATH | O_NOFOLLOW);
       }
-      case MountOpKind::Bind: return prepare_bind(op);
+      case MountOpKind::Bind:
+        return prepare_bind(op);
       case MountOpKind::PinSymlink: {
-        UniqueFd tree(static_cast<int>(::syscall(SYS_open_tree, AT_FDCWD, op.target.c_str(),
-                                                 OPEN_TREE_CLONE | AT_SYMLINK_NOFOLLOW |
-                                                     OPEN_TREE_CLOEXEC)));
+        UniqueFd tree(
+            static_cast<int>(::syscall(SYS_open_tree, AT_FDCWD, op.target.c_str(),
+                                       OPEN_TREE_CLONE | AT_SYMLINK_NOFOLLOW | OPEN_TREE_CLOEXEC)));
         if (!tree) return core::fail_errno("open_tree(" + quoted(op.target) + ", OPEN_TREE_CLONE)");
         trees_[op.target] = std::move(tree);
         return {};
       }
-      default: return {};
+      default:
+        return {};
     }
   }
 
@@ -158,7 +166,8 @@ class Applier {
   Result<void> stage_root() {
     if (::mount("tmpfs", kStaging, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700") != 0)
       return core::fail_errno("mount(\"tmpfs\", \"/tmp\")");
-    if (::mkdir(kNewRoot, 0755) != 0) return core::fail_errno(std::string("mkdir(\"") + kNewRoot + "\")");
+    if (::mkdir(kNewRoot, 0755) != 0)
+      return core::fail_errno(std::string("mkdir(\"") + kNewRoot + "\")");
     return {};
   }
 
@@ -208,15 +217,16 @@ class Applier {
       }
       case MountOpKind::PinSymlink: {
         const int tree = trees_.at(op.target).get();
-        if (::syscall(SYS_move_mount, tree, "", AT_FDCWD, where.c_str(),
-                      MOVE_MOUNT_F_EMPTY_PATH) != 0)
+        if (::syscall(SYS_move_mount, tree, "", AT_FDCWD, where.c_str(), MOVE_MOUNT_F_EMPTY_PATH) !=
+            0)
           return core::fail_errno("move_mount(" + quoted(op.target) + ")");
         return {};
       }
       case MountOpKind::HostPlaceholder:
         return bind(sources_.at(op.target).get(), op.target, NodeKind::Directory,
                     kSafe | MOUNT_ATTR_RDONLY);
-      case MountOpKind::MaskMissing: return mask_missing(op);
+      case MountOpKind::MaskMissing:
+        return mask_missing(op);
     }
     return {};
   }
@@ -232,9 +242,9 @@ class Applier {
     if (auto r = mkdirs(where.parent_path()); !r) return r;
     if (::symlink(kMissingTarget, where.c_str()) != 0 && errno != EEXIST)
       return core::fail_errno("symlink(" + quoted(op.target) + ")");
-    UniqueFd tree(static_cast<int>(::syscall(
-        SYS_open_tree, AT_FDCWD, where.c_str(),
-        OPEN_TREE_CLONE | AT_SYMLINK_NOFOLLOW | OPEN_TREE_CLOEXEC)));
+    UniqueFd tree(
+        static_cast<int>(::syscall(SYS_open_tree, AT_FDCWD, where.c_str(),
+                                   OPEN_TREE_CLONE | AT_SYMLINK_NOFOLLOW | OPEN_TREE_CLOEXEC)));
     if (!tree) return core::fail_errno("open_tree(" + quoted(op.target) + ")");
     if (::syscall(SYS_move_mount, tree.get(), "", AT_FDCWD, where.c_str(),
                   MOVE_MOUNT_F_EMPTY_PATH) != 0)
@@ -246,7 +256,8 @@ class Applier {
     // pivot_root(".", ".") stacks the old root on the new one; detaching it leaves only
     // the new view (the runc idiom; pivot_root(2) "NOTES").
     if (::chdir(kNewRoot) != 0) return core::fail_errno(std::string("chdir(\"") + kNewRoot + "\")");
-    if (::syscall(SYS_pivot_root, ".", ".") != 0) return core::fail_errno("pivot_root(\".\", \".\")");
+    if (::syscall(SYS_pivot_root, ".", ".") != 0)
+      return core::fail_errno("pivot_root(\".\", \".\")");
     if (::umount2(".", MNT_DETACH) != 0) return core::fail_errno("umount2(old root, MNT_DETACH)");
     if (::chdir("/") != 0) return core::fail_errno("chdir(\"/\")");
     sources_.clear();

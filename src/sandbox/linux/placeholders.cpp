@@ -58,10 +58,10 @@ UniqueFd open_directory(int dir_fd, const char* name) {
 }
 
 bool same_inode(int dir_fd, const char* name, int fd) {
-  struct stat by_name {}, by_fd {};
-  return ::fstatat(dir_fd, name, &by_name, AT_SYMLINK_NOFOLLOW) == 0 &&
-         ::fstat(fd, &by_fd) == 0 && by_name.st_ino == by_fd.st_ino &&
-         by_name.st_dev == by_fd.st_dev;
+  struct stat by_name {
+  }, by_fd{};
+  return ::fstatat(dir_fd, name, &by_name, AT_SYMLINK_NOFOLLOW) == 0 && ::fstat(fd, &by_fd) == 0 &&
+         by_name.st_ino == by_fd.st_ino && by_name.st_dev == by_fd.st_dev;
 }
 
 ino_t inode_of(int fd) {
@@ -153,8 +153,7 @@ std::optional<Placeholder> adopt_if_placeholder(const fs::path& path) {
 
 void remove_placeholder(Placeholder& placeholder, Unmask unmask) {
   if (unmask == Unmask::Yes) ::umount2(placeholder.path.c_str(), MNT_DETACH);
-  UniqueFd dir(::open(placeholder.path.parent_path().c_str(),
-                      O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd dir(::open(placeholder.path.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!dir) return;
   const std::string name = placeholder.path.filename().string();
   if (!placeholder.lock) placeholder.lock = open_directory(dir.get(), name.c_str());

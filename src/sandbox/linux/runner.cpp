@@ -56,8 +56,9 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
   if (!prepared)
     return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, prepared.error().describe()});
   if (prepared->spec.landlock_abi == 0)
-    warn("warning: Landlock is unavailable on this kernel; the namespaces and the seccomp "
-         "filter still confine the command (see `pi-sandbox doctor`)");
+    warn(
+        "warning: Landlock is unavailable on this kernel; the namespaces and the seccomp "
+        "filter still confine the command (see `pi-sandbox doctor`)");
   const HookWatch hooks = watch_hooks(policy.workspace);
   Outcome outcome = launch(prepared->spec, options, warn);
   for (const auto& hook : new_hooks(hooks))
