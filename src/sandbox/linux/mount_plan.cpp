@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <climits>
 #include <deque>
+#include <map>
 #include <optional>
 
 #include "sandbox/linux/placeholders.hpp"
@@ -42,7 +43,7 @@ struct Resolution {
 class Planner {
  public:
   Planner(const policy::SandboxPolicy& policy, const PathProbe& probe)
-      : policy_(policy), probe_(probe) {}
+      : policy_(policy), host_probe_(probe) {}
 
   MountPlan build(const std::vector<policy::ProtectedPath>& protected_paths) {
     base();
@@ -278,7 +279,16 @@ class Planner {
   }
 
   const policy::SandboxPolicy& policy_;
-  const PathProbe& probe_;
+  /// The probe, memoized: protected paths share their ancestors, so each host path is
+  /// looked at once per plan.
+  const PathFacts& probe_(const fs::path& path) const {
+    auto it = probe_cache_.find(path);
+    if (it == probe_cache_.end()) it = probe_cache_.emplace(path, host_probe_(path)).first;
+    return it->second;
+  }
+
+  const PathProbe& host_probe_;
+  mutable std::map<fs::path, PathFacts> probe_cache_;
   MountPlan plan_;
   std::vector<MountOp> protections_;
 };
