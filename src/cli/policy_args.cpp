@@ -74,7 +74,10 @@ core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args) {
   }
   policy::PolicyInputs inputs;
   inputs.workspace = *workspace;
+  // The home is hidden by its real path: a symlinked $HOME (or /home) must not leave the
+  // real directory visible under its other name.
   inputs.home = home_directory();
+  if (auto real_home = real_path(inputs.home.string(), "$HOME"); real_home) inputs.home = *real_home;
   if (auto self = real_path("/proc/self/exe", "self"); self) inputs.self_exe = *self;
   for (const auto& path : loaded->config->filesystem.additional_allow_read)
     inputs.additional_allow_read.emplace_back(path);

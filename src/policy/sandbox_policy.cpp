@@ -147,7 +147,9 @@ SandboxPolicy default_policy(const PolicyInputs& inputs) {
   policy.writable = {policy.workspace};
   add_workspace_rules(policy);
   add_home_rules(policy, inputs);
-  if (!inputs.self_exe.empty() && !is_within(inputs.self_exe, policy.workspace))
+  // Even inside the workspace (a deviation from item 22): a command that replaced the binary
+  // would run unsandboxed the next time pi-sandbox starts.
+  if (!inputs.self_exe.empty())
     add(policy.protected_paths, inputs.self_exe, ProtectReason::SandboxBinary, kFile, false);
   return policy;
 }

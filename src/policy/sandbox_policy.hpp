@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 /// Why a path is protected; shown by `pi-sandbox policy`.
 enum class ProtectReason {
   SecurityControl,  ///< a configuration file of the reference or of pi-sandbox (items 22, 86, 89)
-  SandboxBinary,    ///< the installed pi-sandbox itself, when outside the workspace (item 22)
+  SandboxBinary,    ///< the running pi-sandbox itself, wherever it is (item 22, widened)
   DangerousFile,    ///< a file of the reference runtime's mandatory deny list (item 129)
   GitHooks,         ///< `.git/hooks` of a repository (items 24, 129)
   Secret,           ///< `.env*`, `*.pem`, `secrets/`, ... (items 87-88)

@@ -351,3 +351,35 @@ TEST(Sandbox, AWorkspaceOfSlashIsRefused) {
 
 }  // namespace
 }  // namespace pisandbox::testing
+
+namespace pisandbox::testing {
+namespace {
+
+TEST(Concurrency, ASymlinkSwappedInByAnotherSandboxNeverRedirectsABind) {
+  PI_SANDBOX_REQUIRE(fs::exists("/usr/bin/python3"), "/usr/bin/python3 is not installed");
+  Scratch s;
+  const fs::path victim = s.root / "victim";  // outside the workspace
+  fs::create_directories(victim);
+  ASSERT_EQ(s.run("git init -q 2>/dev/null || mkdir -p .git/hooks").exit_code, 0);
+  // One sandboxed command keeps exchanging `sub` (a nested repository, so its parents get
+  // bound) with `sub_alt` (a symlink to the victim) while others bind and write `sub`.
+  write_file(s.ws / "swap.py", R"(
+import ctypes, os, sys, time
+os.makedirs("sub/.git/hooks", exist_ok=True)
+os.symlink(sys.argv[1], "sub_alt")
+libc = ctypes.CDLL(None, use_errno=True)
+end = time.time() + float(sys.argv[2])
+while time.time() < end:
+    libc.syscall(316, -100, b"sub", -100, b"sub_alt", 2)  # renameat2(RENAME_EXCHANGE)
+)");
+  const pid_t swapper = spawn_process(
+      {sandbox_binary(), "run", "--cwd", s.ws.string(), "--", "/usr/bin/python3", "swap.py",
+       victim.string(), "8"},
+      s.env());
+  for (int i = 0; i < 150; ++i) s.run("echo planted-" + std::to_string(i) + " > sub/planted");
+  wait_process(swapper);
+  EXPECT_EQ(list_dir(victim), std::vector<std::string>{});
+}
+
+}  // namespace
+}  // namespace pisandbox::testing

@@ -92,7 +92,7 @@ std::vector<MountOp> base_ops() {
   ops.push_back(
       {K::Tmpfs, "/home/u", "", false, D, "0700", "hidden home (empty, private, throw-away)"});
   ops.push_back({K::Bind, "/home/u/.gitconfig", "/home/u/.gitconfig", true, F, "",
-                 "re-exposed read-only", IfSourceMissing::Skip});
+                 "re-exposed read-only", IfSourceMissing::Skip, SourceSymlinks::Follow});
   ops.push_back({K::Bind, "/home/u/ws", "/home/u/ws", false, D, "", "workspace (read-write)"});
   return ops;
 }

@@ -89,9 +89,11 @@ TEST(DefaultPolicy, AdditionalReadPathsInsideTheHomeAreReExposedInOrder) {
                                    "/home/u/.local/bin/rtk"}));
 }
 
-TEST(DefaultPolicy, BinaryInsideTheWorkspaceIsNotProtected) {
+TEST(DefaultPolicy, BinaryInsideTheWorkspaceIsProtectedToo) {
   const SandboxPolicy p = default_policy({"/w", "/home/u", "/w/build/pi-sandbox", {}, {}});
-  EXPECT_EQ(p.protected_paths, expected_protected("/w", "/home/u"));
+  auto expected = expected_protected("/w", "/home/u");
+  expected.push_back({"/w/build/pi-sandbox", ProtectReason::SandboxBinary, F, false});
+  EXPECT_EQ(p.protected_paths, expected);
 }
 
 TEST(SecretNames, PatternsOfItem88) {

@@ -1,11 +1,14 @@
 // pid 1 of a sandbox. Everything here runs after a fork-like clone3 of a single-threaded
 // supervisor, so allocation is safe; errors are reported over the launch socket.
 #include <fcntl.h>
+#include <linux/close_range.h>
 #include <net/if.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -112,6 +115,8 @@ int exec_in_path(const Command& command, std::vector<char*>& argv, std::vector<c
     send(launch_fd, LaunchMessage::Error, r.error().describe());
     ::_exit(125);
   }
+  // Descriptors the caller passed to pi-sandbox (beyond stdio) could reach hidden paths.
+  ::syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
   auto argv = c_strings(command.argv);
   auto envp = c_strings(command.env);
   const int err = exec_in_path(command, argv, envp);
@@ -197,6 +202,12 @@ void prepare_signals() {
   ::prctl(PR_SET_PDEATHSIG, SIGTERM);
   char go = 0;
   if (::recv(launch_fd, &go, 1, 0) != 1 || go != static_cast<char>(LaunchMessage::Go)) ::_exit(125);
+  // The supervisor may have sent Go and died before the prctl above ran, in which case the
+  // parent-death signal is armed for the wrong parent: its end of the socket is closed then.
+  // Any death after this check delivers SIGTERM (case C-11).
+  pollfd peer{launch_fd, POLLRDHUP, 0};
+  if (::poll(&peer, 1, 0) != 0 && (peer.revents & (POLLHUP | POLLRDHUP | POLLERR)) != 0)
+    ::_exit(125);
   ::prctl(PR_SET_DUMPABLE, 0);
   std::vector<Placeholder> placeholders;
   auto fail = [&](const core::Error& error) {

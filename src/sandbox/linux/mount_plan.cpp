@@ -95,7 +95,7 @@ class Planner {
       if (r.kind != PathKind::File && r.kind != PathKind::Directory) continue;
       const NodeKind node = r.kind == PathKind::Directory ? NodeKind::Directory : NodeKind::File;
       push({MountOpKind::Bind, path, path, true, node, "", "re-exposed read-only",
-            IfSourceMissing::Skip});
+            IfSourceMissing::Skip, SourceSymlinks::Follow});
     }
   }
 

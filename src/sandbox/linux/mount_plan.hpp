@@ -54,6 +54,10 @@ enum class IfSourceMissing {
   Placeholder,  ///< a protection: put a placeholder there instead (placeholders.hpp)
 };
 
+/// Whether a Bind op's source may be reached through symlinks: only paths re-exposed in the
+/// hidden home (a dotfile manager's ~/.gitconfig link); never anything in the workspace.
+enum class SourceSymlinks { Refuse, Follow };
+
 /// One step of the plan. Fields not used by a kind are empty.
 ///   target: absolute path in the sandbox's view (equal to the host path for binds).
 ///   source: host path for Bind; link text for Symlink.
@@ -61,6 +65,7 @@ enum class IfSourceMissing {
 ///   mode:   octal mode for Tmpfs ("0755").
 ///   why:    a short reason printed by `pi-sandbox policy`.
 ///   if_missing: for Bind, what to do when the source has vanished by the time it is applied.
+///   source_symlinks: for Bind, whether symlinks on the way to the source are followed.
 struct MountOp {
   MountOpKind kind;
   fs::path target;
@@ -70,6 +75,7 @@ struct MountOp {
   std::string mode;
   std::string why;
   IfSourceMissing if_missing = IfSourceMissing::Fail;
+  SourceSymlinks source_symlinks = SourceSymlinks::Refuse;
 
   friend bool operator==(const MountOp&, const MountOp&) = default;
 };

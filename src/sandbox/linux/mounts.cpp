@@ -11,6 +11,7 @@
 #include <map>
 
 #include "core/unique_fd.hpp"
+#include "sandbox/linux/resolve.hpp"
 
 namespace pisandbox::sandbox::linux_ {
 
@@ -38,13 +39,19 @@ std::string fd_path(int fd) {
   return "/proc/self/fd/" + std::to_string(fd);
 }
 
+std::string symlink_hint() {
+  return errno == ELOOP ? "hint: a symlink appeared on the way (another sandbox of this "
+                          "workspace, or a symlinked home or temp directory); run it again"
+                        : "";
+}
+
 Result<void> set_attr(const std::string& path, std::uint64_t attrs, unsigned flags,
                       const fs::path& shown) {
   mount_attr attr{};
   attr.attr_set = attrs;
   if (::syscall(SYS_mount_setattr, AT_FDCWD, path.c_str(), flags, &attr, sizeof attr) != 0)
     return core::fail_errno("mount_setattr(" + quoted(shown) + ")",
-                            "pi-sandbox needs Linux 5.12 or later (mount_setattr)");
+                            errno == ENOSYS ? "hint: pi-sandbox needs Linux 5.12 or later" : "");
   return {};
 }
 
@@ -122,9 +129,11 @@ class Applier {
       case MountOpKind::Bind:
         return prepare_bind(op);
       case MountOpKind::PinSymlink: {
-        UniqueFd tree(
-            static_cast<int>(::syscall(SYS_open_tree, AT_FDCWD, op.target.c_str(),
-                                       OPEN_TREE_CLONE | AT_SYMLINK_NOFOLLOW | OPEN_TREE_CLOEXEC)));
+        UniqueFd parent(open_no_symlinks(op.target.parent_path(), O_PATH | O_DIRECTORY));
+        if (!parent) return core::fail_errno("openat2(" + quoted(op.target.parent_path()) + ")");
+        UniqueFd tree(static_cast<int>(
+            ::syscall(SYS_open_tree, parent.get(), op.target.filename().c_str(),
+                      OPEN_TREE_CLONE | AT_SYMLINK_NOFOLLOW | OPEN_TREE_CLOEXEC)));
         if (!tree) return core::fail_errno("open_tree(" + quoted(op.target) + ", OPEN_TREE_CLONE)");
         trees_[op.target] = std::move(tree);
         return {};
@@ -140,7 +149,12 @@ class Applier {
       if (auto adopted = adopt_if_placeholder(op.source))
         placeholders_.push_back(std::move(*adopted));
     }
-    UniqueFd fd(::open(op.source.c_str(), O_PATH | O_CLOEXEC));
+    auto open_source_path = [&op] {
+      return op.source_symlinks == SourceSymlinks::Follow
+                 ? ::open(op.source.c_str(), O_PATH | O_CLOEXEC)
+                 : open_no_symlinks(op.source, O_PATH);
+    };
+    UniqueFd fd(open_source_path());
     if (!fd && errno == ENOENT && op.if_missing == IfSourceMissing::Skip) {
       skipped_.push_back(op.target);
       return {};
@@ -149,16 +163,16 @@ class Applier {
       auto slot = create_placeholder(op.source);
       if (!slot) return std::unexpected(slot.error());
       if (slot->placeholder) placeholders_.push_back(std::move(*slot->placeholder));
-      fd.reset(::open(op.source.c_str(), O_PATH | O_CLOEXEC));
+      fd.reset(open_source_path());
     }
-    if (!fd) return core::fail_errno("open(" + quoted(op.source) + ", O_PATH)");
+    if (!fd) return core::fail_errno("openat2(" + quoted(op.source) + ", O_PATH)", symlink_hint());
     sources_[op.source] = std::move(fd);
     return {};
   }
 
   Result<void> open_source(const fs::path& path, int flags) {
-    UniqueFd fd(::open(path.c_str(), flags | O_CLOEXEC));
-    if (!fd) return core::fail_errno("open(" + quoted(path) + ", O_PATH)");
+    UniqueFd fd(open_no_symlinks(path, flags));
+    if (!fd) return core::fail_errno("openat2(" + quoted(path) + ", O_PATH)", symlink_hint());
     sources_[path] = std::move(fd);
     return {};
   }
@@ -171,12 +185,35 @@ class Applier {
     return {};
   }
 
-  Result<void> bind(int source_fd, const fs::path& target, NodeKind node, std::uint64_t attrs) {
+  /// Opens a mount target inside the new root, refusing symlinks on the way (resolve.hpp).
+  Result<UniqueFd> open_target(const fs::path& target, NodeKind node) {
     const fs::path where = in_root(target);
-    if (auto r = ensure_mount_point(where, node); !r) return r;
-    if (::mount(fd_path(source_fd).c_str(), where.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0)
-      return core::fail_errno("mount(" + quoted(target) + ", MS_BIND)");
-    return set_attr(where, attrs, AT_RECURSIVE, target);
+    if (auto r = ensure_mount_point(where, node); !r) return std::unexpected(r.error());
+    UniqueFd fd(open_no_symlinks(where, O_PATH));
+    if (!fd) return core::fail_errno("openat2(" + quoted(target) + ", O_PATH)", symlink_hint());
+    return fd;
+  }
+
+  /// Binds `source_fd` (recursively) onto `target` with `attrs`, by descriptors only: the
+  /// clone of the source gets its flags while still detached, then is attached on the target
+  /// opened without symlinks, so a concurrent swap cannot redirect it (resolve.hpp).
+  Result<void> bind(int source_fd, const fs::path& target, NodeKind node, std::uint64_t attrs) {
+    auto where = open_target(target, node);
+    if (!where) return std::unexpected(where.error());
+    UniqueFd tree(static_cast<int>(
+        ::syscall(SYS_open_tree, source_fd, "",
+                  OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE)));
+    if (!tree) return core::fail_errno("open_tree(" + quoted(target) + ", OPEN_TREE_CLONE)");
+    mount_attr attr{};
+    attr.attr_set = attrs;
+    if (::syscall(SYS_mount_setattr, tree.get(), "", AT_EMPTY_PATH | AT_RECURSIVE, &attr,
+                  sizeof attr) != 0)
+      return core::fail_errno("mount_setattr(" + quoted(target) + ")",
+                              errno == ENOSYS ? "hint: pi-sandbox needs Linux 5.12 or later" : "");
+    if (::syscall(SYS_move_mount, tree.get(), "", where->get(), "",
+                  MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+      return core::fail_errno("move_mount(" + quoted(target) + ")");
+    return {};
   }
 
   Result<void> apply(const MountOp& op) {
@@ -188,9 +225,11 @@ class Applier {
           return core::fail_errno("mount(\"/\", MS_BIND|MS_REC)");
         return set_attr(kNewRoot, MOUNT_ATTR_RDONLY | kSafe, AT_RECURSIVE, "/");
       case MountOpKind::Tmpfs: {
-        if (auto r = ensure_mount_point(where, NodeKind::Directory); !r) return r;
+        auto target = open_target(op.target, NodeKind::Directory);
+        if (!target) return std::unexpected(target.error());
         const std::string options = "mode=" + op.mode;
-        if (::mount("tmpfs", where.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, options.c_str()) != 0)
+        if (::mount("tmpfs", fd_path(target->get()).c_str(), "tmpfs", MS_NOSUID | MS_NODEV,
+                    options.c_str()) != 0)
           return core::fail_errno("mount(\"tmpfs\", " + quoted(op.target) + ")");
         return {};
       }
@@ -217,8 +256,10 @@ class Applier {
       }
       case MountOpKind::PinSymlink: {
         const int tree = trees_.at(op.target).get();
-        if (::syscall(SYS_move_mount, tree, "", AT_FDCWD, where.c_str(), MOVE_MOUNT_F_EMPTY_PATH) !=
-            0)
+        UniqueFd parent(open_no_symlinks(where.parent_path(), O_PATH | O_DIRECTORY));
+        if (!parent) return core::fail_errno("openat2(" + quoted(op.target.parent_path()) + ")");
+        if (::syscall(SYS_move_mount, tree, "", parent.get(), op.target.filename().c_str(),
+                      MOVE_MOUNT_F_EMPTY_PATH) != 0)
           return core::fail_errno("move_mount(" + quoted(op.target) + ")");
         return {};
       }

@@ -1,5 +1,7 @@
 #include "sandbox/linux/placeholders.hpp"
 
+#include "sandbox/linux/resolve.hpp"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -117,7 +119,7 @@ core::Result<UniqueFd> make_marked(int dir_fd, const fs::path& path, const std::
 
 core::Result<PlaceholderSlot> create_placeholder(const fs::path& path) {
   const fs::path parent = path.parent_path();
-  UniqueFd dir(::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd dir(open_no_symlinks(parent, O_RDONLY | O_DIRECTORY));
   if (!dir) return core::fail_errno("open(\"" + parent.string() + "\", O_DIRECTORY)");
   const std::string name = path.filename().string();
   const std::string tmp = temp_name(name);
@@ -144,7 +146,7 @@ core::Result<PlaceholderSlot> create_placeholder(const fs::path& path) {
 }
 
 std::optional<Placeholder> adopt_if_placeholder(const fs::path& path) {
-  UniqueFd dir(::open(path.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd dir(open_no_symlinks(path.parent_path(), O_RDONLY | O_DIRECTORY));
   if (!dir) return std::nullopt;
   std::optional<Placeholder> adopted;
   adopt(dir.get(), path, adopted);
@@ -153,7 +155,7 @@ std::optional<Placeholder> adopt_if_placeholder(const fs::path& path) {
 
 void remove_placeholder(Placeholder& placeholder, Unmask unmask) {
   if (unmask == Unmask::Yes) ::umount2(placeholder.path.c_str(), MNT_DETACH);
-  UniqueFd dir(::open(placeholder.path.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd dir(open_no_symlinks(placeholder.path.parent_path(), O_RDONLY | O_DIRECTORY));
   if (!dir) return;
   const std::string name = placeholder.path.filename().string();
   if (!placeholder.lock) placeholder.lock = open_directory(dir.get(), name.c_str());

@@ -59,6 +59,9 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
     warn(
         "warning: Landlock is unavailable on this kernel; the namespaces and the seccomp "
         "filter still confine the command (see `pi-sandbox doctor`)");
+  if (!policy.hide_home && policy.home != "/" && !policy.home.empty())
+    warn("warning: the workspace contains the home directory " + policy.home.string() +
+         ", so the home is not hidden: the command can read and write it");
   const HookWatch hooks = watch_hooks(policy.workspace);
   Outcome outcome = launch(prepared->spec, options, warn);
   for (const auto& hook : new_hooks(hooks))
