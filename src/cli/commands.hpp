@@ -29,6 +29,9 @@ struct PolicyArgs {
 /// (issue 3). Errors are user-facing lines without the `pi-sandbox: ` prefix.
 core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args);
 
+/// The user's home: $HOME when absolute, else the password database's, else "/".
+std::filesystem::path home_directory();
+
 /// Loads the trusted configuration: `explicit_path` when not empty, else the default
 /// locations under $HOME (issue 3 "Where it is read from").
 core::Result<config::LoadedConfig> load_config(const std::string& explicit_path);
@@ -41,5 +44,6 @@ void add_run_command(CLI::App& app, int& exit_code);
 void add_policy_command(CLI::App& app, int& exit_code);
 void add_doctor_command(CLI::App& app, int& exit_code);
 void add_config_command(CLI::App& app, int& exit_code);
+void add_approvals_command(CLI::App& app, int& exit_code);
 
 }  // namespace pisandbox::cli

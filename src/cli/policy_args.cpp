@@ -13,14 +13,14 @@ namespace pisandbox::cli {
 
 namespace fs = std::filesystem;
 
-namespace {
-
 fs::path home_directory() {
   if (const char* home = ::getenv("HOME"); home != nullptr && home[0] == '/') return home;
   if (const passwd* pw = ::getpwuid(::getuid()); pw != nullptr && pw->pw_dir != nullptr)
     return pw->pw_dir;
   return "/";
 }
+
+namespace {
 
 core::Result<fs::path> real_path(const std::string& path, const std::string& what) {
   char resolved[PATH_MAX];
@@ -77,7 +77,8 @@ core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args) {
   // The home is hidden by its real path: a symlinked $HOME (or /home) must not leave the
   // real directory visible under its other name.
   inputs.home = home_directory();
-  if (auto real_home = real_path(inputs.home.string(), "$HOME"); real_home) inputs.home = *real_home;
+  if (auto real_home = real_path(inputs.home.string(), "$HOME"); real_home)
+    inputs.home = *real_home;
   if (auto self = real_path("/proc/self/exe", "self"); self) inputs.self_exe = *self;
   for (const auto& path : loaded->config->filesystem.additional_allow_read)
     inputs.additional_allow_read.emplace_back(path);

@@ -114,6 +114,13 @@ void add_workspace_rules(SandboxPolicy& policy) {
 }
 
 void add_home_rules(SandboxPolicy& policy, const PolicyInputs& inputs) {
+  // The home's own dotfiles are hidden from the sandbox, but on the host they may be
+  // symlinks into the workspace; the planner protects what they point to there.
+  for (auto name : dangerous_files())
+    add(policy.protected_paths, policy.home / name, ProtectReason::DangerousFile, kFile, false);
+  add(policy.protected_paths, policy.home / ".config/git/config", ProtectReason::DangerousFile,
+      kFile, false);
+  add(policy.protected_paths, policy.home / ".ssh", ProtectReason::DangerousFile, kDir, false);
   const fs::path agent = policy.home / ".pi" / "agent";
   for (auto name : {"settings.json", "permissions.json", "pi-sandbox.json", "sandbox.json"})
     add(policy.protected_paths, agent / name, ProtectReason::SecurityControl, kFile, true);

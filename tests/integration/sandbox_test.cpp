@@ -372,13 +372,41 @@ end = time.time() + float(sys.argv[2])
 while time.time() < end:
     libc.syscall(316, -100, b"sub", -100, b"sub_alt", 2)  # renameat2(RENAME_EXCHANGE)
 )");
-  const pid_t swapper = spawn_process(
-      {sandbox_binary(), "run", "--cwd", s.ws.string(), "--", "/usr/bin/python3", "swap.py",
-       victim.string(), "8"},
-      s.env());
+  const pid_t swapper = spawn_process({sandbox_binary(), "run", "--cwd", s.ws.string(), "--",
+                                       "/usr/bin/python3", "swap.py", victim.string(), "8"},
+                                      s.env());
   for (int i = 0; i < 150; ++i) s.run("echo planted-" + std::to_string(i) + " > sub/planted");
   wait_process(swapper);
   EXPECT_EQ(list_dir(victim), std::vector<std::string>{});
+}
+
+}  // namespace
+}  // namespace pisandbox::testing
+
+namespace pisandbox::testing {
+namespace {
+
+TEST(Sandbox, HomeDotfilesAndConfigurationLinkedIntoTheWorkspaceStayProtected) {
+  Scratch s;
+  write_file(s.ws / "dots/bashrc", "rc\n");
+  write_file(s.ws / "dots/gitconfig", "[user]\n");
+  write_file(s.ws / "dots/pi-config.json", "{}");
+  fs::remove(s.home / ".gitconfig");
+  fs::create_symlink(s.ws / "dots/bashrc", s.home / ".bashrc");
+  fs::create_symlink(s.ws / "dots/gitconfig", s.home / ".gitconfig");
+  fs::create_symlink(s.ws / "dots/missing-profile", s.home / ".profile");
+  fs::create_directories(s.home / ".pi/agent/extensions/pi-sandbox");
+  fs::create_symlink(s.ws / "dots/pi-config.json",
+                     s.home / ".pi/agent/extensions/pi-sandbox/config.json");
+  const RunResult r = s.run(
+      "echo evil >> dots/bashrc; echo evil >> dots/gitconfig; echo '{\"bad\":1}' > "
+      "dots/pi-config.json; echo evil > dots/missing-profile; echo done");
+  EXPECT_EQ(r.out, "done\n") << r.err;
+  EXPECT_EQ(read_file(s.ws / "dots/bashrc"), "rc\n");
+  EXPECT_EQ(read_file(s.ws / "dots/gitconfig"), "[user]\n");
+  EXPECT_EQ(read_file(s.ws / "dots/pi-config.json"), "{}");
+  EXPECT_FALSE(fs::is_regular_file(s.ws / "dots/missing-profile"));
+  EXPECT_FALSE(fs::exists(s.ws / "dots/missing-profile"));  // the placeholder is gone too
 }
 
 }  // namespace

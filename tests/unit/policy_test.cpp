@@ -29,6 +29,11 @@ std::vector<ProtectedPath> expected_protected(const fs::path& ws, const fs::path
     out.push_back({ws / name, kSecret, F, true});
   out.push_back({ws / "secrets", kSecret, D, true});
   out.push_back({ws / ".secrets", kSecret, D, true});
+  for (auto name : {".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".zshrc", ".zprofile",
+                    ".profile", ".ripgreprc", ".mcp.json"})
+    out.push_back({home / name, kDanger, F, false});
+  out.push_back({home / ".config/git/config", kDanger, F, false});
+  out.push_back({home / ".ssh", kDanger, D, false});
   const fs::path agent = home / ".pi/agent";
   for (auto name : {"settings.json", "permissions.json", "pi-sandbox.json", "sandbox.json"})
     out.push_back({agent / name, kSecurity, F, true});

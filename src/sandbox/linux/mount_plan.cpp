@@ -152,9 +152,8 @@ class Planner {
       }
       if (facts.kind == PathKind::Symlink) {
         r.symlinks.push_back(next);
-        if (++hops > kMaxSymlinkHops || region(next) != Region::Workspace) {
-          // A loop, or a link outside the workspace: the sandbox cannot change it, and
-          // pinning the links crossed so far keeps the walk's meaning fixed.
+        if (++hops > kMaxSymlinkHops) {
+          // A loop: pinning the links crossed so far keeps the walk's meaning fixed.
           r.resolved = next;
           r.kind = PathKind::Symlink;
           return r;
@@ -188,18 +187,20 @@ class Planner {
       plan_.unprotectable.push_back(p.path.string() + ": the workspace is a protected path");
       return;
     }
-    switch (region(p.path)) {
-      case Region::ReadOnly:
-        return;  // already read-only
-      case Region::PrivateTmpfs:
-        if (p.create_if_missing && policy_.hide_home && is_within(p.path, policy_.home))
-          protections_.push_back({MountOpKind::MaskMissing, p.path, "", true, p.kind, "",
-                                  std::string(policy::to_string(p.reason))});
-        return;
-      case Region::Workspace:
-        break;
+    bool through_link_only = false;
+    if (region(p.path) != Region::Workspace) {
+      if (region(p.path) == Region::PrivateTmpfs && p.create_if_missing && policy_.hide_home &&
+          is_within(p.path, policy_.home))
+        protections_.push_back({MountOpKind::MaskMissing, p.path, "", true, p.kind, "",
+                                std::string(policy::to_string(p.reason))});
+      // Outside the workspace the path itself cannot be changed, but on the host it may be
+      // a symlink into the workspace (a dotfile manager's ~/.bashrc -> <ws>/bashrc, the
+      // trusted configuration kept in a repository): then what it points to is protected.
+      through_link_only = true;
     }
     const Resolution r = resolve(p.path);
+    if (through_link_only && (r.symlinks.empty() || region(r.resolved) != Region::Workspace))
+      return;
     const std::string why(policy::to_string(p.reason));
     for (const auto& link : r.symlinks)
       if (region(link) == Region::Workspace)
@@ -217,7 +218,7 @@ class Planner {
         return;
       }
       case PathKind::Missing: {
-        if (!p.create_if_missing || r.first_missing.empty()) return;
+        if ((!p.create_if_missing && !through_link_only) || r.first_missing.empty()) return;
         if (region(r.first_missing.parent_path()) != Region::Workspace) return;
         // Always a directory, even for a file name: see placeholders.hpp.
         protections_.push_back({MountOpKind::HostPlaceholder, r.first_missing, "", true,

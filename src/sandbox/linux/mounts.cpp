@@ -131,9 +131,9 @@ class Applier {
       case MountOpKind::PinSymlink: {
         UniqueFd parent(open_no_symlinks(op.target.parent_path(), O_PATH | O_DIRECTORY));
         if (!parent) return core::fail_errno("openat2(" + quoted(op.target.parent_path()) + ")");
-        UniqueFd tree(static_cast<int>(
-            ::syscall(SYS_open_tree, parent.get(), op.target.filename().c_str(),
-                      OPEN_TREE_CLONE | AT_SYMLINK_NOFOLLOW | OPEN_TREE_CLOEXEC)));
+        UniqueFd tree(
+            static_cast<int>(::syscall(SYS_open_tree, parent.get(), op.target.filename().c_str(),
+                                       OPEN_TREE_CLONE | AT_SYMLINK_NOFOLLOW | OPEN_TREE_CLOEXEC)));
         if (!tree) return core::fail_errno("open_tree(" + quoted(op.target) + ", OPEN_TREE_CLONE)");
         trees_[op.target] = std::move(tree);
         return {};

@@ -1,7 +1,5 @@
 #include "sandbox/linux/placeholders.hpp"
 
-#include "sandbox/linux/resolve.hpp"
-
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,6 +12,8 @@
 
 #include <cstdint>
 #include <ctime>
+
+#include "sandbox/linux/resolve.hpp"
 
 namespace pisandbox::sandbox::linux_ {
 

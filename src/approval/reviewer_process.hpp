@@ -1,0 +1,43 @@
+// pisandbox::approval::ReviewerProcess — the automatic reviewer as a program: the request
+// as one JSON object on stdin, one JSON verdict on stdout.
+//
+// Source: issue 4 "Decision order" step 3 (`--reviewer PROGRAM` or `approval.reviewer`,
+// run without a shell; bad output, a non-zero exit or no answer within the timeout make
+// review unavailable) and reference item 185 (the output contract, parse_reviewer_output).
+#pragma once
+
+#include <chrono>
+#include <expected>
+#include <string>
+#include <vector>
+
+#include "approval/broker.hpp"
+
+namespace pisandbox::approval {
+
+/// Runs a reviewer program once per request.
+///   argv:    the program (an executable path, looked up in PATH when it has no `/`) and
+///            its arguments; no shell is involved.
+///   timeout: how long the program may take to answer and exit, in seconds.
+/// The program runs in its own process group with stderr inherited; when it times out,
+/// prints more than kMaxReviewerOutputBytes, or exits while children of it still run, the
+/// whole group is killed (SIGKILL).
+class ReviewerProcess final : public Reviewer {
+ public:
+  ReviewerProcess(std::vector<std::string> argv, std::chrono::seconds timeout);
+
+  /// Errors (the words after `Automatic review is unavailable: `):
+  ///   `reviewer <program> could not be started: <ENAME> (<strerror>)`,
+  ///   `reviewer did not answer within <n> seconds`,
+  ///   `reviewer output is larger than 65536 bytes`,
+  ///   `reviewer exited with status <n>`, `reviewer was killed by signal <n> (<NAME>)`,
+  ///   any parse_reviewer_output() message, or a failed pipe/poll system call.
+  [[nodiscard]] std::expected<ReviewerVerdict, std::string> review(
+      const BoundaryRequest& request) override;
+
+ private:
+  std::vector<std::string> argv_;
+  std::chrono::seconds timeout_;
+};
+
+}  // namespace pisandbox::approval

@@ -1,0 +1,169 @@
+// `pi-sandbox approvals check REQUEST.json` runs one boundary request through the approval
+// broker exactly as a boundary crossing would and prints the result (exit 0 allow, 1 deny,
+// 2 usage or invalid request); `pi-sandbox approvals tail [-n N]` shows the last audit lines
+// (issue 4 "Command line").
+#include <pwd.h>
+#include <unistd.h>
+
+#include <deque>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "approval/audit_log.hpp"
+#include "approval/broker.hpp"
+#include "approval/reviewer_process.hpp"
+#include "approval/terminal_prompt.hpp"
+#include "cli/commands.hpp"
+
+namespace pisandbox::cli {
+
+namespace fs = std::filesystem;
+using namespace pisandbox::approval;
+
+namespace {
+
+struct CheckArgs {
+  std::string request_file;
+  std::string reviewer;
+  std::string config;
+  std::string scope = "approvals-check";
+  bool no_prompt = false;
+};
+
+core::Result<std::string> read_request_text(const std::string& file) {
+  if (file == "-") return std::string(std::istreambuf_iterator<char>(std::cin), {});
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return core::fail_errno("open(\"" + file + "\")");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The paths a request must never write (reference item 183): pi-sandbox's trusted
+// configuration and the agent's security files, logs and extensions.
+HardDenyOptions hard_deny_options(const fs::path& home, const config::LoadedConfig& loaded) {
+  HardDenyOptions options;
+  options.home = home.string();
+  const fs::path agent = home / ".pi" / "agent";
+  for (auto name : {"settings.json", "permissions.json", "pi-sandbox.json", "sandbox.json", "logs",
+                    "extensions"})
+    options.protected_paths.push_back((agent / name).string());
+  const auto locations = config::default_locations(home);
+  options.protected_paths.push_back(locations.current.string());
+  if (loaded.source) options.protected_paths.push_back(loaded.source->string());
+  return options;
+}
+
+std::string result_json(const ApprovalResult& result) {
+  nlohmann::ordered_json out;
+  out["action"] = to_string(result.action);
+  out["source"] = to_string(result.source);
+  out["reason"] = result.reason;
+  return out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+int run_check(const CheckArgs& args) {
+  auto text = read_request_text(args.request_file);
+  if (!text) return print_error(text.error().describe()), 2;
+  auto request = parse_boundary_request(*text);
+  if (!request) return print_error(request.error().describe()), 2;
+  auto loaded = load_config(args.config);
+  if (!loaded) return print_error(loaded.error().describe()), 2;
+  const config::ApprovalConfig& approval = loaded->config->approval;
+  const fs::path home = home_directory();
+  auto audit = AuditLog::open(default_audit_path(home));
+  if (!audit) return print_error(audit.error().describe()), 2;
+
+  std::vector<std::string> reviewer_argv =
+      args.reviewer.empty() ? approval.reviewer : std::vector<std::string>{args.reviewer};
+  std::optional<ReviewerProcess> reviewer;
+  if (!reviewer_argv.empty())
+    reviewer.emplace(std::move(reviewer_argv),
+                     std::chrono::seconds(approval.reviewer_timeout_seconds));
+  std::optional<TerminalPrompt> prompt;
+  if (!args.no_prompt) prompt.emplace();
+
+  BrokerOptions options;
+  options.hard_deny = hard_deny_options(home, *loaded);
+  options.grant_ttl = std::chrono::seconds(approval.grant_ttl_seconds);
+  SteadyClock clock;
+  Broker broker(std::move(options), clock, *audit, reviewer ? &*reviewer : nullptr,
+                prompt ? &*prompt : nullptr);
+  ApprovalContext context;
+  context.session_id = "approvals-check-" + std::to_string(::getpid());
+  context.scope_key = args.scope;
+  if (request->surface == Surface::HostIpc) context.warning = kHostIpcWarning;
+  const ApprovalResult result = broker.approve(*request, context);
+  std::cout << result_json(result) << "\n";
+  return result.action == Action::Allow ? 0 : 1;
+}
+
+// Audit text shown on a terminal: control characters become `?`.
+std::string shown(const nlohmann::json& value) {
+  std::string text = value.is_string() ? value.get<std::string>() : std::string();
+  for (char& c : text)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return text;
+}
+
+// One audit line as `<time> <event> <action> by <source> <surface> <target>: <reason>`.
+std::string readable(const std::string& line) {
+  const auto entry = nlohmann::json::parse(line, nullptr, false);
+  if (!entry.is_object()) return "(unreadable audit line) " + shown(nlohmann::json(line));
+  std::string out = shown(entry.value("time", "")) + " " + shown(entry.value("event", ""));
+  if (entry.contains("action")) out += " " + shown(entry["action"]);
+  if (entry.contains("source")) out += " by " + shown(entry["source"]);
+  out += " " + shown(entry.value("surface", ""));
+  for (auto key : {"destination", "command", "path"})
+    if (entry.contains(key)) {
+      out += " " + shown(entry[key]);
+      break;
+    }
+  if (entry.contains("reason")) out += ": " + shown(entry["reason"]);
+  return out;
+}
+
+int run_tail(std::size_t count) {
+  const fs::path path = default_audit_path(home_directory());
+  std::ifstream in(path);
+  if (!in) {
+    print_error("no audit log at " + path.string());
+    return 0;
+  }
+  std::deque<std::string> last;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    last.push_back(std::move(line));
+    if (last.size() > count) last.pop_front();
+  }
+  for (const auto& line : last) std::cout << readable(line) << "\n";
+  return 0;
+}
+
+}  // namespace
+
+void add_approvals_command(CLI::App& app, int& exit_code) {
+  CLI::App* cmd = app.add_subcommand("approvals", "Approval broker: check requests, read audit");
+  cmd->require_subcommand(1);
+
+  auto args = std::make_shared<CheckArgs>();
+  CLI::App* check = cmd->add_subcommand(
+      "check", "Decide one boundary request (JSON file, - for stdin) as a crossing would");
+  check->add_option("REQUEST", args->request_file, "BoundaryRequest JSON file")->required();
+  check->add_option("--reviewer", args->reviewer,
+                    "Reviewer program (run without a shell; overrides approval.reviewer)");
+  check->add_flag("--no-prompt", args->no_prompt, "Never ask on the terminal");
+  check->add_option("--scope", args->scope, "Circuit-breaker scope key");
+  check->add_option("--config", args->config, "Trusted configuration file");
+  check->callback([args, &exit_code] { exit_code = run_check(*args); });
+
+  auto count = std::make_shared<std::size_t>(20);
+  CLI::App* tail = cmd->add_subcommand("tail", "Show the last audit lines, one per decision");
+  tail->add_option("-n", *count, "How many lines (default 20)")->check(CLI::PositiveNumber);
+  tail->callback([count, &exit_code] { exit_code = run_tail(*count); });
+}
+
+}  // namespace pisandbox::cli

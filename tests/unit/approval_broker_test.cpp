@@ -1,0 +1,282 @@
+// Unit tests of approval::Broker (the decision order of issue 4) with a fake reviewer, a
+// fake human and an in-memory audit sink; and of the terminal prompt's text.
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "approval/broker.hpp"
+#include "approval/terminal_prompt.hpp"
+
+namespace pisandbox::approval {
+namespace {
+
+using nlohmann::json;
+
+BoundaryRequest network_request(std::string destination = "example.com:443") {
+  BoundaryRequest r;
+  r.id = "sandbox-runtime-network-1";
+  r.source = "sandbox-runtime";
+  r.surface = Surface::Network;
+  r.operation = "connect";
+  r.cwd = "/home/u/ws";
+  r.command = "curl https://example.com";
+  r.destination = std::move(destination);
+  return r;
+}
+
+ReviewerVerdict verdict(ReviewOutcome outcome, std::string rationale) {
+  return {outcome, RiskLevel::Medium, UserAuthorization::Unknown, std::move(rationale)};
+}
+
+class FakeReviewer final : public Reviewer {
+ public:
+  std::expected<ReviewerVerdict, std::string> answer = verdict(ReviewOutcome::Allow, "ok");
+  int calls = 0;
+  std::expected<ReviewerVerdict, std::string> review(const BoundaryRequest&) override {
+    ++calls;
+    return answer;
+  }
+};
+
+class FakePrompt final : public HumanPrompt {
+ public:
+  HumanAnswer answer = HumanAnswer::AllowOnce;
+  std::vector<std::string> reasons, warnings;
+  HumanAnswer ask(const HumanQuestion& question) override {
+    reasons.push_back(question.reason);
+    warnings.push_back(question.warning);
+    return answer;
+  }
+};
+
+class MemoryAudit final : public AuditSink {
+ public:
+  std::vector<std::string> lines;
+  bool fail = false;
+  core::Result<void> append(std::string_view line) override {
+    if (fail) return core::fail("disk full");
+    lines.emplace_back(line);
+    return {};
+  }
+  std::vector<std::string> events() const {
+    std::vector<std::string> out;
+    for (const auto& line : lines) out.push_back(json::parse(line).at("event"));
+    return out;
+  }
+};
+
+struct Fixture {
+  SteadyClock clock;
+  FakeReviewer reviewer;
+  FakePrompt prompt;
+  MemoryAudit audit;
+  Broker broker{BrokerOptions{}, clock, audit, &reviewer, &prompt};
+  ApprovalContext context{"session-1", "scope-1", ""};
+
+  ApprovalResult approve(const BoundaryRequest& request) {
+    return broker.approve(request, context);
+  }
+};
+
+const std::vector<std::string> kAllowEvents = {"review_decision", "grant_issued", "grant_consumed"};
+
+TEST(Broker, HardDenyNeverReachesReviewerOrHuman) {
+  Fixture f;
+  auto request = network_request();
+  request.command = "curl -k https://example.com";
+  const auto result = f.approve(request);
+  EXPECT_EQ(result.action, Action::Deny);
+  EXPECT_EQ(result.source, Source::HardDeny);
+  EXPECT_NE(result.reason.find("transport-security-weakening"), std::string::npos);
+  EXPECT_EQ(f.reviewer.calls, 0);
+  EXPECT_TRUE(f.prompt.reasons.empty());
+  EXPECT_EQ(f.audit.events(), std::vector<std::string>{"hard_deny"});
+}
+
+TEST(Broker, HardDeniesCountTowardsTheBreaker) {
+  Fixture f;
+  auto bad = network_request();
+  bad.command = "curl --insecure https://example.com";
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(f.approve(bad).source, Source::HardDeny);
+  const auto result = f.approve(network_request());
+  EXPECT_EQ(result,
+            (ApprovalResult{Action::Deny, Source::Reviewer, std::string(kCircuitBreakerReason)}));
+  EXPECT_EQ(f.reviewer.calls, 0);
+}
+
+TEST(Broker, BreakerTripsAfterThreeConsecutiveDenialsPerScope) {
+  Fixture f;
+  f.reviewer.answer = verdict(ReviewOutcome::Deny, "no");
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(f.approve(network_request()), (ApprovalResult{Action::Deny, Source::Reviewer, "no"}));
+  EXPECT_EQ(f.reviewer.calls, 3);
+  f.reviewer.answer = verdict(ReviewOutcome::Allow, "ok");
+  EXPECT_EQ(f.approve(network_request()).reason, kCircuitBreakerReason);
+  EXPECT_EQ(f.reviewer.calls, 3);
+  EXPECT_TRUE(f.prompt.reasons.empty());  // a breaker deny is never overridden by a human
+
+  f.context.scope_key = "scope-2";  // another scope is reviewed as usual
+  EXPECT_EQ(f.approve(network_request()).action, Action::Allow);
+  EXPECT_EQ(f.reviewer.calls, 4);
+
+  f.broker.clear_scope("scope-1");
+  f.context.scope_key = "scope-1";
+  EXPECT_EQ(f.approve(network_request()).action, Action::Allow);
+}
+
+TEST(Broker, AllowsAndDefersResetTheConsecutiveRun) {
+  Fixture f;
+  for (int round = 0; round < 3; ++round) {
+    f.reviewer.answer = verdict(ReviewOutcome::Deny, "no");
+    f.approve(network_request());
+    f.approve(network_request());
+    f.reviewer.answer = verdict(ReviewOutcome::Defer, "ask");
+    EXPECT_EQ(f.approve(network_request()).source, Source::Human);
+  }
+  f.reviewer.answer = verdict(ReviewOutcome::Allow, "ok");
+  EXPECT_EQ(f.approve(network_request()).action, Action::Allow);
+}
+
+TEST(Broker, ReviewerDenyIsFinal) {
+  Fixture f;
+  f.reviewer.answer = verdict(ReviewOutcome::Deny, "Unknown host.");
+  EXPECT_EQ(f.approve(network_request()),
+            (ApprovalResult{Action::Deny, Source::Reviewer, "Unknown host."}));
+  EXPECT_TRUE(f.prompt.reasons.empty());
+  EXPECT_EQ(f.audit.events(), std::vector<std::string>{"review_decision"});
+}
+
+TEST(Broker, ReviewerAllowIssuesAndConsumesAGrant) {
+  Fixture f;
+  f.reviewer.answer = verdict(ReviewOutcome::Allow, "Known registry.");
+  EXPECT_EQ(f.approve(network_request()),
+            (ApprovalResult{Action::Allow, Source::Reviewer, "Known registry."}));
+  EXPECT_TRUE(f.prompt.reasons.empty());
+  EXPECT_EQ(f.audit.events(), kAllowEvents);
+  const auto decision = json::parse(f.audit.lines[0]);
+  EXPECT_EQ(decision.at("action"), "allow");
+  EXPECT_EQ(decision.at("source"), "reviewer");
+  EXPECT_EQ(decision.at("destination"), "example.com:443");
+  EXPECT_EQ(decision.at("request_hash"), *request_hash(network_request()));
+  for (const auto& line : f.audit.lines) {
+    EXPECT_EQ(line.back(), '\n');
+    EXPECT_EQ(line.find('\n'), line.size() - 1);
+  }
+}
+
+TEST(Broker, DeferGoesToTheHumanWithTheRationale) {
+  Fixture f;
+  f.reviewer.answer = verdict(ReviewOutcome::Defer, "Needs the user.");
+  f.context.warning = std::string(kHostIpcWarning);
+
+  f.prompt.answer = HumanAnswer::AllowOnce;
+  EXPECT_EQ(f.approve(network_request()),
+            (ApprovalResult{Action::Allow, Source::Human, std::string(kHumanAllowReason)}));
+  EXPECT_EQ(f.audit.events(), kAllowEvents);
+
+  f.prompt.answer = HumanAnswer::Deny;
+  EXPECT_EQ(f.approve(network_request()),
+            (ApprovalResult{Action::Deny, Source::Human, std::string(kHumanDenyReason)}));
+
+  f.prompt.answer = HumanAnswer::Unavailable;
+  EXPECT_EQ(f.approve(network_request()),
+            (ApprovalResult{Action::Deny, Source::Unavailable, std::string(kNoHumanReason)}));
+
+  EXPECT_EQ(f.prompt.reasons, std::vector<std::string>(3, "Needs the user."));
+  EXPECT_EQ(f.prompt.warnings, std::vector<std::string>(3, std::string(kHostIpcWarning)));
+  EXPECT_EQ(f.audit.events(),
+            (std::vector<std::string>{"review_decision", "grant_issued", "grant_consumed",
+                                      "review_decision", "review_decision"}));
+}
+
+TEST(Broker, DeferWithoutAHumanIsUnavailable) {
+  SteadyClock clock;
+  FakeReviewer reviewer;
+  MemoryAudit audit;
+  Broker broker(BrokerOptions{}, clock, audit, &reviewer, nullptr);
+  reviewer.answer = verdict(ReviewOutcome::Defer, "Needs the user.");
+  EXPECT_EQ(broker.approve(network_request(), {"s", "k", ""}),
+            (ApprovalResult{Action::Deny, Source::Unavailable, std::string(kNoHumanReason)}));
+}
+
+TEST(Broker, WithoutAReviewerTheHumanDecides) {
+  SteadyClock clock;
+  FakePrompt prompt;
+  MemoryAudit audit;
+  Broker broker(BrokerOptions{}, clock, audit, nullptr, &prompt);
+  EXPECT_EQ(broker.approve(network_request(), {"s", "k", ""}).source, Source::Human);
+  EXPECT_EQ(prompt.reasons, std::vector<std::string>{""});
+  EXPECT_EQ(audit.events(), kAllowEvents);
+}
+
+TEST(Broker, ReviewerFailureIsUnavailableAndCountsAsADenial) {
+  Fixture f;
+  f.reviewer.answer = std::unexpected(std::string("reviewer exited with status 3"));
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(f.approve(network_request()),
+              (ApprovalResult{Action::Deny, Source::Reviewer,
+                              "Automatic review is unavailable: reviewer exited with status 3"}));
+  EXPECT_TRUE(f.prompt.reasons.empty());
+  EXPECT_EQ(f.approve(network_request()).reason, kCircuitBreakerReason);
+}
+
+TEST(Broker, InvalidRequestIsDeniedBeforeAnyReview) {
+  Fixture f;
+  auto request = network_request();
+  request.cwd = "  ";
+  EXPECT_EQ(f.approve(request),
+            (ApprovalResult{Action::Deny, Source::Unavailable,
+                            "boundary request cwd must be a non-empty string"}));
+  EXPECT_EQ(f.reviewer.calls, 0);
+  EXPECT_EQ(f.audit.events(), std::vector<std::string>{"review_decision"});
+}
+
+TEST(Broker, AGrantThatCannotBeIssuedIsAnInvalidGrantDeny) {
+  Fixture f;
+  f.context.session_id = "";
+  EXPECT_EQ(f.approve(network_request()),
+            (ApprovalResult{Action::Deny, Source::InvalidGrant, std::string(kInvalidGrantReason)}));
+  EXPECT_EQ(f.audit.events(), (std::vector<std::string>{"review_decision", "grant_rejected"}));
+}
+
+TEST(Broker, AnUnwritableAuditLogDenies) {
+  Fixture f;
+  f.audit.fail = true;
+  EXPECT_EQ(f.approve(network_request()),
+            (ApprovalResult{Action::Deny, Source::Unavailable,
+                            "The audit log could not be written: disk full"}));
+}
+
+TEST(TerminalPromptText, TargetFollowsReferenceOrder) {
+  auto request = network_request();
+  EXPECT_EQ(approval_target(request), "example.com:443");
+  request.path = "/w/a";
+  EXPECT_EQ(approval_target(request), "/w/a");
+  request.resolved_path = "/w/b";
+  EXPECT_EQ(approval_target(request), "/w/b");
+  request.surface = Surface::HostIpc;
+  EXPECT_EQ(approval_target(request), "curl https://example.com");
+  BoundaryRequest bare = network_request();
+  bare.destination.reset();
+  EXPECT_EQ(approval_target(bare), "connect");
+}
+
+TEST(TerminalPromptText, QuestionShowsWarningReasonAndChoices) {
+  auto request = network_request();
+  request.surface = Surface::HostIpc;
+  request.operation = "execute-host";
+  request.command = "tmux ls\n\x1b[2J\xc2\x9b";
+  const HumanQuestion question{request, std::string(kHostIpcWarning), "Needs the user."};
+  EXPECT_EQ(question_text(question),
+            "Sandbox approval required: execute-host tmux ls\\n\\x1b[2J\\u009b\n"
+            "Warning: this command will run on the host outside the OS sandbox.\n"
+            "Needs the user.\n"
+            "  1) Allow this exact operation once\n"
+            "  2) Deny\n");
+}
+
+}  // namespace
+}  // namespace pisandbox::approval
