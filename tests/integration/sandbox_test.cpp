@@ -411,3 +411,22 @@ TEST(Sandbox, HomeDotfilesAndConfigurationLinkedIntoTheWorkspaceStayProtected) {
 
 }  // namespace
 }  // namespace pisandbox::testing
+
+namespace pisandbox::testing {
+namespace {
+
+TEST(Sandbox, AHookInANestedRepositoryCreatedByTheCommandIsReported) {  // case C-03
+  PI_SANDBOX_REQUIRE(run_process({"/bin/sh", "-c", "command -v git"}).exit_code == 0,
+                     "git is not installed");
+  Scratch s;
+  ASSERT_EQ(s.run("git init -q").exit_code, 0);
+  const RunResult r = s.run(
+      "mkdir sub && git -C sub init -q && printf '#!/bin/sh\\n' > sub/.git/hooks/pre-commit");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "pi-sandbox: warning: the command created a Git hook, which git on the host "
+                   "would run: " + (s.ws / "sub/.git/hooks/pre-commit").string() +
+                   " (review or delete it; later commands cannot write hooks)\n");
+}
+
+}  // namespace
+}  // namespace pisandbox::testing

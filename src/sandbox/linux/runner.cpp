@@ -29,22 +29,23 @@ core::Result<PreparedSandbox> prepare_sandbox(const policy::SandboxPolicy& polic
   return prepared;
 }
 
-HookWatch watch_hooks(const fs::path& workspace) {
-  HookWatch watch;
-  watch.hooks_dir = workspace / ".git" / "hooks";
-  struct stat st {};
-  watch.hooks_existed = ::lstat(watch.hooks_dir.c_str(), &st) == 0;
+HookWatch watch_hooks(const PreparedSandbox& prepared, const fs::path& workspace) {
+  HookWatch watch{workspace, {}};
+  for (const auto& p : prepared.protected_paths)
+    if (p.reason == policy::ProtectReason::GitHooks) watch.known_hooks.push_back(p.path);
   return watch;
 }
 
 std::vector<fs::path> new_hooks(const HookWatch& watch) {
   std::vector<fs::path> hooks;
-  if (watch.hooks_existed) return hooks;
-  std::error_code ec;
-  for (const auto& entry : fs::recursive_directory_iterator(watch.hooks_dir, ec)) {
-    if (entry.is_directory(ec)) continue;
-    if (entry.path().extension() == ".sample") continue;
-    hooks.push_back(entry.path());
+  for (const auto& p : policy::scan_workspace(watch.workspace, policy::ScanOptions{}).protected_paths) {
+    if (p.reason != policy::ProtectReason::GitHooks) continue;
+    if (std::ranges::find(watch.known_hooks, p.path) != watch.known_hooks.end()) continue;
+    std::error_code ec;
+    for (const auto& entry : fs::recursive_directory_iterator(p.path, ec)) {
+      if (entry.is_directory(ec) || entry.path().extension() == ".sample") continue;
+      hooks.push_back(entry.path());
+    }
   }
   std::ranges::sort(hooks);
   return hooks;
@@ -62,7 +63,7 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
   if (!policy.hide_home && policy.home != "/" && !policy.home.empty())
     warn("warning: the workspace contains the home directory " + policy.home.string() +
          ", so the home is not hidden: the command can read and write it");
-  const HookWatch hooks = watch_hooks(policy.workspace);
+  const HookWatch hooks = watch_hooks(*prepared, policy.workspace);
   Outcome outcome = launch(prepared->spec, options, warn);
   for (const auto& hook : new_hooks(hooks))
     warn("warning: the command created a Git hook, which git on the host would run: " +

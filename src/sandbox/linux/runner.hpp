@@ -26,13 +26,16 @@ struct PreparedSandbox {
 /// (the workspace inside a protected directory): fail closed, case C-04.
 core::Result<PreparedSandbox> prepare_sandbox(const policy::SandboxPolicy& policy, Command command);
 
-/// Git hooks created by a command (case C-03): every file under `<workspace>/.git/hooks`
-/// other than git's `*.sample` templates, when that directory did not exist before it.
+/// Git hooks created by a command (case C-03). A repository the command itself creates has
+/// no protected hooks directory while it runs, so after the command every `.git/hooks` the
+/// bounded workspace scan finds that was not protected before is listed: its files other
+/// than git's `*.sample` templates.
+///   known_hooks: the `.git/hooks` paths the sandbox protected (existing or placeholders).
 struct HookWatch {
-  bool hooks_existed = false;
-  std::filesystem::path hooks_dir;
+  std::filesystem::path workspace;
+  std::vector<std::filesystem::path> known_hooks;
 };
-HookWatch watch_hooks(const std::filesystem::path& workspace);
+HookWatch watch_hooks(const PreparedSandbox& prepared, const std::filesystem::path& workspace);
 std::vector<std::filesystem::path> new_hooks(const HookWatch& watch);
 
 /// Runs `command` under `policy`: prepare_sandbox(), launch(), then the hook report.
