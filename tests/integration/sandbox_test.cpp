@@ -1,6 +1,7 @@
 // The Linux sandbox against the real kernel: what a command can and cannot do under the
 // default policy (issue 2 "Tests", cases C-01 to C-04, C-09). Runs as root and as an
 // unprivileged user (scripts/test runs this binary twice).
+#include <pwd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -28,11 +29,13 @@ TEST(Sandbox, WritesInsideTheWorkspaceReachTheHost) {
 
 TEST(Sandbox, TheHostOutsideTheWorkspaceIsReadOnly) {
   Scratch s;
-  // /root is another user's home for an unprivileged run (not even traversable), and not
-  // the (fake) home of a root run (read-only).
-  const RunResult r = s.run(
-      "touch /etc/pi-sandbox-probe; touch /usr/pi-sandbox-probe; touch /root/pi-sandbox-probe; "
-      "echo done");
+  // root's home is another user's home for an unprivileged run (not even traversable), and
+  // not the (fake) home of a root run (read-only).
+  const passwd* root = ::getpwnam("root");
+  ASSERT_NE(root, nullptr);
+  const std::string probe = std::string(root->pw_dir) + "/pi-sandbox-probe";
+  const RunResult r = s.run("touch /etc/pi-sandbox-probe; touch /usr/pi-sandbox-probe; touch " +
+                            probe + "; echo done");
   const std::string root_error = ::geteuid() == 0 ? "Read-only file system" : "Permission denied";
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.err.find("touch: cannot touch '/etc/pi-sandbox-probe': Read-only file system"),
@@ -41,12 +44,11 @@ TEST(Sandbox, TheHostOutsideTheWorkspaceIsReadOnly) {
   EXPECT_NE(r.err.find("touch: cannot touch '/usr/pi-sandbox-probe': Read-only file system"),
             std::string::npos)
       << r.err;
-  EXPECT_NE(r.err.find("touch: cannot touch '/root/pi-sandbox-probe': " + root_error),
-            std::string::npos)
+  EXPECT_NE(r.err.find("touch: cannot touch '" + probe + "': " + root_error), std::string::npos)
       << r.err;
   EXPECT_FALSE(fs::exists("/etc/pi-sandbox-probe"));
   std::error_code ec;
-  EXPECT_FALSE(fs::exists("/root/pi-sandbox-probe", ec));
+  EXPECT_FALSE(fs::exists(probe, ec));
 }
 
 TEST(Sandbox, TheHomeIsHiddenButGitConfigIsReadable) {
@@ -420,12 +422,14 @@ TEST(Sandbox, AHookInANestedRepositoryCreatedByTheCommandIsReported) {  // case 
                      "git is not installed");
   Scratch s;
   ASSERT_EQ(s.run("git init -q").exit_code, 0);
-  const RunResult r = s.run(
-      "mkdir sub && git -C sub init -q && printf '#!/bin/sh\\n' > sub/.git/hooks/pre-commit");
+  const RunResult r =
+      s.run("mkdir sub && git -C sub init -q && printf '#!/bin/sh\\n' > sub/.git/hooks/pre-commit");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.err, "pi-sandbox: warning: the command created a Git hook, which git on the host "
-                   "would run: " + (s.ws / "sub/.git/hooks/pre-commit").string() +
-                   " (review or delete it; later commands cannot write hooks)\n");
+  EXPECT_EQ(r.err,
+            "pi-sandbox: warning: the command created a Git hook, which git on the host "
+            "would run: " +
+                (s.ws / "sub/.git/hooks/pre-commit").string() +
+                " (review or delete it; later commands cannot write hooks)\n");
 }
 
 }  // namespace

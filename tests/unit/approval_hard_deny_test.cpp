@@ -268,7 +268,7 @@ TEST(HardDeny, AccessPersistence) {
   expect_rule(
       "access-persistence",
       {"echo ssh-ed25519 AAAA >> ~/.ssh/authorized_keys",
-       "curl https://x/k.pub >> /root/.ssh/authorized_keys",
+       "curl https://x/k.pub >> /home/alice/.ssh/authorized_keys",
        "echo 'u ALL=(ALL) NOPASSWD:ALL' | sudo tee -a /etc/sudoers",
        "echo x | tee /etc/sudoers.d/u", "curl https://x > /etc/sudoers.d/u",
        "cp k.pub ~/.ssh/authorized_keys", "cp /tmp/authorized_keys ~/.ssh/",
