@@ -76,13 +76,14 @@ core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args) {
   inputs.workspace = *workspace;
   // The home is hidden by its real path: a symlinked $HOME (or /home) must not leave the
   // real directory visible under its other name.
-  inputs.home = home_directory();
-  if (auto real_home = real_path(inputs.home.string(), "$HOME"); real_home)
-    inputs.home = *real_home;
+  fs::path home = home_directory();
+  if (auto real_home = real_path(home.string(), "$HOME"); real_home) home = *real_home;
+  // A $HOME that does not exist has nothing to hide (and no mount point to hide it on).
+  inputs.home = fs::is_directory(home) ? home : fs::path("/");
   if (auto self = real_path("/proc/self/exe", "self"); self) inputs.self_exe = *self;
   for (const auto& path : loaded->config->filesystem.additional_allow_read)
     inputs.additional_allow_read.emplace_back(path);
-  const auto locations = config::default_locations(inputs.home);
+  const auto locations = config::default_locations(home);
   inputs.config_locations = {locations.current, locations.legacy};
   if (loaded->source) inputs.config_locations.push_back(*loaded->source);
   return policy::default_policy(inputs);

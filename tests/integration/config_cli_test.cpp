@@ -86,3 +86,19 @@ TEST(ConfigCli, ASandboxedCommandCannotModifyOrCreateEitherConfigurationFile) {
 
 }  // namespace
 }  // namespace pisandbox::testing
+
+namespace pisandbox::testing {
+namespace {
+
+TEST(HomeDirectory, AMissingHomeHasNothingToHide) {
+  Scratch s;
+  auto env = s.env();
+  env["HOME"] = (s.root / "no-such-home").string();
+  const RunResult r = run_process(
+      {sandbox_binary(), "run", "--cwd", s.ws.string(), "-c", "echo ok; ls ~ 2>&1 | wc -l"}, env);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "ok\n1\n");
+}
+
+}  // namespace
+}  // namespace pisandbox::testing
