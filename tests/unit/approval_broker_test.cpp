@@ -9,23 +9,14 @@
 
 #include "approval/broker.hpp"
 #include "approval/terminal_prompt.hpp"
+#include "approval_fixtures.hpp"
 
 namespace pisandbox::approval {
 namespace {
 
 using nlohmann::json;
 
-BoundaryRequest network_request(std::string destination = "example.com:443") {
-  BoundaryRequest r;
-  r.id = "sandbox-runtime-network-1";
-  r.source = "sandbox-runtime";
-  r.surface = Surface::Network;
-  r.operation = "connect";
-  r.cwd = "/home/u/ws";
-  r.command = "curl https://example.com";
-  r.destination = std::move(destination);
-  return r;
-}
+using testing::network_request;
 
 ReviewerVerdict verdict(ReviewOutcome outcome, std::string rationale) {
   return {outcome, RiskLevel::Medium, UserAuthorization::Unknown, std::move(rationale)};

@@ -12,6 +12,7 @@
 #include "approval/clock.hpp"
 #include "approval/grants.hpp"
 #include "approval/result.hpp"
+#include "approval_fixtures.hpp"
 
 namespace pisandbox::approval {
 namespace {
@@ -19,17 +20,7 @@ namespace {
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-BoundaryRequest network_request() {
-  BoundaryRequest r;
-  r.id = "sandbox-runtime-network-1";
-  r.source = "sandbox-runtime";
-  r.surface = Surface::Network;
-  r.operation = "connect";
-  r.cwd = "/home/u/ws";
-  r.command = "curl https://example.com";
-  r.destination = "example.com:443";
-  return r;
-}
+using testing::network_request;
 
 std::string hash_of(const BoundaryRequest& r) {
   auto hash = request_hash(r);

@@ -149,8 +149,7 @@ enum class Cleanup {
   ::_exit(status);
 }
 
-[[noreturn]] void reap(const LaunchSpec&, int launch_fd, pid_t command,
-                       std::vector<Placeholder>& placeholders) {
+[[noreturn]] void reap(int launch_fd, pid_t command, std::vector<Placeholder>& placeholders) {
   sigset_t waited;
   sigemptyset(&waited);
   sigaddset(&waited, SIGCHLD);
@@ -222,7 +221,7 @@ void prepare_signals() {
   const pid_t command = ::fork();
   if (command < 0) fail(core::sys_error("fork()", errno));
   if (command == 0) exec_command(spec, launch_fd);
-  reap(spec, launch_fd, command, placeholders);
+  reap(launch_fd, command, placeholders);
 }
 
 }  // namespace pisandbox::sandbox::linux_

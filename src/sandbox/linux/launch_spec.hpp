@@ -25,7 +25,6 @@ struct LaunchSpec {
 enum class LaunchMessage : char {
   Go = 'G',           ///< supervisor -> pid 1: the id maps are written, go on
   Error = 'E',        ///< setup failed: "<step>: <syscall>: <errno>" [\n hint]
-  Warning = 'W',      ///< shown to the user, the run goes on
   Placeholder = 'P',  ///< "<inode> <path>": a host placeholder to remove afterwards
   Result = 'X',       ///< "exit <code>" or "signal <number>"
 };

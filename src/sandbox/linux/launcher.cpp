@@ -70,7 +70,7 @@ void parse_placeholder(const std::string& text, Report& report) {
 }
 
 /// Reads every pending record; returns false at end of stream.
-bool read_records(int fd, Report& report, const WarningSink& warn) {
+bool read_records(int fd, Report& report) {
   char buffer[8192];
   for (;;) {
     const ssize_t n = ::recv(fd, buffer, sizeof buffer, MSG_DONTWAIT);
@@ -80,9 +80,6 @@ bool read_records(int fd, Report& report, const WarningSink& warn) {
     switch (static_cast<LaunchMessage>(buffer[0])) {
       case LaunchMessage::Error:
         report.error = text;
-        break;
-      case LaunchMessage::Warning:
-        warn(text);
         break;
       case LaunchMessage::Placeholder:
         parse_placeholder(text, report);
@@ -146,8 +143,7 @@ void stop_sandbox(const Child& child) {
 
 enum class Ending { Exited, TimedOut, Aborted };
 
-Ending supervise(const Child& child, int launch_fd, const RunOptions& options, Report& report,
-                 const WarningSink& warn) {
+Ending supervise(const Child& child, int launch_fd, const RunOptions& options, Report& report) {
   const auto deadline =
       options.timeout ? std::optional(Clock::now() + *options.timeout) : std::nullopt;
   bool socket_open = true;
@@ -165,7 +161,7 @@ Ending supervise(const Child& child, int launch_fd, const RunOptions& options, R
       wait_ms = static_cast<int>(std::min<long long>(left.count(), 1 << 30));
     }
     if (::poll(fds, 3, wait_ms) < 0 && errno != EINTR) continue;
-    if (fds[1].revents != 0) socket_open = read_records(launch_fd, report, warn);
+    if (fds[1].revents != 0) socket_open = read_records(launch_fd, report);
     if (fds[2].revents != 0) {
       stop_sandbox(child);
       return Ending::Aborted;
@@ -176,7 +172,7 @@ Ending supervise(const Child& child, int launch_fd, const RunOptions& options, R
 
 }  // namespace
 
-Outcome launch(const LaunchSpec& spec, const RunOptions& options, const WarningSink& warn) {
+Outcome launch(const LaunchSpec& spec, const RunOptions& options) {
   int pair[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
     return std::unexpected(RunFailure{RunFailureKind::LaunchFailed,
@@ -194,9 +190,9 @@ Outcome launch(const LaunchSpec& spec, const RunOptions& options, const WarningS
   }
   const char go = static_cast<char>(LaunchMessage::Go);
   (void)::send(parent_end.get(), &go, 1, MSG_NOSIGNAL);
-  const Ending ending = supervise(*child, parent_end.get(), options, report, warn);
+  const Ending ending = supervise(*child, parent_end.get(), options, report);
   const int status = wait_child(*child);
-  while (read_records(parent_end.get(), report, warn)) {
+  while (read_records(parent_end.get(), report)) {
     pollfd pfd{parent_end.get(), POLLIN, 0};
     if (::poll(&pfd, 1, 0) <= 0) break;
   }

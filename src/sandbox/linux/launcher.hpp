@@ -10,14 +10,11 @@
 
 namespace pisandbox::sandbox::linux_ {
 
-/// Receives warnings from pid 1 (e.g. "Landlock is unavailable") as they arrive.
-using WarningSink = std::function<void(const std::string&)>;
-
 /// Runs `spec` in new user, mount, pid, network, ipc and uts namespaces and waits for it.
 /// The caller's stdin, stdout and stderr reach the command directly. The calling process
 /// must be single-threaded (pid 1 runs after a fork-like clone3).
 /// Returns the command's exit status or signal; TimedOut / Aborted after killing the whole
 /// sandbox; LaunchFailed with the failing step (and a hint) when nothing could run.
-Outcome launch(const LaunchSpec& spec, const RunOptions& options, const WarningSink& warn);
+Outcome launch(const LaunchSpec& spec, const RunOptions& options);
 
 }  // namespace pisandbox::sandbox::linux_

@@ -38,7 +38,8 @@ HookWatch watch_hooks(const PreparedSandbox& prepared, const fs::path& workspace
 
 std::vector<fs::path> new_hooks(const HookWatch& watch) {
   std::vector<fs::path> hooks;
-  for (const auto& p : policy::scan_workspace(watch.workspace, policy::ScanOptions{}).protected_paths) {
+  for (const auto& p :
+       policy::scan_workspace(watch.workspace, policy::ScanOptions{}).protected_paths) {
     if (p.reason != policy::ProtectReason::GitHooks) continue;
     if (std::ranges::find(watch.known_hooks, p.path) != watch.known_hooks.end()) continue;
     std::error_code ec;
@@ -64,7 +65,7 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
     warn("warning: the workspace contains the home directory " + policy.home.string() +
          ", so the home is not hidden: the command can read and write it");
   const HookWatch hooks = watch_hooks(*prepared, policy.workspace);
-  Outcome outcome = launch(prepared->spec, options, warn);
+  Outcome outcome = launch(prepared->spec, options);
   for (const auto& hook : new_hooks(hooks))
     warn("warning: the command created a Git hook, which git on the host would run: " +
          hook.string() + " (review or delete it; later commands cannot write hooks)");

@@ -2,6 +2,7 @@
 // (ARCHITECTURE.md "One command, end to end", step 5).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,9 @@
 #include "sandbox/linux/launcher.hpp"
 
 namespace pisandbox::sandbox::linux_ {
+
+/// Receives warning lines for the user (e.g. "Landlock is unavailable").
+using WarningSink = std::function<void(const std::string&)>;
 
 /// The plans for one command plus what the scan cost (shown by `pi-sandbox policy`).
 struct PreparedSandbox {
