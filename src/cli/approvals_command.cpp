@@ -16,6 +16,7 @@
 #include "approval/broker.hpp"
 #include "approval/reviewer_process.hpp"
 #include "approval/terminal_prompt.hpp"
+#include "cli/approval_setup.hpp"
 #include "cli/commands.hpp"
 
 namespace pisandbox::cli {
@@ -40,21 +41,6 @@ core::Result<std::string> read_request_text(const std::string& file) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-// The paths a request must never write (reference item 183): pi-sandbox's trusted
-// configuration and the agent's security files, logs and extensions.
-HardDenyOptions hard_deny_options(const fs::path& home, const config::LoadedConfig& loaded) {
-  HardDenyOptions options;
-  options.home = home.string();
-  const fs::path agent = home / ".pi" / "agent";
-  for (auto name : {"settings.json", "permissions.json", "pi-sandbox.json", "sandbox.json", "logs",
-                    "extensions"})
-    options.protected_paths.push_back((agent / name).string());
-  const auto locations = config::default_locations(home);
-  options.protected_paths.push_back(locations.current.string());
-  if (loaded.source) options.protected_paths.push_back(loaded.source->string());
-  return options;
 }
 
 std::string result_json(const ApprovalResult& result) {

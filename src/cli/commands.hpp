@@ -27,7 +27,9 @@ struct PolicyArgs {
 
 /// The policy for `args`: the workspace is realpath(cwd); the trusted configuration is read
 /// (issue 3). Errors are user-facing lines without the `pi-sandbox: ` prefix.
-core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args);
+///   loaded_out: when not null, receives the configuration the policy was built from.
+core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args,
+                                                 config::LoadedConfig* loaded_out = nullptr);
 
 /// The user's home: $HOME when absolute, else the password database's, else "/".
 std::filesystem::path home_directory();

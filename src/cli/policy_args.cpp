@@ -50,7 +50,8 @@ core::Result<config::LoadedConfig> load_config(const std::string& explicit_path)
   return config::load(options);
 }
 
-core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args) {
+core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args,
+                                                 config::LoadedConfig* loaded_out) {
   auto workspace = real_path(args.cwd, "--cwd");
   if (!workspace) return std::unexpected(workspace.error());
   if (!fs::is_directory(*workspace))
@@ -86,7 +87,9 @@ core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args) {
   const auto locations = config::default_locations(home);
   inputs.config_locations = {locations.current, locations.legacy};
   if (loaded->source) inputs.config_locations.push_back(*loaded->source);
-  return policy::default_policy(inputs);
+  auto built = policy::default_policy(inputs);
+  if (loaded_out != nullptr) *loaded_out = std::move(*loaded);
+  return built;
 }
 
 }  // namespace pisandbox::cli

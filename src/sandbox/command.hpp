@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -22,22 +23,42 @@ struct Command {
   std::vector<std::string> env;
 };
 
-/// How long a command may run and how it can be cancelled.
+/// The two output streams of a command.
+enum class Stream { Stdout, Stderr };
+
+/// Receives a command's output as it comes (ARCHITECTURE.md "Key interfaces"). Called on
+/// the runner's thread, in order within each stream, with every byte exactly once; `bytes`
+/// is only valid during the call (never empty).
+class OutputSink {
+ public:
+  virtual ~OutputSink() = default;
+  virtual void write(Stream stream, std::string_view bytes) = 0;
+};
+
+/// How long a command may run, how it can be cancelled, and where its stdio goes.
 ///   timeout:   wall-clock limit in milliseconds; none means unlimited.
 ///   cancel_fd: a descriptor that becomes readable to cancel the command (a signalfd for
 ///              `run`, an eventfd for `serve`), or -1.
+///   output:    null: the command writes to the caller's stdout and stderr directly;
+///              otherwise both go through pipes to this sink (the runner reads them until
+///              the command's processes are gone).
+///   stdin_fd:  the command's stdin, or -1 for the caller's own.
 struct RunOptions {
   std::optional<std::chrono::milliseconds> timeout;
   int cancel_fd = -1;
+  OutputSink* output = nullptr;
+  int stdin_fd = -1;
 };
 
 /// The command exited with `code` (0-255).
 struct Exited {
   int code;
+  friend bool operator==(const Exited&, const Exited&) = default;
 };
 /// The command died of signal `signal`.
 struct Signaled {
   int signal;
+  friend bool operator==(const Signaled&, const Signaled&) = default;
 };
 
 /// Why a command has no exit status of its own.
@@ -52,6 +73,7 @@ enum class RunFailureKind {
 struct RunFailure {
   RunFailureKind kind;
   std::string message;
+  friend bool operator==(const RunFailure&, const RunFailure&) = default;
 };
 
 /// The result of running a command.

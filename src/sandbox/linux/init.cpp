@@ -115,6 +115,12 @@ int exec_in_path(const Command& command, std::vector<char*>& argv, std::vector<c
     send(launch_fd, LaunchMessage::Error, r.error().describe());
     ::_exit(125);
   }
+  const int stdio[3] = {spec.stdio.in, spec.stdio.out, spec.stdio.err};
+  for (int target = 0; target < 3; ++target)
+    if (stdio[target] >= 0 && ::dup2(stdio[target], target) < 0) {
+      send(launch_fd, LaunchMessage::Error, core::sys_error("dup2()", errno).describe());
+      ::_exit(125);
+    }
   // Descriptors the caller passed to pi-sandbox (beyond stdio) could reach hidden paths.
   ::syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
   auto argv = c_strings(command.argv);

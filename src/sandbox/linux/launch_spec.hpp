@@ -10,6 +10,14 @@
 
 namespace pisandbox::sandbox::linux_ {
 
+/// The command's standard descriptors as pid 1 inherits them: -1 keeps the supervisor's
+/// own (0, 1, 2). Set by launch(), never by the planners.
+struct StdioFds {
+  int in = -1;
+  int out = -1;
+  int err = -1;
+};
+
 /// The plans of one sandbox plus the command.
 ///   landlock_abi: the ABI to use, 0 to run without Landlock (the namespaces still hold).
 struct LaunchSpec {
@@ -18,6 +26,7 @@ struct LaunchSpec {
   LandlockPlan landlock;
   std::vector<SeccompRule> seccomp;
   int landlock_abi = 0;
+  StdioFds stdio;
 };
 
 /// Messages from pid 1 to the supervisor over the launch socket (SOCK_SEQPACKET, one

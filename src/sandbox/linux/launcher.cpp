@@ -143,14 +143,56 @@ void stop_sandbox(const Child& child) {
 
 enum class Ending { Exited, TimedOut, Aborted };
 
-Ending supervise(const Child& child, int launch_fd, const RunOptions& options, Report& report) {
+/// The read ends of the command's stdout and stderr pipes when RunOptions::output is set.
+struct OutputPipes {
+  UniqueFd out, err;
+
+  /// Reads what is available from both pipes into `sink`; a pipe at end of file is closed.
+  void pump(OutputSink* sink) {
+    char buffer[65536];
+    for (auto [fd, stream] : {std::pair{&out, Stream::Stdout}, std::pair{&err, Stream::Stderr}}) {
+      for (int round = 0; *fd && round < 16; ++round) {  // bounded: timeouts stay on time
+        const ssize_t n = ::read(fd->get(), buffer, sizeof buffer);
+        if (n > 0) {
+          sink->write(stream, std::string_view(buffer, static_cast<std::size_t>(n)));
+          continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno == EAGAIN) break;
+        fd->reset();
+      }
+    }
+  }
+};
+
+/// Creates the pipes and points the spec's stdout and stderr at their write ends (kept in
+/// `write_ends` until pid 1 has them).
+core::Result<OutputPipes> make_output_pipes(LaunchSpec& spec, UniqueFd (&write_ends)[2]) {
+  OutputPipes pipes;
+  UniqueFd* reads[2] = {&pipes.out, &pipes.err};
+  for (int i = 0; i < 2; ++i) {
+    int p[2];
+    if (::pipe2(p, O_CLOEXEC) != 0) return core::fail_errno("pipe2()");
+    reads[i]->reset(p[0]);
+    write_ends[i].reset(p[1]);
+    (void)::fcntl(p[0], F_SETFL, O_NONBLOCK);
+  }
+  spec.stdio.out = write_ends[0].get();
+  spec.stdio.err = write_ends[1].get();
+  return pipes;
+}
+
+Ending supervise(const Child& child, int launch_fd, const RunOptions& options, Report& report,
+                 OutputPipes& pipes) {
   const auto deadline =
       options.timeout ? std::optional(Clock::now() + *options.timeout) : std::nullopt;
   bool socket_open = true;
   for (;;) {
-    pollfd fds[3] = {{child.pidfd.get(), POLLIN, 0},
+    pollfd fds[5] = {{child.pidfd.get(), POLLIN, 0},
                      {socket_open ? launch_fd : -1, POLLIN, 0},
-                     {options.cancel_fd, POLLIN, 0}};
+                     {options.cancel_fd, POLLIN, 0},
+                     {pipes.out ? pipes.out.get() : -1, POLLIN, 0},
+                     {pipes.err ? pipes.err.get() : -1, POLLIN, 0}};
     int wait_ms = -1;
     if (deadline) {
       const auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline - Clock::now());
@@ -160,7 +202,8 @@ Ending supervise(const Child& child, int launch_fd, const RunOptions& options, R
       }
       wait_ms = static_cast<int>(std::min<long long>(left.count(), 1 << 30));
     }
-    if (::poll(fds, 3, wait_ms) < 0 && errno != EINTR) continue;
+    if (::poll(fds, 5, wait_ms) < 0 && errno != EINTR) continue;
+    if (fds[3].revents != 0 || fds[4].revents != 0) pipes.pump(options.output);
     if (fds[1].revents != 0) socket_open = read_records(launch_fd, report);
     if (fds[2].revents != 0) {
       stop_sandbox(child);
@@ -172,7 +215,16 @@ Ending supervise(const Child& child, int launch_fd, const RunOptions& options, R
 
 }  // namespace
 
-Outcome launch(const LaunchSpec& spec, const RunOptions& options) {
+Outcome launch(LaunchSpec spec, const RunOptions& options) {
+  UniqueFd write_ends[2];
+  OutputPipes pipes;
+  if (options.output != nullptr) {
+    auto made = make_output_pipes(spec, write_ends);
+    if (!made)
+      return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, made.error().describe()});
+    pipes = std::move(*made);
+  }
+  spec.stdio.in = options.stdin_fd;
   int pair[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
     return std::unexpected(RunFailure{RunFailureKind::LaunchFailed,
@@ -182,6 +234,7 @@ Outcome launch(const LaunchSpec& spec, const RunOptions& options) {
   if (!child)
     return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, child.error().describe()});
   child_end.reset();
+  for (auto& end : write_ends) end.reset();
   Report report;
   if (auto maps = write_id_maps(child->pid); !maps) {
     ::kill(child->pid, SIGKILL);
@@ -190,8 +243,15 @@ Outcome launch(const LaunchSpec& spec, const RunOptions& options) {
   }
   const char go = static_cast<char>(LaunchMessage::Go);
   (void)::send(parent_end.get(), &go, 1, MSG_NOSIGNAL);
-  const Ending ending = supervise(*child, parent_end.get(), options, report);
+  const Ending ending = supervise(*child, parent_end.get(), options, report, pipes);
   const int status = wait_child(*child);
+  // Every process of the sandbox is gone with pid 1, so the pipes reach end of file.
+  while (pipes.out || pipes.err) {
+    pollfd fds[2] = {{pipes.out ? pipes.out.get() : -1, POLLIN, 0},
+                     {pipes.err ? pipes.err.get() : -1, POLLIN, 0}};
+    if (::poll(fds, 2, -1) < 0 && errno != EINTR) break;
+    pipes.pump(options.output);
+  }
   while (read_records(parent_end.get(), report)) {
     pollfd pfd{parent_end.get(), POLLIN, 0};
     if (::poll(&pfd, 1, 0) <= 0) break;

@@ -65,7 +65,7 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
     warn("warning: the workspace contains the home directory " + policy.home.string() +
          ", so the home is not hidden: the command can read and write it");
   const HookWatch hooks = watch_hooks(*prepared, policy.workspace);
-  Outcome outcome = launch(prepared->spec, options);
+  Outcome outcome = launch(std::move(prepared->spec), options);
   for (const auto& hook : new_hooks(hooks))
     warn("warning: the command created a Git hook, which git on the host would run: " +
          hook.string() + " (review or delete it; later commands cannot write hooks)");

@@ -1,0 +1,69 @@
+#include "cli/approval_setup.hpp"
+
+#include <openssl/rand.h>
+
+#include <array>
+#include <cstdio>
+#include <stdexcept>
+
+namespace pisandbox::cli {
+
+namespace fs = std::filesystem;
+using namespace pisandbox::approval;
+
+HardDenyOptions hard_deny_options(const fs::path& home, const config::LoadedConfig& loaded) {
+  HardDenyOptions options;
+  options.home = home.string();
+  const fs::path agent = home / ".pi" / "agent";
+  for (auto name : {"settings.json", "permissions.json", "pi-sandbox.json", "sandbox.json", "logs",
+                    "extensions"})
+    options.protected_paths.push_back((agent / name).string());
+  const auto locations = config::default_locations(home);
+  options.protected_paths.push_back(locations.current.string());
+  if (loaded.source) options.protected_paths.push_back(loaded.source->string());
+  return options;
+}
+
+core::Result<void> LazyAuditLog::append(std::string_view line) {
+  std::lock_guard lock(mutex_);
+  if (!log_) {
+    auto opened = AuditLog::open(path_);
+    if (!opened) return std::unexpected(opened.error());
+    log_.emplace(std::move(*opened));
+  }
+  return log_->append(line);
+}
+
+ApprovalSetup::ApprovalSetup(const fs::path& home, const config::LoadedConfig& loaded,
+                             const ApprovalArgs& args)
+    : audit_(default_audit_path(home)) {
+  const config::ApprovalConfig& approval = loaded.config->approval;
+  std::vector<std::string> reviewer_argv =
+      args.reviewer.empty() ? approval.reviewer : std::vector<std::string>{args.reviewer};
+  if (!reviewer_argv.empty())
+    reviewer_.emplace(std::move(reviewer_argv),
+                      std::chrono::seconds(approval.reviewer_timeout_seconds));
+  if (!args.no_prompt) prompt_.emplace();
+  BrokerOptions options;
+  options.hard_deny = hard_deny_options(home, loaded);
+  options.grant_ttl = std::chrono::seconds(approval.grant_ttl_seconds);
+  broker_ =
+      std::make_unique<Broker>(std::move(options), clock_, audit_,
+                               reviewer_ ? &*reviewer_ : nullptr, prompt_ ? &*prompt_ : nullptr);
+}
+
+std::string new_id(std::string_view prefix) {
+  std::array<unsigned char, 16> bytes{};
+  if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1)
+    throw std::runtime_error("RAND_bytes failed");
+  bytes[6] = static_cast<unsigned char>((bytes[6] & 0x0f) | 0x40);  // version 4 (RFC 9562)
+  bytes[8] = static_cast<unsigned char>((bytes[8] & 0x3f) | 0x80);  // variant 10
+  char text[37];
+  std::snprintf(text, sizeof text,
+                "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", bytes[0],
+                bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8],
+                bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]);
+  return std::string(prefix) + text;
+}
+
+}  // namespace pisandbox::cli

@@ -1,0 +1,68 @@
+// pisandbox::cli — the approval broker as the commands wire it: the audit file, the
+// reviewer program and the terminal prompt (issue 4 "Command line").
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "approval/audit_log.hpp"
+#include "approval/broker.hpp"
+#include "approval/reviewer_process.hpp"
+#include "approval/terminal_prompt.hpp"
+#include "config/loader.hpp"
+
+namespace pisandbox::cli {
+
+/// The paths no request may write (reference item 183): pi-sandbox's trusted configuration
+/// (the default locations and `loaded.source`) and the agent's security files, logs and
+/// extensions under `<home>/.pi/agent`.
+[[nodiscard]] approval::HardDenyOptions hard_deny_options(const std::filesystem::path& home,
+                                                          const config::LoadedConfig& loaded);
+
+/// The audit file, opened at the first line written: a command that crosses no boundary
+/// never needs it. If it cannot be opened, append() fails and the broker denies.
+class LazyAuditLog final : public approval::AuditSink {
+ public:
+  explicit LazyAuditLog(std::filesystem::path path) : path_(std::move(path)) {}
+  [[nodiscard]] core::Result<void> append(std::string_view line) override;
+
+ private:
+  std::filesystem::path path_;
+  std::mutex mutex_;
+  std::optional<approval::AuditLog> log_;
+};
+
+/// What a broker for one pi-sandbox process is built from.
+///   reviewer: `--reviewer PROGRAM` (empty: the configuration's `approval.reviewer`).
+///   no_prompt: `--no-prompt`: never ask on the terminal.
+struct ApprovalArgs {
+  std::string reviewer;
+  bool no_prompt = false;
+};
+
+/// One broker with its collaborators, for the life of a command.
+class ApprovalSetup {
+ public:
+  /// `home`: the user's home (for the audit path and the hard-deny rules).
+  ApprovalSetup(const std::filesystem::path& home, const config::LoadedConfig& loaded,
+                const ApprovalArgs& args);
+  ApprovalSetup(const ApprovalSetup&) = delete;
+  ApprovalSetup& operator=(const ApprovalSetup&) = delete;
+
+  [[nodiscard]] approval::Broker& broker() { return *broker_; }
+
+ private:
+  approval::SteadyClock clock_;
+  LazyAuditLog audit_;
+  std::optional<approval::ReviewerProcess> reviewer_;
+  std::optional<approval::TerminalPrompt> prompt_;
+  std::unique_ptr<approval::Broker> broker_;
+};
+
+/// A fresh request or session id: `<prefix><uuid v4>` (128 bits from OpenSSL RAND_bytes).
+[[nodiscard]] std::string new_id(std::string_view prefix);
+
+}  // namespace pisandbox::cli

@@ -1,0 +1,217 @@
+#include "process/host_runner.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "core/error.hpp"
+#include "core/unique_fd.hpp"
+
+namespace pisandbox::process {
+
+namespace {
+
+using core::UniqueFd;
+using Clock = std::chrono::steady_clock;
+
+std::vector<char*> c_strings(const std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  out.reserve(strings.size() + 1);
+  for (const auto& s : strings) out.push_back(const_cast<char*>(s.c_str()));
+  out.push_back(nullptr);
+  return out;
+}
+
+sandbox::Outcome launch_failed(const std::string& message) {
+  return std::unexpected(sandbox::RunFailure{sandbox::RunFailureKind::LaunchFailed, message});
+}
+
+/// The read ends of stdout and stderr, drained into the sink.
+struct Pipes {
+  UniqueFd out, err;
+  /// Reads what is there now; closes a pipe at end of file. Bounded per call.
+  void pump(sandbox::OutputSink* sink) {
+    char buffer[65536];
+    for (auto [fd, stream] :
+         {std::pair{&out, sandbox::Stream::Stdout}, std::pair{&err, sandbox::Stream::Stderr}}) {
+      for (int round = 0; *fd && round < 16; ++round) {
+        const ssize_t n = ::read(fd->get(), buffer, sizeof buffer);
+        if (n > 0) {
+          sink->write(stream, std::string_view(buffer, static_cast<std::size_t>(n)));
+          continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno == EAGAIN) break;
+        fd->reset();
+      }
+    }
+  }
+  /// Reads until each pipe is empty right now or at end of file.
+  void drain(sandbox::OutputSink* sink) {
+    char buffer[65536];
+    for (auto [fd, stream] :
+         {std::pair{&out, sandbox::Stream::Stdout}, std::pair{&err, sandbox::Stream::Stderr}}) {
+      while (*fd) {
+        const ssize_t n = ::read(fd->get(), buffer, sizeof buffer);
+        if (n > 0) {
+          sink->write(stream, std::string_view(buffer, static_cast<std::size_t>(n)));
+          continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        fd->reset();  // end of file, or nothing more now (writers that escaped the group)
+      }
+    }
+  }
+};
+
+/// The caller's terminal while the host run is its foreground process group.
+class ForegroundTerminal {
+ public:
+  /// Hands the terminal on stdin to `group` if the caller is its foreground group.
+  explicit ForegroundTerminal(pid_t group) {
+    if (::isatty(STDIN_FILENO) == 0) return;
+    const pid_t foreground = ::tcgetpgrp(STDIN_FILENO);
+    if (foreground < 0 || foreground != ::getpgrp()) return;
+    if (::tcsetpgrp(STDIN_FILENO, group) == 0) previous_ = foreground;
+  }
+  ~ForegroundTerminal() {
+    if (previous_ < 0) return;
+    // A background group that changes the foreground group gets SIGTTOU (termios(3)).
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGTTOU);
+    ::pthread_sigmask(SIG_BLOCK, &block, &old);
+    (void)::tcsetpgrp(STDIN_FILENO, previous_);
+    ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  }
+  ForegroundTerminal(const ForegroundTerminal&) = delete;
+  ForegroundTerminal& operator=(const ForegroundTerminal&) = delete;
+
+ private:
+  pid_t previous_ = -1;
+};
+
+enum class Ending { Exited, TimedOut, Aborted };
+
+}  // namespace
+
+sandbox::Outcome run_on_host(const sandbox::Command& command, const sandbox::RunOptions& options) {
+  if (command.argv.empty()) return launch_failed("run_on_host: empty argv");
+  Pipes pipes;
+  UniqueFd write_out, write_err;
+  if (options.output != nullptr) {
+    int p[2];
+    if (::pipe2(p, O_CLOEXEC) != 0) return launch_failed(core::sys_error("pipe2()", errno).message);
+    pipes.out.reset(p[0]);
+    write_out.reset(p[1]);
+    if (::pipe2(p, O_CLOEXEC) != 0) return launch_failed(core::sys_error("pipe2()", errno).message);
+    pipes.err.reset(p[0]);
+    write_err.reset(p[1]);
+    (void)::fcntl(pipes.out.get(), F_SETFL, O_NONBLOCK);
+    (void)::fcntl(pipes.err.get(), F_SETFL, O_NONBLOCK);
+  }
+  // An exec failure is reported through this pipe (closed on a successful exec).
+  int status_pipe[2];
+  if (::pipe2(status_pipe, O_CLOEXEC) != 0)
+    return launch_failed(core::sys_error("pipe2()", errno).message);
+  UniqueFd status_read(status_pipe[0]), status_write(status_pipe[1]);
+
+  auto argv = c_strings(command.argv);
+  auto envp = c_strings(command.env);
+  const std::string cwd = command.cwd.string();
+  const int stdio[3] = {options.stdin_fd, write_out ? write_out.get() : -1,
+                        write_err ? write_err.get() : -1};
+
+  const pid_t pid = ::fork();
+  if (pid < 0) return launch_failed(core::sys_error("fork()", errno).message);
+  if (pid == 0) {
+    // Only async-signal-safe calls from here to execve (the caller may have threads).
+    ::setpgid(0, 0);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    for (int sig = 1; sig < NSIG; ++sig) ::signal(sig, SIG_DFL);
+    int failed_errno = 0;
+    const char* step = "dup2()";
+    for (int target = 0; target < 3 && failed_errno == 0; ++target)
+      if (stdio[target] >= 0 && ::dup2(stdio[target], target) < 0) failed_errno = errno;
+    if (failed_errno == 0 && ::chdir(cwd.c_str()) != 0) {
+      failed_errno = errno;
+      step = "chdir";
+    }
+    if (failed_errno == 0) {
+      ::execve(argv[0], argv.data(), envp.data());
+      failed_errno = errno;
+      step = "execve";
+    }
+    const int message[2] = {failed_errno, step[0] == 'c' ? 1 : step[0] == 'e' ? 2 : 0};
+    (void)::write(status_write.get(), message, sizeof message);
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);  // both sides set it: no window where a kill(-pid) misses
+  status_write.reset();
+  write_out.reset();
+  write_err.reset();
+  int message[2] = {0, 0};
+  ssize_t got;
+  while ((got = ::read(status_read.get(), message, sizeof message)) < 0 && errno == EINTR) {
+  }
+  if (got == sizeof message) {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    const std::string call = message[1] == 1   ? "chdir(\"" + cwd + "\")"
+                             : message[1] == 2 ? "execve(\"" + command.argv[0] + "\")"
+                                               : std::string("dup2()");
+    return launch_failed(core::sys_error(call, message[0]).message);
+  }
+
+  ForegroundTerminal terminal(pid);
+  UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+  const auto deadline =
+      options.timeout ? std::optional(Clock::now() + *options.timeout) : std::nullopt;
+  Ending ending = Ending::Exited;
+  for (;;) {
+    pollfd fds[4] = {{pidfd.get(), POLLIN, 0},
+                     {options.cancel_fd, POLLIN, 0},
+                     {pipes.out ? pipes.out.get() : -1, POLLIN, 0},
+                     {pipes.err ? pipes.err.get() : -1, POLLIN, 0}};
+    int wait_ms = -1;
+    if (deadline) {
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline - Clock::now());
+      if (left.count() <= 0) {
+        ending = Ending::TimedOut;
+        break;
+      }
+      wait_ms = static_cast<int>(std::min<long long>(left.count(), 1 << 30));
+    }
+    if (::poll(fds, 4, wait_ms) < 0 && errno != EINTR) continue;
+    if (fds[2].revents != 0 || fds[3].revents != 0) pipes.pump(options.output);
+    if (fds[1].revents != 0) {
+      ending = Ending::Aborted;
+      break;
+    }
+    if (fds[0].revents != 0) break;
+  }
+  // The program has ended (or is being stopped): nothing of its group outlives the call.
+  ::kill(-pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (options.output != nullptr) pipes.drain(options.output);
+  if (ending == Ending::TimedOut)
+    return std::unexpected(sandbox::RunFailure{sandbox::RunFailureKind::TimedOut, ""});
+  if (ending == Ending::Aborted)
+    return std::unexpected(sandbox::RunFailure{sandbox::RunFailureKind::Aborted, ""});
+  if (WIFEXITED(status)) return sandbox::Exited{WEXITSTATUS(status)};
+  return sandbox::Signaled{WIFSIGNALED(status) ? WTERMSIG(status) : SIGKILL};
+}
+
+}  // namespace pisandbox::process

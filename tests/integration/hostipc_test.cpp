@@ -1,0 +1,223 @@
+// The host-IPC fallback end to end (issue 6 "Tests"; reference items 59-67; case C-09): a
+// real tmux server and a real ssh-agent on Unix sockets the sandbox refuses, real reviewer
+// programs, and the real host run.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "harness.hpp"
+
+namespace pisandbox::testing {
+namespace {
+
+using nlohmann::json;
+
+const std::string kBanner = "\n--- pi-sandbox: approved host-IPC retry (outside OS sandbox) ---\n";
+
+class HostIpc : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    PI_SANDBOX_REQUIRE(::access("/usr/bin/tmux", X_OK) == 0, "tmux is not installed");
+    tmux_socket_ = scratch_.root / "tmux.sock";
+    const RunResult started =
+        run_process({"/usr/bin/tmux", "-S", tmux_socket_.string(), "new-session", "-d", "-s", "pisb"});
+    ASSERT_EQ(started.exit_code, 0) << started.err;
+    for (const auto& [name, outcome] : {std::pair{"allow", "allow"}, std::pair{"deny", "deny"}}) {
+      const fs::path script = scratch_.root / (std::string(name) + ".sh");
+      write_file(script, std::string("#!/bin/sh\ncat >/dev/null\necho '{\"outcome\":\"") + outcome +
+                             "\",\"risk_level\":\"low\",\"rationale\":\"reviewer said " + outcome +
+                             "\"}'\n");
+      ::chmod(script.c_str(), 0755);
+    }
+  }
+  void TearDown() override {
+    if (!tmux_socket_.empty()) run_process({"/usr/bin/tmux", "-S", tmux_socket_.string(), "kill-server"});
+  }
+
+  /// Writes the trusted configuration (outside the workspace) and returns its path.
+  std::string config(const std::string& host_ipc) const {
+    const fs::path path = scratch_.root / "config.json";
+    write_file(path, R"({"hostIPC": )" + host_ipc + "}");
+    return path.string();
+  }
+  std::string reviewer(const std::string& name) const {
+    return (scratch_.root / (name + ".sh")).string();
+  }
+  std::string tmux_ls() const { return "tmux -S " + tmux_socket_.string() + " list-sessions"; }
+
+  /// The audit lines written so far, parsed.
+  std::vector<json> audit() const {
+    std::vector<json> lines;
+    std::istringstream in(
+        read_file(scratch_.home / ".pi" / "agent" / "logs" / "pi-sandbox-audit.jsonl"));
+    for (std::string line; std::getline(in, line);) lines.push_back(json::parse(line));
+    return lines;
+  }
+
+  Scratch scratch_;
+  fs::path tmux_socket_;
+};
+
+const char* const kRetry = R"({"mode": "ask", "retryOnUnixSocketError": true})";
+
+TEST_F(HostIpc, TheSandboxRefusesTheTmuxSocket) {
+  const RunResult r = scratch_.run(tmux_ls());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("(Operation not permitted)"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+TEST_F(HostIpc, AnAllowedRetryPrintsTheSessionsAfterTheBanner) {
+  const RunResult r = scratch_.run(
+      tmux_ls(), {"--config", config(kRetry), "--reviewer", reviewer("allow"), "--no-prompt"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.starts_with("pisb: 1 windows")) << r.out;
+  // The first attempt's error stays, then the banner.
+  const auto error = r.err.find("(Operation not permitted)");
+  ASSERT_NE(error, std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(kBanner, error), std::string::npos) << r.err;
+  // The grant was issued and consumed for exactly this command and workspace.
+  std::vector<std::string> events;
+  for (const json& line : audit()) {
+    EXPECT_EQ(line["surface"], "host-ipc");
+    EXPECT_EQ(line["command"], tmux_ls());
+    events.push_back(line["event"]);
+  }
+  EXPECT_EQ(events,
+            (std::vector<std::string>{"review_decision", "grant_issued", "grant_consumed"}));
+}
+
+TEST_F(HostIpc, ADeniedRetryReturnsTheOriginalErrorAndExitCode) {
+  const RunResult r = scratch_.run(
+      tmux_ls(), {"--config", config(kRetry), "--reviewer", reviewer("deny"), "--no-prompt"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("(Operation not permitted)"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("approved host-IPC retry"), std::string::npos) << r.err;
+}
+
+TEST_F(HostIpc, WithoutAReviewerOrTerminalTheRetryIsDenied) {
+  const RunResult r = scratch_.run(tmux_ls(), {"--config", config(kRetry), "--no-prompt"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.find("approved host-IPC retry"), std::string::npos) << r.err;
+}
+
+TEST_F(HostIpc, APreflightPrefixAsksFirstAndTheSandboxNeverRuns) {
+  // PI_SANDBOX is set inside the sandbox only: one line "host" proves exactly one run, on
+  // the host.
+  const std::string command =
+      tmux_ls() + "; echo \"${PI_SANDBOX:-host}\" >> " + (scratch_.ws / "runs").string();
+  const RunResult r = scratch_.run(
+      command, {"--config", config(R"({"mode": "ask", "preflightCommandPrefixes": ["tmux"]})"),
+                "--reviewer", reviewer("allow"), "--no-prompt"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.starts_with("pisb: 1 windows")) << r.out;
+  EXPECT_EQ(read_file(scratch_.ws / "runs"), "host\n");
+  EXPECT_EQ(r.err.find("approved host-IPC retry"), std::string::npos) << r.err;
+}
+
+TEST_F(HostIpc, ADeniedPreflightPrintsTheReasonAndExitsOne) {
+  const std::string command = tmux_ls() + "; echo ran >> " + (scratch_.ws / "runs").string();
+  const RunResult r = scratch_.run(
+      command, {"--config", config(R"({"mode": "ask", "preflightCommandPrefixes": ["tmux"]})"),
+                "--reviewer", reviewer("deny"), "--no-prompt"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "pi-sandbox: host-IPC execution denied: reviewer said deny\n");
+  EXPECT_FALSE(fs::exists(scratch_.ws / "runs"));
+}
+
+TEST_F(HostIpc, ModeOffNeverLeavesTheSandbox) {
+  const RunResult r = scratch_.run(
+      tmux_ls(),
+      {"--config",
+       config(
+           R"({"mode": "off", "preflightCommandPrefixes": ["tmux"], "retryOnUnixSocketError": true})"),
+       "--reviewer", reviewer("allow"), "--no-prompt"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("(Operation not permitted)"), std::string::npos) << r.err;
+  EXPECT_TRUE(audit().empty());
+}
+
+TEST_F(HostIpc, SubagentsAreRefusedBothWays) {
+  auto env = scratch_.env();
+  env["PI_SANDBOX_SUBAGENT_DEPTH"] = "1";
+  const std::string binary = sandbox_binary();
+  RunResult r = run_process({binary, "run", "--cwd", scratch_.ws.string(), "--config",
+                             config(R"({"mode": "ask", "preflightCommandPrefixes": ["tmux"]})"),
+                             "--reviewer", reviewer("allow"), "--no-prompt", "-c", tmux_ls()},
+                            env);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "pi-sandbox: host-IPC execution denied: builtin subagents do not support host "
+            "forwarding\n");
+  r = run_process({binary, "run", "--cwd", scratch_.ws.string(), "--config", config(kRetry),
+                   "--reviewer", reviewer("allow"), "--no-prompt", "-c", tmux_ls()},
+                  env);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("(Operation not permitted)\npi-sandbox: host-IPC retry refused: builtin "
+                       "subagents do not support host forwarding\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(audit().empty());
+}
+
+TEST_F(HostIpc, SshAddReachesATestAgentOnlyThroughAnApprovedRetry) {
+  PI_SANDBOX_REQUIRE(::access("/usr/bin/ssh-agent", X_OK) == 0, "ssh-agent is not installed");
+  const fs::path agent_socket = scratch_.root / "agent.sock";
+  const RunResult agent = run_process({"/usr/bin/ssh-agent", "-a", agent_socket.string()});
+  ASSERT_EQ(agent.exit_code, 0) << agent.err;
+  const auto pid_at = agent.out.find("SSH_AGENT_PID=");
+  ASSERT_NE(pid_at, std::string::npos) << agent.out;
+  const pid_t agent_pid = std::atoi(agent.out.c_str() + pid_at + 14);
+  const std::string command = "SSH_AUTH_SOCK=" + agent_socket.string() + " ssh-add -l";
+
+  RunResult r = scratch_.run(command);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("Error connecting to agent: Operation not permitted"), std::string::npos)
+      << r.err;
+
+  r = scratch_.run(command,
+                   {"--config", config(kRetry), "--reviewer", reviewer("allow"), "--no-prompt"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // ssh-add -l: 1 = the agent holds no identity
+  EXPECT_EQ(r.out, "The agent has no identities.\n");
+  EXPECT_NE(r.err.find(kBanner), std::string::npos) << r.err;
+
+  r = scratch_.run(command,
+                   {"--config", config(kRetry), "--reviewer", reviewer("deny"), "--no-prompt"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  ::kill(agent_pid, SIGTERM);
+}
+
+TEST_F(HostIpc, AHostRunLeavesNothingRunningAndHoldsNothingOpen) {
+  const RunResult r =
+      scratch_.run("tmux -S " + tmux_socket_.string() + " has-session; sleep 617 & echo started",
+                   {"--config", config(R"({"mode": "ask", "preflightCommandPrefixes": ["tmux"]})"),
+                    "--reviewer", reviewer("allow"), "--no-prompt"});
+  // run_process reads stdout to end of file: a surviving `sleep` would hold it open.
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "started\n");
+  EXPECT_TRUE(wait_until_gone("sleep 617"));
+}
+
+TEST_F(HostIpc, TheHostRunGetsTheTimeoutAndIsKilledWhole) {
+  const RunResult r =
+      scratch_.run("tmux -S " + tmux_socket_.string() + " has-session; sleep 618; echo late",
+                   {"--timeout", "1", "--config",
+                    config(R"({"mode": "ask", "preflightCommandPrefixes": ["tmux"]})"),
+                    "--reviewer", reviewer("allow"), "--no-prompt"});
+  EXPECT_EQ(r.exit_code, 124);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "pi-sandbox: command timed out after 1 seconds\n");
+  EXPECT_TRUE(wait_until_gone("sleep 618"));
+}
+
+}  // namespace
+}  // namespace pisandbox::testing
