@@ -77,9 +77,13 @@ ApprovalResult Broker::review_and_ask(const BoundaryRequest& request,
 ApprovalResult Broker::ask_human(const BoundaryRequest& request, const ApprovalContext& context,
                                  std::string reason) {
   if (human_ == nullptr) return {Action::Deny, Source::Unavailable, std::string(kNoHumanReason)};
-  switch (human_->ask(HumanQuestion{request, context.warning, std::move(reason)})) {
+  switch (human_->ask(HumanQuestion{request, context.warning, std::move(reason),
+                                    context.offer_for_command && request.destination})) {
     case HumanAnswer::AllowOnce:
       return {Action::Allow, Source::Human, std::string(kHumanAllowReason)};
+    case HumanAnswer::AllowForCommand:
+      if (!context.offer_for_command || !request.destination) break;
+      return {Action::Allow, Source::Human, std::string(kHumanAllowForCommandReason), true};
     case HumanAnswer::Deny:
       return {Action::Deny, Source::Human, std::string(kHumanDenyReason)};
     case HumanAnswer::Unavailable:
@@ -107,7 +111,12 @@ ApprovalResult Broker::grant_once(const BoundaryRequest& request, const Approval
           decision);
     return invalid;
   }
-  audit(AuditEvent::GrantIssued, request, broker_details, decision);
+  // A grant for the rest of the command says so in its audit line (issue 5 step 2).
+  audit(AuditEvent::GrantIssued, request,
+        allow.for_command
+            ? AuditDetails{std::nullopt, "broker", "valid for the rest of this command"}
+            : broker_details,
+        decision);
   if (!consumed) {
     audit(AuditEvent::GrantRejected, request, details_of(invalid), decision);
     return invalid;

@@ -40,18 +40,22 @@ class Reviewer {
 
 /// The human's answer to one approval question.
 enum class HumanAnswer {
-  AllowOnce,    ///< `Allow this exact operation once`
-  Deny,         ///< `Deny`
-  Unavailable,  ///< no terminal, no UI, or the question was cancelled (EOF, Ctrl-C)
+  AllowOnce,        ///< `Allow this exact operation once`
+  AllowForCommand,  ///< `Allow <destination> for the rest of this command` (network only)
+  Deny,             ///< `Deny`
+  Unavailable,      ///< no terminal, no UI, or the question was cancelled (EOF, Ctrl-C)
 };
 
 /// One question for the human (reference item 56).
 ///   warning: the host-IPC warning line (reference item 57), or empty.
 ///   reason:  why the question is asked (the reviewer's rationale on defer), or empty.
+///   offer_for_command: also offer `Allow <destination> for the rest of this command`
+///     (issue 5 step 2; network requests of one command).
 struct HumanQuestion {
   const BoundaryRequest& request;
   std::string warning;
   std::string reason;
+  bool offer_for_command = false;
 };
 
 /// Asks a human (issue 4 step 4). Implementations serialise their questions: two callers
@@ -82,6 +86,10 @@ inline constexpr std::string_view kHumanDenyReason = "Denied by the user.";
 /// The reason of an allow by the human.
 inline constexpr std::string_view kHumanAllowReason = "Allowed once by the user.";
 
+/// The reason of an allow by the human for the rest of the command (issue 5 step 2).
+inline constexpr std::string_view kHumanAllowForCommandReason =
+    "Allowed by the user for the rest of this command.";
+
 /// The prefix of the deny reason when the audit log cannot be written.
 inline constexpr std::string_view kAuditUnavailablePrefix = "The audit log could not be written: ";
 
@@ -90,10 +98,13 @@ inline constexpr std::string_view kAuditUnavailablePrefix = "The audit log could
 ///   scope_key:  the circuit breaker's scope (for `run`: one per invocation; for hosts: the
 ///               key they pass, e.g. `<session>:turn:<n>`).
 ///   warning:    the warning line shown to the human (host IPC), or empty.
+///   offer_for_command: the human may allow the destination for the rest of the command
+///               (network requests of `run`); the result then has for_command set.
 struct ApprovalContext {
   std::string session_id;
   std::string scope_key;
   std::string warning;
+  bool offer_for_command = false;
 };
 
 /// What a Broker is built from.

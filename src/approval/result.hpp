@@ -26,6 +26,9 @@ struct ApprovalResult {
   Action action = Action::Deny;
   Source source = Source::Unavailable;
   std::string reason;
+  /// The human allowed the destination for the rest of the command (issue 5 step 2); the
+  /// caller may then let later connections of this command to it pass without asking.
+  bool for_command = false;
 
   friend bool operator==(const ApprovalResult&, const ApprovalResult&) = default;
 };

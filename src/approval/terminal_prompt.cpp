@@ -123,6 +123,9 @@ std::string question_text(const HumanQuestion& question) {
   if (!question.warning.empty()) text += printable(question.warning) + "\n";
   if (!question.reason.empty()) text += printable(question.reason) + "\n";
   text += "  1) Allow this exact operation once\n  2) Deny\n";
+  if (question.offer_for_command && question.request.destination)
+    text += "  3) Allow " + printable(*question.request.destination) +
+            " for the rest of this command\n";
   return text;
 }
 
@@ -136,8 +139,10 @@ HumanAnswer TerminalPrompt::ask(const HumanQuestion& question) {
   if (::tcgetpgrp(tty.get()) != ::getpgrp()) return HumanAnswer::Unavailable;
   RawAnswerMode mode(tty.get());
   if (!write_all(tty.get(), "\n" + question_text(question))) return HumanAnswer::Unavailable;
+  const bool three = question.offer_for_command && question.request.destination;
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
-    if (!write_all(tty.get(), "Choice [1/2]: ")) return HumanAnswer::Unavailable;
+    if (!write_all(tty.get(), three ? "Choice [1/2/3]: " : "Choice [1/2]: "))
+      return HumanAnswer::Unavailable;
     auto answer = read_answer(tty.get());
     if (!answer) {
       (void)write_all(tty.get(), "\nCancelled.\n");
@@ -146,7 +151,9 @@ HumanAnswer TerminalPrompt::ask(const HumanQuestion& question) {
     const std::string choice = trimmed(*answer);
     if (choice == "1") return HumanAnswer::AllowOnce;
     if (choice == "2") return HumanAnswer::Deny;
-    if (!write_all(tty.get(), "Please answer 1 or 2.\n")) return HumanAnswer::Unavailable;
+    if (choice == "3" && three) return HumanAnswer::AllowForCommand;
+    if (!write_all(tty.get(), three ? "Please answer 1, 2 or 3.\n" : "Please answer 1 or 2.\n"))
+      return HumanAnswer::Unavailable;
   }
   return HumanAnswer::Deny;
 }

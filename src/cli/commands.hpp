@@ -47,5 +47,6 @@ void add_policy_command(CLI::App& app, int& exit_code);
 void add_doctor_command(CLI::App& app, int& exit_code);
 void add_config_command(CLI::App& app, int& exit_code);
 void add_approvals_command(CLI::App& app, int& exit_code);
+void add_proxy_connect_command(CLI::App& app, int& exit_code);
 
 }  // namespace pisandbox::cli

@@ -4,11 +4,15 @@
 #include <chrono>
 #include <expected>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
+
+#include "core/unique_fd.hpp"
 
 namespace pisandbox::sandbox {
 
@@ -35,6 +39,20 @@ class OutputSink {
   virtual void write(Stream stream, std::string_view bytes) = 0;
 };
 
+/// The listening sockets the sandbox made on its own loopback for the proxy (issue 5
+/// "Bridge into the sandbox"): HTTP proxy (port 3128) and SOCKS5 (port 1080), each on
+/// 127.0.0.1 and, when the kernel has IPv6, [::1].
+struct ProxyListeners {
+  std::vector<core::UniqueFd> http;
+  std::vector<core::UniqueFd> socks;
+};
+
+/// Starts the proxy on `listeners`, on the supervisor's side, once the sandbox has made them
+/// (before the command starts). The returned handle stops the proxy and closes every
+/// connection when destroyed, which the runner does when the command has ended. May start
+/// threads: it is called after the sandbox's pid 1 has been cloned.
+using ProxyStarter = std::function<std::shared_ptr<void>(ProxyListeners listeners)>;
+
 /// How long a command may run, how it can be cancelled, and where its stdio goes.
 ///   timeout:   wall-clock limit in milliseconds; none means unlimited.
 ///   cancel_fd: a descriptor that becomes readable to cancel the command (a signalfd for
@@ -43,11 +61,14 @@ class OutputSink {
 ///              otherwise both go through pipes to this sink (the runner reads them until
 ///              the command's processes are gone).
 ///   stdin_fd:  the command's stdin, or -1 for the caller's own.
+///   proxy:     empty: the command has no network at all (only its own loopback); else the
+///              sandbox makes the proxy's listeners and this starts the proxy on them.
 struct RunOptions {
   std::optional<std::chrono::milliseconds> timeout;
   int cancel_fd = -1;
   OutputSink* output = nullptr;
   int stdin_fd = -1;
+  ProxyStarter proxy;
 };
 
 /// The command exited with `code` (0-255).

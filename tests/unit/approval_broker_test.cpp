@@ -36,7 +36,9 @@ class FakePrompt final : public HumanPrompt {
  public:
   HumanAnswer answer = HumanAnswer::AllowOnce;
   std::vector<std::string> reasons, warnings;
+  std::vector<bool> offered_for_command;
   HumanAnswer ask(const HumanQuestion& question) override {
+    offered_for_command.push_back(question.offer_for_command);
     reasons.push_back(question.reason);
     warnings.push_back(question.warning);
     return answer;
@@ -267,6 +269,35 @@ TEST(TerminalPromptText, QuestionShowsWarningReasonAndChoices) {
             "Needs the user.\n"
             "  1) Allow this exact operation once\n"
             "  2) Deny\n");
+}
+
+}  // namespace
+}  // namespace pisandbox::approval
+
+namespace pisandbox::approval {
+namespace {
+
+TEST(Broker, AllowForTheRestOfTheCommandIsOfferedOnlyWhenTheCallerAsksAndIsAudited) {
+  Fixture f;
+  f.reviewer.answer = verdict(ReviewOutcome::Defer, "Needs the user.");
+  f.prompt.answer = HumanAnswer::AllowForCommand;
+  // Not offered: the answer cannot be taken, so it is no allow.
+  EXPECT_EQ(f.approve(network_request()),
+            (ApprovalResult{Action::Deny, Source::Unavailable, std::string(kNoHumanReason)}));
+  f.context.offer_for_command = true;
+  EXPECT_EQ(f.approve(network_request()),
+            (ApprovalResult{Action::Allow, Source::Human, std::string(kHumanAllowForCommandReason),
+                            true}));
+  EXPECT_EQ(f.prompt.offered_for_command, (std::vector<bool>{false, true}));
+  // A request without a destination is never offered the command scope.
+  auto host = network_request();
+  host.surface = Surface::HostIpc;
+  host.destination.reset();
+  EXPECT_EQ(f.approve(host).action, Action::Deny);
+  EXPECT_EQ(f.prompt.offered_for_command.back(), false);
+  const auto issued = json::parse(f.audit.lines.at(2));
+  EXPECT_EQ(issued.at("event"), "grant_issued");
+  EXPECT_EQ(issued.at("reason"), "valid for the rest of this command");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <linux/close_range.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/ioctl.h>
@@ -29,6 +30,77 @@ void send(int fd, LaunchMessage type, const std::string& text) {
   std::string record(1, static_cast<char>(type));
   record += text;
   (void)::send(fd, record.data(), record.size(), MSG_NOSIGNAL);
+}
+
+/// A TCP socket listening on `address`:`port` of the sandbox's loopback.
+core::Result<core::UniqueFd> listen_on(int family, int port) {
+  core::UniqueFd sock(::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!sock) return core::fail_errno(family == AF_INET ? "socket(AF_INET)" : "socket(AF_INET6)");
+  const int one = 1;
+  (void)::setsockopt(sock.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  sockaddr_storage storage{};
+  socklen_t length = 0;
+  std::string name;
+  if (family == AF_INET) {
+    auto* in = reinterpret_cast<sockaddr_in*>(&storage);
+    in->sin_family = AF_INET;
+    in->sin_port = htons(static_cast<std::uint16_t>(port));
+    in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    length = sizeof *in;
+    name = "127.0.0.1:" + std::to_string(port);
+  } else {
+    (void)::setsockopt(sock.get(), IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+    auto* in6 = reinterpret_cast<sockaddr_in6*>(&storage);
+    in6->sin6_family = AF_INET6;
+    in6->sin6_port = htons(static_cast<std::uint16_t>(port));
+    in6->sin6_addr = in6addr_loopback;
+    length = sizeof *in6;
+    name = "[::1]:" + std::to_string(port);
+  }
+  if (::bind(sock.get(), reinterpret_cast<sockaddr*>(&storage), length) != 0)
+    return core::fail_errno("bind(" + name + ")");
+  if (::listen(sock.get(), SOMAXCONN) != 0) return core::fail_errno("listen(" + name + ")");
+  return sock;
+}
+
+/// Creates the proxy's listeners on the loopback and hands them to the supervisor
+/// (issue 5 "Bridge into the sandbox"; case C-06): they exist before the command's first
+/// instruction, so no connection can race them. IPv4 is required; [::1] is added when the
+/// kernel has IPv6. pid 1 keeps no copy.
+core::Result<void> pass_proxy_listeners(int launch_fd) {
+  std::vector<core::UniqueFd> fds;
+  std::string kinds;
+  for (const auto& [port, kind] :
+       {std::pair{kHttpProxyPort, 'h'}, std::pair{kSocksProxyPort, 's'}}) {
+    auto v4 = listen_on(AF_INET, port);
+    if (!v4) return std::unexpected(v4.error());
+    fds.push_back(std::move(*v4));
+    kinds += kind;
+    if (auto v6 = listen_on(AF_INET6, port); v6) {
+      fds.push_back(std::move(*v6));
+      kinds += kind;
+    }
+  }
+  std::string record(1, static_cast<char>(LaunchMessage::Listeners));
+  record += kinds;
+  iovec data{record.data(), record.size()};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 4)] = {};
+  msghdr message{};
+  message.msg_iov = &data;
+  message.msg_iovlen = 1;
+  message.msg_control = control;
+  message.msg_controllen = CMSG_SPACE(sizeof(int) * fds.size());
+  cmsghdr* header = CMSG_FIRSTHDR(&message);
+  header->cmsg_level = SOL_SOCKET;
+  header->cmsg_type = SCM_RIGHTS;
+  header->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
+  for (std::size_t i = 0; i < fds.size(); ++i) {
+    const int fd = fds[i].get();
+    std::memcpy(CMSG_DATA(header) + i * sizeof(int), &fd, sizeof fd);
+  }
+  if (::sendmsg(launch_fd, &message, MSG_NOSIGNAL) < 0)
+    return core::fail_errno("sendmsg(SCM_RIGHTS) of the proxy listeners");
+  return {};
 }
 
 core::Result<void> loopback_up() {
@@ -222,6 +294,8 @@ void prepare_signals() {
   };
   (void)::sethostname("pi-sandbox", 10);
   if (auto r = loopback_up(); !r) fail(r.error());
+  if (spec.proxy_listeners)
+    if (auto r = pass_proxy_listeners(launch_fd); !r) fail(r.error());
   if (auto r = apply_mount_plan(spec.mounts, placeholders); !r) fail(r.error());
   report_placeholders(launch_fd, placeholders);
   const pid_t command = ::fork();

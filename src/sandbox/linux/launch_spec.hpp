@@ -27,7 +27,12 @@ struct LaunchSpec {
   std::vector<SeccompRule> seccomp;
   int landlock_abi = 0;
   StdioFds stdio;
+  bool proxy_listeners = false;  ///< pid 1 creates the proxy's listeners (set by launch())
 };
+
+/// The proxy's ports on the sandbox's own loopback (issue 5 "Bridge into the sandbox").
+inline constexpr int kHttpProxyPort = 3128;
+inline constexpr int kSocksProxyPort = 1080;
 
 /// Messages from pid 1 to the supervisor over the launch socket (SOCK_SEQPACKET, one
 /// message per record). The first byte is the type; the rest is text.
@@ -36,6 +41,8 @@ enum class LaunchMessage : char {
   Error = 'E',        ///< setup failed: "<step>: <syscall>: <errno>" [\n hint]
   Placeholder = 'P',  ///< "<inode> <path>": a host placeholder to remove afterwards
   Result = 'X',       ///< "exit <code>" or "signal <number>"
+  Listeners = 'L',    ///< "<kind>..." with one SCM_RIGHTS descriptor per kind letter:
+                      ///< `h` an HTTP proxy listener, `s` a SOCKS5 listener
 };
 
 /// Runs as pid 1 of the new namespaces (never returns): waits for Go, applies the mount

@@ -58,7 +58,27 @@ struct Report {
   std::string error;
   std::optional<std::variant<Exited, Signaled>> result;
   std::vector<Placeholder> placeholders;
+  std::optional<ProxyListeners> listeners;  ///< received, not yet handed to the proxy
 };
+
+/// The descriptors of a Listeners record, in the order of its kind letters.
+void take_listeners(const std::string& kinds, msghdr& message, Report& report) {
+  std::vector<UniqueFd> fds;
+  for (cmsghdr* h = CMSG_FIRSTHDR(&message); h != nullptr; h = CMSG_NXTHDR(&message, h)) {
+    if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS) continue;
+    const std::size_t count = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (std::size_t i = 0; i < count; ++i) {
+      int fd;
+      std::memcpy(&fd, CMSG_DATA(h) + i * sizeof(int), sizeof fd);
+      fds.emplace_back(fd);
+    }
+  }
+  if (fds.size() != kinds.size()) return;  // malformed: the descriptors close here
+  ProxyListeners listeners;
+  for (std::size_t i = 0; i < fds.size(); ++i)
+    (kinds[i] == 'h' ? listeners.http : listeners.socks).push_back(std::move(fds[i]));
+  report.listeners = std::move(listeners);
+}
 
 void parse_placeholder(const std::string& text, Report& report) {
   const auto space = text.find(' ');
@@ -73,11 +93,21 @@ void parse_placeholder(const std::string& text, Report& report) {
 bool read_records(int fd, Report& report) {
   char buffer[8192];
   for (;;) {
-    const ssize_t n = ::recv(fd, buffer, sizeof buffer, MSG_DONTWAIT);
+    iovec data{buffer, sizeof buffer};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 8)];
+    msghdr message{};
+    message.msg_iov = &data;
+    message.msg_iovlen = 1;
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+    const ssize_t n = ::recvmsg(fd, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
     if (n == 0) return false;
     if (n < 0) return errno == EAGAIN || errno == EINTR;
     const std::string text(buffer + 1, static_cast<std::size_t>(n - 1));
     switch (static_cast<LaunchMessage>(buffer[0])) {
+      case LaunchMessage::Listeners:
+        take_listeners(text, message, report);
+        break;
       case LaunchMessage::Error:
         report.error = text;
         break;
@@ -183,7 +213,7 @@ core::Result<OutputPipes> make_output_pipes(LaunchSpec& spec, UniqueFd (&write_e
 }
 
 Ending supervise(const Child& child, int launch_fd, const RunOptions& options, Report& report,
-                 OutputPipes& pipes) {
+                 OutputPipes& pipes, std::shared_ptr<void>& proxy) {
   const auto deadline =
       options.timeout ? std::optional(Clock::now() + *options.timeout) : std::nullopt;
   bool socket_open = true;
@@ -205,6 +235,10 @@ Ending supervise(const Child& child, int launch_fd, const RunOptions& options, R
     if (::poll(fds, 5, wait_ms) < 0 && errno != EINTR) continue;
     if (fds[3].revents != 0 || fds[4].revents != 0) pipes.pump(options.output);
     if (fds[1].revents != 0) socket_open = read_records(launch_fd, report);
+    if (report.listeners && options.proxy) {
+      proxy = options.proxy(std::move(*report.listeners));
+      report.listeners.reset();
+    }
     if (fds[2].revents != 0) {
       stop_sandbox(child);
       return Ending::Aborted;
@@ -225,6 +259,7 @@ Outcome launch(LaunchSpec spec, const RunOptions& options) {
     pipes = std::move(*made);
   }
   spec.stdio.in = options.stdin_fd;
+  spec.proxy_listeners = static_cast<bool>(options.proxy);
   int pair[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
     return std::unexpected(RunFailure{RunFailureKind::LaunchFailed,
@@ -243,8 +278,10 @@ Outcome launch(LaunchSpec spec, const RunOptions& options) {
   }
   const char go = static_cast<char>(LaunchMessage::Go);
   (void)::send(parent_end.get(), &go, 1, MSG_NOSIGNAL);
-  const Ending ending = supervise(*child, parent_end.get(), options, report, pipes);
+  std::shared_ptr<void> proxy;
+  const Ending ending = supervise(*child, parent_end.get(), options, report, pipes, proxy);
   const int status = wait_child(*child);
+  proxy.reset();  // the command is gone: stop the proxy and close its connections
   // Every process of the sandbox is gone with pid 1, so the pipes reach end of file.
   while (pipes.out || pipes.err) {
     pollfd fds[2] = {{pipes.out ? pipes.out.get() : -1, POLLIN, 0},

@@ -1,0 +1,161 @@
+// `pi-sandbox proxy-connect HOST PORT`: an SSH ProxyCommand for use inside the sandbox. It
+// asks the sandbox's SOCKS5 listener (127.0.0.1:1080) for a CONNECT to HOST:PORT by name
+// (RFC 1928, address type 0x03, no authentication) and relays stdin/stdout over it, so SSH
+// remotes go through the same policy and approvals as everything else (issue 5; case C-08).
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "core/unique_fd.hpp"
+#include "sandbox/linux/launch_spec.hpp"
+
+namespace pisandbox::cli {
+
+namespace {
+
+bool write_all(int fd, const char* data, std::size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+bool read_exactly(int fd, unsigned char* data, std::size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::read(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+/// RFC 1928 §6 reply codes, in words.
+std::string reply_text(unsigned code) {
+  switch (code) {
+    case 0x01:
+      return "general failure";
+    case 0x02:
+      return "refused by the sandbox's network policy";
+    case 0x03:
+      return "network unreachable";
+    case 0x04:
+      return "host unreachable";
+    case 0x05:
+      return "connection refused";
+    case 0x06:
+      return "TTL expired";
+    case 0x07:
+      return "command not supported";
+    case 0x08:
+      return "address type not supported";
+    default:
+      return "reply " + std::to_string(code);
+  }
+}
+
+/// Relays stdin → socket and socket → stdout until both directions have ended; an end of
+/// stdin becomes a half-close of the socket, so the server still sends what it has.
+int relay(int sock) {
+  bool in_open = true, out_open = true;
+  char buffer[65536];
+  while (out_open) {
+    pollfd fds[2] = {{in_open ? STDIN_FILENO : -1, POLLIN, 0}, {sock, POLLIN, 0}};
+    if (::poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      return 1;
+    }
+    if (in_open && fds[0].revents != 0) {
+      const ssize_t n = ::read(STDIN_FILENO, buffer, sizeof buffer);
+      if (n > 0) {
+        if (!write_all(sock, buffer, static_cast<std::size_t>(n))) return 1;
+      } else if (n == 0 || errno != EINTR) {
+        in_open = false;
+        ::shutdown(sock, SHUT_WR);
+      }
+    }
+    if (fds[1].revents != 0) {
+      const ssize_t n = ::read(sock, buffer, sizeof buffer);
+      if (n > 0) {
+        if (!write_all(STDOUT_FILENO, buffer, static_cast<std::size_t>(n))) return 1;
+      } else if (n == 0 || errno != EINTR) {
+        out_open = false;
+      }
+    }
+  }
+  return 0;
+}
+
+int proxy_connect(const std::string& host, int port) {
+  if (host.empty() || host.size() > 255) {
+    print_error("proxy-connect: the host name must be 1 to 255 bytes");
+    return 2;
+  }
+  core::UniqueFd sock(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<std::uint16_t>(sandbox::linux_::kSocksProxyPort));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (!sock || ::connect(sock.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    print_error(std::string("proxy-connect: cannot reach the sandbox's SOCKS5 proxy at "
+                            "127.0.0.1:1080: ") +
+                std::strerror(errno) + "\nhint: proxy-connect works inside `pi-sandbox run`");
+    return 1;
+  }
+  // Greeting: version 5, one method, no authentication; then CONNECT by domain name.
+  std::string request = {5, 1, 0, 5, 1, 0, 3, static_cast<char>(host.size())};
+  request += host;
+  request += static_cast<char>(port >> 8);
+  request += static_cast<char>(port & 0xff);
+  if (!write_all(sock.get(), request.data(), request.size())) {
+    print_error("proxy-connect: the SOCKS5 proxy closed the connection");
+    return 1;
+  }
+  unsigned char method[2], reply[4];
+  if (!read_exactly(sock.get(), method, 2) || method[0] != 5 || method[1] != 0 ||
+      !read_exactly(sock.get(), reply, 4) || reply[0] != 5) {
+    print_error("proxy-connect: the SOCKS5 proxy gave no valid answer");
+    return 1;
+  }
+  if (reply[1] != 0) {
+    print_error("proxy-connect: " + host + ":" + std::to_string(port) + ": " +
+                reply_text(reply[1]));
+    return 1;
+  }
+  // The bound address: IPv4 (4), domain (length-prefixed) or IPv6 (16), then the port.
+  unsigned char skip[258];
+  std::size_t rest = reply[3] == 1 ? 4 : reply[3] == 4 ? 16 : 0;
+  if (reply[3] == 3) {
+    if (!read_exactly(sock.get(), skip, 1)) return 1;
+    rest = skip[0];
+  }
+  if (!read_exactly(sock.get(), skip, rest + 2)) return 1;
+  return relay(sock.get());
+}
+
+}  // namespace
+
+void add_proxy_connect_command(CLI::App& app, int& exit_code) {
+  auto host = std::make_shared<std::string>();
+  auto port = std::make_shared<int>(0);
+  CLI::App* cmd =
+      app.add_subcommand("proxy-connect",
+                         "Inside the sandbox: relay stdin/stdout to HOST:PORT through the proxy "
+                         "(an SSH ProxyCommand)");
+  cmd->add_option("HOST", *host, "Destination host name")->required();
+  cmd->add_option("PORT", *port, "Destination TCP port")->required()->check(CLI::Range(1, 65535));
+  cmd->callback([host, port, &exit_code] { exit_code = proxy_connect(*host, *port); });
+}
+
+}  // namespace pisandbox::cli
