@@ -35,7 +35,7 @@ core::Result<void> LazyAuditLog::append(std::string_view line) {
 }
 
 ApprovalSetup::ApprovalSetup(const fs::path& home, const config::LoadedConfig& loaded,
-                             const ApprovalArgs& args)
+                             const ApprovalArgs& args, std::shared_ptr<HumanPrompt> human)
     : audit_(default_audit_path(home)) {
   const config::ApprovalConfig& approval = loaded.config->approval;
   std::vector<std::string> reviewer_argv =
@@ -43,7 +43,7 @@ ApprovalSetup::ApprovalSetup(const fs::path& home, const config::LoadedConfig& l
   if (!reviewer_argv.empty())
     reviewer_.emplace(std::move(reviewer_argv),
                       std::chrono::seconds(approval.reviewer_timeout_seconds));
-  if (!args.no_prompt) prompt_.emplace();
+  if (!args.no_prompt) prompt_ = human ? std::move(human) : std::make_shared<TerminalPrompt>();
   BrokerOptions options;
   options.hard_deny = hard_deny_options(home, loaded);
   options.grant_ttl = std::chrono::seconds(approval.grant_ttl_seconds);

@@ -47,8 +47,10 @@ struct ApprovalArgs {
 class ApprovalSetup {
  public:
   /// `home`: the user's home (for the audit path and the hard-deny rules).
+  ///   human: who answers approvals (serve: the host); null: the terminal, unless
+  ///   args.no_prompt.
   ApprovalSetup(const std::filesystem::path& home, const config::LoadedConfig& loaded,
-                const ApprovalArgs& args);
+                const ApprovalArgs& args, std::shared_ptr<approval::HumanPrompt> human = nullptr);
   ApprovalSetup(const ApprovalSetup&) = delete;
   ApprovalSetup& operator=(const ApprovalSetup&) = delete;
 
@@ -58,7 +60,7 @@ class ApprovalSetup {
   approval::SteadyClock clock_;
   LazyAuditLog audit_;
   std::optional<approval::ReviewerProcess> reviewer_;
-  std::optional<approval::TerminalPrompt> prompt_;
+  std::shared_ptr<approval::HumanPrompt> prompt_;
   std::unique_ptr<approval::Broker> broker_;
 };
 

@@ -150,6 +150,12 @@ SandboxPolicy default_policy(const PolicyInputs& inputs) {
       if (std::ranges::find(policy.home_read_allowed, normal) == policy.home_read_allowed.end())
         policy.home_read_allowed.push_back(normal);
     }
+    // pi-sandbox itself stays runnable inside (`pi-sandbox proxy-connect` is the SSH
+    // ProxyCommand, issue 5) when it is installed in the home, e.g. ~/.local/bin.
+    const fs::path self = inputs.self_exe.lexically_normal();
+    if (!self.empty() && is_within(self, policy.home) &&
+        std::ranges::find(policy.home_read_allowed, self) == policy.home_read_allowed.end())
+      policy.home_read_allowed.push_back(self);
   }
   policy.writable = {policy.workspace};
   add_workspace_rules(policy);

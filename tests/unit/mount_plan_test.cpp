@@ -193,6 +193,22 @@ TEST(MountPlan, WorkspaceUnderTmpComesAfterThePrivateTmp) {
             (MountOp{K::Bind, "/tmp/ws", "/tmp/ws", false, D, "", "workspace (read-write)"}));
 }
 
+TEST(MountPlan, ABinaryInThePrivateTmpIsBoundReadOnly) {
+  policy::SandboxPolicy p;
+  p.workspace = "/w";
+  p.home = "/";
+  p.writable = {"/w"};
+  const std::vector<ProtectedPath> protect = {
+      {"/tmp/stage/pi-sandbox", ProtectReason::SandboxBinary, F, false}};
+  const MountPlan plan = plan_mounts(
+      p, protect, fake_host({{"/w", kDir}, {"/tmp", kDir}, {"/tmp/stage", kDir},
+                             {"/tmp/stage/pi-sandbox", kFile}}));
+  EXPECT_EQ(plan.ops.back(),
+            (MountOp{K::Bind, "/tmp/stage/pi-sandbox", "/tmp/stage/pi-sandbox", true, F, "",
+                     "pi-sandbox itself, read-only", IfSourceMissing::Skip,
+                     SourceSymlinks::Follow}));
+}
+
 TEST(LandlockPlan, WritesOnlyWherePolicyAllows) {
   const LandlockPlan plan = plan_landlock(policy_for_ws());
   const LandlockPlan expected{{{"/", LandlockAccess::ReadExecute},

@@ -94,6 +94,14 @@ TEST(DefaultPolicy, AdditionalReadPathsInsideTheHomeAreReExposedInOrder) {
                                    "/home/u/.local/bin/rtk"}));
 }
 
+TEST(DefaultPolicy, ABinaryInTheHiddenHomeStaysRunnable) {
+  const SandboxPolicy p =
+      default_policy({"/w", "/home/u", "/home/u/.local/bin/pi-sandbox", {}, {}});
+  EXPECT_EQ(p.home_read_allowed,
+            (std::vector<fs::path>{"/home/u/.gitconfig", "/home/u/.config/git/config",
+                                   "/home/u/.local/bin/pi-sandbox"}));
+}
+
 TEST(DefaultPolicy, BinaryInsideTheWorkspaceIsProtectedToo) {
   const SandboxPolicy p = default_policy({"/w", "/home/u", "/w/build/pi-sandbox", {}, {}});
   auto expected = expected_protected("/w", "/home/u");

@@ -187,6 +187,15 @@ class Planner {
       plan_.unprotectable.push_back(p.path.string() + ": the workspace is a protected path");
       return;
     }
+    // pi-sandbox itself inside a private /tmp (a test stage, an unpacked release) is bound
+    // there read-only, so `pi-sandbox proxy-connect` (the SSH ProxyCommand) stays runnable.
+    if (p.reason == policy::ProtectReason::SandboxBinary &&
+        region(p.path) == Region::PrivateTmpfs && resolve(p.path).kind == PathKind::File) {
+      protections_.push_back({MountOpKind::Bind, p.path, p.path, true, NodeKind::File, "",
+                              "pi-sandbox itself, read-only", IfSourceMissing::Skip,
+                              SourceSymlinks::Follow});
+      return;
+    }
     bool through_link_only = false;
     if (region(p.path) != Region::Workspace) {
       if (region(p.path) == Region::PrivateTmpfs && p.create_if_missing && policy_.hide_home &&

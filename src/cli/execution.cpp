@@ -1,0 +1,195 @@
+#include "cli/execution.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+
+#include "cli/network_setup.hpp"
+#include "hostipc/host_ipc.hpp"
+#include "process/host_runner.hpp"
+#include "sandbox/linux/runner.hpp"
+
+extern char** environ;
+
+namespace pisandbox::cli {
+
+namespace {
+
+/// The command's environment: the caller's, with the private temp directory (item 95) and
+/// the proxy's variables (issue 5) replacing the caller's own.
+std::vector<std::string> command_environment(const std::filesystem::path& self_exe) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view entry = *e;
+    const std::string_view name = entry.substr(0, entry.find('='));
+    if (name == "TMPDIR" || name == "TMP" || name == "TEMP" || name == "PI_SANDBOX" ||
+        is_proxy_variable(name))
+      continue;
+    env.emplace_back(entry);
+  }
+  for (const char* name : {"TMPDIR", "TMP", "TEMP"}) env.push_back(std::string(name) + "=/tmp");
+  env.emplace_back("PI_SANDBOX=1");
+  for (auto& variable : proxy_environment(self_exe)) env.push_back(std::move(variable));
+  return env;
+}
+
+/// pi-sandbox's own path, for the SSH ProxyCommand.
+std::filesystem::path self_executable() {
+  std::error_code ec;
+  auto path = std::filesystem::canonical("/proc/self/exe", ec);
+  return ec ? std::filesystem::path("pi-sandbox") : path;
+}
+
+/// The caller's own environment, unchanged: what an approved host run gets (issue 6).
+std::vector<std::string> caller_environment() {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
+  return env;
+}
+
+/// Writes output to pi-sandbox's own stdout and stderr, whole (a closed reader drops it).
+class StdioSink final : public sandbox::OutputSink {
+ public:
+  void write(sandbox::Stream stream, std::string_view bytes) override {
+    const int fd = stream == sandbox::Stream::Stdout ? STDOUT_FILENO : STDERR_FILENO;
+    while (!bytes.empty()) {
+      const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;
+      bytes.remove_prefix(static_cast<std::size_t>(n));
+    }
+  }
+};
+
+/// An argv as one line for approval requests: words joined by spaces, each quoted for a
+/// POSIX shell when it holds anything but safe characters.
+std::string join_argv(const std::vector<std::string>& argv) {
+  std::string line;
+  for (const auto& word : argv) {
+    if (!line.empty()) line += ' ';
+    const bool plain = !word.empty() && word.find_first_not_of(
+                                            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                            "0123456789-_./=:,+@%") == std::string::npos;
+    if (plain) {
+      line += word;
+      continue;
+    }
+    line += '\'';
+    for (char c : word) line += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    line += '\'';
+  }
+  return line;
+}
+
+/// Names a failed launch for the user: `sandbox setup failed: <step>: <errno>`.
+sandbox::Outcome named(sandbox::Outcome outcome) {
+  if (!outcome && outcome.error().kind == sandbox::RunFailureKind::LaunchFailed)
+    outcome.error().message = "sandbox setup failed: " + outcome.error().message;
+  return outcome;
+}
+
+}  // namespace
+
+sandbox::Outcome execute(const RunArgs& args, const RunIo& io) {
+  const auto say = [&io](const std::string& line) {
+    if (io.message)
+      io.message(line);
+    else
+      print_error(line);
+  };
+  const auto launch_failed = [](std::string message) -> sandbox::Outcome {
+    return std::unexpected(
+        sandbox::RunFailure{sandbox::RunFailureKind::LaunchFailed, std::move(message)});
+  };
+  if (args.shell_command.empty() == args.argv.empty())
+    return launch_failed("run needs either -c 'SHELL COMMAND' or -- PROGRAM [ARGS...]");
+  config::LoadedConfig loaded;
+  auto policy = build_policy(args.policy, &loaded);
+  if (!policy) return launch_failed(policy.error().describe());
+  sandbox::Command command;
+  command.argv = args.argv.empty() ? std::vector<std::string>{"/bin/bash", "-c", args.shell_command}
+                                   : args.argv;
+  command.cwd = policy->workspace;
+  command.env = command_environment(self_executable());
+  sandbox::RunOptions options;
+  if (args.timeout_seconds > 0)
+    options.timeout = std::chrono::milliseconds(std::llround(args.timeout_seconds * 1000));
+  options.cancel_fd = io.cancel_fd;
+  options.stdin_fd = io.stdin_fd;
+  options.output = io.output;
+  // Shared: a decision still running on a proxy thread when the command ends keeps the
+  // broker alive until it returns.
+  auto approvals =
+      std::make_shared<ApprovalSetup>(home_directory(), loaded, args.approval, io.human);
+  const std::string session = new_id("run-");
+  const std::string scope = args.scope_key.empty() ? session : args.scope_key;
+  const std::string whole_command =
+      args.shell_command.empty() ? join_argv(args.argv) : args.shell_command;
+  {
+    NetworkCommand network{session, scope, whole_command, policy->workspace.string(),
+                           args.agent_name};
+    auto denied = io.denied;
+    auto decider = std::make_shared<NetworkDecider>(
+        loaded.config->network, approvals->broker(), approvals, std::move(network),
+        [say](const std::string& line) { say(line); },
+        [denied](const std::string& target, const std::string& reason) {
+          if (denied) denied("network", target, reason);
+        });
+    options.proxy = proxy_starter(std::move(decider), {});
+  }
+  const auto warn = [&say](const std::string& line) { say(line); };
+  const config::HostIpcConfig& host_ipc = loaded.config->host_ipc;
+  if (args.shell_command.empty() || host_ipc.mode == config::HostIpcMode::Off)
+    return named(sandbox::linux_::run_sandboxed(*policy, std::move(command), options, warn));
+
+  // Host IPC (issue 6). Without a sink, output goes through pipes only when the sandboxed
+  // attempt's stderr must be read for a Unix-socket refusal; otherwise the command keeps the
+  // caller's terminal.
+  ::signal(SIGPIPE, SIG_IGN);
+  StdioSink stdio;
+  sandbox::OutputSink& output = io.output != nullptr ? *io.output : stdio;
+  hostipc::Invocation invocation;
+  invocation.command = args.shell_command;
+  invocation.cwd = policy->workspace.string();
+  invocation.timeout = options.timeout;
+  invocation.subagent = args.subagent || hostipc::is_subagent(command.env);
+  invocation.agent_name = args.agent_name;
+  const approval::SteadyClock clock;
+  hostipc::Collaborators with{
+      .sandboxed =
+          [&](std::optional<std::chrono::milliseconds> timeout, sandbox::OutputSink& sink) {
+            sandbox::RunOptions attempt = options;
+            attempt.timeout = timeout;
+            if (io.output != nullptr || host_ipc.retry_on_unix_socket_error) attempt.output = &sink;
+            return named(sandbox::linux_::run_sandboxed(*policy, command, attempt, warn));
+          },
+      .host =
+          [&](std::optional<std::chrono::milliseconds> timeout, sandbox::OutputSink& sink) {
+            sandbox::RunOptions host = options;
+            host.timeout = timeout;
+            host.output = io.output != nullptr ? &sink : nullptr;
+            sandbox::Command on_host{
+                {"/bin/bash", "-c", args.shell_command}, policy->workspace, caller_environment()};
+            return process::run_on_host(on_host, host);
+          },
+      .approve =
+          [&](const approval::BoundaryRequest& request, std::string_view warning) {
+            approval::ApprovalContext context{session, scope, std::string(warning)};
+            auto result = approvals->broker().approve(request, context);
+            if (result.action != approval::Action::Allow && io.denied)
+              io.denied("host-ipc", args.shell_command, result.reason);
+            return result;
+          },
+      .clock = clock,
+      .new_id =
+          [](std::string_view kind) {
+            return new_id("sandbox-runtime-" + std::string(kind) + "-");
+          },
+  };
+  return hostipc::run(host_ipc, invocation, with, output);
+}
+
+}  // namespace pisandbox::cli

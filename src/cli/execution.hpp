@@ -1,0 +1,65 @@
+// pisandbox::cli — one command end to end, as `run` and each `serve` command do it: policy,
+// approvals, the proxy, the host-IPC fallback and the sandbox (ARCHITECTURE.md "One command,
+// end to end").
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "approval/broker.hpp"
+#include "cli/approval_setup.hpp"
+#include "cli/commands.hpp"
+#include "sandbox/command.hpp"
+
+namespace pisandbox::cli {
+
+/// What to run.
+///   timeout_seconds: 0 for none.
+///   shell_command / argv: exactly one is set (`-c` runs /bin/bash -c).
+///   scope_key: the approval circuit breaker's scope; empty: one scope for this command.
+///   agent_name: `agentName` of approval requests (subagents), absent for the main agent.
+///   subagent: the caller is a built-in subagent (issue 6), besides what the environment says.
+struct RunArgs {
+  PolicyArgs policy;
+  ApprovalArgs approval;
+  double timeout_seconds = 0;
+  std::string shell_command;
+  std::vector<std::string> argv;
+  std::string scope_key;
+  std::optional<std::string> agent_name;
+  bool subagent = false;
+};
+
+/// How a command talks to its caller.
+///   output:  null: the command writes to pi-sandbox's own stdout and stderr (a terminal
+///            works); else all its output goes to this sink (through pipes).
+///   human:   who answers approvals; null: the terminal (TerminalPrompt) unless --no-prompt.
+///   message: pi-sandbox's own lines for the user (a refused connection, a timeout, the
+///            host-IPC banner goes through `output` instead), without the `pi-sandbox: `
+///            prefix; null: print_error().
+///   denied:  told of each refused crossing: surface (`network`, `host-ipc`), target
+///            (`host:port`, the command) and reason; may be empty. Called from any thread.
+///   stdin_fd: the command's stdin, -1 for pi-sandbox's own.
+///   cancel_fd: readable to cancel the command (see sandbox::RunOptions), or -1.
+struct RunIo {
+  sandbox::OutputSink* output = nullptr;
+  std::shared_ptr<approval::HumanPrompt> human;
+  std::function<void(const std::string&)> message;
+  std::function<void(std::string_view surface, const std::string& target,
+                     const std::string& reason)>
+      denied;
+  int stdin_fd = -1;
+  int cancel_fd = -1;
+};
+
+/// Runs one command (issues 2-6): builds the policy from the trusted configuration, gives
+/// the command its proxy (every destination decided by the configuration's lists and the
+/// approval broker), applies the host-IPC fallback for shell commands, and waits. Returns
+/// the command's outcome; a policy that cannot be built is LaunchFailed with its message.
+[[nodiscard]] sandbox::Outcome execute(const RunArgs& args, const RunIo& io);
+
+}  // namespace pisandbox::cli

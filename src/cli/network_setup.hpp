@@ -1,0 +1,85 @@
+// pisandbox::cli — the network of one command as `run` wires it: the environment that points
+// tools at the proxy, the decision for each destination, and the proxy's start and stop
+// (issue 5).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "approval/broker.hpp"
+#include "config/config.hpp"
+#include "proxy/server.hpp"
+#include "sandbox/command.hpp"
+
+namespace pisandbox::cli {
+
+/// The variables that point common tools at the proxy (issue 5 "Bridge into the sandbox";
+/// each is listed in docs/configuration.md "Network"): HTTP_PROXY, HTTPS_PROXY, http_proxy,
+/// https_proxy, GRPC_PROXY, grpc_proxy, npm_config_proxy, npm_config_https_proxy,
+/// DOCKER_HTTP_PROXY, DOCKER_HTTPS_PROXY, GLOBAL_AGENT_HTTP_PROXY = `http://127.0.0.1:3128`;
+/// ALL_PROXY, all_proxy, FTP_PROXY, ftp_proxy = `socks5h://127.0.0.1:1080`; RSYNC_PROXY =
+/// `127.0.0.1:3128`; NO_PROXY, no_proxy = `localhost,127.0.0.1,::1`; NODE_USE_ENV_PROXY=1;
+/// CLOUDSDK_PROXY_TYPE/ADDRESS/PORT; GIT_SSH_COMMAND = `ssh -o ControlMaster=no -o
+/// ControlPath=none -o ProxyCommand='<self_exe> proxy-connect %h %p'`.
+///   self_exe: pi-sandbox's own absolute path (visible read-only inside the sandbox).
+[[nodiscard]] std::vector<std::string> proxy_environment(const std::filesystem::path& self_exe);
+
+/// Whether `name` is one of the variables proxy_environment() sets (so a caller's own
+/// values are replaced, never merged).
+[[nodiscard]] bool is_proxy_variable(std::string_view name);
+
+/// What a NetworkDecider needs to know about the command.
+///   session_id / scope_key: the broker's session and breaker scope of the command.
+///   command: the full command (the request's `command`); cwd: its working directory.
+struct NetworkCommand {
+  std::string session_id;
+  std::string scope_key;
+  std::string command;
+  std::string cwd;
+  std::optional<std::string> agent_name;
+};
+
+/// Decides each destination of one command (issue 5 "Decision for each destination", steps
+/// 1-2; reference items 37-44, 150): normalise (refused: the normaliser's reason) →
+/// `network.deniedDomains` match → refuse → `network.allowedDomains` match → allow →
+/// a destination the human allowed for the rest of this command → allow → else the broker
+/// with a `network`/`connect` request (`destination` = `host:port`). One approval covers one
+/// connection. Thread-safe: the proxy calls it from several threads at once.
+class NetworkDecider {
+ public:
+  /// `broker` must stay valid as long as `keep_alive` (which the decider holds). `log`
+  /// receives one line per refusal; `denied` the destination and the reason (either may be
+  /// empty).
+  NetworkDecider(config::NetworkConfig network, approval::Broker& broker,
+                 std::shared_ptr<void> keep_alive, NetworkCommand command,
+                 std::function<void(const std::string&)> log,
+                 std::function<void(const std::string&, const std::string&)> denied);
+
+  /// `host` as the client sent it; `port` 1-65535.
+  [[nodiscard]] proxy::Decision decide(const std::string& host, std::uint16_t port);
+
+ private:
+  proxy::Decision refuse(const std::string& destination, std::string reason);
+
+  config::NetworkConfig network_;
+  approval::Broker& broker_;
+  std::shared_ptr<void> keep_alive_;
+  NetworkCommand command_;
+  std::function<void(const std::string&)> log_;
+  std::function<void(const std::string&, const std::string&)> denied_;
+  std::mutex mutex_;
+  std::set<std::string> allowed_for_command_;  // `host:port`
+};
+
+/// A ProxyStarter that serves the sandbox's listeners with a proxy::Server deciding through
+/// `decider` (kept alive as long as the server).
+[[nodiscard]] sandbox::ProxyStarter proxy_starter(std::shared_ptr<NetworkDecider> decider,
+                                                  std::function<void(std::string_view)> log);
+
+}  // namespace pisandbox::cli

@@ -1,0 +1,381 @@
+// `pi-sandbox serve`: runs commands for a host over JSON lines on stdin/stdout
+// (docs/protocol.md; issue 7). One single-threaded event loop multiplexes the host and one
+// worker process per command (`pi-sandbox serve-worker`), so each command has its own
+// sandbox, proxy, approvals and clean-up, exactly like a separate `run`.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <list>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "core/unique_fd.hpp"
+#include "hostipc/host_ipc.hpp"
+#include "rpc/protocol.hpp"
+
+extern char** environ;
+
+namespace pisandbox::cli {
+
+namespace {
+
+using core::UniqueFd;
+
+constexpr const char* kServer = "pi-sandbox 0.1.0";
+/// How long workers get to clean up after SIGTERM before SIGKILL, at shutdown.
+constexpr auto kShutdownGrace = std::chrono::seconds(10);
+
+struct ServeArgs {
+  std::string config;
+  std::string reviewer;
+};
+
+/// Writes a whole line to stdout (the host). A host that has gone away loses it.
+void emit(const std::string& line) {
+  std::string_view rest = line;
+  while (!rest.empty()) {
+    const ssize_t n = ::write(STDOUT_FILENO, rest.data(), rest.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) {
+      pollfd out{STDOUT_FILENO, POLLOUT, 0};
+      (void)::poll(&out, 1, -1);
+      continue;
+    }
+    if (n <= 0) return;
+    rest.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+struct Worker {
+  std::string id;
+  pid_t pid = -1;
+  UniqueFd pidfd, events, control, input;
+  std::string input_pending;  ///< stdin bytes not yet written to the command
+  bool close_input = false;
+  rpc::LineSplitter lines;
+  bool exit_seen = false;
+  bool reaped = false;
+  int status = 0;
+};
+
+class Server {
+ public:
+  explicit Server(ServeArgs args) : args_(std::move(args)) {}
+
+  int run() {
+    ::signal(SIGPIPE, SIG_IGN);
+    sigset_t set;
+    sigemptyset(&set);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, sig);
+    ::sigprocmask(SIG_BLOCK, &set, nullptr);
+    signals_.reset(::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
+    subagent_ = hostipc::is_subagent(current_environment());
+    while (!(stopping_ && workers_.empty())) {
+      std::vector<pollfd> fds;
+      fds.push_back({stdin_open_ && !stopping_ ? STDIN_FILENO : -1, POLLIN, 0});
+      fds.push_back({signals_.get(), POLLIN, 0});
+      for (auto& w : workers_) {
+        fds.push_back({w.events ? w.events.get() : -1, POLLIN, 0});
+        fds.push_back({w.reaped ? -1 : w.pidfd.get(), POLLIN, 0});
+        fds.push_back({w.input && !w.input_pending.empty() ? w.input.get() : -1, POLLOUT, 0});
+      }
+      int timeout = -1;
+      if (stopping_) {
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(kill_at_ - Clock::now());
+        timeout = static_cast<int>(std::max<long long>(left.count(), 0));
+      }
+      const int ready = ::poll(fds.data(), fds.size(), timeout);
+      if (ready < 0 && errno != EINTR) break;
+      if (stopping_ && Clock::now() >= kill_at_)
+        for (auto& w : workers_)
+          if (!w.reaped) ::kill(w.pid, SIGKILL);
+      if (fds[1].revents != 0) {
+        signalfd_siginfo info{};
+        while (::read(signals_.get(), &info, sizeof info) == sizeof info) {
+        }
+        stop_all();
+      }
+      if (fds[0].revents != 0) read_requests();
+      std::size_t i = 2;
+      for (auto& w : workers_) {
+        if (fds[i].revents != 0) read_events(w);
+        if (fds[i + 1].revents != 0) reap(w);
+        if (fds[i + 2].revents != 0) write_input(w);
+        i += 3;
+      }
+      std::erase_if(workers_, [](const Worker& w) { return finished(w); });
+    }
+    return 0;
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+
+  static bool finished(const Worker& w) { return w.reaped && !w.events; }
+
+  static std::vector<std::string> current_environment() {
+    std::vector<std::string> env;
+    for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
+    return env;
+  }
+
+  void stop_all() {
+    if (!stopping_) {
+      stopping_ = true;
+      kill_at_ = Clock::now() + kShutdownGrace;
+    }
+    for (auto& w : workers_)
+      if (!w.reaped) ::kill(w.pid, SIGTERM);
+  }
+
+  Worker* find(const std::string& id) {
+    for (auto& w : workers_)
+      if (w.id == id && !w.reaped) return &w;
+    return nullptr;
+  }
+
+  void read_requests() {
+    char buffer[65536];
+    const ssize_t n = ::read(STDIN_FILENO, buffer, sizeof buffer);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+    if (n <= 0) {
+      // End of stdin: the host is gone. Nothing may outlive it.
+      stdin_open_ = false;
+      std::string rest = requests_.take_rest();
+      if (!rest.empty()) handle(rest);
+      stop_all();
+      return;
+    }
+    std::vector<std::string> lines;
+    if (!requests_.feed(std::string_view(buffer, static_cast<std::size_t>(n)), lines))
+      emit(rpc::error_event("line longer than " + std::to_string(rpc::kMaxLineBytes) + " bytes"));
+    for (const auto& line : lines) handle(line);
+  }
+
+  void handle(const std::string& line) {
+    if (line.empty()) return;
+    auto request = rpc::parse_request(line);
+    if (!request) {
+      emit(rpc::error_event(request.error().message, request.error().id));
+      return;
+    }
+    std::visit([&](auto& r) { take(r, line); }, *request);
+  }
+
+  void take(const rpc::Hello& hello, const std::string&) {
+    if (hello.version != rpc::kProtocolVersion) {
+      emit(rpc::error_event("unsupported protocol version " + std::to_string(hello.version) +
+                            " (this server speaks 1)"));
+      return;
+    }
+    emit(rpc::hello_event(kServer));
+  }
+  void take(const rpc::Shutdown&, const std::string&) { stop_all(); }
+  void take(const rpc::Abort& abort, const std::string&) {
+    if (Worker* w = find(abort.id))
+      ::kill(w->pid, SIGTERM);
+    else
+      emit(rpc::error_event("unknown command id \"" + abort.id + "\"", abort.id));
+  }
+  void take(const rpc::StdinData& data, const std::string&) {
+    Worker* w = find(data.id);
+    if (w == nullptr || !w->input || w->close_input) {
+      emit(rpc::error_event(w == nullptr ? "unknown command id \"" + data.id + "\""
+                                         : "command \"" + data.id + "\" has no open stdin",
+                            data.id));
+      return;
+    }
+    w->input_pending += data.data;
+    write_input(*w);
+  }
+  void take(const rpc::StdinClose& close, const std::string&) {
+    Worker* w = find(close.id);
+    if (w == nullptr) {
+      emit(rpc::error_event("unknown command id \"" + close.id + "\"", close.id));
+      return;
+    }
+    w->close_input = true;
+    if (w->input_pending.empty()) w->input.reset();
+  }
+  void take(const rpc::ApprovalResponse& response, const std::string& line) {
+    Worker* w = find(response.id);
+    if (w == nullptr) {
+      emit(rpc::error_event("unknown command id \"" + response.id + "\"", response.id));
+      return;
+    }
+    const std::string forwarded = line + "\n";
+    (void)::write(w->control.get(), forwarded.data(), forwarded.size());
+  }
+  void take(rpc::Exec& exec, const std::string&) {
+    if (stopping_) {
+      emit(rpc::error_event("exec \"" + exec.id + "\": the server is shutting down", exec.id));
+      return;
+    }
+    if (find(exec.id) != nullptr) {
+      emit(rpc::error_event("exec \"" + exec.id + "\": an id that is already running", exec.id));
+      return;
+    }
+    start(exec);
+  }
+
+  void start(const rpc::Exec& exec) {
+    int control[2], events[2], input[2] = {-1, -1};
+    if (::pipe2(control, O_CLOEXEC) != 0 || ::pipe2(events, O_CLOEXEC) != 0 ||
+        (exec.stdin_pipe && ::pipe2(input, O_CLOEXEC) != 0)) {
+      emit(rpc::exit_event(exec.id, {std::nullopt, std::nullopt, "launch_failed",
+                                     std::string("pipe2(): ") + std::strerror(errno)}));
+      return;
+    }
+    UniqueFd control_read(control[0]), control_write(control[1]);
+    UniqueFd events_read(events[0]), events_write(events[1]);
+    UniqueFd input_read(input[0]), input_write(input[1]);
+    UniqueFd null_input(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+
+    std::vector<std::string> argv = {"/proc/self/exe", "serve-worker"};
+    if (!args_.config.empty()) argv.insert(argv.end(), {"--config", args_.config});
+    if (!args_.reviewer.empty()) argv.insert(argv.end(), {"--reviewer", args_.reviewer});
+    if (subagent_) argv.push_back("--subagent");
+    std::vector<std::string> env;
+    if (exec.env)
+      for (const auto& [name, value] : *exec.env) env.push_back(name + "=" + value);
+    else
+      env = current_environment();
+    std::vector<char*> c_argv, c_env;
+    for (auto& a : argv) c_argv.push_back(a.data());
+    c_argv.push_back(nullptr);
+    for (auto& e : env) c_env.push_back(e.data());
+    c_env.push_back(nullptr);
+    const int fds[4] = {control_read.get(), events_write.get(), STDERR_FILENO,
+                        input_read ? input_read.get() : null_input.get()};
+    const pid_t parent = ::getpid();
+
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+      emit(rpc::exit_event(exec.id, {std::nullopt, std::nullopt, "launch_failed",
+                                     std::string("fork(): ") + std::strerror(errno)}));
+      return;
+    }
+    if (pid == 0) {
+      // The worker dies with serve (and its sandbox with it: pid 1's own parent-death
+      // signal). Only async-signal-safe calls until execve.
+      ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+      if (::getppid() != parent) ::_exit(1);
+      int moved[4];
+      for (int i = 0; i < 4; ++i) moved[i] = ::fcntl(fds[i], F_DUPFD_CLOEXEC, 10);
+      for (int i = 0; i < 4; ++i) ::dup2(moved[i], i);
+      sigset_t none;
+      sigemptyset(&none);
+      ::sigprocmask(SIG_SETMASK, &none, nullptr);
+      ::execve("/proc/self/exe", c_argv.data(), c_env.data());
+      ::_exit(127);
+    }
+    Worker w;
+    w.id = exec.id;
+    w.pid = pid;
+    w.pidfd.reset(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+    w.events = std::move(events_read);
+    (void)::fcntl(w.events.get(), F_SETFL, O_NONBLOCK);
+    w.control = std::move(control_write);
+    if (exec.stdin_pipe) {
+      w.input = std::move(input_write);
+      (void)::fcntl(w.input.get(), F_SETFL, O_NONBLOCK);
+    }
+    const std::string first = rpc::exec_line(exec);
+    (void)::write(w.control.get(), first.data(), first.size());
+    emit(rpc::started_event(exec.id));
+    workers_.push_back(std::move(w));
+  }
+
+  void read_events(Worker& w) {
+    char buffer[65536];
+    for (int round = 0; round < 16; ++round) {
+      const ssize_t n = ::read(w.events.get(), buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno == EAGAIN) return;
+      if (n <= 0) {
+        w.events.reset();
+        if (w.reaped) conclude(w);
+        return;
+      }
+      std::vector<std::string> lines;
+      w.lines.feed(std::string_view(buffer, static_cast<std::size_t>(n)), lines);
+      for (auto& line : lines) {
+        if (line.starts_with(R"({"type":"exit")")) w.exit_seen = true;
+        emit(line + "\n");
+      }
+    }
+  }
+
+  void reap(Worker& w) {
+    while (::waitpid(w.pid, &w.status, 0) < 0 && errno == EINTR) {
+    }
+    w.reaped = true;
+    w.input.reset();
+    w.control.reset();
+    if (!w.events) conclude(w);
+  }
+
+  /// A worker that ended without its `exit` event (killed, crashed) still ends its command.
+  void conclude(Worker& w) const {
+    if (w.exit_seen) return;
+    w.exit_seen = true;
+    if (stopping_) {  // shutdown or the host's end of stdin: the command was stopped
+      emit(rpc::exit_event(w.id, {std::nullopt, std::nullopt, "aborted",
+                                  "pi-sandbox serve is shutting down"}));
+      return;
+    }
+    std::string why = WIFSIGNALED(w.status)
+                          ? "killed by signal " + std::to_string(WTERMSIG(w.status))
+                          : "exit status " + std::to_string(WEXITSTATUS(w.status));
+    emit(rpc::exit_event(w.id, {std::nullopt, std::nullopt, "launch_failed",
+                                "the command's worker ended without a result (" + why + ")"}));
+  }
+
+  void write_input(Worker& w) {
+    while (w.input && !w.input_pending.empty()) {
+      const ssize_t n = ::write(w.input.get(), w.input_pending.data(), w.input_pending.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno == EAGAIN) return;
+      if (n <= 0) {  // the command closed its stdin
+        w.input.reset();
+        w.input_pending.clear();
+        return;
+      }
+      w.input_pending.erase(0, static_cast<std::size_t>(n));
+    }
+    if (w.close_input && w.input_pending.empty()) w.input.reset();
+  }
+
+  ServeArgs args_;
+  UniqueFd signals_;
+  rpc::LineSplitter requests_;
+  std::list<Worker> workers_;
+  bool stdin_open_ = true;
+  bool stopping_ = false;
+  bool subagent_ = false;
+  Clock::time_point kill_at_{};
+};
+
+}  // namespace
+
+void add_serve_command(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<ServeArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "serve", "Run commands for a host over JSON lines on stdin/stdout (docs/protocol.md)");
+  cmd->add_option("--config", args->config, "Trusted configuration file");
+  cmd->add_option("--reviewer", args->reviewer,
+                  "Automatic reviewer program (overrides approval.reviewer)");
+  cmd->callback([args, &exit_code] { exit_code = Server(*args).run(); });
+}
+
+}  // namespace pisandbox::cli

@@ -1,0 +1,133 @@
+// pisandbox::rpc — the JSON-lines protocol of `pi-sandbox serve` (docs/protocol.md): request
+// parsing, event building, line splitting and UTF-8 framing of output. Pure: no system calls.
+//
+// Source: issue 7 "`pi-sandbox serve`".
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <expected>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace pisandbox::rpc {
+
+/// The protocol version exchanged in `hello` (docs/protocol.md).
+inline constexpr int kProtocolVersion = 1;
+
+/// The longest request line accepted, in bytes (16 MiB; docs/protocol.md).
+inline constexpr std::size_t kMaxLineBytes = 16 * 1024 * 1024;
+
+struct Hello {
+  long long version = 0;
+};
+
+/// `exec`: one command. `command` XOR `argv`; `env` absent means serve's own environment.
+///   timeout_s: seconds (> 0), absent for none. stdin_pipe: `stdin: "pipe"`.
+struct Exec {
+  std::string id;
+  std::optional<std::string> command;
+  std::vector<std::string> argv;
+  std::string cwd;
+  std::optional<std::map<std::string, std::string>> env;
+  std::optional<double> timeout_s;
+  std::optional<std::string> scope_key;
+  std::optional<std::string> agent_name;
+  bool stdin_pipe = false;
+};
+
+/// `stdin`: bytes for the command's stdin (decoded from base64 when so encoded).
+struct StdinData {
+  std::string id;
+  std::string data;
+};
+struct StdinClose {
+  std::string id;
+};
+struct Abort {
+  std::string id;
+};
+
+/// The host's answer to an approval request.
+enum class Choice { AllowOnce, AllowCommand, Deny };
+
+struct ApprovalResponse {
+  std::string id;
+  std::string request_id;
+  Choice choice = Choice::Deny;
+};
+struct Shutdown {};
+
+using Request = std::variant<Hello, Exec, StdinData, StdinClose, Abort, ApprovalResponse, Shutdown>;
+
+/// Why a line is not a request: the `error` event's message and, when known, the id.
+struct RequestError {
+  std::string message;
+  std::optional<std::string> id;
+};
+
+/// Parses one request line (without its LF; a trailing CR is ignored). Errors, exactly:
+///   `line is not valid JSON: <parser message>`, `request must be a JSON object`,
+///   `request has no string "type"`, `unknown request type "<type>"`,
+///   `<type> needs a string "<field>"` (missing, empty or not a string id/request_id/cwd),
+///   `exec "<id>": needs "command" or "argv", not both`, `exec "<id>": "argv" must be a
+///   non-empty array of strings`, `exec "<id>": "cwd" must be an absolute path`,
+///   `exec "<id>": "env" must be an object of strings`, `exec "<id>": "timeout_s" must be a
+///   positive number`, `exec "<id>": "stdin" must be "closed" or "pipe"`,
+///   `exec "<id>": "<field>" must be a string`, `hello needs an integer "version"`,
+///   `stdin "<id>": "data" must be a string`, `stdin "<id>": "data" is not valid base64`,
+///   `approval_response "<id>": "choice" must be "allow-once", "allow-command" or "deny"`.
+[[nodiscard]] std::expected<Request, RequestError> parse_request(std::string_view line);
+
+/// The JSON of an exec request as serve hands it to its worker (round-trips parse_request).
+[[nodiscard]] std::string exec_line(const Exec& exec);
+
+/// Events, each one compact JSON object ending in "\n" (docs/protocol.md "Events").
+[[nodiscard]] std::string hello_event(std::string_view server);
+[[nodiscard]] std::string started_event(std::string_view id);
+/// `data` as UTF-8 text when `bytes` is valid UTF-8, else base64 with `encoding`.
+[[nodiscard]] std::string output_event(std::string_view id, bool stderr_stream,
+                                       std::string_view bytes);
+[[nodiscard]] std::string denied_event(std::string_view id, std::string_view surface,
+                                       std::string_view target, std::string_view reason);
+/// How a command ended.
+struct ExitStatus {
+  std::optional<int> exit_code;
+  std::optional<int> signal;
+  std::string error;  ///< `timeout`, `aborted`, `launch_failed`, or empty
+  std::string message;
+};
+[[nodiscard]] std::string exit_event(std::string_view id, const ExitStatus& status);
+[[nodiscard]] std::string error_event(std::string_view message,
+                                      const std::optional<std::string>& id = std::nullopt);
+
+/// Whether `bytes` is valid UTF-8 (RFC 3629: no overlongs, no surrogates, ≤ U+10FFFF).
+[[nodiscard]] bool is_utf8(std::string_view bytes);
+
+/// How many bytes at the end of `bytes` are the start of a UTF-8 character that is not
+/// complete yet (0-3): output holds them back until the next read completes them.
+[[nodiscard]] std::size_t incomplete_utf8_tail(std::string_view bytes);
+
+/// Base64 (RFC 4648 §4, with padding) with OpenSSL's EVP_EncodeBlock / EVP_DecodeBlock.
+[[nodiscard]] std::string base64_encode(std::string_view bytes);
+[[nodiscard]] std::optional<std::string> base64_decode(std::string_view text);
+
+/// Splits a byte stream into lines on LF, dropping one CR before each LF.
+class LineSplitter {
+ public:
+  /// Appends `bytes`; complete lines go to `lines`. Returns false once a line has grown
+  /// past kMaxLineBytes without an LF (that line is dropped up to its LF).
+  bool feed(std::string_view bytes, std::vector<std::string>& lines);
+  /// What is left without a final LF (the last line of a stream).
+  [[nodiscard]] std::string take_rest();
+
+ private:
+  std::string pending_;
+  bool overflowing_ = false;
+};
+
+}  // namespace pisandbox::rpc

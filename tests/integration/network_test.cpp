@@ -1,0 +1,433 @@
+// The per-command proxy end to end (issue 5 "Tests"; cases C-05 to C-08, C-13): real curl,
+// git, ssh and Python clients inside the sandbox, through the real proxy, to real test
+// servers on 203.0.113.2 in a network namespace of their own.
+//
+// The test builds its own network: a holder process in a new user, network and mount
+// namespace (so it works unprivileged too) with a veth pair to a second network namespace
+// where the servers run, and /etc/hosts bind-mounted with the test names. Every pi-sandbox
+// run joins the holder's namespaces with nsenter, so the supervisor resolves the test names
+// and routes to the servers, while the host's own network is never touched.
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <sstream>
+#include <thread>
+
+#include "harness.hpp"
+
+namespace pisandbox::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+const char* const kServers =
+    R"PY(# Test servers for the network integration tests, run inside the server's network
+# namespace on 203.0.113.2: HTTP on 80, an SSH banner on 22, TCP echo on 7.
+import asyncio, os, resource, sys
+
+ROOT = sys.argv[1]          # directory with repo.git (dumb HTTP) and where logs go
+BODY = bytes((i * 7 + 3) % 251 for i in range(200_000))
+
+def raise_fd_limit():
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 8192), hard))
+
+async def read_head(reader):
+    data = await reader.readuntil(b"\r\n\r\n")
+    lines = data.decode("latin-1").split("\r\n")
+    method, target, version = lines[0].split(" ")
+    headers = [l for l in lines[1:] if l]
+    return method, target, headers
+
+async def http(reader, writer):
+    try:
+        while True:
+            try:
+                method, target, headers = await read_head(reader)
+            except (asyncio.IncompleteReadError, ConnectionError):
+                return
+            if target == "/close":
+                # Close-delimited body, closed right after the last byte (the truncation case).
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
+                             b"Connection: close\r\n\r\n" + BODY)
+                await writer.drain()
+                writer.close()
+                return
+            if target == "/echo-headers":
+                body = ("\n".join(headers) + "\n").encode()
+            elif target.startswith("/repo.git/"):
+                path = os.path.join(ROOT, target.lstrip("/"))
+                if ".." in target or not os.path.isfile(path):
+                    writer.write(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
+                    await writer.drain()
+                    continue
+                body = open(path, "rb").read()
+            else:
+                body = b"hello from web.test\n"
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n"
+                         % len(body) + body)
+            await writer.drain()
+    finally:
+        writer.close()
+
+async def ssh_banner(reader, writer):
+    writer.write(b"SSH-2.0-PiSandboxTest\r\n")
+    await writer.drain()
+    try:
+        line = await asyncio.wait_for(reader.readline(), 10)
+    except Exception:
+        line = b""
+    with open(os.path.join(ROOT, "ssh.log"), "ab") as log:
+        log.write(line.split(b"\r")[0] + b"\n")
+    writer.close()
+
+async def echo(reader, writer):
+    try:
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+    except ConnectionError:
+        pass
+    finally:
+        writer.close()
+
+async def main():
+    raise_fd_limit()
+    servers = [await asyncio.start_server(http, "203.0.113.2", 80, backlog=2048),
+               await asyncio.start_server(ssh_banner, "203.0.113.2", 22, backlog=128),
+               await asyncio.start_server(echo, "203.0.113.2", 7, backlog=2048)]
+    open(os.path.join(ROOT, "servers.ready"), "w").close()
+    await asyncio.gather(*(s.serve_forever() for s in servers))
+
+asyncio.run(main())
+)PY";
+
+const char* const kSetup =
+    R"SH(# Runs as the namespace holder: unshare --user --map-current-user --keep-caps --net
+# --mount --propagation private. $1: the scratch directory.
+set -eu
+dir=$1
+ip link set lo up
+unshare --net sleep infinity &
+server=$!
+while [ "$(readlink /proc/$server/ns/net)" = "$(readlink /proc/self/ns/net)" ]; do sleep 0.01; done
+ip link add pisb0 type veth peer name pisb1
+ip link set pisb1 netns "$server"
+ip addr add 203.0.113.1/24 dev pisb0
+ip link set pisb0 up
+nsenter -n -t "$server" sh -c \
+  'ip link set lo up && ip addr add 203.0.113.2/24 dev pisb1 && ip link set pisb1 up'
+mount --bind "$dir/hosts" /etc/hosts
+nsenter -n -t "$server" python3 "$dir/servers.py" "$dir" &
+while [ ! -e "$dir/servers.ready" ]; do sleep 0.02; done
+touch "$dir/ready"
+wait
+)SH";
+
+const char* const kHosts =
+    "203.0.113.2 web.test git.test ssh.test blocked.test asked.test\n"
+    "127.0.0.1 local.test\n";
+
+const char* const kConfig = R"({"network": {
+  "allowedDomains": ["web.test", "git.test", "ssh.test", "local.test"],
+  "deniedDomains": ["blocked.test"]}})";
+
+/// One network for the whole suite.
+class Network {
+ public:
+  Network() {
+    write_file(scratch.root / "servers.py", kServers);
+    write_file(scratch.root / "setup.sh", kSetup);
+    write_file(scratch.root / "hosts", kHosts);
+    write_file(scratch.root / "config.json", kConfig);
+    make_repository();
+    for (const auto& [name, outcome] : {std::pair{"allow", "allow"}, std::pair{"deny", "deny"}}) {
+      const fs::path script = scratch.root / (std::string(name) + ".sh");
+      write_file(script, "#!/bin/sh\ncat >> " + (scratch.root / "reviewed").string() +
+                             "\necho >> " + (scratch.root / "reviewed").string() +
+                             "\necho '{\"outcome\":\"" + outcome +
+                             "\",\"risk_level\":\"low\",\"rationale\":\"reviewer said " + outcome +
+                             "\"}'\n");
+      ::chmod(script.c_str(), 0755);
+    }
+    holder =
+        spawn_process({"/usr/bin/setsid", "/usr/bin/unshare", "--user", "--map-current-user",
+                       "--keep-caps", "--net", "--mount", "--propagation", "private", "/bin/bash",
+                       (scratch.root / "setup.sh").string(), scratch.root.string()});
+    for (int i = 0; i < 500 && !fs::exists(scratch.root / "ready"); ++i)
+      std::this_thread::sleep_for(20ms);
+    ready = fs::exists(scratch.root / "ready");
+  }
+  ~Network() {
+    if (holder > 0) {
+      ::kill(-holder, SIGKILL);
+      wait_process(holder);
+    }
+  }
+
+  /// `pi-sandbox run` inside the test network: --config, --no-prompt, `extra`, -c `command`.
+  RunResult run(const std::string& command, const std::vector<std::string>& extra = {}) const {
+    std::vector<std::string> argv = {"/usr/bin/nsenter",
+                                     "--preserve-credentials",
+                                     "-U",
+                                     "-n",
+                                     "-m",
+                                     "-t",
+                                     std::to_string(holder),
+                                     "--",
+                                     sandbox_binary(),
+                                     "run",
+                                     "--cwd",
+                                     scratch.ws.string(),
+                                     "--config",
+                                     (scratch.root / "config.json").string(),
+                                     "--no-prompt"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    argv.push_back("-c");
+    argv.push_back(command);
+    return run_process(argv, scratch.env());
+  }
+  std::string reviewer(const std::string& name) const {
+    return (scratch.root / (name + ".sh")).string();
+  }
+  /// The requests the reviewers received, one JSON object per line.
+  std::vector<std::string> reviewed() const {
+    std::vector<std::string> lines;
+    std::istringstream in(read_file(scratch.root / "reviewed"));
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty()) lines.push_back(line);
+    return lines;
+  }
+
+  Scratch scratch;
+  pid_t holder = -1;
+  bool ready = false;
+  std::string head;  // the test repository's commit
+
+ private:
+  void make_repository() {
+    const fs::path repo = scratch.root / "repo.git";
+    const fs::path work = scratch.root / "repo-work";
+    const std::string git = "/usr/bin/git";
+    const std::map<std::string, std::string> env = {
+        {"GIT_AUTHOR_NAME", "t"},     {"GIT_AUTHOR_EMAIL", "t@example.invalid"},
+        {"GIT_COMMITTER_NAME", "t"},  {"GIT_COMMITTER_EMAIL", "t@example.invalid"},
+        {"GIT_CONFIG_NOSYSTEM", "1"}, {"HOME", scratch.home.string()}};
+    run_process({git, "init", "-q", "-b", "main", work.string()}, env);
+    write_file(work / "README", "test\n");
+    run_process({git, "-C", work.string(), "add", "README"}, env);
+    run_process({git, "-C", work.string(), "commit", "-q", "-m", "one"}, env);
+    run_process({git, "clone", "-q", "--bare", work.string(), repo.string()}, env);
+    run_process({git, "-C", repo.string(), "update-server-info"}, env);
+    head = run_process({git, "-C", repo.string(), "rev-parse", "HEAD"}, env).out;
+    if (!head.empty()) head.pop_back();
+  }
+};
+
+class NetworkTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { network_ = new Network(); }
+  static void TearDownTestSuite() {
+    delete network_;
+    network_ = nullptr;
+  }
+  void SetUp() override {
+    PI_SANDBOX_REQUIRE(::access("/usr/bin/curl", X_OK) == 0, "curl is not installed");
+    PI_SANDBOX_REQUIRE(::access("/usr/sbin/ip", X_OK) == 0 || ::access("/sbin/ip", X_OK) == 0,
+                       "iproute2 is not installed");
+    PI_SANDBOX_REQUIRE(network_->ready,
+                       "could not build the test network (user+network namespaces, veth)");
+    fs::remove(network_->scratch.root / "reviewed");
+  }
+  static Network* network_;
+};
+
+Network* NetworkTest::network_ = nullptr;
+
+const std::string kHello = "hello from web.test\n";
+
+TEST_F(NetworkTest, CurlThroughConnect) {
+  const RunResult r = network_->run("curl -sS --proxytunnel http://web.test/hello");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, kHello);
+}
+
+TEST_F(NetworkTest, CurlThroughAbsoluteForm) {
+  const RunResult r = network_->run("curl -sS http://web.test/hello");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, kHello);
+}
+
+TEST_F(NetworkTest, CurlThroughSocks5h) {
+  const RunResult r = network_->run("curl -sS -x \"$ALL_PROXY\" http://web.test/hello");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, kHello);
+}
+
+TEST_F(NetworkTest, WithoutTheProxyThereIsNoNetwork) {
+  const RunResult r = network_->run("curl -sS --noproxy '*' http://web.test/hello");
+  EXPECT_EQ(r.exit_code, 7) << r.err;  // couldn't connect: the sandbox has only loopback
+  EXPECT_EQ(r.out, "");
+}
+
+TEST_F(NetworkTest, AbsoluteFormStripsHopByHopHeadersAndSetsHost) {
+  const RunResult r = network_->run(
+      "curl -sS -H 'Proxy-Authorization: Basic c2VjcmV0' -H 'Connection: X-Private' "
+      "-H 'X-Private: 1' -H 'X-Kept: 2' http://web.test/echo-headers");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Host: web.test\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("X-Kept: 2\n"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("Proxy-Authorization"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("X-Private"), std::string::npos) << r.out;
+}
+
+TEST_F(NetworkTest, GitLsRemoteOverHttp) {
+  const RunResult r = network_->run("git ls-remote http://git.test/repo.git");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, network_->head + "\tHEAD\n" + network_->head + "\trefs/heads/main\n");
+}
+
+TEST_F(NetworkTest, ProxyConnectRelaysExactBytes) {
+  const RunResult r =
+      network_->run("printf 'ping pong\\n' | " + sandbox_binary() + " proxy-connect web.test 7");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "ping pong\n");
+}
+
+TEST_F(NetworkTest, SshRemotesGoThroughTheProxy) {
+  fs::remove(network_->scratch.root / "ssh.log");
+  // git runs $GIT_SSH_COMMAND, whose ProxyCommand is `pi-sandbox proxy-connect`.
+  const RunResult r = network_->run("git ls-remote ssh://git@ssh.test/repo.git");
+  EXPECT_NE(r.exit_code, 0);  // the test server only exchanges banners
+  EXPECT_TRUE(read_file(network_->scratch.root / "ssh.log").starts_with("SSH-2.0-OpenSSH"))
+      << r.err;
+}
+
+TEST_F(NetworkTest, ANameThatResolvesToLoopbackIsRefusedEvenWhenAllowed) {
+  const RunResult r =
+      network_->run("curl -sS -o /dev/null -w '%{http_connect}' --proxytunnel http://local.test/");
+  EXPECT_EQ(r.out, "403");
+  EXPECT_EQ(r.exit_code, 56) << r.err;
+}
+
+TEST_F(NetworkTest, IpLiteralsAreRefused) {
+  RunResult r = network_->run(
+      "curl -sS -o /dev/null -w '%{http_connect}' --proxytunnel http://203.0.113.2/hello");
+  EXPECT_EQ(r.out, "403");
+  r = network_->run("curl -sS -o /dev/null -w '%{http_code}' http://203.0.113.2/hello");
+  EXPECT_EQ(r.out, "403");
+  // SOCKS5 with an IPv4 address (curl resolves the name itself): reply 0x02.
+  r = network_->run("curl -sS -x socks5://127.0.0.1:1080 http://web.test/hello");
+  EXPECT_EQ(r.exit_code, 97) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+TEST_F(NetworkTest, ADeniedDomainIsRefusedWithTheProxysAnswer) {
+  const RunResult r = network_->run("curl -sS -i --proxytunnel http://blocked.test/hello");
+  EXPECT_EQ(r.exit_code, 56);
+  EXPECT_TRUE(r.out.starts_with("HTTP/1.1 403 Forbidden\r\n")) << r.out;
+  EXPECT_NE(r.err.find("pi-sandbox: network: refused blocked.test:80: matches "
+                       "network.deniedDomains entry blocked.test"),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(network_->reviewed().empty());
+}
+
+TEST_F(NetworkTest, AnUndecidedDomainIsAskedForEveryConnection) {
+  RunResult r = network_->run(
+      "curl -sS http://asked.test/a; curl -sS --proxytunnel "
+      "http://asked.test/b",
+      {"--reviewer", network_->reviewer("allow")});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, kHello + kHello);
+  ASSERT_EQ(network_->reviewed().size(), 2u);
+  for (const auto& line : network_->reviewed()) {
+    EXPECT_NE(line.find(R"("destination":"asked.test:80")"), std::string::npos) << line;
+    EXPECT_NE(line.find(R"("surface":"network")"), std::string::npos) << line;
+    EXPECT_NE(line.find(R"("operation":"connect")"), std::string::npos) << line;
+  }
+  r = network_->run("curl -sS -o /dev/null -w '%{http_code}' http://asked.test/a",
+                    {"--reviewer", network_->reviewer("deny")});
+  EXPECT_EQ(r.out, "403");
+  EXPECT_NE(r.err.find("pi-sandbox: network: refused asked.test:80: reviewer said deny"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(NetworkTest, WithoutAReviewerOrATerminalUndecidedIsRefused) {
+  const RunResult r = network_->run("curl -sS -o /dev/null -w '%{http_code}' http://asked.test/a");
+  EXPECT_EQ(r.out, "403");
+}
+
+TEST_F(NetworkTest, EachRequestOnAKeepAliveConnectionIsDecided) {
+  // One curl, one proxy connection, two requests: the second host is refused.
+  const RunResult r =
+      network_->run("curl -sS -w ' %{http_code}\\n' http://web.test/hello http://asked.test/hello",
+                    {"--reviewer", network_->reviewer("deny")});
+  EXPECT_EQ(r.out.substr(0, kHello.size() + 5), kHello + " 200\n") << r.out;
+  EXPECT_NE(r.out.find(" 403\n"), std::string::npos) << r.out;
+}
+
+const char* const kDownloads = R"PY(
+import hashlib, socket, sys
+expected = bytes((i * 7 + 3) % 251 for i in range(200_000))
+bad = 0
+for i in range(1000):
+    s = socket.create_connection(("127.0.0.1", 3128))
+    s.sendall(b"CONNECT web.test:80 HTTP/1.1\r\nHost: web.test:80\r\n\r\n")
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += s.recv(1)
+    s.sendall(b"GET /close HTTP/1.1\r\nHost: web.test\r\n\r\n")
+    data = b""
+    while chunk := s.recv(65536):
+        data += chunk
+    s.close()
+    if not data.endswith(expected):
+        bad += 1
+print("truncated", bad)
+)PY";
+
+TEST_F(NetworkTest, AThousandDownloadsClosedRightAfterTheResponseLoseNoByte) {
+  write_file(network_->scratch.ws / "downloads.py", kDownloads);
+  const RunResult r = network_->run("python3 downloads.py");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "truncated 0\n");
+}
+
+const char* const kConcurrent = R"PY(
+import asyncio, resource
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096), hard))
+async def open_tunnel():
+    r, w = await asyncio.open_connection("127.0.0.1", 3128)
+    w.write(b"CONNECT web.test:7 HTTP/1.1\r\nHost: web.test:7\r\n\r\n")
+    head = await r.readuntil(b"\r\n\r\n")
+    return r, w, head.startswith(b"HTTP/1.1 200")
+async def use(i, tunnel):
+    r, w, ok = tunnel
+    if not ok:
+        return False
+    line = b"tunnel %d\n" % i
+    w.write(line)
+    got = await r.readexactly(len(line))
+    w.close()
+    return got == line
+async def main():
+    # All 1000 tunnels are open at once before any carries a byte.
+    tunnels = await asyncio.gather(*(open_tunnel() for _ in range(1000)))
+    print("ok", sum(await asyncio.gather(*(use(i, t) for i, t in enumerate(tunnels)))))
+asyncio.run(main())
+)PY";
+
+TEST_F(NetworkTest, AThousandConcurrentTunnels) {
+  write_file(network_->scratch.ws / "concurrent.py", kConcurrent);
+  const RunResult r = network_->run("python3 concurrent.py");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "ok 1000\n");
+}
+
+}  // namespace
+}  // namespace pisandbox::testing
