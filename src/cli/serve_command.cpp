@@ -105,15 +105,17 @@ class Server {
         }
         stop_all();
       }
-      if (fds[0].revents != 0) read_requests();
+      // The workers first: handling requests may start new ones, which have no pollfd yet.
       std::size_t i = 2;
       for (auto& w : workers_) {
+        if (i >= fds.size()) break;
         if (fds[i].revents != 0) read_events(w);
         if (fds[i + 1].revents != 0) reap(w);
         if (fds[i + 2].revents != 0) write_input(w);
         i += 3;
       }
       std::erase_if(workers_, [](const Worker& w) { return finished(w); });
+      if (fds[0].revents != 0) read_requests();
     }
     return 0;
   }
@@ -273,6 +275,7 @@ class Server {
       int moved[4];
       for (int i = 0; i < 4; ++i) moved[i] = ::fcntl(fds[i], F_DUPFD_CLOEXEC, 10);
       for (int i = 0; i < 4; ++i) ::dup2(moved[i], i);
+      ::syscall(SYS_close_range, 4U, ~0U, 0U);  // nothing else of serve's reaches a worker
       sigset_t none;
       sigemptyset(&none);
       ::sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -330,8 +333,8 @@ class Server {
     if (w.exit_seen) return;
     w.exit_seen = true;
     if (stopping_) {  // shutdown or the host's end of stdin: the command was stopped
-      emit(rpc::exit_event(w.id, {std::nullopt, std::nullopt, "aborted",
-                                  "pi-sandbox serve is shutting down"}));
+      emit(rpc::exit_event(
+          w.id, {std::nullopt, std::nullopt, "aborted", "pi-sandbox serve is shutting down"}));
       return;
     }
     std::string why = WIFSIGNALED(w.status)

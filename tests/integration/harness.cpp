@@ -112,6 +112,23 @@ pid_t spawn_process(const std::vector<std::string>& argv,
   return pid;
 }
 
+pid_t spawn_piped(const std::vector<std::string>& argv,
+                  const std::map<std::string, std::string>& env, int& to_child, int& from_child) {
+  int in[2], out[2];
+  if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0) return -1;
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(in[0], 0);
+    ::dup2(out[1], 1);
+    exec_child(argv, env);
+  }
+  ::close(in[0]);
+  ::close(out[1]);
+  to_child = in[1];
+  from_child = out[0];
+  return pid;
+}
+
 int wait_process(pid_t pid) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {

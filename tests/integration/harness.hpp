@@ -36,6 +36,11 @@ RunResult run_process(const std::vector<std::string>& argv,
 pid_t spawn_process(const std::vector<std::string>& argv,
                     const std::map<std::string, std::string>& env = {});
 
+/// Starts `argv` with its stdin and stdout as pipes (stderr inherited): `to_child` is the
+/// write end of its stdin, `from_child` the read end of its stdout. Returns its pid.
+pid_t spawn_piped(const std::vector<std::string>& argv,
+                  const std::map<std::string, std::string>& env, int& to_child, int& from_child);
+
 /// Waits for `pid` and returns its exit code or 128+signal.
 int wait_process(pid_t pid);
 

@@ -1,0 +1,6 @@
+# Protocol tests of `pi-sandbox serve`, driving the real binary over its stdin/stdout
+# (issue 7 "Tests").
+pisandbox_integration_test(integration_serve
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/harness.cpp
+          ${CMAKE_CURRENT_LIST_DIR}/serve_test.cpp
+  LIBS nlohmann_json::nlohmann_json OpenSSL::Crypto)

@@ -1,0 +1,348 @@
+// `pi-sandbox serve` driven over its real stdin/stdout (issue 7 "Tests"; docs/protocol.md):
+// concurrent commands, approval round trips, abort, timeout, malformed lines, 50 MiB of
+// output with every byte delivered, and a host that goes away leaving nothing behind.
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "harness.hpp"
+
+namespace pisandbox::testing {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+/// One `pi-sandbox serve` with pipes to its stdin and stdout.
+class Serve {
+ public:
+  explicit Serve(const Scratch& scratch, std::vector<std::string> extra = {}) {
+    std::vector<std::string> argv = {sandbox_binary(), "serve"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    pid_ = spawn_piped(argv, scratch.env(), in_, out_);
+  }
+  ~Serve() {
+    if (in_ >= 0) ::close(in_);
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      wait_process(pid_);
+    }
+    if (out_ >= 0) ::close(out_);
+  }
+  void send(const json& request) { send_line(request.dump()); }
+  void send_line(const std::string& line) {
+    const std::string data = line + "\n";
+    ASSERT_EQ(::write(in_, data.data(), data.size()), static_cast<ssize_t>(data.size()));
+  }
+  /// The next event, or a null json after `limit` without one.
+  json next(std::chrono::milliseconds limit = 20s) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    for (;;) {
+      if (const auto lf = buffer_.find('\n'); lf != std::string::npos) {
+        const std::string line = buffer_.substr(0, lf);
+        buffer_.erase(0, lf + 1);
+        return json::parse(line);
+      }
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return nullptr;
+      pollfd p{out_, POLLIN, 0};
+      if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
+      char chunk[1 << 16];
+      const ssize_t n = ::read(out_, chunk, sizeof chunk);
+      if (n <= 0) return nullptr;
+      buffer_.append(chunk, static_cast<std::size_t>(n));
+    }
+  }
+  /// Events up to and including the `exit` of `id` (others are kept in `other`).
+  std::vector<json> until_exit(const std::string& id, std::vector<json>* other = nullptr) {
+    std::vector<json> events;
+    for (json e = next(); !e.is_null(); e = next()) {
+      if (e.value("id", "") != id) {
+        if (other != nullptr) other->push_back(e);
+        continue;
+      }
+      events.push_back(e);
+      if (e["type"] == "exit") break;
+    }
+    return events;
+  }
+  void close_stdin() {
+    ::close(in_);
+    in_ = -1;
+  }
+  int wait() {
+    const int code = wait_process(pid_);
+    pid_ = -1;
+    return code;
+  }
+  pid_t pid() const { return pid_; }
+
+ private:
+  pid_t pid_ = -1;
+  int in_ = -1, out_ = -1;
+  std::string buffer_;
+};
+
+std::string decode(const json& output) {
+  const std::string data = output["data"];
+  if (output.value("encoding", "") != "base64") return data;
+  std::string bytes(data.size(), '\0');
+  const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(bytes.data()),
+                                reinterpret_cast<const unsigned char*>(data.data()),
+                                static_cast<int>(data.size()));
+  bytes.resize(static_cast<std::size_t>(n) - (data.ends_with("==")  ? 2
+                                              : data.ends_with("=") ? 1
+                                                                    : 0));
+  return bytes;
+}
+
+/// stdout and stderr of one command's events.
+std::pair<std::string, std::string> streams(const std::vector<json>& events) {
+  std::string out, err;
+  for (const auto& e : events)
+    if (e["type"] == "output") (e["stream"] == "stdout" ? out : err) += decode(e);
+  return {out, err};
+}
+
+json exec(const std::string& id, const std::string& command, const fs::path& cwd) {
+  return {{"type", "exec"}, {"id", id}, {"command", command}, {"cwd", cwd.string()}};
+}
+
+TEST(Serve, HelloAndOneCommand) {
+  Scratch scratch;
+  Serve serve(scratch);
+  serve.send({{"type", "hello"}, {"version", 1}});
+  EXPECT_EQ(serve.next(),
+            json::parse(R"({"type":"hello","version":1,"server":"pi-sandbox 0.1.0"})"));
+  serve.send(exec("c1", "echo out; echo err >&2; echo x > /etc/x; exit 3", scratch.ws));
+  const auto events = serve.until_exit("c1");
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.front(), json::parse(R"({"type":"started","id":"c1"})"));
+  EXPECT_EQ(events.back(), json::parse(R"({"type":"exit","id":"c1","exit_code":3})"));
+  const auto [out, err] = streams(events);
+  EXPECT_EQ(out, "out\n");
+  EXPECT_EQ(err, "err\n/bin/bash: line 1: /etc/x: Read-only file system\n");
+}
+
+TEST(Serve, ConcurrentCommandsInterleaveAndStayApart) {
+  Scratch scratch;
+  Serve serve(scratch);
+  serve.send(exec("a", "for i in 1 2 3; do echo a$i; sleep 0.2; done", scratch.ws));
+  serve.send(exec("b", "for i in 1 2 3; do echo b$i; sleep 0.2; done; exit 4", scratch.ws));
+  std::map<std::string, std::string> out;
+  std::map<std::string, json> exits;
+  std::vector<std::string> order;
+  while (exits.size() < 2) {
+    const json e = serve.next();
+    ASSERT_FALSE(e.is_null());
+    if (e["type"] == "output") {
+      out[e["id"]] += decode(e);
+      order.push_back(e["id"]);
+    }
+    if (e["type"] == "exit") exits[e["id"]] = e;
+  }
+  EXPECT_EQ(out["a"], "a1\na2\na3\n");
+  EXPECT_EQ(out["b"], "b1\nb2\nb3\n");
+  EXPECT_EQ(exits["a"]["exit_code"], 0);
+  EXPECT_EQ(exits["b"]["exit_code"], 4);
+  // Both ran at once: their output events alternate rather than one after the other.
+  EXPECT_NE(std::vector<std::string>(order.begin(), order.begin() + 3),
+            (std::vector<std::string>{order[0], order[0], order[0]}));
+}
+
+TEST(Serve, MalformedLinesGetErrorsAndTheServerCarriesOn) {
+  Scratch scratch;
+  Serve serve(scratch);
+  serve.send_line("not json");
+  EXPECT_TRUE(serve.next()["message"].get<std::string>().starts_with("line is not valid JSON: "));
+  serve.send_line(R"({"type":"launch"})");
+  EXPECT_EQ(serve.next(),
+            json::parse(R"({"type":"error","message":"unknown request type \"launch\""})"));
+  serve.send_line(R"({"type":"exec","id":"x","command":"true","cwd":"relative"})");
+  EXPECT_EQ(
+      serve.next(),
+      json::parse(
+          R"({"type":"error","message":"exec \"x\": \"cwd\" must be an absolute path","id":"x"})"));
+  serve.send_line(R"({"type":"abort","id":"nobody"})");
+  EXPECT_EQ(
+      serve.next(),
+      json::parse(R"({"type":"error","message":"unknown command id \"nobody\"","id":"nobody"})"));
+  serve.send_line(R"({"type":"hello","version":2})");
+  EXPECT_EQ(serve.next()["message"], "unsupported protocol version 2 (this server speaks 1)");
+  serve.send(exec("ok", "echo still here", scratch.ws));
+  EXPECT_EQ(streams(serve.until_exit("ok")).first, "still here\n");
+}
+
+TEST(Serve, AbortKillsTheWholeSandbox) {
+  Scratch scratch;
+  Serve serve(scratch);
+  serve.send(exec("s", "sleep 611 & sleep 612", scratch.ws));
+  EXPECT_EQ(serve.next()["type"], "started");
+  std::this_thread::sleep_for(300ms);
+  serve.send({{"type", "abort"}, {"id", "s"}});
+  const auto events = serve.until_exit("s");
+  EXPECT_EQ(events.back(), json::parse(R"({"type":"exit","id":"s","error":"aborted"})"));
+  EXPECT_TRUE(wait_until_gone("sleep 611"));
+  EXPECT_TRUE(wait_until_gone("sleep 612"));
+}
+
+TEST(Serve, Timeout) {
+  Scratch scratch;
+  Serve serve(scratch);
+  json request = exec("t", "sleep 613", scratch.ws);
+  request["timeout_s"] = 0.5;
+  serve.send(request);
+  EXPECT_EQ(
+      serve.until_exit("t").back(),
+      json::parse(
+          R"({"type":"exit","id":"t","error":"timeout","message":"command timed out after 0.5 seconds"})"));
+  EXPECT_TRUE(wait_until_gone("sleep 613"));
+}
+
+TEST(Serve, StdinPipeAndArgv) {
+  Scratch scratch;
+  Serve serve(scratch);
+  serve.send({{"type", "exec"},
+              {"id", "p"},
+              {"argv", {"/usr/bin/tr", "a-z", "A-Z"}},
+              {"cwd", scratch.ws.string()},
+              {"stdin", "pipe"}});
+  serve.send({{"type", "stdin"}, {"id", "p"}, {"data", "hello "}});
+  serve.send({{"type", "stdin"}, {"id", "p"}, {"data", "d29ybGQK"}, {"encoding", "base64"}});
+  serve.send({{"type", "stdin_close"}, {"id", "p"}});
+  const auto events = serve.until_exit("p");
+  EXPECT_EQ(streams(events).first, "HELLO WORLD\n");
+  EXPECT_EQ(events.back()["exit_code"], 0);
+}
+
+TEST(Serve, FiftyMebibytesArriveByteForByte) {
+  Scratch scratch;
+  Serve serve(scratch);
+  // Every byte value, so most events are base64; 50 MiB in all.
+  serve.send(exec("big",
+                  "python3 -c 'import sys; b = bytes(range(256)) * 4096\n"
+                  "for _ in range(50): sys.stdout.buffer.write(b)'",
+                  scratch.ws));
+  std::string expected;
+  for (int i = 0; i < 4096; ++i)
+    for (int c = 0; c < 256; ++c) expected.push_back(static_cast<char>(c));
+  const auto events = serve.until_exit("big");
+  const auto [out, err] = streams(events);
+  EXPECT_EQ(err, "");
+  ASSERT_EQ(out.size(), 50u * 1024 * 1024);
+  for (std::size_t at = 0; at < out.size(); at += expected.size())
+    ASSERT_EQ(out.compare(at, expected.size(), expected), 0) << "at byte " << at;
+  EXPECT_EQ(events.back()["exit_code"], 0);
+}
+
+TEST(Serve, HostIpcApprovalRoundTrips) {
+  Scratch scratch;
+  const fs::path config = scratch.root / "config.json";
+  write_file(config, R"({"hostIPC": {"mode": "ask", "preflightCommandPrefixes": ["printf"]}})");
+  Serve serve(scratch, {"--config", config.string()});
+  const std::string command = "printf 'ran on %s\\n' \"${PI_SANDBOX:-the host}\"";
+  for (const std::string choice : {"allow-once", "deny"}) {
+    serve.send(exec(choice, command, scratch.ws));
+    EXPECT_EQ(serve.next()["type"], "started");
+    const json ask = serve.next();
+    ASSERT_EQ(ask["type"], "approval_request") << ask.dump();
+    EXPECT_EQ(ask["title"], "Sandbox approval required: execute-host " + command);
+    EXPECT_EQ(ask["warning"], "Warning: this command will run on the host outside the OS sandbox.");
+    EXPECT_EQ(ask["request"]["surface"], "host-ipc");
+    EXPECT_EQ(ask["request"]["matchedPolicy"]["rule"], "preflight-prefix:printf");
+    EXPECT_EQ(
+        ask["choices"],
+        json::parse(
+            R"([{"choice":"allow-once","label":"Allow this exact operation once"},{"choice":"deny","label":"Deny"}])"));
+    serve.send({{"type", "approval_response"},
+                {"id", choice},
+                {"request_id", ask["request_id"]},
+                {"choice", choice}});
+    const auto events = serve.until_exit(choice);
+    const auto [out, err] = streams(events);
+    if (choice == "allow-once") {
+      EXPECT_EQ(out, "ran on the host\n");
+      EXPECT_EQ(events.back()["exit_code"], 0);
+    } else {
+      EXPECT_EQ(out, "");
+      EXPECT_EQ(err, "pi-sandbox: host-IPC execution denied: Denied by the user.\n");
+      EXPECT_EQ(events.back()["exit_code"], 1);
+      bool denied = false;
+      for (const auto& e : events)
+        if (e["type"] == "denied")
+          denied = e == json{{"type", "denied"},
+                             {"id", "deny"},
+                             {"surface", "host-ipc"},
+                             {"target", command},
+                             {"reason", "Denied by the user."}};
+      EXPECT_TRUE(denied);
+    }
+  }
+}
+
+TEST(Serve, NetworkApprovalRoundTrips) {
+  Scratch scratch;
+  Serve serve(scratch);
+  // A name that cannot resolve: an allow reaches the resolver (502), a deny stops at 403.
+  const std::string command =
+      "curl -s -o /dev/null -w '%{http_code}' http://approval-test.invalid/";
+  for (const std::string choice : {"allow-once", "deny"}) {
+    serve.send(exec(choice, command, scratch.ws));
+    json ask;
+    for (ask = serve.next(); !ask.is_null() && ask["type"] != "approval_request";
+         ask = serve.next()) {
+    }
+    ASSERT_FALSE(ask.is_null());
+    EXPECT_EQ(ask["title"], "Sandbox approval required: connect approval-test.invalid:80");
+    EXPECT_EQ(ask["request"]["destination"], "approval-test.invalid:80");
+    EXPECT_EQ(ask["request"]["command"], command);
+    EXPECT_EQ(ask["choices"][1]["label"],
+              "Allow approval-test.invalid:80 for the rest of this command");
+    serve.send({{"type", "approval_response"},
+                {"id", choice},
+                {"request_id", ask["request_id"]},
+                {"choice", choice}});
+    const auto events = serve.until_exit(choice);
+    EXPECT_EQ(streams(events).first, choice == "deny" ? "403" : "502");
+  }
+}
+
+TEST(Serve, TheHostGoingAwayLeavesNothingBehind) {
+  for (const bool kill_serve : {false, true}) {
+    Scratch scratch;
+    const auto before = list_dir(scratch.ws);
+    Serve serve(scratch);
+    serve.send(exec("left", "sleep 614", scratch.ws));
+    EXPECT_EQ(serve.next()["type"], "started");
+    // Wait until the command runs (its placeholders exist then).
+    for (int i = 0; i < 100 && !process_running("sleep 614"); ++i)
+      std::this_thread::sleep_for(50ms);
+    ASSERT_TRUE(process_running("sleep 614"));
+    if (kill_serve) {
+      ::kill(serve.pid(), SIGKILL);
+      serve.wait();
+    } else {
+      serve.close_stdin();
+      EXPECT_EQ(
+          serve.until_exit("left").back(),
+          json::parse(
+              R"({"type":"exit","id":"left","error":"aborted"})"));
+      EXPECT_EQ(serve.wait(), 0);
+    }
+    EXPECT_TRUE(wait_until_gone("sleep 614"));
+    EXPECT_TRUE(wait_until_gone("serve-worker"));
+    std::this_thread::sleep_for(200ms);
+    EXPECT_EQ(list_dir(scratch.ws), before);
+  }
+}
+
+}  // namespace
+}  // namespace pisandbox::testing

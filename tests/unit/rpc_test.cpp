@@ -1,0 +1,177 @@
+// The serve protocol (docs/protocol.md): every request form, every error message, the
+// events' exact bytes, UTF-8 framing and line splitting.
+#include <gtest/gtest.h>
+
+#include "rpc/protocol.hpp"
+
+namespace pisandbox::rpc {
+namespace {
+
+std::string error_of(std::string_view line) {
+  auto r = parse_request(line);
+  return r ? std::string("(parsed)") : r.error().message;
+}
+
+TEST(Requests, ExecWithEveryField) {
+  auto r = parse_request(
+      R"({"type":"exec","id":"c1","command":"ls -l","cwd":"/w","env":{"A":"1"},"timeout_s":2.5,)"
+      R"("scope_key":"s:turn:1","agent_name":"sub","stdin":"pipe","extra":true})");
+  ASSERT_TRUE(r) << r.error().message;
+  const Exec& e = std::get<Exec>(*r);
+  EXPECT_EQ(e.id, "c1");
+  EXPECT_EQ(e.command, "ls -l");
+  EXPECT_TRUE(e.argv.empty());
+  EXPECT_EQ(e.cwd, "/w");
+  EXPECT_EQ(e.env, (std::map<std::string, std::string>{{"A", "1"}}));
+  EXPECT_EQ(e.timeout_s, 2.5);
+  EXPECT_EQ(e.scope_key, "s:turn:1");
+  EXPECT_EQ(e.agent_name, "sub");
+  EXPECT_TRUE(e.stdin_pipe);
+  EXPECT_EQ(exec_line(e),
+            R"({"type":"exec","id":"c1","cwd":"/w","command":"ls -l","env":{"A":"1"},)"
+            R"("timeout_s":2.5,"scope_key":"s:turn:1","agent_name":"sub","stdin":"pipe"})"
+            "\n");
+}
+
+TEST(Requests, ExecWithArgvAndDefaults) {
+  auto r = parse_request(R"({"type":"exec","id":"c2","argv":["/bin/echo","a b"],"cwd":"/"})"
+                         "\r");
+  ASSERT_TRUE(r);
+  const Exec& e = std::get<Exec>(*r);
+  EXPECT_EQ(e.argv, (std::vector<std::string>{"/bin/echo", "a b"}));
+  EXPECT_FALSE(e.command);
+  EXPECT_FALSE(e.env);
+  EXPECT_FALSE(e.timeout_s);
+  EXPECT_FALSE(e.stdin_pipe);
+}
+
+TEST(Requests, TheSmallOnes) {
+  EXPECT_EQ(std::get<Hello>(*parse_request(R"({"type":"hello","version":1})")).version, 1);
+  EXPECT_TRUE(std::holds_alternative<Shutdown>(*parse_request(R"({"type":"shutdown"})")));
+  EXPECT_EQ(std::get<Abort>(*parse_request(R"({"type":"abort","id":"c1"})")).id, "c1");
+  EXPECT_EQ(std::get<StdinClose>(*parse_request(R"({"type":"stdin_close","id":"c1"})")).id, "c1");
+  EXPECT_EQ(std::get<StdinData>(*parse_request(R"({"type":"stdin","id":"c1","data":"hi\n"})")).data,
+            "hi\n");
+  EXPECT_EQ(std::get<StdinData>(
+                *parse_request(R"({"type":"stdin","id":"c1","data":"AP8=","encoding":"base64"})"))
+                .data,
+            std::string("\0\xff", 2));
+  const auto response = std::get<ApprovalResponse>(*parse_request(
+      R"({"type":"approval_response","id":"c1","request_id":"r2","choice":"allow-command"})"));
+  EXPECT_EQ(response.request_id, "r2");
+  EXPECT_EQ(response.choice, Choice::AllowCommand);
+}
+
+TEST(Requests, EveryErrorNamesTheProblem) {
+  EXPECT_TRUE(error_of("{").starts_with("line is not valid JSON: "));
+  EXPECT_EQ(error_of("[]"), "request must be a JSON object");
+  EXPECT_EQ(error_of(R"({"type":3})"), "request has no string \"type\"");
+  EXPECT_EQ(error_of(R"({"type":"run"})"), "unknown request type \"run\"");
+  EXPECT_EQ(error_of(R"({"type":"hello"})"), "hello needs an integer \"version\"");
+  EXPECT_EQ(error_of(R"({"type":"exec","command":"x","cwd":"/"})"), "exec needs a string \"id\"");
+  EXPECT_EQ(error_of(R"({"type":"exec","id":"a","cwd":"/"})"),
+            "exec \"a\": needs \"command\" or \"argv\", not both");
+  EXPECT_EQ(error_of(R"({"type":"exec","id":"a","command":"x","argv":["y"],"cwd":"/"})"),
+            "exec \"a\": needs \"command\" or \"argv\", not both");
+  EXPECT_EQ(error_of(R"({"type":"exec","id":"a","argv":[],"cwd":"/"})"),
+            "exec \"a\": \"argv\" must be a non-empty array of strings");
+  EXPECT_EQ(error_of(R"({"type":"exec","id":"a","command":"x","cwd":"rel"})"),
+            "exec \"a\": \"cwd\" must be an absolute path");
+  EXPECT_EQ(error_of(R"({"type":"exec","id":"a","command":"x","cwd":"/","env":{"A":1}})"),
+            "exec \"a\": \"env\" must be an object of strings");
+  EXPECT_EQ(error_of(R"({"type":"exec","id":"a","command":"x","cwd":"/","env":{"A=B":"1"}})"),
+            "exec \"a\": \"env\" must be an object of strings");
+  EXPECT_EQ(error_of(R"({"type":"exec","id":"a","command":"x","cwd":"/","timeout_s":0})"),
+            "exec \"a\": \"timeout_s\" must be a positive number");
+  EXPECT_EQ(error_of(R"({"type":"exec","id":"a","command":"x","cwd":"/","stdin":"open"})"),
+            "exec \"a\": \"stdin\" must be \"closed\" or \"pipe\"");
+  EXPECT_EQ(error_of(R"({"type":"exec","id":"a","command":"x","cwd":"/","scope_key":1})"),
+            "exec \"a\": \"scope_key\" must be a string");
+  EXPECT_EQ(error_of(R"({"type":"stdin","id":"a"})"), "stdin \"a\": \"data\" must be a string");
+  EXPECT_EQ(error_of(R"({"type":"stdin","id":"a","data":"*","encoding":"base64"})"),
+            "stdin \"a\": \"data\" is not valid base64");
+  EXPECT_EQ(error_of(R"({"type":"approval_response","id":"a","choice":"deny"})"),
+            "approval_response needs a string \"request_id\"");
+  EXPECT_EQ(error_of(R"({"type":"approval_response","id":"a","request_id":"r","choice":"yes"})"),
+            "approval_response \"a\": \"choice\" must be \"allow-once\", \"allow-command\" or "
+            "\"deny\"");
+  auto r = parse_request(R"({"type":"abort","id":""})");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message, "abort needs a string \"id\"");
+}
+
+TEST(Events, ExactBytes) {
+  EXPECT_EQ(hello_event("pi-sandbox 0.1.0"),
+            "{\"type\":\"hello\",\"version\":1,\"server\":\"pi-sandbox 0.1.0\"}\n");
+  EXPECT_EQ(started_event("c1"), "{\"type\":\"started\",\"id\":\"c1\"}\n");
+  EXPECT_EQ(
+      output_event("c1", false, "h\xc3\xa9\n"),
+      "{\"type\":\"output\",\"id\":\"c1\",\"stream\":\"stdout\",\"data\":\"h\xc3\xa9\\n\"}\n");
+  EXPECT_EQ(output_event("c1", true, std::string("\0\xff", 2)),
+            "{\"type\":\"output\",\"id\":\"c1\",\"stream\":\"stderr\",\"data\":\"AP8=\","
+            "\"encoding\":\"base64\"}\n");
+  EXPECT_EQ(exit_event("c1", {0, std::nullopt, "", ""}),
+            "{\"type\":\"exit\",\"id\":\"c1\",\"exit_code\":0}\n");
+  EXPECT_EQ(exit_event("c1", {std::nullopt, 9, "", ""}),
+            "{\"type\":\"exit\",\"id\":\"c1\",\"signal\":9}\n");
+  EXPECT_EQ(
+      exit_event("c1",
+                 {std::nullopt, std::nullopt, "timeout", "command timed out after 1 seconds"}),
+      "{\"type\":\"exit\",\"id\":\"c1\",\"error\":\"timeout\",\"message\":\"command timed out "
+      "after 1 seconds\"}\n");
+  EXPECT_EQ(error_event("bad", std::string("c1")),
+            "{\"type\":\"error\",\"message\":\"bad\",\"id\":\"c1\"}\n");
+  EXPECT_EQ(
+      denied_event("c1", "network", "a.example:443", "no"),
+      "{\"type\":\"denied\",\"id\":\"c1\",\"surface\":\"network\",\"target\":\"a.example:443\","
+      "\"reason\":\"no\"}\n");
+}
+
+TEST(Utf8, ValidityAndIncompleteTails) {
+  EXPECT_TRUE(is_utf8("plain"));
+  EXPECT_TRUE(is_utf8("\xf0\x9f\x98\x80"));
+  EXPECT_FALSE(is_utf8("\xc0\xaf"));          // overlong
+  EXPECT_FALSE(is_utf8("\xed\xa0\x80"));      // surrogate
+  EXPECT_FALSE(is_utf8("\xf4\x90\x80\x80"));  // above U+10FFFF
+  EXPECT_FALSE(is_utf8("\xe2\x82"));          // truncated
+  EXPECT_EQ(incomplete_utf8_tail("ab"), 0u);
+  EXPECT_EQ(incomplete_utf8_tail("a\xe2"), 1u);
+  EXPECT_EQ(incomplete_utf8_tail("a\xe2\x82"), 2u);
+  EXPECT_EQ(incomplete_utf8_tail("a\xe2\x82\xac"), 0u);
+  EXPECT_EQ(incomplete_utf8_tail("\xf0\x9f\x98"), 3u);
+  EXPECT_EQ(incomplete_utf8_tail("\xff"), 0u);
+}
+
+TEST(Base64, RoundTripsAndRejectsGarbage) {
+  for (std::string bytes : {std::string(), std::string("a"), std::string("ab"), std::string("abc"),
+                            std::string("\0\x01\xfe\xff", 4)})
+    EXPECT_EQ(base64_decode(base64_encode(bytes)), bytes);
+  EXPECT_EQ(base64_encode("abcd"), "YWJjZA==");
+  EXPECT_FALSE(base64_decode("YWJjZA="));
+  EXPECT_FALSE(base64_decode("YW=jZA=="));
+  EXPECT_FALSE(base64_decode("YWJj\nZA=="));
+}
+
+TEST(Lines, SplitOnLfOnlyAndDropOneCr) {
+  LineSplitter splitter;
+  std::vector<std::string> lines;
+  EXPECT_TRUE(splitter.feed("a\r\nb", lines));
+  EXPECT_TRUE(splitter.feed("\rc\n\n", lines));
+  EXPECT_EQ(lines, (std::vector<std::string>{"a", "b\rc", ""}));
+  EXPECT_TRUE(splitter.feed("tail", lines));
+  EXPECT_EQ(splitter.take_rest(), "tail");
+}
+
+TEST(Lines, AnOverlongLineIsDroppedAndTheNextOneKept) {
+  LineSplitter splitter;
+  std::vector<std::string> lines;
+  const std::string chunk(1024 * 1024, 'x');
+  bool ok = true;
+  for (int i = 0; i < 17; ++i) ok = splitter.feed(chunk, lines) && ok;
+  EXPECT_FALSE(ok);
+  EXPECT_TRUE(splitter.feed("still long\nnext\n", lines));
+  EXPECT_EQ(lines, (std::vector<std::string>{"next"}));
+}
+
+}  // namespace
+}  // namespace pisandbox::rpc
