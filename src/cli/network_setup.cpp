@@ -1,5 +1,7 @@
 #include "cli/network_setup.hpp"
 
+#include <sys/resource.h>
+
 #include <array>
 #include <span>
 
@@ -131,6 +133,13 @@ sandbox::ProxyStarter proxy_starter(std::shared_ptr<NetworkDecider> decider,
                                     std::function<void(std::string_view)> log) {
   return [decider = std::move(decider),
           log = std::move(log)](sandbox::ProxyListeners listeners) -> std::shared_ptr<void> {
+    // Each tunnel holds two descriptors in the supervisor: lift the soft limit (often 1024)
+    // to the hard one. The sandbox was cloned before this, so the command keeps its own.
+    rlimit files{};
+    if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+      files.rlim_cur = files.rlim_max;
+      (void)::setrlimit(RLIMIT_NOFILE, &files);
+    }
     proxy::ServerOptions options;
     for (auto& fd : listeners.http) options.http_listeners.push_back(fd.release());
     for (auto& fd : listeners.socks) options.socks_listeners.push_back(fd.release());

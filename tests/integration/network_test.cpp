@@ -58,7 +58,7 @@ async def http(reader, writer):
             if target == "/echo-headers":
                 body = ("\n".join(headers) + "\n").encode()
             elif target.startswith("/repo.git/"):
-                path = os.path.join(ROOT, target.lstrip("/"))
+                path = os.path.join(ROOT, target.split("?")[0].lstrip("/"))
                 if ".." in target or not os.path.isfile(path):
                     writer.write(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n")
                     await writer.drain()
@@ -423,8 +423,8 @@ asyncio.run(main())
 )PY";
 
 TEST_F(NetworkTest, AThousandConcurrentTunnels) {
-  write_file(network_->scratch.ws / "concurrent.py", kConcurrent);
-  const RunResult r = network_->run("python3 concurrent.py");
+  write_file(network_->scratch.ws / "tunnels.py", kConcurrent);
+  const RunResult r = network_->run("python3 tunnels.py");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "ok 1000\n");
 }
