@@ -249,64 +249,13 @@ TEST_F(Approvals, ConcurrentRunsWriteWholeAuditLines) {
 
 // ---- The terminal prompt on a real pseudo-terminal -----------------------------------
 
-struct PtyRun {
-  int exit_code = -1;
-  std::string screen;  // everything the program wrote to the terminal
-};
-
-// Reads from `master` until `needle` has appeared in `screen` (or EOF/EIO, or `limit`).
-bool read_until(int master, std::string& screen, const std::string& needle,
-                std::chrono::milliseconds limit) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (screen.find(needle) == std::string::npos) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) return false;
-    pollfd pfd{master, POLLIN, 0};
-    if (::poll(&pfd, 1, static_cast<int>(left.count())) <= 0) continue;
-    char buffer[4096];
-    const ssize_t n = ::read(master, buffer, sizeof buffer);
-    if (n <= 0) return false;
-    screen.append(buffer, static_cast<std::size_t>(n));
-  }
-  return true;
-}
-
 // Runs `approvals check` on a new pseudo-terminal (its controlling terminal), waits for the
 // question and types `answer`.
 PtyRun run_on_pty(const std::vector<std::string>& args,
                   const std::map<std::string, std::string>& env, const std::string& answer) {
   std::vector<std::string> argv = {sandbox_binary(), "approvals", "check"};
   argv.insert(argv.end(), args.begin(), args.end());
-  std::map<std::string, std::string> all;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string entry = *e;
-    if (const auto eq = entry.find('='); eq != std::string::npos)
-      all[entry.substr(0, eq)] = entry.substr(eq + 1);
-  }
-  for (const auto& [k, v] : env) all[k] = v;
-  std::vector<std::string> envs;
-  for (const auto& [k, v] : all) envs.push_back(k + "=" + v);
-  std::vector<char*> argp, envp;
-  for (auto& a : argv) argp.push_back(a.data());
-  for (auto& e : envs) envp.push_back(e.data());
-  argp.push_back(nullptr);
-  envp.push_back(nullptr);
-
-  PtyRun run;
-  int master = -1;
-  const pid_t pid = ::forkpty(&master, nullptr, nullptr, nullptr);
-  if (pid < 0) return run;
-  if (pid == 0) {
-    ::execve(argp[0], argp.data(), envp.data());
-    ::_exit(127);
-  }
-  if (read_until(master, run.screen, "Choice [1/2]: ", 20s))
-    (void)!::write(master, answer.data(), answer.size());
-  read_until(master, run.screen, "\x01never\x01", 20s);  // to EOF (EIO once the child exits)
-  ::close(master);
-  run.exit_code = wait_process(pid);
-  return run;
+  return run_on_terminal(argv, env, {{"Choice [1/2]: ", answer}});
 }
 
 TEST_F(Approvals, TerminalPromptAllowOnce) {

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pty.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -127,6 +128,49 @@ pid_t spawn_piped(const std::vector<std::string>& argv,
   to_child = in[1];
   from_child = out[0];
   return pid;
+}
+
+namespace {
+
+// Reads from `master` until `needle` appears in `screen` after `from` (or EOF/EIO, or
+// `limit`).
+bool read_until(int master, std::string& screen, std::size_t from, const std::string& needle,
+                std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (screen.find(needle, from) == std::string::npos) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    pollfd pfd{master, POLLIN, 0};
+    if (::poll(&pfd, 1, static_cast<int>(left.count())) <= 0) continue;
+    char buffer[4096];
+    const ssize_t n = ::read(master, buffer, sizeof buffer);
+    if (n <= 0) return false;
+    screen.append(buffer, static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+}  // namespace
+
+PtyRun run_on_terminal(const std::vector<std::string>& argv,
+                       const std::map<std::string, std::string>& env,
+                       const std::vector<std::pair<std::string, std::string>>& script) {
+  PtyRun run;
+  int master = -1;
+  const pid_t pid = ::forkpty(&master, nullptr, nullptr, nullptr);
+  if (pid < 0) return run;
+  if (pid == 0) exec_child(argv, env);
+  std::size_t from = 0;
+  for (const auto& [text, answer] : script) {
+    if (!read_until(master, run.screen, from, text, std::chrono::seconds(20))) break;
+    from = run.screen.size();
+    (void)!::write(master, answer.data(), answer.size());
+  }
+  read_until(master, run.screen, from, "\x01never\x01", std::chrono::seconds(20));  // to EOF
+  ::close(master);
+  run.exit_code = wait_process(pid);
+  return run;
 }
 
 int wait_process(pid_t pid) {

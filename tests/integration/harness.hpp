@@ -41,6 +41,20 @@ pid_t spawn_process(const std::vector<std::string>& argv,
 pid_t spawn_piped(const std::vector<std::string>& argv,
                   const std::map<std::string, std::string>& env, int& to_child, int& from_child);
 
+/// What a program run on a pseudo-terminal did.
+struct PtyRun {
+  int exit_code = -1;
+  std::string screen;  ///< everything the program wrote to the terminal
+};
+
+/// Runs `argv` (with `env` added to the current environment) on a new pseudo-terminal,
+/// which becomes its controlling terminal. For each (text, answer) of `script` in turn: waits
+/// up to 20 s for `text` to appear on the screen after the previous answer, then types
+/// `answer`. Then reads to the end and waits for the program.
+PtyRun run_on_terminal(const std::vector<std::string>& argv,
+                       const std::map<std::string, std::string>& env,
+                       const std::vector<std::pair<std::string, std::string>>& script);
+
 /// Waits for `pid` and returns its exit code or 128+signal.
 int wait_process(pid_t pid);
 

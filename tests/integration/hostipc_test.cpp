@@ -21,8 +21,8 @@ class HostIpc : public ::testing::Test {
   void SetUp() override {
     PI_SANDBOX_REQUIRE(::access("/usr/bin/tmux", X_OK) == 0, "tmux is not installed");
     tmux_socket_ = scratch_.root / "tmux.sock";
-    const RunResult started =
-        run_process({"/usr/bin/tmux", "-S", tmux_socket_.string(), "new-session", "-d", "-s", "pisb"});
+    const RunResult started = run_process(
+        {"/usr/bin/tmux", "-S", tmux_socket_.string(), "new-session", "-d", "-s", "pisb"});
     ASSERT_EQ(started.exit_code, 0) << started.err;
     for (const auto& [name, outcome] : {std::pair{"allow", "allow"}, std::pair{"deny", "deny"}}) {
       const fs::path script = scratch_.root / (std::string(name) + ".sh");
@@ -33,7 +33,8 @@ class HostIpc : public ::testing::Test {
     }
   }
   void TearDown() override {
-    if (!tmux_socket_.empty()) run_process({"/usr/bin/tmux", "-S", tmux_socket_.string(), "kill-server"});
+    if (!tmux_socket_.empty())
+      run_process({"/usr/bin/tmux", "-S", tmux_socket_.string(), "kill-server"});
   }
 
   /// Writes the trusted configuration (outside the workspace) and returns its path.

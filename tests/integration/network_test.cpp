@@ -370,6 +370,47 @@ TEST_F(NetworkTest, EachRequestOnAKeepAliveConnectionIsDecided) {
   EXPECT_NE(r.out.find(" 403\n"), std::string::npos) << r.out;
 }
 
+TEST_F(NetworkTest, TheTerminalMayAllowADestinationForTheRestOfTheCommand) {
+  const std::string command =
+      "for i in 1 2 3; do curl -sS -o /dev/null -w '%{http_code} ' http://asked.test/; done";
+  std::vector<std::string> argv = {"/usr/bin/nsenter",
+                                   "--preserve-credentials",
+                                   "-U",
+                                   "-n",
+                                   "-m",
+                                   "-t",
+                                   std::to_string(network_->holder),
+                                   "--",
+                                   sandbox_binary(),
+                                   "run",
+                                   "--cwd",
+                                   network_->scratch.ws.string(),
+                                   "--config",
+                                   (network_->scratch.root / "config.json").string(),
+                                   "-c",
+                                   command};
+  const PtyRun run = run_on_terminal(argv, network_->scratch.env(), {{"Choice [1/2/3]: ", "3\n"}});
+  EXPECT_EQ(run.exit_code, 0) << run.screen;
+  EXPECT_NE(run.screen.find("Sandbox approval required: connect asked.test:80"), std::string::npos)
+      << run.screen;
+  EXPECT_NE(run.screen.find("3) Allow asked.test:80 for the rest of this command"),
+            std::string::npos)
+      << run.screen;
+  // One question for three connections.
+  EXPECT_EQ(run.screen.find("Sandbox approval required", run.screen.find("Choice [1/2/3]")),
+            std::string::npos)
+      << run.screen;
+  EXPECT_NE(run.screen.find("200 200 200 "), std::string::npos) << run.screen;
+  const std::string audit =
+      read_file(network_->scratch.home / ".pi/agent/logs/pi-sandbox-audit.jsonl");
+  EXPECT_NE(audit.find(R"("event":"grant_issued","request_hash")"), std::string::npos) << audit;
+  EXPECT_NE(
+      audit.find(
+          R"("destination":"asked.test:80","source":"broker","reason":"valid for the rest of this command")"),
+      std::string::npos)
+      << audit;
+}
+
 const char* const kDownloads = R"PY(
 import hashlib, socket, sys
 expected = bytes((i * 7 + 3) % 251 for i in range(200_000))

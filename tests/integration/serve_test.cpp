@@ -331,10 +331,8 @@ TEST(Serve, TheHostGoingAwayLeavesNothingBehind) {
       serve.wait();
     } else {
       serve.close_stdin();
-      EXPECT_EQ(
-          serve.until_exit("left").back(),
-          json::parse(
-              R"({"type":"exit","id":"left","error":"aborted"})"));
+      EXPECT_EQ(serve.until_exit("left").back(),
+                json::parse(R"({"type":"exit","id":"left","error":"aborted"})"));
       EXPECT_EQ(serve.wait(), 0);
     }
     EXPECT_TRUE(wait_until_gone("sleep 614"));
