@@ -13,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "core/unique_fd.hpp"
+#include "sandbox/output_pipes.hpp"
 
 namespace pisandbox::process {
 
@@ -32,44 +33,6 @@ std::vector<char*> c_strings(const std::vector<std::string>& strings) {
 sandbox::Outcome launch_failed(const std::string& message) {
   return std::unexpected(sandbox::RunFailure{sandbox::RunFailureKind::LaunchFailed, message});
 }
-
-/// The read ends of stdout and stderr, drained into the sink.
-struct Pipes {
-  UniqueFd out, err;
-  /// Reads what is there now; closes a pipe at end of file. Bounded per call.
-  void pump(sandbox::OutputSink* sink) {
-    char buffer[65536];
-    for (auto [fd, stream] :
-         {std::pair{&out, sandbox::Stream::Stdout}, std::pair{&err, sandbox::Stream::Stderr}}) {
-      for (int round = 0; *fd && round < 16; ++round) {
-        const ssize_t n = ::read(fd->get(), buffer, sizeof buffer);
-        if (n > 0) {
-          sink->write(stream, std::string_view(buffer, static_cast<std::size_t>(n)));
-          continue;
-        }
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0 && errno == EAGAIN) break;
-        fd->reset();
-      }
-    }
-  }
-  /// Reads until each pipe is empty right now or at end of file.
-  void drain(sandbox::OutputSink* sink) {
-    char buffer[65536];
-    for (auto [fd, stream] :
-         {std::pair{&out, sandbox::Stream::Stdout}, std::pair{&err, sandbox::Stream::Stderr}}) {
-      while (*fd) {
-        const ssize_t n = ::read(fd->get(), buffer, sizeof buffer);
-        if (n > 0) {
-          sink->write(stream, std::string_view(buffer, static_cast<std::size_t>(n)));
-          continue;
-        }
-        if (n < 0 && errno == EINTR) continue;
-        fd->reset();  // end of file, or nothing more now (writers that escaped the group)
-      }
-    }
-  }
-};
 
 /// The caller's terminal while the host run is its foreground process group.
 class ForegroundTerminal {
@@ -104,18 +67,11 @@ enum class Ending { Exited, TimedOut, Aborted };
 
 sandbox::Outcome run_on_host(const sandbox::Command& command, const sandbox::RunOptions& options) {
   if (command.argv.empty()) return launch_failed("run_on_host: empty argv");
-  Pipes pipes;
-  UniqueFd write_out, write_err;
+  sandbox::OutputPipes pipes;
   if (options.output != nullptr) {
-    int p[2];
-    if (::pipe2(p, O_CLOEXEC) != 0) return launch_failed(core::sys_error("pipe2()", errno).message);
-    pipes.out.reset(p[0]);
-    write_out.reset(p[1]);
-    if (::pipe2(p, O_CLOEXEC) != 0) return launch_failed(core::sys_error("pipe2()", errno).message);
-    pipes.err.reset(p[0]);
-    write_err.reset(p[1]);
-    (void)::fcntl(pipes.out.get(), F_SETFL, O_NONBLOCK);
-    (void)::fcntl(pipes.err.get(), F_SETFL, O_NONBLOCK);
+    auto made = sandbox::OutputPipes::create();
+    if (!made) return launch_failed(made.error().message);
+    pipes = std::move(*made);
   }
   // An exec failure is reported through this pipe (closed on a successful exec).
   int status_pipe[2];
@@ -126,8 +82,8 @@ sandbox::Outcome run_on_host(const sandbox::Command& command, const sandbox::Run
   auto argv = c_strings(command.argv);
   auto envp = c_strings(command.env);
   const std::string cwd = command.cwd.string();
-  const int stdio[3] = {options.stdin_fd, write_out ? write_out.get() : -1,
-                        write_err ? write_err.get() : -1};
+  const int stdio[3] = {options.stdin_fd, pipes.write_out ? pipes.write_out.get() : -1,
+                        pipes.write_err ? pipes.write_err.get() : -1};
 
   const pid_t pid = ::fork();
   if (pid < 0) return launch_failed(core::sys_error("fork()", errno).message);
@@ -157,8 +113,8 @@ sandbox::Outcome run_on_host(const sandbox::Command& command, const sandbox::Run
   }
   ::setpgid(pid, pid);  // both sides set it: no window where a kill(-pid) misses
   status_write.reset();
-  write_out.reset();
-  write_err.reset();
+  pipes.write_out.reset();
+  pipes.write_err.reset();
   int message[2] = {0, 0};
   ssize_t got;
   while ((got = ::read(status_read.get(), message, sizeof message)) < 0 && errno == EINTR) {
@@ -193,7 +149,7 @@ sandbox::Outcome run_on_host(const sandbox::Command& command, const sandbox::Run
       wait_ms = static_cast<int>(std::min<long long>(left.count(), 1 << 30));
     }
     if (::poll(fds, 4, wait_ms) < 0 && errno != EINTR) continue;
-    if (fds[2].revents != 0 || fds[3].revents != 0) pipes.pump(options.output);
+    if (fds[2].revents != 0 || fds[3].revents != 0) pipes.pump(*options.output);
     if (fds[1].revents != 0) {
       ending = Ending::Aborted;
       break;
@@ -205,7 +161,7 @@ sandbox::Outcome run_on_host(const sandbox::Command& command, const sandbox::Run
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (options.output != nullptr) pipes.drain(options.output);
+  if (options.output != nullptr) pipes.drain(*options.output);
   if (ending == Ending::TimedOut)
     return std::unexpected(sandbox::RunFailure{sandbox::RunFailureKind::TimedOut, ""});
   if (ending == Ending::Aborted)

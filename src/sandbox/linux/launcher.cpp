@@ -16,6 +16,7 @@
 
 #include "core/unique_fd.hpp"
 #include "sandbox/linux/placeholders.hpp"
+#include "sandbox/output_pipes.hpp"
 
 namespace pisandbox::sandbox::linux_ {
 
@@ -173,45 +174,6 @@ void stop_sandbox(const Child& child) {
 
 enum class Ending { Exited, TimedOut, Aborted };
 
-/// The read ends of the command's stdout and stderr pipes when RunOptions::output is set.
-struct OutputPipes {
-  UniqueFd out, err;
-
-  /// Reads what is available from both pipes into `sink`; a pipe at end of file is closed.
-  void pump(OutputSink* sink) {
-    char buffer[65536];
-    for (auto [fd, stream] : {std::pair{&out, Stream::Stdout}, std::pair{&err, Stream::Stderr}}) {
-      for (int round = 0; *fd && round < 16; ++round) {  // bounded: timeouts stay on time
-        const ssize_t n = ::read(fd->get(), buffer, sizeof buffer);
-        if (n > 0) {
-          sink->write(stream, std::string_view(buffer, static_cast<std::size_t>(n)));
-          continue;
-        }
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0 && errno == EAGAIN) break;
-        fd->reset();
-      }
-    }
-  }
-};
-
-/// Creates the pipes and points the spec's stdout and stderr at their write ends (kept in
-/// `write_ends` until pid 1 has them).
-core::Result<OutputPipes> make_output_pipes(LaunchSpec& spec, UniqueFd (&write_ends)[2]) {
-  OutputPipes pipes;
-  UniqueFd* reads[2] = {&pipes.out, &pipes.err};
-  for (int i = 0; i < 2; ++i) {
-    int p[2];
-    if (::pipe2(p, O_CLOEXEC) != 0) return core::fail_errno("pipe2()");
-    reads[i]->reset(p[0]);
-    write_ends[i].reset(p[1]);
-    (void)::fcntl(p[0], F_SETFL, O_NONBLOCK);
-  }
-  spec.stdio.out = write_ends[0].get();
-  spec.stdio.err = write_ends[1].get();
-  return pipes;
-}
-
 Ending supervise(const Child& child, int launch_fd, const RunOptions& options, Report& report,
                  OutputPipes& pipes, std::shared_ptr<void>& proxy) {
   const auto deadline =
@@ -233,7 +195,7 @@ Ending supervise(const Child& child, int launch_fd, const RunOptions& options, R
       wait_ms = static_cast<int>(std::min<long long>(left.count(), 1 << 30));
     }
     if (::poll(fds, 5, wait_ms) < 0 && errno != EINTR) continue;
-    if (fds[3].revents != 0 || fds[4].revents != 0) pipes.pump(options.output);
+    if (fds[3].revents != 0 || fds[4].revents != 0) pipes.pump(*options.output);
     if (fds[1].revents != 0) socket_open = read_records(launch_fd, report);
     if (report.listeners && options.proxy) {
       proxy = options.proxy(std::move(*report.listeners));
@@ -250,13 +212,14 @@ Ending supervise(const Child& child, int launch_fd, const RunOptions& options, R
 }  // namespace
 
 Outcome launch(LaunchSpec spec, const RunOptions& options) {
-  UniqueFd write_ends[2];
   OutputPipes pipes;
   if (options.output != nullptr) {
-    auto made = make_output_pipes(spec, write_ends);
+    auto made = OutputPipes::create();
     if (!made)
       return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, made.error().describe()});
     pipes = std::move(*made);
+    spec.stdio.out = pipes.write_out.get();
+    spec.stdio.err = pipes.write_err.get();
   }
   spec.stdio.in = options.stdin_fd;
   spec.proxy_listeners = static_cast<bool>(options.proxy);
@@ -269,7 +232,8 @@ Outcome launch(LaunchSpec spec, const RunOptions& options) {
   if (!child)
     return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, child.error().describe()});
   child_end.reset();
-  for (auto& end : write_ends) end.reset();
+  pipes.write_out.reset();  // pid 1 has them now
+  pipes.write_err.reset();
   Report report;
   if (auto maps = write_id_maps(child->pid); !maps) {
     ::kill(child->pid, SIGKILL);
@@ -283,11 +247,11 @@ Outcome launch(LaunchSpec spec, const RunOptions& options) {
   const int status = wait_child(*child);
   proxy.reset();  // the command is gone: stop the proxy and close its connections
   // Every process of the sandbox is gone with pid 1, so the pipes reach end of file.
-  while (pipes.out || pipes.err) {
+  while (pipes.open()) {
     pollfd fds[2] = {{pipes.out ? pipes.out.get() : -1, POLLIN, 0},
                      {pipes.err ? pipes.err.get() : -1, POLLIN, 0}};
     if (::poll(fds, 2, -1) < 0 && errno != EINTR) break;
-    pipes.pump(options.output);
+    pipes.pump(*options.output);
   }
   while (read_records(parent_end.get(), report)) {
     pollfd pfd{parent_end.get(), POLLIN, 0};

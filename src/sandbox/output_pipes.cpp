@@ -1,0 +1,55 @@
+#include "sandbox/output_pipes.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <utility>
+
+namespace pisandbox::sandbox {
+
+namespace {
+
+/// Reads at most `rounds` times from `fd` into `sink`; resets `fd` at end of file (and,
+/// when `until_empty`, also once nothing more is there).
+void read_into(core::UniqueFd& fd, Stream stream, OutputSink& sink, int rounds, bool until_empty) {
+  char buffer[65536];
+  for (int round = 0; fd.valid() && round < rounds; ++round) {
+    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+    if (n > 0) {
+      sink.write(stream, std::string_view(buffer, static_cast<std::size_t>(n)));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN && !until_empty) return;
+    fd.reset();
+  }
+}
+
+}  // namespace
+
+core::Result<OutputPipes> OutputPipes::create() {
+  OutputPipes pipes;
+  std::pair<core::UniqueFd*, core::UniqueFd*> ends[2] = {{&pipes.out, &pipes.write_out},
+                                                         {&pipes.err, &pipes.write_err}};
+  for (auto [read_end, write_end] : ends) {
+    int p[2];
+    if (::pipe2(p, O_CLOEXEC) != 0) return core::fail_errno("pipe2()");
+    read_end->reset(p[0]);
+    write_end->reset(p[1]);
+    (void)::fcntl(p[0], F_SETFL, O_NONBLOCK);
+  }
+  return pipes;
+}
+
+void OutputPipes::pump(OutputSink& sink) {
+  read_into(out, Stream::Stdout, sink, 16, false);
+  read_into(err, Stream::Stderr, sink, 16, false);
+}
+
+void OutputPipes::drain(OutputSink& sink) {
+  read_into(out, Stream::Stdout, sink, 1 << 30, true);
+  read_into(err, Stream::Stderr, sink, 1 << 30, true);
+}
+
+}  // namespace pisandbox::sandbox
