@@ -1,0 +1,110 @@
+// pisandbox::proxy::Server — the per-command network proxy: HTTP CONNECT and absolute-form
+// HTTP on one set of listeners, SOCKS5 on another; every destination decided, resolved once,
+// checked and connected to exactly as checked.
+//
+// Source: issue 5 ("Decision for each destination" steps 1-4, "Protocols"); reference items
+// 37-48 and 153-162; cases C-05, C-06, C-08, C-13. The server owns the listening sockets it
+// is given (created by the sandbox's pid 1 on its own loopback) and runs on an io_context of
+// its own, on a thread it creates; the decisions, which may wait for a human, run on other
+// threads (WorkerPool), so one pending approval never stalls the other connections.
+#pragma once
+
+#include <asio/ip/address.hpp>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "proxy/protocol/address.hpp"
+
+namespace pisandbox::proxy {
+
+/// The answer for one destination. `reason` says why it was refused; it is logged, never sent
+/// to the sandboxed client (which gets the fixed 403 / SOCKS reply 0x02).
+struct Decision {
+  bool allowed = false;
+  std::string reason;
+};
+
+/// Decides one destination (issue 5 step 2: deniedDomains, allowedDomains, then the approval
+/// broker). Called once per HTTP CONNECT, per SOCKS5 CONNECT and per absolute-form request,
+/// with the normalised host (normalise_host()) and the port (1-65535). May block for minutes
+/// (a human approval); it is called on a worker thread, never on the proxy's I/O thread, and
+/// possibly on several threads at once. A call still running when the server stops is not
+/// waited for: what the Decider captures must stay valid until it returns (capture shared
+/// state by std::shared_ptr). An exception counts as a refusal.
+using Decider = std::function<Decision(const std::string& host, std::uint16_t port)>;
+
+/// Whether the proxy may connect to one resolved address (issue 5 step 3). Returns false with
+/// `why_not` set to a short reason ("127.0.0.1 is loopback"). Called on worker threads.
+using AddressFilter = std::function<bool(const asio::ip::address&, std::string& why_not)>;
+
+/// The production AddressFilter: prohibited_range() refuses every non-public address
+/// (including the IPv4-mapped, -compatible, NAT64 and 6to4 forms), and is_interface_address()
+/// refuses the host's own addresses in `interfaces` (issue 5 step 3, case C-13).
+[[nodiscard]] AddressFilter public_address_filter(std::vector<IpAddress> interfaces);
+
+/// What a Server is built from.
+///   http_listeners:  listening TCP sockets (file descriptors; the server takes ownership and
+///                    closes them) for the HTTP proxy (CONNECT and absolute-form requests).
+///   socks_listeners: listening TCP sockets for SOCKS5 (RFC 1928), likewise owned.
+///   decide:          the Decider; when empty every destination is refused (fail closed).
+///   address_allowed: the AddressFilter; when empty (production) public_address_filter() with
+///                    the host's interface addresses collected when the Server is built (if
+///                    they cannot be collected every address is refused). Tests pass their own
+///                    to reach a server on 127.0.0.1.
+///   connect_timeout: limit for the name lookup and for each connect attempt, in seconds
+///                    (issue 5 step 4; reference item 158).
+///   idle_timeout:    a tunnel or an HTTP exchange with no byte moving either way for this
+///                    long is closed, in seconds.
+///   decision_timeout: a decision still pending after this long counts as a refusal, in
+///                    seconds (issue 5 "Protocols": default 120 s).
+///   head_timeout:    the whole request head (HTTP) or greeting and request (SOCKS5) must
+///                    arrive within this many seconds of the first wait for it (slowloris);
+///                    also how long an idle keep-alive connection waits for its next request.
+///   log:             receives one line (no newline) per refused or failed connection, on the
+///                    proxy's I/O thread; may be empty.
+struct ServerOptions {
+  std::vector<int> http_listeners;
+  std::vector<int> socks_listeners;
+  Decider decide;
+  AddressFilter address_allowed;
+  std::chrono::seconds connect_timeout{30};
+  std::chrono::seconds idle_timeout{600};
+  std::chrono::seconds decision_timeout{120};
+  std::chrono::seconds head_timeout{30};
+  std::function<void(std::string_view)> log;
+};
+
+/// The proxy of one sandboxed command. Not copyable or movable. start() and stop() may be
+/// called from any thread except the proxy's own (not from `decide`, `address_allowed` or
+/// `log`).
+class Server {
+ public:
+  /// Takes ownership of the listening sockets; a descriptor that is not a TCP socket is
+  /// logged and closed. Starts nothing yet.
+  explicit Server(ServerOptions options);
+  /// stop().
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  /// Starts accepting on every listener, on one I/O thread the server creates. Once only;
+  /// later calls (and calls after stop()) do nothing. Throws std::system_error if the thread
+  /// cannot be created.
+  void start();
+
+  /// Closes the listeners and every connection, and joins the I/O thread. A connection whose
+  /// decision is pending is refused (403 / SOCKS reply 0x02, best effort) and closed; the
+  /// Decider call itself is not waited for. Returns promptly; idempotent.
+  void stop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pisandbox::proxy

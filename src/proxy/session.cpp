@@ -1,0 +1,445 @@
+#include "proxy/session.hpp"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <asio/co_spawn.hpp>
+#include <asio/detached.hpp>
+#include <asio/post.hpp>
+#include <asio/write.hpp>
+#include <exception>
+
+#include "core/unique_fd.hpp"
+
+namespace pisandbox::proxy {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The relay's copy buffer (plain path) and the most bytes one splice(2) moves: the default
+// pipe capacity on Linux (pipe(7)).
+constexpr std::size_t kRelayChunk = 64 * 1024;
+// How long and how much close_gracefully() reads from a client that keeps sending.
+constexpr auto kLingerTime = std::chrono::seconds(2);
+constexpr std::size_t kLingerBytes = 4 * 1024 * 1024;
+// The most worker threads for decisions and lookups; more jobs wait for a free worker (and the
+// decision timeout still applies to them).
+constexpr std::size_t kMaxWorkers = 256;
+constexpr auto kWorkerIdle = std::chrono::seconds(10);
+
+std::string seconds_text(std::chrono::seconds s) {
+  return std::to_string(s.count()) + " s";
+}
+
+std::string endpoint_text(const tcp::endpoint& endpoint) {
+  const auto address = endpoint.address();
+  const std::string host = address.is_v6() ? "[" + address.to_string() + "]" : address.to_string();
+  return host + ":" + std::to_string(endpoint.port());
+}
+
+Verdict run_decider(const Decider& decide, const std::string& host, std::uint16_t port) {
+  try {
+    Decision decision = decide(host, port);
+    if (decision.allowed) return Verdict{Verdict::Kind::Allowed, {}, {}};
+    if (decision.reason.empty()) decision.reason = "refused";
+    return Verdict{Verdict::Kind::Refused, std::move(decision.reason), {}};
+  } catch (const std::exception& e) {
+    return Verdict{Verdict::Kind::Refused, std::string("the decision failed: ") + e.what(), {}};
+  } catch (...) {
+    return Verdict{Verdict::Kind::Refused, "the decision failed", {}};
+  }
+}
+
+}  // namespace
+
+// ---- ProxyContext ----------------------------------------------------------------------------
+
+ProxyContext::ProxyContext(asio::io_context& io_context, ServerOptions server_options)
+    : io(io_context),
+      options(std::move(server_options)),
+      pool(WorkerPool::create(kMaxWorkers, kWorkerIdle)) {
+  if (options.decide) {
+    decide = std::make_shared<const Decider>(std::move(options.decide));
+  } else {
+    decide = std::make_shared<const Decider>([](const std::string&, std::uint16_t) {
+      return Decision{false, "no decider configured"};
+    });
+  }
+  address_allowed = std::make_shared<const AddressFilter>(std::move(options.address_allowed));
+}
+
+void ProxyContext::log(std::string_view line) const {
+  if (options.log) options.log(line);
+}
+
+void ProxyContext::complete_call(std::uint64_t id, Verdict verdict) {
+  const auto it = calls.find(id);
+  if (it == calls.end()) return;
+  PendingCall call = std::move(it->second);
+  calls.erase(it);
+  call.timer->cancel();
+  call.complete(std::move(verdict));
+}
+
+asio::awaitable<Verdict> blocking_call(ProxyContext& context, const std::function<Verdict()>& job,
+                                       std::chrono::seconds timeout, const Verdict& on_timeout) {
+  // The initiation runs inside the co_await below, while `job` and `on_timeout` are alive.
+  auto initiate = [&context, &job, timeout, &on_timeout](auto handler) {
+    std::function<Verdict()> work = job;
+    Verdict late = on_timeout;
+    const std::uint64_t id = context.next_call++;
+    auto timer = std::make_unique<asio::steady_timer>(context.io, timeout);
+    timer->async_wait([&context, id, late = std::move(late)](const asio::error_code& error) {
+      if (!error) context.complete_call(id, late);
+    });
+    context.calls.emplace(id, ProxyContext::PendingCall{std::move(handler), std::move(timer)});
+    const bool submitted =
+        context.pool->submit([gate = context.gate, target = &context, id, work = std::move(work)] {
+          Verdict verdict = work();
+          // Post only while the io_context exists (Gate); stop() closes the gate first.
+          std::lock_guard lock(gate->mutex);
+          if (!gate->open) return;
+          asio::post(target->io, [target, id, verdict = std::move(verdict)]() mutable {
+            target->complete_call(id, std::move(verdict));
+          });
+        });
+    if (!submitted) {
+      asio::post(context.io, [&context, id] {
+        context.complete_call(id, Verdict{Verdict::Kind::Refused, "no thread to decide on", {}});
+      });
+    }
+  };
+  Verdict verdict = co_await asio::async_initiate<decltype(asio::use_awaitable), void(Verdict)>(
+      initiate, asio::use_awaitable);
+  co_return verdict;
+}
+
+Verdict resolve_and_check(const std::string& host, std::uint16_t port,
+                          const AddressFilter& allowed) {
+  // A synchronous resolve needs an execution context but never runs it; one per worker.
+  thread_local asio::io_context lookup_context;
+  tcp::resolver resolver(lookup_context);
+  asio::error_code error;
+  const auto results =
+      resolver.resolve(host, std::to_string(port),
+                       tcp::resolver::address_configured | tcp::resolver::numeric_service, error);
+  if (error) {
+    return Verdict{
+        Verdict::Kind::Unreachable, "could not resolve " + host + ": " + error.message(), {}};
+  }
+  std::vector<tcp::endpoint> endpoints;
+  for (const auto& entry : results) {
+    const tcp::endpoint endpoint = entry.endpoint();
+    if (std::ranges::find(endpoints, endpoint) != endpoints.end()) continue;
+    std::string why_not;
+    if (!allowed || !allowed(endpoint.address(), why_not)) {
+      if (why_not.empty()) why_not = endpoint.address().to_string() + " is not allowed";
+      return Verdict{Verdict::Kind::Refused, host + " resolves to " + why_not, {}};
+    }
+    endpoints.push_back(endpoint);
+  }
+  if (endpoints.empty()) {
+    return Verdict{Verdict::Kind::Unreachable, "no address for " + host, {}};
+  }
+  return Verdict{Verdict::Kind::Allowed, {}, std::move(endpoints)};
+}
+
+// ---- Session ---------------------------------------------------------------------------------
+
+Session::Session(ProxyContext& context, tcp::socket client)
+    : context_(context),
+      client_(std::move(client)),
+      upstream_(context.io),
+      watchdog_timer_(context.io),
+      connect_timer_(context.io),
+      join_timer_(context.io) {}
+
+Session::~Session() {
+  context_.sessions.erase(id_);
+}
+
+void Session::start() {
+  id_ = context_.next_session++;
+  context_.sessions.emplace(id_, weak_from_this());
+  asio::error_code ignored;
+  client_.set_option(tcp::no_delay(true), ignored);
+  auto self = shared_from_this();
+  asio::co_spawn(
+      context_.io,
+      [self]() -> asio::awaitable<void> {
+        try {
+          co_await self->run();
+        } catch (const std::exception& e) {
+          self->report("internal error", e.what());
+        }
+        self->close_all();
+      },
+      asio::detached);
+  asio::co_spawn(
+      context_.io, [self]() -> asio::awaitable<void> { co_await self->watchdog(); },
+      asio::detached);
+}
+
+void Session::abort() {
+  if (closed_) return;
+  if (phase_ == Phase::Deciding) {
+    // "A pending approval ends (deny) when the command ends" (issue 5): best effort, never
+    // blocking the stop.
+    const std::string bytes = refusal();
+    [[maybe_unused]] const auto sent =
+        ::send(client_.native_handle(), bytes.data(), bytes.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+  }
+  close_all();
+}
+
+void Session::close_all() {
+  closed_ = true;
+  phase_ = Phase::Closing;
+  asio::error_code ignored;
+  client_.close(ignored);
+  upstream_.close(ignored);
+  watchdog_timer_.cancel();
+  connect_timer_.cancel();
+  join_timer_.cancel();
+}
+
+void Session::set_deadline(Clock::duration timeout, Extend extend) {
+  deadline_ = timeout == Clock::duration::max() ? Clock::time_point::max() : Clock::now() + timeout;
+  extend_by_ = extend == Extend::OnActivity ? timeout : Clock::duration{};
+  watchdog_timer_.cancel();  // re-arms with the new deadline
+}
+
+void Session::touch() {
+  if (extend_by_ != Clock::duration{}) deadline_ = Clock::now() + extend_by_;
+}
+
+asio::awaitable<void> Session::watchdog() {
+  while (!closed_) {
+    watchdog_timer_.expires_at(deadline_);
+    co_await watchdog_timer_.async_wait(kNoThrow);
+    if (closed_) break;
+    if (Clock::now() >= deadline_) {
+      if (phase_ != Phase::Closing && !quiet_timeout_) report("closed", "timed out");
+      close_all();
+    }
+  }
+}
+
+void Session::report(std::string_view what, std::string_view detail) const {
+  if (!context_.options.log) return;
+  asio::error_code error;
+  const auto peer = client_.remote_endpoint(error);
+  std::string line = "pi-sandbox proxy: ";
+  if (!error) line += endpoint_text(peer) + " ";
+  line.append(what).append(": ").append(detail);
+  context_.log(line);
+}
+
+asio::awaitable<bool> Session::read_more() {
+  if (closed_) co_return false;
+  std::array<char, 16 * 1024> buffer;
+  auto [error, n] = co_await client_.async_read_some(asio::buffer(buffer), kNoThrow);
+  if (error) co_return false;
+  in_.append(buffer.data(), n);
+  touch();
+  co_return true;
+}
+
+asio::awaitable<bool> Session::write_client(std::string_view bytes) {
+  if (closed_) co_return false;
+  auto [error, n] = co_await asio::async_write(client_, asio::buffer(bytes), kNoThrow);
+  touch();
+  co_return !error;
+}
+
+asio::awaitable<Verdict> Session::check_destination(const std::string& host, std::uint16_t port) {
+  phase_ = Phase::Deciding;
+  set_deadline(Clock::duration::max(), Extend::Never);
+  const auto& options = context_.options;
+  std::function<Verdict()> decide = [decider = context_.decide, host, port] {
+    return run_decider(*decider, host, port);
+  };
+  const Verdict undecided{
+      Verdict::Kind::Refused, "no decision within " + seconds_text(options.decision_timeout), {}};
+  Verdict decided = co_await blocking_call(context_, decide, options.decision_timeout, undecided);
+  if (decided.kind != Verdict::Kind::Allowed || closed_) co_return decided;
+  std::function<Verdict()> look_up = [filter = context_.address_allowed, host, port] {
+    return resolve_and_check(host, port, *filter);
+  };
+  const Verdict slow_lookup{
+      Verdict::Kind::Unreachable,
+      "looking up " + host + " took longer than " + seconds_text(options.connect_timeout),
+      {}};
+  Verdict resolved =
+      co_await blocking_call(context_, look_up, options.connect_timeout, slow_lookup);
+  phase_ = Phase::Connecting;
+  co_return resolved;
+}
+
+asio::awaitable<std::optional<Session::ConnectFailure>> Session::connect_upstream(
+    const std::vector<tcp::endpoint>& endpoints) {
+  phase_ = Phase::Connecting;
+  std::optional<ConnectFailure> failure;
+  if (endpoints.empty()) failure = ConnectFailure{"no address", asio::error::host_not_found};
+  for (const tcp::endpoint& endpoint : endpoints) {
+    asio::error_code error;
+    upstream_.close(error);
+    upstream_.open(endpoint.protocol(), error);
+    if (error) {
+      failure = ConnectFailure{"socket(): " + error.message(), error};
+      continue;
+    }
+    const std::uint64_t attempt = ++connect_attempt_;
+    connecting_ = true;
+    connect_timed_out_ = false;
+    connect_timer_.expires_after(context_.options.connect_timeout);
+    connect_timer_.async_wait([self = shared_from_this(), attempt](const asio::error_code& e) {
+      if (e || !self->connecting_ || self->connect_attempt_ != attempt) return;
+      self->connect_timed_out_ = true;
+      asio::error_code ignored;
+      self->upstream_.cancel(ignored);
+    });
+    auto [connect_error] = co_await upstream_.async_connect(endpoint, kNoThrow);
+    connecting_ = false;
+    connect_timer_.cancel();
+    if (closed_) co_return ConnectFailure{"connection closed", asio::error::operation_aborted};
+    if (!connect_error) {
+      upstream_.set_option(tcp::no_delay(true), error);
+      co_return std::nullopt;
+    }
+    const std::string cause =
+        connect_timed_out_ ? "timed out after " + seconds_text(context_.options.connect_timeout)
+                           : connect_error.message();
+    failure =
+        ConnectFailure{endpoint_text(endpoint) + ": " + cause, connect_error, connect_timed_out_};
+  }
+  asio::error_code ignored;
+  upstream_.close(ignored);
+  co_return failure;
+}
+
+asio::awaitable<void> Session::relay() {
+  phase_ = Phase::Relaying;
+  set_deadline(context_.options.idle_timeout, Extend::OnActivity);
+  upload_done_ = false;
+  auto self = shared_from_this();
+  early_upload_ = std::move(in_);
+  in_.clear();
+  asio::co_spawn(
+      context_.io,
+      [self]() -> asio::awaitable<void> {
+        co_await self->pump(self->client_, self->upstream_, &self->early_upload_);
+        self->upload_done_ = true;
+        self->join_timer_.cancel();
+      },
+      asio::detached);
+  co_await pump(upstream_, client_, nullptr);
+  if (!upload_done_ && !closed_) {
+    join_timer_.expires_at(Clock::time_point::max());
+    co_await join_timer_.async_wait(kNoThrow);
+  }
+}
+
+// One direction of a tunnel. Reads only after the previous write completed (back-pressure);
+// on end of file stops sending on the other side (half-close), so the other direction carries
+// on until it ends too; on an error closes everything.
+asio::awaitable<void> Session::pump(tcp::socket& from, tcp::socket& to, std::string* early) {
+  if (early != nullptr && !early->empty()) {
+    auto [error, n] = co_await asio::async_write(to, asio::buffer(*early), kNoThrow);
+    early->clear();
+    if (error) {
+      close_all();
+      co_return;
+    }
+  }
+  if (co_await splice_pump(from, to)) co_return;
+  const std::unique_ptr<char[]> buffer(new char[kRelayChunk]);
+  while (!closed_) {
+    auto [read_error, n] =
+        co_await from.async_read_some(asio::buffer(buffer.get(), kRelayChunk), kNoThrow);
+    if (read_error == asio::error::eof) {
+      asio::error_code ignored;
+      to.shutdown(tcp::socket::shutdown_send, ignored);
+      co_return;
+    }
+    if (read_error) break;
+    touch();
+    auto [write_error, written] =
+        co_await asio::async_write(to, asio::buffer(buffer.get(), n), kNoThrow);
+    if (write_error) break;
+    touch();
+  }
+  close_all();
+}
+
+// The zero-copy path of pump() (issue 5 "Tunnels"): splice(2) socket → pipe → socket. Waits
+// for readiness only after EAGAIN, which keeps Asio's edge-triggered reactor exact. Returns
+// false, having moved nothing, when no pipe can be made or the kernel cannot splice these
+// sockets; true when the direction is over.
+asio::awaitable<bool> Session::splice_pump(tcp::socket& from, tcp::socket& to) {
+  int fds[2];
+  if (::pipe2(fds, O_NONBLOCK | O_CLOEXEC) != 0) co_return false;
+  const core::UniqueFd pipe_out(fds[0]);
+  const core::UniqueFd pipe_in(fds[1]);
+  asio::error_code error;
+  from.non_blocking(true, error);
+  to.non_blocking(true, error);
+  constexpr unsigned kFlags = SPLICE_F_MOVE | SPLICE_F_NONBLOCK;
+  bool moved = false;
+  while (!closed_) {
+    const ssize_t n =
+        ::splice(from.native_handle(), nullptr, pipe_in.get(), nullptr, kRelayChunk, kFlags);
+    if (n == 0) {
+      to.shutdown(tcp::socket::shutdown_send, error);
+      co_return true;
+    }
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      // A kernel (or a sandbox such as gVisor) without splice for these sockets: copy instead.
+      if (!moved && (errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP)) co_return false;
+      if (errno != EAGAIN) break;
+      auto [wait_error] = co_await from.async_wait(tcp::socket::wait_read, kNoThrow);
+      if (wait_error) break;
+      continue;
+    }
+    touch();
+    moved = true;
+    std::size_t in_pipe = static_cast<std::size_t>(n);
+    while (in_pipe > 0 && !closed_) {
+      const ssize_t m =
+          ::splice(pipe_out.get(), nullptr, to.native_handle(), nullptr, in_pipe, kFlags);
+      if (m > 0) {
+        in_pipe -= static_cast<std::size_t>(m);
+        touch();
+        continue;
+      }
+      if (m < 0 && errno == EINTR) continue;
+      if (m == 0 || errno != EAGAIN) break;
+      auto [wait_error] = co_await to.async_wait(tcp::socket::wait_write, kNoThrow);
+      if (wait_error) break;
+    }
+    if (in_pipe > 0) break;
+  }
+  close_all();
+  co_return true;
+}
+
+asio::awaitable<void> Session::close_gracefully() {
+  if (closed_) co_return;
+  phase_ = Phase::Closing;
+  asio::error_code ignored;
+  upstream_.close(ignored);
+  client_.shutdown(tcp::socket::shutdown_send, ignored);
+  set_deadline(kLingerTime, Extend::Never);
+  std::size_t drained = 0;
+  std::array<char, 16 * 1024> buffer;
+  while (!closed_ && drained < kLingerBytes) {
+    auto [error, n] = co_await client_.async_read_some(asio::buffer(buffer), kNoThrow);
+    if (error) break;
+    drained += n;
+  }
+  close_all();
+}
+
+}  // namespace pisandbox::proxy

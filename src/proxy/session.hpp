@@ -1,0 +1,195 @@
+// pisandbox::proxy — internals of the Server: the state its connections share, and the
+// Session every client connection runs (HttpSession, SocksSession). Not a public header.
+//
+// Threading: everything here runs on the Server's one I/O thread, except the jobs given to
+// the WorkerPool (the Decider and the name lookup), which hand their Verdict back through
+// ProxyContext::gate. Sessions are C++20 coroutines on Asio (one per connection, plus one per
+// tunnel direction and a watchdog); timeouts are deadlines a watchdog enforces by closing the
+// sockets, which ends every pending operation.
+//
+// Coroutine rule for this directory: coroutine parameters are references, pointers or trivial
+// values, and a co_await operand creates no temporary of class type (name it first). GCC 12
+// destroyed such a temporary twice (a lambda converted to std::function: heap corruption).
+#pragma once
+
+#include <asio/awaitable.hpp>
+#include <asio/experimental/as_tuple.hpp>
+#include <asio/io_context.hpp>
+#include <asio/ip/tcp.hpp>
+#include <asio/steady_timer.hpp>
+#include <asio/use_awaitable.hpp>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "proxy/server.hpp"
+#include "proxy/worker_pool.hpp"
+
+namespace pisandbox::proxy {
+
+using tcp = asio::ip::tcp;
+
+/// Completion token for awaiting without exceptions: results come back as a tuple whose first
+/// element is the asio::error_code.
+inline constexpr auto kNoThrow = asio::experimental::as_tuple(asio::use_awaitable);
+
+/// The outcome of one step of the decision for a destination.
+///   Allowed: go on (after the lookup, `endpoints` holds every checked address, in order);
+///   Refused: the Decider refused, or an address is not allowed (→ 403, SOCKS 0x02);
+///   Unreachable: the name lookup failed or timed out (→ 502, SOCKS 0x04).
+struct Verdict {
+  enum class Kind { Allowed, Refused, Unreachable };
+  Kind kind = Kind::Refused;
+  std::string reason;
+  std::vector<tcp::endpoint> endpoints;
+};
+
+/// Lets a worker hand a result to the I/O thread only while the io_context exists: a worker
+/// posts while holding `mutex` and only if `open`; Server::stop() closes it first.
+struct Gate {
+  std::mutex mutex;
+  bool open = true;
+};
+
+class Session;
+
+/// What the sessions of one Server share. Only `pool`, `gate`, `decide` and `address_allowed`
+/// are used off the I/O thread.
+struct ProxyContext {
+  ProxyContext(asio::io_context& io_context, ServerOptions server_options);
+
+  asio::io_context& io;
+  ServerOptions options;
+  std::shared_ptr<const Decider> decide;
+  std::shared_ptr<const AddressFilter> address_allowed;
+  std::shared_ptr<WorkerPool> pool;
+  std::shared_ptr<Gate> gate = std::make_shared<Gate>();
+
+  /// Live sessions by id, for stop().
+  std::unordered_map<std::uint64_t, std::weak_ptr<Session>> sessions;
+  std::uint64_t next_session = 0;
+
+  /// Calls waiting for a worker, by id: the continuation and its timeout.
+  struct PendingCall {
+    std::move_only_function<void(Verdict)> complete;
+    std::unique_ptr<asio::steady_timer> timer;
+  };
+  std::unordered_map<std::uint64_t, PendingCall> calls;
+  std::uint64_t next_call = 0;
+
+  /// Writes one line to options.log, if set.
+  void log(std::string_view line) const;
+  /// Resumes the call `id` with `verdict`, unless it already finished (timed out).
+  void complete_call(std::uint64_t id, Verdict verdict);
+};
+
+/// Runs `job` on the worker pool and resumes with its Verdict, or with `on_timeout` when it
+/// takes longer than `timeout` (the job then runs on and its result is dropped). When the pool
+/// refuses the job (closed, or no thread can be made), resumes with Refused at once.
+asio::awaitable<Verdict> blocking_call(ProxyContext& context, const std::function<Verdict()>& job,
+                                       std::chrono::seconds timeout, const Verdict& on_timeout);
+
+/// The name lookup and address check of issue 5 step 3, run on a worker: resolves `host`
+/// once (asio's resolver: getaddrinfo(3) with AI_ADDRCONFIG), and is Allowed with every
+/// address (in resolver order, duplicates dropped) only when there is at least one and every
+/// one passes `allowed`; Refused naming the first address refused; Unreachable on a lookup
+/// error.
+Verdict resolve_and_check(const std::string& host, std::uint16_t port,
+                          const AddressFilter& allowed);
+
+/// One client connection. Derived classes implement the protocol in run().
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(ProxyContext& context, tcp::socket client);
+  virtual ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  /// Registers the session and spawns run() and its watchdog on the I/O thread.
+  void start();
+
+  /// For Server::stop(): refuses a pending decision (best effort, without blocking) and
+  /// closes both sockets.
+  void abort();
+
+ protected:
+  enum class Phase { Handshake, Deciding, Connecting, Relaying, Closing };
+
+  /// The protocol; ends with the connection.
+  virtual asio::awaitable<void> run() = 0;
+  /// The bytes that refuse the destination being decided (403 or SOCKS reply 0x02).
+  [[nodiscard]] virtual std::string refusal() const = 0;
+
+  /// Reads more client bytes, appending them to in_. False on end of file, error or close.
+  asio::awaitable<bool> read_more();
+  /// Writes all of `bytes` to the client. False on error.
+  asio::awaitable<bool> write_client(std::string_view bytes);
+  /// Steps 2 and 3 for a normalised destination: the Decider, then the lookup and the check.
+  asio::awaitable<Verdict> check_destination(const std::string& host, std::uint16_t port);
+  /// Step 4: connects upstream_ to the checked endpoints in order, each attempt limited to
+  /// connect_timeout. Returns nullopt when connected, else what failed.
+  struct ConnectFailure {
+    std::string message;
+    asio::error_code code;
+    bool timed_out = false;
+  };
+  asio::awaitable<std::optional<ConnectFailure>> connect_upstream(
+      const std::vector<tcp::endpoint>& endpoints);
+  /// The opaque tunnel between client_ and upstream_ (issue 5 "Tunnels"); in_ (bytes the
+  /// client sent early) goes upstream first. Returns when both directions ended.
+  asio::awaitable<void> relay();
+  /// Sends what was written, stops sending, reads and drops what the client still sends for
+  /// a moment (so that closing does not reset the connection before the client read our
+  /// answer, RFC 9112 section 9.6), then closes everything.
+  asio::awaitable<void> close_gracefully();
+  /// Closes both sockets at once; every pending operation ends.
+  void close_all();
+
+  /// From now on the watchdog closes the connection at `now + timeout` (time_point::max()
+  /// for none); with Extend::OnActivity every byte moved pushes the deadline back.
+  enum class Extend { Never, OnActivity };
+  void set_deadline(std::chrono::steady_clock::duration timeout, Extend extend);
+  void touch();
+
+  /// Logs `<what>: <detail>` with the client's name.
+  void report(std::string_view what, std::string_view detail) const;
+
+  ProxyContext& context_;
+  tcp::socket client_;
+  tcp::socket upstream_;
+  std::string in_;
+  Phase phase_ = Phase::Handshake;
+  bool closed_ = false;
+  bool quiet_timeout_ = false;  // an idle keep-alive connection ending is not worth a log line
+
+ private:
+  asio::awaitable<void> watchdog();
+  asio::awaitable<void> pump(tcp::socket& from, tcp::socket& to, std::string* early);
+  asio::awaitable<bool> splice_pump(tcp::socket& from, tcp::socket& to);
+
+  std::uint64_t id_ = 0;
+  asio::steady_timer watchdog_timer_;
+  asio::steady_timer connect_timer_;
+  asio::steady_timer join_timer_;
+  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
+  std::chrono::steady_clock::duration extend_by_{};
+  std::uint64_t connect_attempt_ = 0;
+  bool connecting_ = false;
+  bool connect_timed_out_ = false;
+  bool upload_done_ = false;
+  std::string early_upload_;  // client bytes that came with the request, sent upstream first
+};
+
+/// Starts the HTTP proxy protocol (CONNECT and absolute-form) on an accepted connection.
+void start_http_session(ProxyContext& context, tcp::socket client);
+/// Starts the SOCKS5 protocol on an accepted connection.
+void start_socks_session(ProxyContext& context, tcp::socket client);
+
+}  // namespace pisandbox::proxy

@@ -1,0 +1,148 @@
+// The SOCKS5 protocol on one client connection (RFC 1928; issue 5 "Protocols"; reference
+// items 161-162): no authentication, CONNECT to domain names only, then a tunnel.
+#include <array>
+
+#include "proxy/protocol/destination.hpp"
+#include "proxy/protocol/socks5.hpp"
+#include "proxy/session.hpp"
+
+namespace pisandbox::proxy {
+namespace {
+
+constexpr std::uint8_t kAtypDomain = 0x03;
+
+std::string_view as_text(const auto& bytes) {
+  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
+
+class SocksSession final : public Session {
+ public:
+  using Session::Session;
+
+ protected:
+  asio::awaitable<void> run() override;
+  [[nodiscard]] std::string refusal() const override {
+    return std::string(as_text(socks_reply(SocksReply::NotAllowed)));
+  }
+
+ private:
+  asio::awaitable<bool> negotiate_method();
+  asio::awaitable<std::optional<SocksRequest>> read_request();
+  asio::awaitable<void> reply_and_close(SocksReply reply, std::string_view what,
+                                        std::string_view detail);
+};
+
+asio::awaitable<void> SocksSession::reply_and_close(SocksReply reply, std::string_view what,
+                                                    std::string_view detail) {
+  report(what, detail);
+  const auto bytes = socks_reply(reply);
+  if (co_await write_client(as_text(bytes))) co_await close_gracefully();
+}
+
+// The greeting and the method selection (RFC 1928 section 3).
+asio::awaitable<bool> SocksSession::negotiate_method() {
+  SocksGreetingParser parser;
+  while (true) {
+    auto result = parser.feed(in_);
+    if (auto* greeting = std::get_if<SocksGreeting>(&result)) {
+      in_.erase(0, greeting->consumed);
+      const std::uint8_t method = select_method(greeting->methods);
+      const auto selection = method_reply(method);
+      if (!co_await write_client(as_text(selection))) co_return false;
+      if (method == kMethodNoAuth) co_return true;
+      report("SOCKS5 refused", "the client offers no method without authentication");
+      co_await close_gracefully();
+      co_return false;
+    }
+    if (auto* error = std::get_if<SocksError>(&result)) {
+      report("SOCKS5 refused", error->reason);
+      const auto none = method_reply(kMethodNoneAcceptable);
+      if (error->reason == "no authentication methods offered" &&
+          co_await write_client(as_text(none))) {
+        co_await close_gracefully();
+      }
+      co_return false;
+    }
+    in_.clear();
+    if (!co_await read_more()) co_return false;
+  }
+}
+
+// The request (RFC 1928 section 4); answers protocol errors itself.
+asio::awaitable<std::optional<SocksRequest>> SocksSession::read_request() {
+  SocksRequestParser parser;
+  while (true) {
+    auto result = parser.feed(in_);
+    if (auto* request = std::get_if<SocksRequest>(&result)) {
+      in_.erase(0, request->consumed);
+      co_return std::move(*request);
+    }
+    if (auto* error = std::get_if<SocksError>(&result)) {
+      co_await reply_and_close(error->reply.value_or(SocksReply::GeneralFailure), "SOCKS5 refused",
+                               error->reason);
+      co_return std::nullopt;
+    }
+    in_.clear();
+    if (!co_await read_more()) co_return std::nullopt;
+  }
+}
+
+SocksReply connect_failure_reply(const asio::error_code& code) {
+  if (code == asio::error::connection_refused) return SocksReply::ConnectionRefused;
+  if (code == asio::error::network_unreachable) return SocksReply::NetworkUnreachable;
+  return SocksReply::HostUnreachable;
+}
+
+asio::awaitable<void> SocksSession::run() {
+  set_deadline(context_.options.head_timeout, Extend::Never);
+  if (!co_await negotiate_method()) co_return;
+  const auto request = co_await read_request();
+  if (!request) co_return;
+  const std::string what = "SOCKS5 CONNECT " + request->host + ":" + std::to_string(request->port);
+  const std::string refused = what + " refused";
+  const std::string failed = what + " failed";
+  if (request->command != static_cast<std::uint8_t>(SocksCommand::Connect)) {
+    const std::string detail =
+        "only CONNECT is supported (command " + std::to_string(request->command) + ")";
+    co_await reply_and_close(SocksReply::CommandNotSupported, "SOCKS5 refused", detail);
+    co_return;
+  }
+  // IP destinations are refused like IP literals in HTTP (issue 5 step 1 and "Protocols").
+  if (request->address_type != kAtypDomain) {
+    co_await reply_and_close(SocksReply::NotAllowed, refused,
+                             "IP address destinations are not allowed; send a host name");
+    co_return;
+  }
+  const auto host = normalise_host(request->host);
+  if (!host || request->port == 0) {
+    const std::string detail = host ? "port 0" : "the host " + host.error();
+    co_await reply_and_close(SocksReply::NotAllowed, refused, detail);
+    co_return;
+  }
+  const Verdict verdict = co_await check_destination(*host, request->port);
+  if (closed_) co_return;
+  if (verdict.kind == Verdict::Kind::Refused) {
+    co_await reply_and_close(SocksReply::NotAllowed, refused, verdict.reason);
+    co_return;
+  }
+  if (verdict.kind == Verdict::Kind::Unreachable) {
+    co_await reply_and_close(SocksReply::HostUnreachable, failed, verdict.reason);
+    co_return;
+  }
+  const auto failure = co_await connect_upstream(verdict.endpoints);
+  if (closed_) co_return;
+  if (failure) {
+    co_await reply_and_close(connect_failure_reply(failure->code), failed, failure->message);
+    co_return;
+  }
+  const auto succeeded = socks_reply(SocksReply::Succeeded);
+  if (co_await write_client(as_text(succeeded))) co_await relay();
+}
+
+}  // namespace
+
+void start_socks_session(ProxyContext& context, tcp::socket client) {
+  std::make_shared<SocksSession>(context, std::move(client))->start();
+}
+
+}  // namespace pisandbox::proxy

@@ -1,0 +1,843 @@
+// proxy::Server with real sockets on 127.0.0.1 (issue 5 "Protocols"): a Server on listeners
+// the test creates, a scripted Decider, and tiny origin servers on threads. Nothing of the
+// proxy is mocked. The one test seam is ServerOptions::address_allowed, which here accepts
+// 127.0.0.1 (production refuses every loopback address); test names resolve through a
+// private /etc/hosts in a mount namespace of this test process, as issue 5's integration tests
+// give the supervisor a hosts file. No test asserts a wall-clock time: "does not stall" is
+// shown by ordering (a blocked decider is released only after another connection finished).
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <asio/ip/address.hpp>
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <list>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/unique_fd.hpp"
+#include "proxy/protocol/http.hpp"
+#include "proxy/server.hpp"
+
+namespace pisandbox::proxy {
+namespace {
+
+using core::UniqueFd;
+
+// ---- test names ------------------------------------------------------------------------------
+
+constexpr const char* kHosts =
+    "127.0.0.1 localhost\n"
+    "127.0.0.1 origin.test\n"
+    "127.0.0.1 other.test\n"
+    "10.0.0.1 private.test\n"
+    "127.0.0.1 mixed.test\n"
+    "10.0.0.2 mixed.test\n";
+
+bool write_file(const char* path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  return static_cast<bool>(out);
+}
+
+// Runs before main(), while the process has one thread (unshare(CLONE_NEWUSER) requires it).
+std::string set_up_test_names() {
+  const uid_t uid = ::geteuid();
+  const gid_t gid = ::getegid();
+  if (uid == 0) {
+    if (::unshare(CLONE_NEWNS) != 0) return "unshare(CLONE_NEWNS) failed";
+  } else {
+    if (::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) return "no user namespace";
+    write_file("/proc/self/setgroups", "deny");
+    if (!write_file("/proc/self/uid_map", "0 " + std::to_string(uid) + " 1") ||
+        !write_file("/proc/self/gid_map", "0 " + std::to_string(gid) + " 1")) {
+      return "cannot map ids in the user namespace";
+    }
+  }
+  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return "mount(MS_PRIVATE)";
+  char path[] = "/tmp/pi-sandbox-proxy-hosts-XXXXXX";
+  const int fd = ::mkstemp(path);
+  if (fd < 0) return "mkstemp";
+  ::close(fd);
+  if (!write_file(path, kHosts)) return "write hosts";
+  const bool mounted = ::mount(path, "/etc/hosts", nullptr, MS_BIND, nullptr) == 0;
+  ::unlink(path);
+  return mounted ? "" : "bind mount over /etc/hosts failed";
+}
+
+const std::string kNoTestNames = set_up_test_names();
+
+#define REQUIRE_TEST_NAMES()                                                       \
+  if (!kNoTestNames.empty()) {                                                     \
+    GTEST_SKIP() << "test names need a private mount namespace: " << kNoTestNames; \
+  }
+
+// ---- sockets ---------------------------------------------------------------------------------
+
+struct Listener {
+  UniqueFd fd;
+  std::uint16_t port = 0;
+};
+
+Listener listen_loopback() {
+  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&address), length) != 0 ||
+      ::listen(fd.get(), 128) != 0 ||
+      ::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    ADD_FAILURE() << "listen on 127.0.0.1 failed";
+  }
+  return Listener{std::move(fd), ntohs(address.sin_port)};
+}
+
+UniqueFd connect_loopback(std::uint16_t port) {
+  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  const timeval timeout{10, 0};  // a hang fails the test instead of blocking it
+  ::setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = htons(port);
+  if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    ADD_FAILURE() << "connect to 127.0.0.1:" << port << " failed";
+  }
+  return fd;
+}
+
+bool write_all(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    if (n <= 0) return false;
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+// Reads until end of file (or error / the 10 s receive timeout).
+std::string read_all(int fd) {
+  std::string out;
+  char buffer[16384];
+  while (true) {
+    const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+    if (n <= 0) return out;
+    out.append(buffer, static_cast<std::size_t>(n));
+  }
+}
+
+std::string read_exactly(int fd, std::size_t count) {
+  std::string out;
+  char buffer[16384];
+  while (out.size() < count) {
+    const ssize_t n = ::recv(fd, buffer, std::min(sizeof buffer, count - out.size()), 0);
+    if (n <= 0) break;
+    out.append(buffer, static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
+// Reads a head (through the empty line); the bytes after it are left in the socket.
+std::string read_head(int fd) {
+  std::string out;
+  char c;
+  while (!out.ends_with("\r\n\r\n") && ::recv(fd, &c, 1, 0) == 1) out.push_back(c);
+  return out;
+}
+
+std::string pattern(std::size_t size, unsigned seed) {
+  std::string out(size, '\0');
+  for (std::size_t i = 0; i < size; ++i) out[i] = static_cast<char>((i * 131 + seed) % 251);
+  return out;
+}
+
+// ---- origin servers --------------------------------------------------------------------------
+
+// Accepts on 127.0.0.1 and runs `handler` for each connection on a thread of its own.
+class Origin {
+ public:
+  explicit Origin(std::function<void(int)> handler) : handler_(std::move(handler)) {
+    Listener listener = listen_loopback();
+    port_ = listener.port;
+    listen_fd_ = std::move(listener.fd);
+    acceptor_ = std::thread([this] {
+      while (true) {
+        const int fd = ::accept4(listen_fd_.get(), nullptr, nullptr, SOCK_CLOEXEC);
+        if (fd < 0) return;
+        accepted_.fetch_add(1);
+        std::lock_guard lock(mutex_);
+        connections_.emplace_back([this, fd] {
+          const timeval timeout{10, 0};
+          ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+          handler_(fd);
+          ::close(fd);
+        });
+      }
+    });
+  }
+  ~Origin() {
+    ::shutdown(listen_fd_.get(), SHUT_RDWR);
+    acceptor_.join();
+    std::lock_guard lock(mutex_);
+    for (auto& thread : connections_) thread.join();
+  }
+  [[nodiscard]] std::uint16_t port() const { return port_; }
+  [[nodiscard]] int accepted() const { return accepted_.load(); }
+
+ private:
+  std::function<void(int)> handler_;
+  UniqueFd listen_fd_;
+  std::uint16_t port_ = 0;
+  std::thread acceptor_;
+  std::mutex mutex_;
+  std::list<std::thread> connections_;
+  std::atomic<int> accepted_{0};
+};
+
+void echo(int fd) {
+  char buffer[16384];
+  while (true) {
+    const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+    if (n <= 0) return;
+    if (!write_all(fd, std::string_view(buffer, static_cast<std::size_t>(n)))) return;
+  }
+}
+
+// ---- the proxy under test --------------------------------------------------------------------
+
+// A Decider with a script; the calls it saw. Shared by pointer (the Decider contract).
+struct Script {
+  std::mutex mutex;
+  std::vector<std::string> calls;
+  std::function<Decision(const std::string&, std::uint16_t)> answer = [](const auto&, auto) {
+    return Decision{true, ""};
+  };
+
+  std::vector<std::string> seen() {
+    std::lock_guard lock(mutex);
+    return calls;
+  }
+};
+
+// A one-shot gate a decider can wait on.
+struct Latch {
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool open = false;
+  void release() {
+    std::lock_guard lock(mutex);
+    open = true;
+    changed.notify_all();
+  }
+  bool wait(std::chrono::seconds limit = std::chrono::seconds(20)) {
+    std::unique_lock lock(mutex);
+    return changed.wait_for(lock, limit, [this] { return open; });
+  }
+};
+
+struct Proxy {
+  explicit Proxy(std::function<void(ServerOptions&)> tweak = {}) {
+    Listener http = listen_loopback();
+    Listener socks = listen_loopback();
+    http_port = http.port;
+    socks_port = socks.port;
+    ServerOptions options;
+    options.http_listeners = {http.fd.release()};
+    options.socks_listeners = {socks.fd.release()};
+    options.decide = [script = script](const std::string& host, std::uint16_t port) {
+      {
+        std::lock_guard lock(script->mutex);
+        script->calls.push_back(host + ":" + std::to_string(port));
+      }
+      return script->answer(host, port);
+    };
+    // The test seam: the test servers live on 127.0.0.1, which production refuses.
+    options.address_allowed = [](const asio::ip::address& address, std::string& why_not) {
+      if (address == asio::ip::make_address("127.0.0.1")) return true;
+      why_not = address.to_string() + ", which is not the test server";
+      return false;
+    };
+    options.log = [log = log](std::string_view line) {
+      std::lock_guard lock(log->mutex);
+      log->lines.emplace_back(line);
+    };
+    if (tweak) tweak(options);
+    server = std::make_unique<Server>(std::move(options));
+    server->start();
+  }
+
+  struct Log {
+    std::mutex mutex;
+    std::vector<std::string> lines;
+  };
+  std::string logged() {
+    std::lock_guard lock(log->mutex);
+    std::string out;
+    for (const auto& line : log->lines) out += line + "\n";
+    return out;
+  }
+
+  std::shared_ptr<Script> script = std::make_shared<Script>();
+  std::shared_ptr<Log> log = std::make_shared<Log>();
+  std::uint16_t http_port = 0;
+  std::uint16_t socks_port = 0;
+  std::unique_ptr<Server> server;
+};
+
+const std::string kEstablished = "HTTP/1.1 200 Connection Established\r\n\r\n";
+
+std::string connect_request(const std::string& target) {
+  return "CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n\r\n";
+}
+
+std::string bytes(std::initializer_list<int> values) {
+  std::string out;
+  for (int v : values) out.push_back(static_cast<char>(v));
+  return out;
+}
+
+std::string socks_connect(const std::string& host, std::uint16_t port) {
+  return bytes({5, 1, 0, 3, static_cast<int>(host.size())}) + host +
+         bytes({port >> 8, port & 0xff});
+}
+
+const std::string kSocksOk = bytes({5, 0, 0, 1, 0, 0, 0, 0, 0, 0});
+const std::string kSocksNotAllowed = bytes({5, 2, 0, 1, 0, 0, 0, 0, 0, 0});
+
+// Greets a SOCKS5 proxy (no authentication) and sends `request`; returns the reply.
+std::string socks_exchange(int fd, const std::string& request) {
+  EXPECT_TRUE(write_all(fd, bytes({5, 1, 0})));
+  EXPECT_EQ(read_exactly(fd, 2), bytes({5, 0}));
+  EXPECT_TRUE(write_all(fd, request));
+  return read_exactly(fd, 10);
+}
+
+// ---- CONNECT ---------------------------------------------------------------------------------
+
+TEST(ProxyServer, ConnectTunnelsBytesBothWays) {
+  REQUIRE_TEST_NAMES();
+  Origin origin(echo);
+  Proxy proxy;
+  const std::string target = "Origin.TEST.:" + std::to_string(origin.port());
+  UniqueFd client = connect_loopback(proxy.http_port);
+  // Early bytes right after the head go through too (reference item 155).
+  ASSERT_TRUE(write_all(client.get(), connect_request(target) + "early "));
+  EXPECT_EQ(read_exactly(client.get(), kEstablished.size()), kEstablished);
+  const std::string payload = pattern(300000, 7);
+  std::thread writer([&] { write_all(client.get(), payload); });
+  EXPECT_EQ(read_exactly(client.get(), 6 + payload.size()), "early " + payload);
+  writer.join();
+  EXPECT_EQ(proxy.script->seen(),
+            std::vector<std::string>{"origin.test:" + std::to_string(origin.port())});
+}
+
+TEST(ProxyServer, ConnectRefusedGetsTheExact403) {
+  REQUIRE_TEST_NAMES();
+  Origin origin(echo);
+  Proxy proxy;
+  proxy.script->answer = [](const auto&, auto) { return Decision{false, "denied by test"}; };
+  UniqueFd client = connect_loopback(proxy.http_port);
+  ASSERT_TRUE(write_all(client.get(), connect_request("origin.test:443")));
+  EXPECT_EQ(read_all(client.get()), blocked_response());
+  EXPECT_EQ(proxy.script->seen(), std::vector<std::string>{"origin.test:443"});
+  EXPECT_EQ(origin.accepted(), 0);
+  EXPECT_NE(proxy.logged().find("CONNECT origin.test:443 refused: denied by test"),
+            std::string::npos)
+      << proxy.logged();
+}
+
+TEST(ProxyServer, IpLiteralsAreRefusedWithoutAsking) {
+  REQUIRE_TEST_NAMES();
+  Proxy proxy;
+  for (const char* target : {"127.0.0.1:80", "[::1]:80", "2130706433:80", "0x7f.1:80",
+                             "[::ffff:127.0.0.1]:80", "localhost:80"}) {
+    UniqueFd client = connect_loopback(proxy.http_port);
+    ASSERT_TRUE(write_all(client.get(), connect_request(target)));
+    EXPECT_EQ(read_all(client.get()), blocked_response()) << target;
+  }
+  EXPECT_TRUE(proxy.script->seen().empty());
+}
+
+TEST(ProxyServer, AddressCheckRefusesEvenAllowedNames) {
+  REQUIRE_TEST_NAMES();
+  Proxy proxy;  // the decider allows everything
+  for (const char* target : {"private.test:80", "mixed.test:80"}) {
+    UniqueFd client = connect_loopback(proxy.http_port);
+    ASSERT_TRUE(write_all(client.get(), connect_request(target)));
+    EXPECT_EQ(read_all(client.get()), blocked_response()) << target;
+  }
+  UniqueFd socks = connect_loopback(proxy.socks_port);
+  EXPECT_EQ(socks_exchange(socks.get(), socks_connect("mixed.test", 80)), kSocksNotAllowed);
+  EXPECT_EQ(proxy.script->seen().size(), 3u);
+  EXPECT_NE(proxy.logged().find("mixed.test resolves to 10.0.0.2, which is not the test server"),
+            std::string::npos)
+      << proxy.logged();
+}
+
+TEST(ProxyServer, UnreachableServerIs502NamingTheCause) {
+  REQUIRE_TEST_NAMES();
+  std::uint16_t closed_port = 0;
+  {
+    Listener gone = listen_loopback();
+    closed_port = gone.port;
+  }
+  Proxy proxy;
+  UniqueFd client = connect_loopback(proxy.http_port);
+  ASSERT_TRUE(
+      write_all(client.get(), connect_request("origin.test:" + std::to_string(closed_port))));
+  const std::string answer = read_all(client.get());
+  EXPECT_TRUE(answer.starts_with("HTTP/1.1 502 Bad Gateway\r\n")) << answer;
+  EXPECT_NE(answer.find("could not connect to origin.test:" + std::to_string(closed_port) +
+                        " (127.0.0.1:" + std::to_string(closed_port) + ": Connection refused)"),
+            std::string::npos)
+      << answer;
+  UniqueFd socks = connect_loopback(proxy.socks_port);
+  EXPECT_EQ(socks_exchange(socks.get(), socks_connect("origin.test", closed_port)),
+            bytes({5, 5, 0, 1, 0, 0, 0, 0, 0, 0}));
+}
+
+TEST(ProxyServer, HalfCloseReachesTheServer) {
+  REQUIRE_TEST_NAMES();
+  // The server answers only after the client finished sending (end of file).
+  Origin origin([](int fd) {
+    const std::string request = read_all(fd);
+    write_all(fd, "got " + std::to_string(request.size()) + " bytes");
+  });
+  Proxy proxy;
+  UniqueFd client = connect_loopback(proxy.http_port);
+  ASSERT_TRUE(
+      write_all(client.get(), connect_request("origin.test:" + std::to_string(origin.port()))));
+  EXPECT_EQ(read_exactly(client.get(), kEstablished.size()), kEstablished);
+  ASSERT_TRUE(write_all(client.get(), pattern(100000, 3)));
+  ::shutdown(client.get(), SHUT_WR);
+  EXPECT_EQ(read_all(client.get()), "got 100000 bytes");
+}
+
+TEST(ProxyServer, ManyConcurrentTunnels) {
+  REQUIRE_TEST_NAMES();
+  constexpr int kTunnels = 100;
+  Origin origin(echo);
+  Proxy proxy;
+  const std::string target = "origin.test:" + std::to_string(origin.port());
+  std::vector<UniqueFd> clients;
+  // All connect and ask first, so that their decisions and tunnels overlap.
+  for (int i = 0; i < kTunnels; ++i) {
+    clients.push_back(connect_loopback(i % 2 == 0 ? proxy.http_port : proxy.socks_port));
+    if (i % 2 == 0) {
+      ASSERT_TRUE(write_all(clients.back().get(), connect_request(target)));
+    } else {
+      ASSERT_TRUE(write_all(clients.back().get(),
+                            bytes({5, 1, 0}) + socks_connect("origin.test", origin.port())));
+    }
+  }
+  std::vector<std::thread> threads;
+  std::atomic<int> good{0};
+  for (int i = 0; i < kTunnels; ++i) {
+    threads.emplace_back([&, i] {
+      const int fd = clients[static_cast<std::size_t>(i)].get();
+      const std::string hello = i % 2 == 0 ? kEstablished : bytes({5, 0}) + kSocksOk;
+      if (read_exactly(fd, hello.size()) != hello) return;
+      const std::string payload =
+          pattern(20000 + static_cast<std::size_t>(i), static_cast<unsigned>(i));
+      if (!write_all(fd, payload)) return;
+      if (read_exactly(fd, payload.size()) == payload) good.fetch_add(1);
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(good.load(), kTunnels);
+  EXPECT_EQ(proxy.script->seen().size(), static_cast<std::size_t>(kTunnels));
+}
+
+// ---- servers that close right after their response (issue 5: no truncation) -----------------
+
+TEST(ProxyServer, NoByteLostWhenTheServerClosesRightAfterWriting) {
+  REQUIRE_TEST_NAMES();
+  const std::string body = pattern(200 * 1024 + 17, 11);
+  Origin origin([&](int fd) { write_all(fd, body); });  // writes, then closes at once
+  Proxy proxy;
+  const std::string target = "origin.test:" + std::to_string(origin.port());
+  for (int i = 0; i < 200; ++i) {
+    UniqueFd client = connect_loopback(proxy.http_port);
+    ASSERT_TRUE(write_all(client.get(), connect_request(target)));
+    const std::string received = read_all(client.get());
+    ASSERT_EQ(received.size(), kEstablished.size() + body.size()) << "repetition " << i;
+    ASSERT_TRUE(received == kEstablished + body) << "repetition " << i;
+  }
+  for (int i = 0; i < 50; ++i) {
+    UniqueFd client = connect_loopback(proxy.socks_port);
+    ASSERT_EQ(socks_exchange(client.get(), socks_connect("origin.test", origin.port())), kSocksOk);
+    ASSERT_TRUE(read_all(client.get()) == body) << "SOCKS repetition " << i;
+  }
+}
+
+TEST(ProxyServer, AbsoluteFormResponseUntilCloseArrivesWhole) {
+  REQUIRE_TEST_NAMES();
+  const std::string body = pattern(150 * 1024 + 3, 5);
+  Origin origin([&](int fd) {
+    read_head(fd);
+    write_all(fd, "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\r\n" + body);
+  });
+  Proxy proxy;
+  const std::string url = "http://origin.test:" + std::to_string(origin.port()) + "/file";
+  for (int i = 0; i < 50; ++i) {
+    UniqueFd client = connect_loopback(proxy.http_port);
+    ASSERT_TRUE(write_all(client.get(), "GET " + url + " HTTP/1.1\r\nHost: origin.test\r\n\r\n"));
+    const std::string head = read_head(client.get());
+    ASSERT_EQ(head,
+              "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
+              "Connection: close\r\n\r\n");
+    ASSERT_TRUE(read_all(client.get()) == body) << "repetition " << i;
+  }
+}
+
+// ---- absolute-form ---------------------------------------------------------------------------
+
+TEST(ProxyServer, AbsoluteFormKeepAliveDecidesEachRequest) {
+  REQUIRE_TEST_NAMES();
+  std::mutex mutex;
+  std::vector<std::string> seen_heads;
+  Origin origin([&](int fd) {
+    const std::string head = read_head(fd);
+    {
+      std::lock_guard lock(mutex);
+      seen_heads.push_back(head);
+    }
+    write_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nKeep-Alive: timeout=5\r\n\r\nhello");
+  });
+  Proxy proxy;
+  int calls = 0;
+  proxy.script->answer = [&calls](const auto&, auto) {
+    return Decision{++calls == 1, "second request refused"};
+  };
+  const std::string port = std::to_string(origin.port());
+  UniqueFd client = connect_loopback(proxy.http_port);
+  ASSERT_TRUE(write_all(client.get(), "GET http://origin.test:" + port +
+                                          "/a?b=1 HTTP/1.1\r\nHost: origin.test\r\n"
+                                          "Proxy-Connection: keep-alive\r\n"
+                                          "Proxy-Authorization: Basic eDp5\r\n"
+                                          "Accept: */*\r\n\r\n"));
+  EXPECT_EQ(read_head(client.get()), "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n");
+  EXPECT_EQ(read_exactly(client.get(), 5), "hello");
+  ASSERT_TRUE(write_all(client.get(), "GET http://other.test:" + port +
+                                          "/second HTTP/1.1\r\nHost: other.test\r\n\r\n"));
+  EXPECT_EQ(read_all(client.get()), blocked_response());
+  EXPECT_EQ(proxy.script->seen(),
+            (std::vector<std::string>{"origin.test:" + port, "other.test:" + port}));
+  std::lock_guard lock(mutex);
+  ASSERT_EQ(seen_heads.size(), 1u);
+  EXPECT_EQ(seen_heads[0], "GET /a?b=1 HTTP/1.1\r\nHost: origin.test:" + port +
+                               "\r\nAccept: */*\r\nConnection: close\r\n\r\n");
+}
+
+TEST(ProxyServer, AbsoluteFormForwardsBodiesWithTheirFraming) {
+  REQUIRE_TEST_NAMES();
+  // The origin reads a Content-Length or chunked request and answers with a chunked echo.
+  Origin origin([](int fd) {
+    const std::string head = read_head(fd);
+    std::string body;
+    if (head.find("Content-Length: ") != std::string::npos) {
+      const auto at = head.find("Content-Length: ") + 16;
+      body = read_exactly(fd, std::stoul(head.substr(at)));
+    } else {
+      body = "chunked:";
+      std::string rest;
+      while (!rest.ends_with("0\r\n\r\n")) {
+        char c;
+        if (::recv(fd, &c, 1, 0) != 1) break;
+        rest.push_back(c);
+      }
+      body += std::to_string(rest.size());
+    }
+    std::string response =
+        "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\n"
+        "Transfer-Encoding: chunked\r\n\r\n";
+    char size[32];
+    std::snprintf(size, sizeof size, "%zx\r\n", body.size());
+    response += size + body + "\r\n0\r\nX-Trailer: t\r\n\r\n";
+    write_all(fd, response);
+  });
+  Proxy proxy;
+  const std::string url = "http://origin.test:" + std::to_string(origin.port()) + "/up";
+  UniqueFd client = connect_loopback(proxy.http_port);
+  const std::string upload = pattern(70000, 9);
+  ASSERT_TRUE(write_all(client.get(),
+                        "POST " + url + " HTTP/1.1\r\nContent-Length: 70000\r\n\r\n" + upload));
+  const std::string expected_head =
+      "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n";
+  EXPECT_EQ(read_exactly(client.get(), expected_head.size()), expected_head);
+  const std::string chunked = "11170\r\n" + upload + "\r\n0\r\nX-Trailer: t\r\n\r\n";
+  EXPECT_TRUE(read_exactly(client.get(), chunked.size()) == chunked);
+  // Same connection, a chunked request body.
+  const std::string chunked_upload = "5\r\nhello\r\n6;x=y\r\n world\r\n0\r\n\r\n";
+  ASSERT_TRUE(
+      write_all(client.get(),
+                "PUT " + url + " HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked_upload));
+  EXPECT_EQ(read_exactly(client.get(), expected_head.size()), expected_head);
+  const std::string echoed = "chunked:" + std::to_string(chunked_upload.size());
+  EXPECT_EQ(read_exactly(client.get(), 3 + echoed.size() + 2),
+            "a\r\n" + echoed + "\r\n");  // size line "a" = 10 bytes
+  EXPECT_EQ(proxy.script->seen().size(), 2u);
+}
+
+TEST(ProxyServer, AnEarlyAnswerDuringAnUploadArrivesWhole) {
+  REQUIRE_TEST_NAMES();
+  Origin origin([](int fd) {
+    read_head(fd);
+    // Answers at once and closes without reading the body.
+    write_all(
+        fd, "HTTP/1.1 413 Content Too Large\r\nContent-Length: 4\r\nConnection: close\r\n\r\nbig!");
+  });
+  Proxy proxy;
+  const std::string url = "http://origin.test:" + std::to_string(origin.port()) + "/";
+  UniqueFd client = connect_loopback(proxy.http_port);
+  const std::string body(2 * 1024 * 1024, 'u');
+  std::thread writer([&] {
+    write_all(client.get(), "POST " + url + " HTTP/1.1\r\nContent-Length: " +
+                                std::to_string(body.size()) + "\r\n\r\n" + body);
+  });
+  // Whether the upload still runs when the answer comes depends on socket buffer sizes: the
+  // connection then closes ("Connection: close"), or stays open; the answer is whole either way.
+  const std::string head = read_head(client.get());
+  EXPECT_TRUE(head.starts_with("HTTP/1.1 413 Content Too Large\r\nContent-Length: 4\r\n")) << head;
+  EXPECT_EQ(read_exactly(client.get(), 4), "big!");
+  ::shutdown(client.get(), SHUT_RDWR);
+  writer.join();
+}
+
+TEST(ProxyServer, AMalformedChunkedUploadClosesTheConnection) {
+  REQUIRE_TEST_NAMES();
+  Origin origin([](int fd) { read_all(fd); });
+  Proxy proxy;
+  const std::string url = "http://origin.test:" + std::to_string(origin.port()) + "/";
+  UniqueFd client = connect_loopback(proxy.http_port);
+  ASSERT_TRUE(write_all(client.get(), "POST " + url +
+                                          " HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                          "5\r\nhello\r\nnot-hex\r\n"));
+  EXPECT_EQ(read_all(client.get()), "");
+  EXPECT_NE(proxy.logged().find("request body refused: chunk size is not a hex number"),
+            std::string::npos)
+      << proxy.logged();
+}
+
+TEST(ProxyServer, BadRequestsAreAnsweredAndClosed) {
+  REQUIRE_TEST_NAMES();
+  Proxy proxy;
+  const auto status_of = [&](const std::string& request) {
+    UniqueFd client = connect_loopback(proxy.http_port);
+    std::thread writer([&] { write_all(client.get(), request); });
+    const std::string answer = read_all(client.get());
+    writer.join();
+    return answer.substr(0, answer.find("\r\n"));
+  };
+  EXPECT_EQ(status_of(std::string("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03 x\r\n\r\n", 17)),
+            "HTTP/1.1 400 Bad Request");
+  EXPECT_EQ(status_of("GET /index.html HTTP/1.1\r\nHost: origin.test\r\n\r\n"),
+            "HTTP/1.1 400 Bad Request");
+  EXPECT_EQ(status_of("GET https://origin.test/ HTTP/1.1\r\n\r\n"), "HTTP/1.1 400 Bad Request");
+  EXPECT_EQ(status_of("GET http://origin.test/ HTTP/3.0\r\n\r\n"),
+            "HTTP/1.1 505 HTTP Version Not Supported");
+  EXPECT_EQ(status_of("GET http://origin.test/" + std::string(1 << 20, 'a') + " HTTP/1.1\r\n\r\n"),
+            "HTTP/1.1 414 URI Too Long");
+  std::string many_headers = "GET http://origin.test/ HTTP/1.1\r\n";
+  while (many_headers.size() < 70000) many_headers += "X-Filler: " + std::string(200, 'x') + "\r\n";
+  EXPECT_EQ(status_of(many_headers + "\r\n"), "HTTP/1.1 431 Request Header Fields Too Large");
+  EXPECT_EQ(status_of("POST http://origin.test/ HTTP/1.1\r\nContent-Length: 1\r\n"
+                      "Transfer-Encoding: chunked\r\n\r\n"),
+            "HTTP/1.1 400 Bad Request");
+  EXPECT_TRUE(proxy.script->seen().empty());
+}
+
+TEST(ProxyServer, SlowHeadsAreClosed) {
+  REQUIRE_TEST_NAMES();
+  Proxy proxy([](ServerOptions& options) { options.head_timeout = std::chrono::seconds(1); });
+  UniqueFd client = connect_loopback(proxy.http_port);
+  ASSERT_TRUE(write_all(client.get(), "GET http://origin.test/ HTTP/1.1\r\nX-Slow:"));
+  EXPECT_EQ(read_all(client.get()), "");  // closed by the proxy, never answered
+  UniqueFd socks = connect_loopback(proxy.socks_port);
+  ASSERT_TRUE(write_all(socks.get(), bytes({5, 2, 0})));  // truncated greeting
+  EXPECT_EQ(read_all(socks.get()), "");
+  EXPECT_TRUE(proxy.script->seen().empty());
+}
+
+// ---- SOCKS5 ----------------------------------------------------------------------------------
+
+TEST(ProxyServer, Socks5DomainConnectTunnels) {
+  REQUIRE_TEST_NAMES();
+  Origin origin(echo);
+  Proxy proxy;
+  UniqueFd client = connect_loopback(proxy.socks_port);
+  // Greeting and request in one write, with early data after them.
+  ASSERT_TRUE(write_all(client.get(),
+                        bytes({5, 2, 2, 0}) + socks_connect("origin.test", origin.port()) + "hi"));
+  EXPECT_EQ(read_exactly(client.get(), 2), bytes({5, 0}));
+  EXPECT_EQ(read_exactly(client.get(), 10), kSocksOk);
+  EXPECT_EQ(read_exactly(client.get(), 2), "hi");
+  ASSERT_TRUE(write_all(client.get(), "more"));
+  EXPECT_EQ(read_exactly(client.get(), 4), "more");
+  EXPECT_EQ(proxy.script->seen(),
+            std::vector<std::string>{"origin.test:" + std::to_string(origin.port())});
+}
+
+TEST(ProxyServer, Socks5RefusalsAndUnsupportedRequests) {
+  REQUIRE_TEST_NAMES();
+  Origin origin(echo);
+  Proxy proxy;
+  proxy.script->answer = [](const std::string& host, auto) {
+    return Decision{host != "other.test", "refused by test"};
+  };
+  const auto reply = [&](const std::string& request) {
+    UniqueFd client = connect_loopback(proxy.socks_port);
+    const std::string answer = socks_exchange(client.get(), request);
+    EXPECT_EQ(read_all(client.get()), "");  // and closed
+    return answer;
+  };
+  EXPECT_EQ(reply(bytes({5, 1, 0, 1, 127, 0, 0, 1, origin.port() >> 8, origin.port() & 0xff})),
+            kSocksNotAllowed);
+  EXPECT_EQ(reply(bytes({5, 1, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 80})),
+            kSocksNotAllowed);
+  EXPECT_EQ(reply(bytes({5, 2, 0, 3, 11}) + "origin.test" + bytes({0, 80})),
+            bytes({5, 7, 0, 1, 0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(reply(bytes({5, 3, 0, 1, 0, 0, 0, 0, 0, 0})), bytes({5, 7, 0, 1, 0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(reply(bytes({5, 1, 0, 9, 0, 0})), bytes({5, 8, 0, 1, 0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(reply(socks_connect("other.test", origin.port())), kSocksNotAllowed);
+  EXPECT_EQ(reply(socks_connect("127.0.0.1", origin.port())), kSocksNotAllowed);
+  EXPECT_EQ(reply(socks_connect("localhost", origin.port())), kSocksNotAllowed);
+  EXPECT_EQ(proxy.script->seen(),
+            std::vector<std::string>{"other.test:" + std::to_string(origin.port())});
+  // No acceptable method.
+  UniqueFd client = connect_loopback(proxy.socks_port);
+  ASSERT_TRUE(write_all(client.get(), bytes({5, 1, 2})));
+  EXPECT_EQ(read_all(client.get()), bytes({5, 0xff}));
+  // Not SOCKS5 at all.
+  UniqueFd v4 = connect_loopback(proxy.socks_port);
+  ASSERT_TRUE(write_all(v4.get(), bytes({4, 1, 0, 80, 127, 0, 0, 1, 0})));
+  EXPECT_EQ(read_all(v4.get()), "");
+}
+
+// ---- decisions that take long ----------------------------------------------------------------
+
+TEST(ProxyServer, APendingDecisionDoesNotStallOtherConnections) {
+  REQUIRE_TEST_NAMES();
+  Origin origin(echo);
+  Proxy proxy;
+  auto slow = std::make_shared<Latch>();
+  auto asked = std::make_shared<Latch>();
+  proxy.script->answer = [slow, asked](const std::string& host, auto) {
+    if (host == "other.test") {
+      asked->release();
+      slow->wait();  // a human who takes their time
+      return Decision{false, "too late"};
+    }
+    return Decision{true, ""};
+  };
+  const std::string port = std::to_string(origin.port());
+  UniqueFd waiting = connect_loopback(proxy.http_port);
+  ASSERT_TRUE(write_all(waiting.get(), connect_request("other.test:" + port)));
+  ASSERT_TRUE(asked->wait());
+  // While that decision is pending, another connection is decided, tunnels and ends.
+  UniqueFd client = connect_loopback(proxy.socks_port);
+  EXPECT_EQ(socks_exchange(client.get(), socks_connect("origin.test", origin.port())), kSocksOk);
+  ASSERT_TRUE(write_all(client.get(), "ping"));
+  EXPECT_EQ(read_exactly(client.get(), 4), "ping");
+  slow->release();
+  EXPECT_EQ(read_all(waiting.get()), blocked_response());
+}
+
+TEST(ProxyServer, ADecisionThatTimesOutIsARefusal) {
+  REQUIRE_TEST_NAMES();
+  Proxy proxy([](ServerOptions& options) { options.decision_timeout = std::chrono::seconds(1); });
+  auto never = std::make_shared<Latch>();
+  proxy.script->answer = [never](const auto&, auto) {
+    never->wait();
+    return Decision{true, ""};
+  };
+  UniqueFd client = connect_loopback(proxy.http_port);
+  ASSERT_TRUE(write_all(client.get(), connect_request("origin.test:80")));
+  EXPECT_EQ(read_all(client.get()), blocked_response());
+  EXPECT_NE(proxy.logged().find("no decision within 1 s"), std::string::npos) << proxy.logged();
+  never->release();
+}
+
+TEST(ProxyServer, StopWithAPendingDecisionReturnsAndRefuses) {
+  REQUIRE_TEST_NAMES();
+  Proxy proxy;
+  auto never = std::make_shared<Latch>();
+  auto asked = std::make_shared<Latch>();
+  proxy.script->answer = [never, asked](const auto&, auto) {
+    asked->release();
+    never->wait();
+    return Decision{true, ""};
+  };
+  UniqueFd http = connect_loopback(proxy.http_port);
+  ASSERT_TRUE(write_all(http.get(), connect_request("origin.test:80")));
+  ASSERT_TRUE(asked->wait());
+  UniqueFd socks = connect_loopback(proxy.socks_port);
+  ASSERT_TRUE(write_all(socks.get(), bytes({5, 1, 0}) + socks_connect("other.test", 80)));
+  EXPECT_EQ(read_exactly(socks.get(), 2), bytes({5, 0}));
+  for (int i = 0; i < 1000 && proxy.script->seen().size() < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(proxy.script->seen().size(), 2u);
+  // Both decisions are pending (the decider never answers); stop() must not wait for them.
+  proxy.server->stop();
+  EXPECT_EQ(read_all(http.get()), blocked_response());
+  EXPECT_EQ(read_all(socks.get()), kSocksNotAllowed);
+  proxy.server->stop();  // idempotent
+  proxy.server.reset();
+  // The listeners are closed.
+  UniqueFd late(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = htons(proxy.http_port);
+  EXPECT_NE(::connect(late.get(), reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  never->release();
+}
+
+TEST(ProxyServer, StopClosesOpenTunnels) {
+  REQUIRE_TEST_NAMES();
+  Origin origin(echo);
+  Proxy proxy;
+  UniqueFd client = connect_loopback(proxy.http_port);
+  ASSERT_TRUE(
+      write_all(client.get(), connect_request("origin.test:" + std::to_string(origin.port()))));
+  EXPECT_EQ(read_exactly(client.get(), kEstablished.size()), kEstablished);
+  proxy.server->stop();
+  EXPECT_EQ(read_all(client.get()), "");
+}
+
+TEST(ProxyServer, WithoutADeciderEverythingIsRefused) {
+  REQUIRE_TEST_NAMES();
+  Proxy proxy([](ServerOptions& options) { options.decide = nullptr; });
+  UniqueFd client = connect_loopback(proxy.http_port);
+  ASSERT_TRUE(write_all(client.get(), connect_request("origin.test:80")));
+  EXPECT_EQ(read_all(client.get()), blocked_response());
+}
+
+TEST(ProxyServer, ProductionAddressFilterRefusesLocalAddresses) {
+  const AddressFilter filter = public_address_filter({*IpAddress::parse("192.0.2.7")});
+  std::string why;
+  EXPECT_FALSE(filter(asio::ip::make_address("127.0.0.1"), why));
+  EXPECT_EQ(why, "127.0.0.1, which is loopback");
+  EXPECT_FALSE(filter(asio::ip::make_address("::ffff:169.254.169.254"), why));
+  EXPECT_EQ(why, "::ffff:169.254.169.254, which is link-local (IPv4-mapped)");
+  EXPECT_FALSE(filter(asio::ip::make_address("192.0.2.7"), why));
+  EXPECT_EQ(why, "192.0.2.7, an address of this host");
+  EXPECT_TRUE(filter(asio::ip::make_address("203.0.113.9"), why));
+  EXPECT_TRUE(filter(asio::ip::make_address("2001:4860:4860::8888"), why));
+}
+
+}  // namespace
+}  // namespace pisandbox::proxy
