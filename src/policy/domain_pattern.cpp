@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "core/ascii.hpp"
+
 namespace pisandbox::policy {
 namespace {
 
@@ -13,25 +15,12 @@ constexpr std::size_t kMaxDomainLength = 253;
 
 using Reason = std::unexpected<std::string>;
 
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
+using core::is_digit;
+using core::is_hex_digit;
+using core::is_space;
+using core::to_lower;
 
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
-
-bool is_hex_digit(char c) {
-  return is_digit(c) || (c >= 'a' && c <= 'f');
-}
-
-char to_lower(char c) {
-  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
-bool is_label_char(char c) {
-  return is_digit(c) || (c >= 'a' && c <= 'z') || c == '-';
-}
+using core::is_label_char;
 
 std::string_view trim(std::string_view text) {
   while (!text.empty() && is_space(text.front())) text.remove_prefix(1);

@@ -7,30 +7,20 @@
 #include <memory>
 #include <optional>
 
+#include "core/ascii.hpp"
+
 namespace pisandbox::proxy {
 namespace {
 
 using Reason = std::unexpected<std::string>;
 
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
+using core::is_digit;
+using core::is_hex_digit;
+using core::is_space;
 
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
+using core::is_label_char;
 
-bool is_hex_digit(char c) {
-  return is_digit(c) || (c >= 'a' && c <= 'f');
-}
-
-bool is_label_char(char c) {
-  return is_digit(c) || (c >= 'a' && c <= 'z') || c == '-';
-}
-
-char to_lower(char c) {
-  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-}
+using core::to_lower;
 
 bool is_ascii(std::string_view text) {
   return std::ranges::all_of(text, [](char c) { return static_cast<unsigned char>(c) < 0x80; });
