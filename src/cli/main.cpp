@@ -1,5 +1,9 @@
 // pi-sandbox: runs a coding agent's shell commands inside an operating-system sandbox.
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
 
 #include "cli/commands.hpp"
 
@@ -24,5 +28,9 @@ int main(int argc, char** argv) {
     // Usage errors of `run` are setup failures: nothing was launched.
     return code == 0 ? 0 : (app.got_subcommand("run") ? pisandbox::cli::kExitSetupFailed : 2);
   }
-  return exit_code;
+  // A proxy decision may still be waiting (on the terminal, on a reviewer) on a detached
+  // thread when the command has ended: leave without running static destructors under it.
+  std::cout.flush();
+  std::fflush(nullptr);
+  ::_exit(exit_code);
 }
