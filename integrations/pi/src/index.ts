@@ -1,0 +1,391 @@
+// The Pi extension of pi-sandbox: Pi's `bash` tool and its `!` commands (`user_bash`) run
+// through one long-lived `pi-sandbox serve` per Pi session (docs/protocol.md), and the
+// approvals serve asks for go to the pi-auto-review broker or to the human in Pi's UI.
+//
+// Reference: pi-sandbox 0.4.0, items 1-10 and 56-58 of reference-behaviour.md. Where serve
+// cannot run, Bash fails closed: a command is never run outside the sandbox by this
+// extension.
+
+import { execFile } from "node:child_process";
+import { resolve } from "node:path";
+import type {
+  BashOperations,
+  ExtensionAPI,
+  ExtensionContext,
+} from "@earendil-works/pi-coding-agent";
+import { createBashToolDefinition, SettingsManager } from "@earendil-works/pi-coding-agent";
+import {
+  approvalTarget,
+  decideApproval,
+  denialNotice,
+  getBoundaryBroker,
+  type BoundaryBroker,
+  type SelectPrompt,
+} from "./approval.ts";
+import { findBinary } from "./binary.ts";
+import type { ApprovalRequestEvent, DeniedEvent } from "./protocol.ts";
+import { ServeClient, type ExecOutcome } from "./serve-client.ts";
+
+/** A trusted configuration file passed to serve as `--config FILE`. */
+export const CONFIG_ENV = "PI_SANDBOX_CONFIG";
+export const TOOL_LABEL = "bash (pi-sandbox)";
+
+export type PiSandboxExtensionOptions = {
+  /** Environment read for PI_SANDBOX_BIN, PI_SANDBOX_CONFIG and PATH (default: process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** Test override of process.platform. */
+  platform?: NodeJS.Platform;
+  /** Test override of the published pi-auto-review broker. */
+  broker?: () => BoundaryBroker | undefined;
+};
+
+type SubagentProvider = "builtin" | "pi-subagents" | "off";
+
+const PLATFORM_NOTICES: Partial<Record<NodeJS.Platform, string>> = {
+  linux: "pi-sandbox enabled: Linux Sandbox Runtime with static filesystem policy and per-connection network review",
+  darwin: "pi-sandbox enabled: macOS Sandbox Runtime with static filesystem policy and per-connection network review",
+};
+
+/** An error of the sandbox itself (not of the command): the command was not run. */
+function unavailable(reason: string): Error {
+  return new Error(`pi-sandbox unavailable: ${reason}; the command was not run`);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The environment as serve's `env` wants it: strings only. */
+function stringEnv(env: NodeJS.ProcessEnv | undefined): Record<string, string> | undefined {
+  if (!env) return undefined;
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (typeof value === "string") out[key] = value;
+  return out;
+}
+
+/** Validates Pi's timeout as Pi's own bash does, in seconds. */
+function timeoutSeconds(timeout: number | undefined): number | undefined {
+  if (timeout === undefined) return undefined;
+  if (!Number.isFinite(timeout) || timeout <= 0) throw new Error("Invalid timeout: must be a finite number of seconds");
+  return timeout;
+}
+
+/** Runs `pi-sandbox config check [FILE]`: the effective configuration, or why it is invalid. */
+function checkConfig(binary: string, configFile: string | undefined, env: NodeJS.ProcessEnv): Promise<unknown> {
+  return new Promise((resolvePromise, reject) => {
+    execFile(
+      binary,
+      ["config", "check", ...(configFile ? [configFile] : [])],
+      { env, timeout: 15_000, maxBuffer: 1 << 20 },
+      (error, stdout, stderr) => {
+        if (error) {
+          reject(new Error(String(stderr).trim() || error.message));
+          return;
+        }
+        try {
+          resolvePromise(JSON.parse(String(stdout)));
+        } catch {
+          reject(new Error(`${binary} config check printed no JSON`));
+        }
+      },
+    );
+  });
+}
+
+function providerOf(config: unknown): SubagentProvider {
+  const provider = (config as { subagents?: { provider?: unknown } } | undefined)?.subagents?.provider;
+  return provider === "off" || provider === "pi-subagents" ? provider : "builtin";
+}
+
+/** Serialises the human's dialogs: two commands never ask at once. */
+function serialised(): (ask: () => Promise<string | undefined>, signal: AbortSignal) => Promise<string | undefined> {
+  let tail: Promise<unknown> = Promise.resolve();
+  return (ask, signal) => {
+    const turn = tail.then(() => (signal.aborted ? undefined : ask()));
+    tail = turn.catch(() => undefined);
+    return turn;
+  };
+}
+
+/** The state of one Pi session runtime: its serve, its turn, its notices. */
+class SessionSandbox {
+  private readonly pi: ExtensionAPI;
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly platform: NodeJS.Platform;
+  private readonly broker: () => BoundaryBroker | undefined;
+  private client: ServeClient | undefined;
+  private starting: Promise<ServeClient> | undefined;
+  private shutDown = false;
+  private readonly queueDialog = serialised();
+  turnIndex = 0;
+
+  constructor(pi: ExtensionAPI, options: PiSandboxExtensionOptions) {
+    this.pi = pi;
+    this.env = options.env ?? process.env;
+    this.platform = options.platform ?? process.platform;
+    this.broker = options.broker ?? getBoundaryBroker;
+  }
+
+  /** session_start: checks the configuration, starts serve, shows the notices (items 7-9). */
+  async start(ctx: ExtensionContext): Promise<void> {
+    this.shutDown = false;
+    if (!PLATFORM_NOTICES[this.platform]) {
+      if (ctx.hasUI) {
+        ctx.ui.notify(`pi-sandbox is unavailable on ${this.platform}; Bash commands will fail closed`, "warning");
+      }
+      return;
+    }
+    let provider: SubagentProvider;
+    try {
+      const binary = findBinary(this.env);
+      provider = providerOf(await checkConfig(binary, this.configFile(), this.env));
+      await this.serve();
+    } catch (error) {
+      const text = `pi-sandbox unavailable: ${messageOf(error)}; Bash commands will fail closed`;
+      if (ctx.hasUI) ctx.ui.notify(text, "error");
+      else process.stderr.write(`${text}\n`);
+      return;
+    }
+    if (!ctx.hasUI) return;
+    // Pi's TUI shows consecutive info notices in one line, the last one: the line that says
+    // the sandbox is on comes last.
+    this.providerNotice(ctx, provider);
+    ctx.ui.notify(PLATFORM_NOTICES[this.platform]!, "info");
+  }
+
+  private providerNotice(ctx: ExtensionContext, provider: SubagentProvider): void {
+    if (provider === "builtin") {
+      ctx.ui.notify(
+        "pi-sandbox subagent provider: builtin; worker process trees use the outer Sandbox Runtime sandbox",
+        "info",
+      );
+    } else if (provider === "off") {
+      ctx.ui.notify("pi-sandbox subagent provider: off; pi-sandbox protects Bash execution only", "info");
+    } else {
+      // Reference item 8: who owns the active `subagent` tool.
+      const active = new Set(this.pi.getActiveTools());
+      const tool = this.pi.getAllTools().find((t) => t.name === "subagent" && active.has(t.name));
+      const segment = /(^|[\\/:@])pi-subagents([\\/@]|$)/;
+      if (!tool) {
+        ctx.ui.notify("pi-sandbox provider pi-subagents selected, but no external subagent tool is active", "warning");
+      } else if (![tool.sourceInfo?.source, tool.sourceInfo?.path, tool.sourceInfo?.baseDir].some((s) => s && segment.test(s))) {
+        ctx.ui.notify(
+          `pi-sandbox provider pi-subagents selected, but the active subagent tool is owned by unexpected source ${tool.sourceInfo?.source} (${tool.sourceInfo?.path})`,
+          "warning",
+        );
+      } else {
+        ctx.ui.notify(
+          "pi-subagents orchestration active; pi-sandbox protects Bash execution. External workers are not yet wrapped in an outer Sandbox Runtime sandbox.",
+          "info",
+        );
+      }
+    }
+  }
+
+  /** $PI_SANDBOX_CONFIG as an absolute path (relative: to Pi's working directory). */
+  private configFile(): string | undefined {
+    const file = this.env[CONFIG_ENV];
+    return file ? resolve(file) : undefined;
+  }
+
+  /** session_shutdown: stops serve (which kills and removes every sandbox). */
+  async stop(): Promise<void> {
+    this.shutDown = true;
+    const client = this.client ?? (await this.starting?.catch(() => undefined));
+    this.client = undefined;
+    this.starting = undefined;
+    await client?.shutdown();
+  }
+
+  /** The running serve; starts one when there is none (e.g. after it died). */
+  private serve(): Promise<ServeClient> {
+    if (this.client?.alive) return Promise.resolve(this.client);
+    if (!this.starting) {
+      const configFile = this.configFile();
+      this.starting = (async () => {
+        const binary = findBinary(this.env);
+        return ServeClient.start({
+          binary,
+          args: configFile ? ["--config", configFile] : [],
+          env: this.env,
+        });
+      })();
+      this.starting.then(
+        (client) => {
+          if (this.shutDown) void client.shutdown();
+          else this.client = client;
+          this.starting = undefined;
+        },
+        () => (this.starting = undefined),
+      );
+    }
+    return this.starting;
+  }
+
+  /** BashOperations over serve for the tool call or `!` command of `ctx`. */
+  operations(ctx: ExtensionContext): BashOperations {
+    return {
+      exec: async (command, cwd, options) => {
+        if (!PLATFORM_NOTICES[this.platform]) throw new Error(`pi-sandbox does not support ${this.platform}`);
+        const timeout = timeoutSeconds(options.timeout);
+        if (options.signal?.aborted) throw new Error("aborted");
+        if (this.shutDown) throw unavailable("the Pi session has ended");
+        let client: ServeClient;
+        try {
+          client = await this.serve();
+        } catch (error) {
+          throw unavailable(messageOf(error));
+        }
+        if (options.signal?.aborted) throw new Error("aborted");
+        const scopeKey = `${ctx.sessionManager.getSessionId()}:turn:${this.turnIndex}`;
+        // Ends the command's pending dialogs when it exits or the tool call is aborted.
+        const commandEnded = new AbortController();
+        const onToolAbort = () => commandEnded.abort();
+        options.signal?.addEventListener("abort", onToolAbort, { once: true });
+        // Denials this extension announced, so serve's `denied` echo is not shown twice.
+        const announced = new Set<string>();
+        try {
+          const outcome = await client.exec(
+            {
+              command,
+              cwd: resolve(cwd),
+              env: stringEnv(options.env),
+              ...(timeout !== undefined ? { timeout_s: timeout } : {}),
+              scope_key: scopeKey,
+              stdin: "closed",
+            },
+            {
+              onOutput: (_stream, data) => options.onData(data),
+              onApprovalRequest: (event) =>
+                this.approve(ctx, client, event, { scopeKey, announced, commandEnded: commandEnded.signal }),
+              onDenied: (event) => onDenied(ctx, event, announced),
+            },
+            options.signal,
+          );
+          if (options.signal?.aborted) throw new Error("aborted");
+          return { exitCode: exitCodeOf(outcome, timeout) };
+        } catch (error) {
+          if (options.signal?.aborted) throw new Error("aborted");
+          throw error;
+        } finally {
+          commandEnded.abort();
+          options.signal?.removeEventListener("abort", onToolAbort);
+        }
+      },
+    };
+  }
+
+  /** Decides one approval request of a running command and answers serve. */
+  private approve(
+    ctx: ExtensionContext,
+    client: ServeClient,
+    event: ApprovalRequestEvent,
+    command: { scopeKey: string; announced: Set<string>; commandEnded: AbortSignal },
+  ): void {
+    const { scopeKey, announced, commandEnded } = command;
+    const select: SelectPrompt | undefined = ctx.hasUI
+      ? (title, labels, signal) => this.queueDialog(() => ctx.ui.select(title, labels, { signal }), signal)
+      : undefined;
+    void decideApproval(event, {
+      broker: this.broker(),
+      sessionId: ctx.sessionManager.getSessionId(),
+      scopeKey,
+      select,
+      signal: commandEnded,
+    }).then((decision) => {
+      const deny = decision.choice === "deny";
+      if (deny && decision.reason) {
+        // serve echoes the denial as a `denied` event: remembered so it is not shown twice.
+        const key = deniedKey(event.id, event.request.surface, approvalTarget(event.request));
+        announced.add(key);
+        if (ctx.hasUI) ctx.ui.notify(denialNotice(event.request.surface, decision.reason), "warning");
+      }
+      client.respond(event.id, event.request_id, decision.choice, deny ? decision.reason : undefined);
+    });
+  }
+
+}
+
+/** A `denied` event: the reference's notice (item 58), unless this extension announced it. */
+function onDenied(ctx: ExtensionContext, event: DeniedEvent, announced: Set<string>): void {
+  if (!event.reason) return;
+  if (announced.delete(deniedKey(event.id, event.surface, event.target ?? ""))) return;
+  if (ctx.hasUI) ctx.ui.notify(denialNotice(event.surface, event.reason), "warning");
+}
+
+function deniedKey(id: string, surface: string, target: string): string {
+  return `${id}\0${surface}\0${target}`;
+}
+
+/** The exit code Pi's bash expects; throws `aborted`, `timeout:<s>` or a launch failure. */
+function exitCodeOf(outcome: ExecOutcome, timeout: number | undefined): number {
+  if (outcome.error === "aborted") throw new Error("aborted");
+  if (outcome.error === "timeout") throw new Error(`timeout:${timeout}`);
+  if (outcome.error === "launch_failed") {
+    throw new Error(`pi-sandbox could not start the command: ${outcome.message ?? "launch failed"}`);
+  }
+  if (typeof outcome.exit_code === "number") return outcome.exit_code;
+  // A signal-killed command: 128 + the signal, as Pi's own bash reports it.
+  if (typeof outcome.signal === "number") return 128 + outcome.signal;
+  throw new Error(`pi-sandbox serve sent an exit without a status: ${JSON.stringify(outcome)}`);
+}
+
+/** Pi's `shellCommandPrefix` setting, which Pi's own bash tool puts before each command. */
+function shellCommandPrefix(cwd: string): string | undefined {
+  try {
+    return SettingsManager.create(cwd).getShellCommandPrefix();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The `bash` tool: Pi's own definition, executed through serve (reference item 3). */
+function sandboxedBashTool(sandbox: SessionSandbox): ReturnType<typeof createBashToolDefinition> {
+  const base = createBashToolDefinition(process.cwd());
+  return {
+    ...base,
+    label: TOOL_LABEL,
+    async execute(toolCallId, params, signal, onUpdate, ctx) {
+      if (!ctx) throw new Error("pi-sandbox: missing extension context");
+      const definition = createBashToolDefinition(ctx.cwd, {
+        operations: sandbox.operations(ctx),
+        commandPrefix: shellCommandPrefix(ctx.cwd),
+      });
+      return definition.execute(toolCallId, params, signal, onUpdate, ctx);
+    },
+  };
+}
+
+const REGISTRATIONS = Symbol.for("pi-sandbox:registrations");
+
+function registrations(): WeakMap<ExtensionAPI, Promise<void>> {
+  const global = globalThis as Record<symbol, unknown>;
+  global[REGISTRATIONS] ??= new WeakMap<ExtensionAPI, Promise<void>>();
+  return global[REGISTRATIONS] as WeakMap<ExtensionAPI, Promise<void>>;
+}
+
+/**
+ * Registers the sandboxed `bash` tool and the `user_bash`, `turn_start`, `session_start`
+ * and `session_shutdown` handlers. Idempotent per Pi instance (reference item 2): a second
+ * call with the same `pi` registers nothing more.
+ */
+export function registerPiSandbox(pi: ExtensionAPI, options: PiSandboxExtensionOptions = {}): Promise<void> {
+  const existing = registrations().get(pi);
+  if (existing) return existing;
+  const registration = (async () => {
+    const sandbox = new SessionSandbox(pi, options);
+    pi.registerTool(sandboxedBashTool(sandbox));
+    pi.on("user_bash", (_event, ctx) => ({ operations: sandbox.operations(ctx) }));
+    pi.on("turn_start", (event) => {
+      sandbox.turnIndex = event.turnIndex;
+    });
+    pi.on("session_start", (_event, ctx) => sandbox.start(ctx));
+    pi.on("session_shutdown", () => sandbox.stop());
+  })();
+  registrations().set(pi, registration);
+  return registration;
+}
+
+export default function piSandbox(pi: ExtensionAPI): Promise<void> {
+  return registerPiSandbox(pi);
+}
