@@ -3,7 +3,9 @@
 
 Usage: report.py RESULTS_DIR LARGE_WORKSPACE OUTPUT
 RESULTS_DIR holds hyperfine.json, policy-{empty,large}.json, rss-{empty,large}.txt,
-bwrap-status, mode, commit and workspace.json (the generator's manifest).
+bwrap-status, mode, commit and workspace.json (the generator's manifest), and what
+bench/network.sh wrote: network-status, network-params.json, network-samples.txt,
+network-pss.jsonl, network-load.txt.
 LARGE_WORKSPACE is only used to turn the policy's absolute paths into relative ones.
 """
 import datetime
@@ -17,6 +19,18 @@ EMPTY = "pi-sandbox run --cwd <scratch>/ws -- /bin/true"
 LARGE = "pi-sandbox run --cwd <large-ws> -- /bin/true"
 TARGET = 1.6  # ../shared/bench/anchors.md, "What this project aims for"
 NOTES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "notes.md")
+NETWORK_NOTES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "network-notes.md")
+# ../shared/bench/anchors.md, "What this project aims for", and issue 5 "Benchmark".
+CONNECT_RATIO_TARGET = 0.75
+FIRST_BYTE_TARGET_MS = 0.3
+PSS_TARGET_MIB = 4.0
+BIG_BYTES = 100 * 1024 * 1024
+NETWORK_PATHS = {  # net_client.sh's names → what the report calls them
+    "direct": ("direct, no proxy", "--noproxy '*'"),
+    "connect": ("CONNECT", "-x http://127.0.0.1:3128 --proxytunnel"),
+    "absolute": ("absolute-form", "-x http://127.0.0.1:3128"),
+    "socks5h": ("SOCKS5", "-x socks5h://127.0.0.1:1080"),
+}
 
 
 def ms(seconds):
@@ -26,6 +40,205 @@ def ms(seconds):
 def count(n):
     return f"{n:,}".replace(",", " ")
 
+
+def network_runs(pss_samples):
+    """net_pss.py's samples grouped by run (label "ROUND KIND PATH...")."""
+    runs = {}
+    for sample in pss_samples:
+        runs.setdefault(sample["label"], []).append(sample)
+    return runs
+
+
+def run_cpu_ms(samples):
+    """The supervisor's CPU time between the last sample before the command's .start and the
+    first after its .end (ms), or None when the run had no sample on one side. (Later samples
+    may miss the CPU time of the proxy's thread, which ends with the command.)"""
+    before = [s["cpu_ns"] for s in samples if s["phase"] == 0]
+    after = [s["cpu_ns"] for s in samples if s["phase"] == 2]
+    if not before or not after:
+        return None
+    return (after[0] - before[-1]) / 1e6
+
+
+def network_section(results_dir):
+    """The "Network" section: bench/network.sh's samples against direct and the targets."""
+    def path_of(name):
+        return os.path.join(results_dir, name)
+
+    out = ["", "## Network", ""]
+    if not os.path.exists(path_of("network-status")):
+        return out + ["Not measured (this run did not include bench/network.sh)."]
+    with open(path_of("network-status")) as f:
+        status = f.read().strip()
+    if status != "ok":
+        return out + [f"Network: {status}."]
+    with open(path_of("network-params.json")) as f:
+        params = json.load(f)
+    throughput, new, kept = ({p: [] for p in NETWORK_PATHS} for _ in range(3))
+    kept_dropped = 0
+    with open(path_of("network-samples.txt")) as f:
+        for line in f:
+            kind, path, value, *rest = line.split()
+            if kind == "throughput":
+                assert int(float(rest[0])) == BIG_BYTES, f"{path}: short download: {line}"
+                throughput[path].append(float(value) / 2**20)
+            elif kind == "new":
+                new[path].append(float(value) * 1000)
+            elif kind == "kept":
+                if int(rest[0]) != 0:  # the request that opened the connection
+                    kept_dropped += 1
+                    continue
+                kept[path].append(float(value) * 1000)
+    # One kept-alive curl per path and round, whose first request opens the connection; any
+    # other request that connected would mean the connection was not kept alive.
+    assert kept_dropped == params["rounds"] * len(NETWORK_PATHS), "a connection was not reused"
+    for path in NETWORK_PATHS:
+        assert throughput[path] and new[path] and kept[path], f"no samples for {path}"
+    with open(path_of("network-pss.jsonl")) as f:
+        runs = network_runs(json.loads(line) for line in f if line.strip())
+    with open(path_of("network-load.txt")) as f:
+        load = f.read().split()
+
+    med = {name: {p: statistics.median(v) for p, v in series.items()}
+           for name, series in (("tp", throughput), ("new", new), ("kept", kept))}
+    p10 = {name: {p: statistics.quantiles(v, n=10)[0] if len(v) > 1 else v[0]
+                  for p, v in series.items()}
+           for name, series in (("new", new), ("kept", kept))}
+    # Proxy CPU per 100 MiB: each throughput run moves throughput_runs / rounds downloads.
+    per_run = params["throughput_runs"] // params["rounds"]
+    cpu = {p: [] for p in NETWORK_PATHS}
+    for label, samples in runs.items():
+        _, kind, *paths = label.split()
+        ms_used = run_cpu_ms(samples)
+        if kind == "throughput" and ms_used is not None:
+            cpu[paths[0]].append(ms_used / per_run)
+
+    def busy(path):  # the share of a download's wall time the proxy spends on a CPU
+        return statistics.median(cpu[path]) / (100 / med["tp"][path] * 1000)
+
+    out += ["The per-command proxy's data path against the same client without it, in one run:",
+            "a private network (a veth pair to a second network namespace, as in the integration",
+            "tests) with an HTTP server on `203.0.113.2` serving from memory, and `curl` as the",
+            "client for every path: directly in that network (`direct`), and inside",
+            "`pi-sandbox run` through the command's proxy, with `web.test` in",
+            "`network.allowedDomains` (decided without asking, still resolved and its address",
+            "checked). Each round runs the direct client and a `pi-sandbox run` per proxied path",
+            "for the downloads and one for the first bytes, in rotating order. All times come",
+            "from curl's own timers, inside the sandbox: neither curl's nor the sandbox's",
+            "start-up is in them.", "",
+            f"- Rounds: {params['rounds']}; 100 MiB downloads per path: "
+            f"{params['throughput_runs']}; first-byte requests per path: "
+            f"{params['new_runs']} on new connections, {params['kept_runs']} kept-alive",
+            f"- Load average when the network part started: {load[0]} (1 min), "
+            f"{load[1]} (5 min); when it ended: {load[5]} (1 min)", "",
+            "| path | curl | MiB/s (median) | min–max | × direct | proxy CPU ms per 100 MiB "
+            "| first byte, new connection ms | Δ direct ms | first byte, kept-alive ms "
+            "| Δ direct ms |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for path, (label, flags) in NETWORK_PATHS.items():
+        tp = med["tp"][path]
+        direct = path == "direct"
+        delta_new = med["new"][path] - med["new"]["direct"]
+        delta_kept = med["kept"][path] - med["kept"]["direct"]
+        cpu_text = "–" if direct or not cpu[path] else f"{statistics.median(cpu[path]):.0f}"
+        out.append(
+            f"| {label} | `{flags}` | {tp:.0f} | {min(throughput[path]):.0f}–"
+            f"{max(throughput[path]):.0f} | {tp / med['tp']['direct']:.2f}× | {cpu_text} "
+            f"| {med['new'][path]:.3f} | {'–' if direct else f'{delta_new:+.3f}'} "
+            f"| {med['kept'][path]:.3f} | {'–' if direct else f'{delta_kept:+.3f}'} |")
+    out += ["",
+            "- **MiB/s**: `GET /100m` (100 MiB, `Content-Length`), curl's `speed_download`.",
+            "- **Proxy CPU**: the supervisor's CPU time (all its threads, from "
+            "`/proc/<pid>/task/*/schedstat`, read from outside) during the downloads of one run, "
+            "divided by the downloads; median over the rounds. It depends less on the load "
+            "than the throughput does. At the median rates the supervisor is on a CPU for "
+            + ", ".join(f"{NETWORK_PATHS[p][0]} {busy(p):.0%}" for p in NETWORK_PATHS
+                        if p != "direct" and cpu[p])
+            + " of the download time.",
+            "- **First byte, new connection**: one curl per `GET /1k`, `time_starttransfer`: "
+            "the client's connect (and for `direct` its lookup of `web.test` in `/etc/hosts`), "
+            "through a proxy also its handshake, its decision, its lookup and its connect "
+            "upstream, then the request and the first byte of the answer.",
+            "- **First byte, kept-alive**: one curl sending "
+            f"{params['kept_runs'] // params['rounds'] + 1} requests on one connection, the first "
+            "(which opens it) dropped: request to first byte. CONNECT and SOCKS5 reuse their "
+            "tunnel; absolute-form keeps the connection to the proxy, but the proxy decides "
+            "each request and connects upstream for it (issue 5: each request on a "
+            "kept-alive connection is decided separately), so that column still holds a "
+            "decision, a lookup and an upstream connect.",
+            "- The least disturbed tenth of the first-byte samples (10th percentile), Δ direct: "
+            + "; ".join(f"{NETWORK_PATHS[p][0]} {p10['new'][p] - p10['new']['direct']:+.3f} ms "
+                        f"new, {p10['kept'][p] - p10['kept']['direct']:+.3f} ms kept-alive"
+                        for p in NETWORK_PATHS if p != "direct") + "."]
+
+    ratio = med["tp"]["connect"] / med["tp"]["direct"]
+    over = []
+    for path in NETWORK_PATHS:
+        if path == "direct":
+            continue
+        for mode, label in (("new", "new connection"), ("kept", "kept-alive")):
+            delta = med[mode][path] - med[mode]["direct"]
+            if delta > FIRST_BYTE_TARGET_MS:
+                over.append(f"{NETWORK_PATHS[path][0]}, {label} ({delta:+.3f} ms)")
+    out += ["", "Targets (`../shared/bench/anchors.md`, issue 5), medians of this run:", "",
+            f"- CONNECT throughput at least {CONNECT_RATIO_TARGET:.0%} of direct: "
+            f"{ratio:.1%}: **{'met' if ratio >= CONNECT_RATIO_TARGET else 'not met'}**."
+            f" (Absolute-form: {med['tp']['absolute'] / med['tp']['direct']:.1%}, SOCKS5: "
+            f"{med['tp']['socks5h'] / med['tp']['direct']:.1%} of direct.)",
+            f"- First byte within {FIRST_BYTE_TARGET_MS} ms of direct: "
+            + ("**met** on every path, new and kept-alive connections." if not over else
+               f"**not met** for {'; '.join(over)}; met for the rest.")]
+
+    # Memory: the throughput runs' samples while the command was downloading (phase 1).
+    flowing = [s for label, samples in runs.items() if label.split()[1] == "throughput"
+               for s in samples if s["phase"] == 1]
+    idle = [s for samples in runs.values() for s in samples if s["phase"] != 1]
+    if flowing:
+        peak = max(flowing, key=lambda s: s["supervisor"]["pss"])["supervisor"]
+        peak_mib = peak["pss"] / 1024
+        median_mib = statistics.median(s["supervisor"]["pss"] for s in flowing) / 1024
+        out.append(
+            f"- Supervisor and proxy under {PSS_TARGET_MIB:.0f} MiB PSS for one command, while "
+            f"a download runs: peak {peak_mib:.2f} MiB (median {median_mib:.2f} MiB): "
+            f"**{'met' if peak_mib < PSS_TARGET_MIB else 'not met'}**.")
+        detail = max((s for s in flowing if "by_file" in s),
+                     key=lambda s: s["supervisor"]["pss"], default=None)
+        out += ["", "PSS is read from `/proc/<pid>/smaps_rollup` from outside, every 50 ms, "
+                f"{len(flowing)} samples while downloads ran. The supervisor is the `pi-sandbox` "
+                "process itself, which hosts the proxy's threads "
+                f"({max(s['supervisor']['threads'] for s in flowing)} threads at most). At the "
+                f"peak: {peak['anon'] / 1024:.2f} MiB anonymous (heap, stacks, buffers) and "
+                f"{peak['file'] / 1024:.2f} MiB file-backed, its share of the pages of the "
+                f"binary and the shared libraries (RSS {peak['rss'] / 1024:.1f} MiB, of which "
+                f"{peak['private'] / 1024:.1f} MiB mapped by no other process)."]
+        if detail:
+            top = list(detail["by_file"].items())[:5]
+            out[-1] += (" Largest shares in one sample: "
+                        + ", ".join(f"`{name}` {kib / 1024:.2f} MiB" for name, kib in top) + ".")
+        if idle:
+            idle_peak = max(s["supervisor"]["pss"] for s in idle) / 1024
+            out.append("A file-backed page's cost is divided among the processes mapping it, so "
+                       "the figure moves with what else runs: before and after the downloads "
+                       "(curl, which maps libcrypto and libc too, not running) the supervisor "
+                       f"reaches {idle_peak:.2f} MiB.")
+        inits = [s["init"]["pss"] for s in flowing if "init" in s]
+        if inits:
+            both = max(s["supervisor"]["pss"] + s.get("init", {}).get("pss", 0)
+                       for s in flowing) / 1024
+            out.append(f"The sandbox's pid 1 (also `pi-sandbox`, outside the target) adds up to "
+                       f"{max(inits) / 1024:.2f} MiB: pi-sandbox's own processes come to "
+                       f"{both:.2f} MiB at most for one command.")
+    else:
+        out.append("- Supervisor PSS: not measured (`/proc/<pid>/smaps_rollup` not readable).")
+    out += ["", "This machine has 2 CPUs, shared with whatever else runs (compilers, tests): the "
+            "numbers are noisy, and only ratios within one run mean anything. Through a proxy, "
+            "three busy processes (server, proxy thread, client) share the 2 CPUs where the "
+            "direct path has two, so other load costs the proxied paths more than the direct "
+            "one; the proxy's CPU time per 100 MiB shows its own cost."]
+    if os.path.exists(NETWORK_NOTES):
+        with open(NETWORK_NOTES) as f:
+            out += ["", "### Where the proxy's costs come from", "", f.read().strip()]
+    return out
 
 def main():
     results_dir, large_ws, output = sys.argv[1:4]
@@ -44,7 +257,8 @@ def main():
         out += ["> **Quick mode** (`bench/run --quick`, a few runs): these numbers only show that",
                 "> the harness works. Run `./bench/run` for real ones.", ""]
     out += ["The per-command cost of `pi-sandbox run -- /bin/true` next to its neighbours, all",
-            "measured in one `hyperfine -N` invocation; compare ratios, not absolute times.", "",
+            "measured in one `hyperfine -N` invocation, and the per-command proxy's data path",
+            "next to the same client without it (Network); compare ratios, not absolute times.", "",
             f"- Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
             f"- Kernel: `{os.uname().release}`, {os.cpu_count()} CPUs",
             f"- pi-sandbox: commit {read('commit').replace(chr(10), ', ')}",
@@ -96,16 +310,23 @@ def main():
             f"Peak RSS of the largest process of `pi-sandbox run -- /bin/true` (`/usr/bin/time -f %M`,",
             f"median): {rss['empty'] / 1024:.1f} MiB in the empty workspace, "
             f"{rss['large'] / 1024:.1f} MiB in `<large-ws>`.",
-            "This is not the whole tree's PSS that the anchors' 4 MiB target speaks of."]
+            "This is not the PSS that the anchors' 4 MiB target speaks of: that one is measured",
+            "in the Network section, while data flows."]
 
     if os.path.exists(NOTES):
         with open(NOTES) as f:
             out += ["", "## Notes", "", f.read().strip()]
 
+    out += network_section(results_dir)
+
     out += ["", "## How to reproduce", "", "```", "./bench/run          # full run, a few minutes",
             "./bench/run --quick  # a few runs, to check the harness", "```", "",
             "It installs what is missing (apt-get), builds `pi-sandbox`, generates `<large-ws>`",
-            "once (cached in `$TMPDIR` by the generator's hash) and rewrites this file.", ""]
+            "once (cached in `$TMPDIR` by the generator's hash) and rewrites this file.",
+            "`PI_SANDBOX_BENCH_BINARY=FILE` measures FILE instead of building (the commit line",
+            "above then says so). The Network part (`bench/network.sh`) needs user and network",
+            "namespaces, `ip` (iproute2) and `curl`; without them its section says why it was not",
+            "measured.", ""]
 
     text = "\n".join(out)
     # This machine's paths must not leak into a committed file.
