@@ -95,9 +95,10 @@ std::expected<Request, RequestError> parse_request(std::string_view line) {
     // Parse again with exceptions for the parser's message.
     try {
       object = json::parse(line);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // parse_error, and out_of_range for 1E999
       return error(std::string("line is not valid JSON: ") + e.what());
     }
+    return error("line is not valid JSON");
   }
   if (!object.is_object()) return error("request must be a JSON object");
   const auto type_it = object.find("type");

@@ -64,6 +64,7 @@ TEST(Requests, TheSmallOnes) {
 
 TEST(Requests, EveryErrorNamesTheProblem) {
   EXPECT_TRUE(error_of("{").starts_with("line is not valid JSON: "));
+  EXPECT_TRUE(error_of("2E7772E").starts_with("line is not valid JSON: "));  // found by fuzzing
   EXPECT_EQ(error_of("[]"), "request must be a JSON object");
   EXPECT_EQ(error_of(R"({"type":3})"), "request has no string \"type\"");
   EXPECT_EQ(error_of(R"({"type":"run"})"), "unknown request type \"run\"");
