@@ -147,6 +147,9 @@ sandbox::ProxyStarter proxy_starter(std::shared_ptr<NetworkDecider> decider,
       return decider->decide(host, port);
     };
     options.log = log;
+    options.refused = [decider](const std::string& destination, const std::string& reason) {
+      (void)decider->refuse(destination, reason);
+    };
     auto server = std::make_shared<proxy::Server>(std::move(options));
     server->start();
     // The decider outlives every decision: the handle keeps both.

@@ -64,9 +64,12 @@ class NetworkDecider {
   /// `host` as the client sent it; `port` 1-65535.
   [[nodiscard]] proxy::Decision decide(const std::string& host, std::uint16_t port);
 
- private:
+  /// Reports a refusal (the stderr line and the `denied` callback), for refusals decide()
+  /// makes and for those the proxy makes before or after it (an IP literal, an address that
+  /// is not public, no decision in time).
   proxy::Decision refuse(const std::string& destination, std::string reason);
 
+ private:
   config::NetworkConfig network_;
   approval::Broker& broker_;
   std::shared_ptr<void> keep_alive_;

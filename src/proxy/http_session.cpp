@@ -115,12 +115,14 @@ asio::awaitable<bool> HttpSession::handle(const RequestHead& head) {
   const auto host = normalise_host(head.host);
   if (!host) {
     const std::string detail = "the host " + host.error();
+    note_refusal(target_text(head.host, head.port), detail);
     co_await refuse(refused, detail);
     co_return false;
   }
   const Verdict verdict = co_await check_destination(*host, head.port);
   if (closed_) co_return false;
   if (verdict.kind == Verdict::Kind::Refused) {
+    if (!verdict.by_decider) note_refusal(target_text(*host, head.port), verdict.reason);
     co_await refuse(refused, verdict.reason);
     co_return false;
   }

@@ -1,6 +1,7 @@
 #include "proxy/interfaces.hpp"
 
 #include <ifaddrs.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 
@@ -20,6 +21,13 @@ core::Result<std::vector<IpAddress>> host_interface_addresses() {
       const auto* in = reinterpret_cast<const sockaddr_in*>(entry->ifa_addr);
       const auto* bytes = reinterpret_cast<const std::uint8_t*>(&in->sin_addr);
       addresses.push_back(IpAddress::v4({bytes[0], bytes[1], bytes[2], bytes[3]}));
+      // The subnet's broadcast address reaches this host too.
+      if ((entry->ifa_flags & IFF_BROADCAST) != 0 && entry->ifa_broadaddr != nullptr &&
+          entry->ifa_broadaddr->sa_family == AF_INET) {
+        const auto* bcast = reinterpret_cast<const sockaddr_in*>(entry->ifa_broadaddr);
+        const auto* b = reinterpret_cast<const std::uint8_t*>(&bcast->sin_addr);
+        addresses.push_back(IpAddress::v4({b[0], b[1], b[2], b[3]}));
+      }
     } else if (entry->ifa_addr->sa_family == AF_INET6) {
       const auto* in6 = reinterpret_cast<const sockaddr_in6*>(entry->ifa_addr);
       std::array<std::uint8_t, 16> bytes{};

@@ -67,6 +67,10 @@ using AddressFilter = std::function<bool(const asio::ip::address&, std::string& 
 ///                    also how long an idle keep-alive connection waits for its next request.
 ///   log:             receives one line (no newline) per refused or failed connection, on the
 ///                    proxy's I/O thread; may be empty.
+///   refused:         told of every refusal the Decider did not make itself (a host that is
+///                    not a host name, an IP destination, an address that is not public,
+///                    no decision in time) as (`host:port` as the client sent it, reason), on
+///                    the I/O thread; may be empty. The Decider reports its own refusals.
 struct ServerOptions {
   std::vector<int> http_listeners;
   std::vector<int> socks_listeners;
@@ -77,6 +81,7 @@ struct ServerOptions {
   std::chrono::seconds decision_timeout{120};
   std::chrono::seconds head_timeout{30};
   std::function<void(std::string_view)> log;
+  std::function<void(const std::string& destination, const std::string& reason)> refused;
 };
 
 /// The proxy of one sandboxed command. Not copyable or movable. start() and stop() may be

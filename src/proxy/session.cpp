@@ -43,7 +43,7 @@ Verdict run_decider(const Decider& decide, const std::string& host, std::uint16_
     Decision decision = decide(host, port);
     if (decision.allowed) return Verdict{Verdict::Kind::Allowed, {}, {}};
     if (decision.reason.empty()) decision.reason = "refused";
-    return Verdict{Verdict::Kind::Refused, std::move(decision.reason), {}};
+    return Verdict{Verdict::Kind::Refused, std::move(decision.reason), {}, true};
   } catch (const std::exception& e) {
     return Verdict{Verdict::Kind::Refused, std::string("the decision failed: ") + e.what(), {}};
   } catch (...) {
@@ -224,6 +224,10 @@ asio::awaitable<void> Session::watchdog() {
       close_all();
     }
   }
+}
+
+void Session::note_refusal(const std::string& destination, const std::string& reason) const {
+  if (context_.options.refused) context_.options.refused(destination, reason);
 }
 
 void Session::report(std::string_view what, std::string_view detail) const {

@@ -49,6 +49,7 @@ struct Verdict {
   Kind kind = Kind::Refused;
   std::string reason;
   std::vector<tcp::endpoint> endpoints;
+  bool by_decider = false;  ///< a refusal the Decider made (and reported) itself
 };
 
 /// Lets a worker hand a result to the I/O thread only while the io_context exists: a worker
@@ -160,6 +161,8 @@ class Session : public std::enable_shared_from_this<Session> {
 
   /// Logs `<what>: <detail>` with the client's name.
   void report(std::string_view what, std::string_view detail) const;
+  /// Tells ServerOptions::refused of a refusal the Decider did not make.
+  void note_refusal(const std::string& destination, const std::string& reason) const;
 
   ProxyContext& context_;
   tcp::socket client_;

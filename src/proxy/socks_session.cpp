@@ -109,19 +109,23 @@ asio::awaitable<void> SocksSession::run() {
   }
   // IP destinations are refused like IP literals in HTTP (issue 5 step 1 and "Protocols").
   if (request->address_type != kAtypDomain) {
-    co_await reply_and_close(SocksReply::NotAllowed, refused,
-                             "IP address destinations are not allowed; send a host name");
+    const std::string detail = "IP address destinations are not allowed; send a host name";
+    note_refusal(request->host + ":" + std::to_string(request->port), detail);
+    co_await reply_and_close(SocksReply::NotAllowed, refused, detail);
     co_return;
   }
   const auto host = normalise_host(request->host);
   if (!host || request->port == 0) {
     const std::string detail = host ? "port 0" : "the host " + host.error();
+    note_refusal(request->host + ":" + std::to_string(request->port), detail);
     co_await reply_and_close(SocksReply::NotAllowed, refused, detail);
     co_return;
   }
   const Verdict verdict = co_await check_destination(*host, request->port);
   if (closed_) co_return;
   if (verdict.kind == Verdict::Kind::Refused) {
+    if (!verdict.by_decider)
+      note_refusal(*host + ":" + std::to_string(request->port), verdict.reason);
     co_await reply_and_close(SocksReply::NotAllowed, refused, verdict.reason);
     co_return;
   }

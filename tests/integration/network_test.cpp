@@ -310,6 +310,9 @@ TEST_F(NetworkTest, ANameThatResolvesToLoopbackIsRefusedEvenWhenAllowed) {
       network_->run("curl -sS -o /dev/null -w '%{http_connect}' --proxytunnel http://local.test/");
   EXPECT_EQ(r.out, "403");
   EXPECT_EQ(r.exit_code, 56) << r.err;
+  EXPECT_NE(r.err.find("pi-sandbox: network: refused local.test:80: local.test resolves to "),
+            std::string::npos)
+      << r.err;
 }
 
 TEST_F(NetworkTest, IpLiteralsAreRefused) {

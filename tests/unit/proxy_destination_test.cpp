@@ -249,20 +249,22 @@ INSTANTIATE_TEST_SUITE_P(
 
 INSTANTIATE_TEST_SUITE_P(
     Ipv6Boundaries, ProhibitedRange,
-    testing::Values(Classified{"::", "unspecified"}, Classified{"::1", "loopback"},
-                    Classified{"fbff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", ""},
-                    Classified{"fc00::", "private"}, Classified{"fd12:3456::1", "private"},
-                    Classified{"fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "private"},
-                    Classified{"fe00::", ""},
-                    Classified{"fe7f:ffff:ffff:ffff:ffff:ffff:ffff:ffff", ""},
-                    Classified{"fe80::", "link-local"}, Classified{"fe80::1", "link-local"},
-                    Classified{"febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "link-local"},
-                    Classified{"fec0::", ""},
-                    Classified{"feff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", ""},
-                    Classified{"ff00::", "multicast"}, Classified{"ff02::1", "multicast"},
-                    Classified{"ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "multicast"},
-                    Classified{"2001:4860:4860::8888", ""}, Classified{"2606:4700::1111", ""},
-                    Classified{"2001:db8::1", ""}));
+    testing::Values(
+        Classified{"::", "unspecified"}, Classified{"::1", "loopback"},
+        Classified{"fbff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", ""}, Classified{"fc00::", "private"},
+        Classified{"fd12:3456::1", "private"},
+        Classified{"fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "private"}, Classified{"fe00::", ""},
+        Classified{"fe7f:ffff:ffff:ffff:ffff:ffff:ffff:ffff", ""},
+        Classified{"fe80::", "link-local"}, Classified{"fe80::1", "link-local"},
+        Classified{"febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "link-local"},
+        Classified{"fec0::", "site-local (deprecated)"},
+        Classified{"feff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "site-local (deprecated)"},
+        Classified{"2001::1", "Teredo (embeds an obscured IPv4)"},
+        Classified{"2001:0:4136:e378:8000:63bf:3fff:fdd2", "Teredo (embeds an obscured IPv4)"},
+        Classified{"ff00::", "multicast"}, Classified{"ff02::1", "multicast"},
+        Classified{"ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "multicast"},
+        Classified{"2001:4860:4860::8888", ""}, Classified{"2606:4700::1111", ""},
+        Classified{"2001:db8::1", ""}));
 
 INSTANTIATE_TEST_SUITE_P(
     EmbeddedIpv4, ProhibitedRange,
@@ -277,12 +279,15 @@ INSTANTIATE_TEST_SUITE_P(
         Classified{"::192.168.1.1", "private (IPv4-compatible)"}, Classified{"::8.8.8.8", ""},
         Classified{"64:ff9b::7f00:1", "loopback (NAT64)"},
         Classified{"64:ff9b::a9fe:a9fe", "link-local (NAT64)"}, Classified{"64:ff9b::808:808", ""},
-        Classified{"64:ff9b:1::7f00:1", ""}, Classified{"2002:7f00:1::", "loopback (6to4)"},
+        Classified{"64:ff9b:1::7f00:1", "local-use NAT64"},
+        Classified{"2002:7f00:1::", "loopback (6to4)"},
         Classified{"2002:a00:1::1", "private (6to4)"},
         Classified{"2002:a9fe:a9fe::1", "link-local (6to4)"}, Classified{"2002:808:808::1", ""},
         Classified{"2003:7f00:1::", ""},
         // Not embedded forms: ::ffff:0:0/96 needs bytes 10-11 = ffff, ::/96 needs them 0.
-        Classified{"::fffe:7f00:1", ""}, Classified{"0:0:0:1:0:ffff:7f00:1", ""}));
+        Classified{"::fffe:7f00:1", ""},
+        Classified{"::ffff:0:7f00:1", "loopback (IPv4-translated)"},
+        Classified{"0:0:0:1:0:ffff:7f00:1", ""}));
 
 TEST(IpAddress, ParsesOnlyStrictNumericText) {
   EXPECT_EQ(IpAddress::parse("127.0.0.1"), IpAddress::v4({127, 0, 0, 1}));
@@ -299,6 +304,9 @@ TEST(InterfaceAddress, MatchesTheHostsOwnAddressesInEveryForm) {
   EXPECT_TRUE(is_interface_address(*IpAddress::parse("192.0.2.10"), own));
   EXPECT_TRUE(is_interface_address(*IpAddress::parse("::ffff:192.0.2.10"), own));
   EXPECT_TRUE(is_interface_address(*IpAddress::parse("::192.0.2.10"), own));
+  EXPECT_TRUE(is_interface_address(*IpAddress::parse("64:ff9b::c000:20a"), own));  // NAT64
+  EXPECT_TRUE(is_interface_address(*IpAddress::parse("2002:c000:20a::1"), own));   // 6to4
+  EXPECT_TRUE(is_interface_address(*IpAddress::parse("::ffff:0:c000:20a"), own));  // translated
   EXPECT_TRUE(is_interface_address(*IpAddress::parse("2001:db8::1"), own));
   EXPECT_FALSE(is_interface_address(*IpAddress::parse("192.0.2.11"), own));
   EXPECT_FALSE(is_interface_address(*IpAddress::parse("2001:db8::2"), own));

@@ -71,12 +71,15 @@ struct Range6 {
 };
 
 // Issue 5 step 3 and reference item 47, IPv6 (RFC 6890 and RFC 4291).
-constexpr std::array<Range6, 5> kProhibited6{{
+constexpr std::array<Range6, 8> kProhibited6{{
     {{}, 128, "unspecified"},
     {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}, 128, "loopback"},
     {{0xfc}, 7, "private"},
     {{0xfe, 0x80}, 10, "link-local"},
+    {{0xfe, 0xc0}, 10, "site-local (deprecated)"},  // RFC 3879
     {{0xff}, 8, "multicast"},
+    {{0, 0x64, 0xff, 0x9b, 0, 1}, 48, "local-use NAT64"},          // RFC 8215
+    {{0x20, 0x01, 0, 0}, 32, "Teredo (embeds an obscured IPv4)"},  // RFC 4380
 }};
 
 std::optional<std::string> embedded(const V4& address, std::string_view form) {
@@ -90,6 +93,9 @@ std::optional<std::string> prohibited6(const std::array<std::uint8_t, 16>& b) {
     if (in_prefix(b, range.network, range.prefix)) return std::string(range.name);
   }
   if (is_v4_mapped(b)) return embedded(v4_at(b, 12), "IPv4-mapped");
+  // ::ffff:0:0/96, the IPv4-translated form of RFC 2765 section 2.1.
+  if (all_zero(std::span(b).first(8)) && b[8] == 0xff && b[9] == 0xff && b[10] == 0 && b[11] == 0)
+    return embedded(v4_at(b, 12), "IPv4-translated");
   if (is_v4_compatible(b)) return embedded(v4_at(b, 12), "IPv4-compatible");
   // 64:ff9b::/96, RFC 6052 section 2.1.
   constexpr std::array<std::uint8_t, 16> kNat64{0, 0x64, 0xff, 0x9b};
@@ -99,13 +105,18 @@ std::optional<std::string> prohibited6(const std::array<std::uint8_t, 16>& b) {
   return std::nullopt;
 }
 
-// The IPv4 address an IPv6 address stands for on the host's own stack, if any.
+// The IPv4 address an IPv6 address embeds (mapped, compatible, translated, NAT64, 6to4),
+// if any: such an address can lead back to one of the host's own IPv4 addresses.
 std::optional<V4> as_v4(const IpAddress& address) {
-  if (address.family == IpAddress::Family::V4) return v4_at(address.bytes, 0);
-  if (is_v4_mapped(address.bytes)) return v4_at(address.bytes, 12);
-  if (is_v4_compatible(address.bytes) && !all_zero(std::span(address.bytes).subspan(12, 3))) {
-    return v4_at(address.bytes, 12);
-  }
+  const auto& b = address.bytes;
+  if (address.family == IpAddress::Family::V4) return v4_at(b, 0);
+  if (is_v4_mapped(b)) return v4_at(b, 12);
+  if (is_v4_compatible(b) && !all_zero(std::span(b).subspan(12, 3))) return v4_at(b, 12);
+  if (all_zero(std::span(b).first(8)) && b[8] == 0xff && b[9] == 0xff && b[10] == 0 && b[11] == 0)
+    return v4_at(b, 12);
+  constexpr std::array<std::uint8_t, 16> kNat64{0, 0x64, 0xff, 0x9b};
+  if (in_prefix(b, kNat64, 96)) return v4_at(b, 12);
+  if (b[0] == 0x20 && b[1] == 0x02) return v4_at(b, 2);
   return std::nullopt;
 }
 
