@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "approval/terminal_prompt.hpp"
+#include "cli/approval_setup.hpp"
 #include "cli/execution.hpp"
 #include "core/unique_fd.hpp"
 #include "rpc/protocol.hpp"
@@ -84,7 +85,8 @@ class HostPrompt final : public approval::HumanPrompt {
       reader_started_ = true;
       std::thread([this] { read_answers(); }).detach();
     }
-    const std::string request_id = "r" + std::to_string(++counter_);
+    // Unguessable and never reused: a stale or early answer can match no other question.
+    const std::string request_id = new_id("r-");
     nlohmann::ordered_json event = {{"type", "approval_request"},
                                     {"id", id_},
                                     {"request_id", request_id},
@@ -101,10 +103,11 @@ class HostPrompt final : public approval::HumanPrompt {
            {"label", "Allow " + *question.request.destination + " for the rest of this command"}});
     choices.push_back({{"choice", "deny"}, {"label", "Deny"}});
     event["choices"] = choices;
-    pending_.insert(request_id);
+    const bool offers_command = question.offer_for_command && question.request.destination;
+    pending_[request_id] = offers_command;
     pipe_.write(event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     answered_.wait(lock, [&] { return answers_.contains(request_id) || closed_; });
-    pending_.erase(request_id);
+    pending_.erase(request_id);  // unanswered (stdin closed): later answers are unknown
     const auto it = answers_.find(request_id);
     if (it == answers_.end()) return approval::HumanAnswer::Unavailable;
     const rpc::Choice choice = it->second;
@@ -139,7 +142,16 @@ class HostPrompt final : public approval::HumanPrompt {
     auto request = rpc::parse_request(line);
     const auto* response = request ? std::get_if<rpc::ApprovalResponse>(&*request) : nullptr;
     std::lock_guard lock(mutex_);
-    if (response == nullptr || !pending_.contains(response->request_id)) {
+    const auto pending = response == nullptr ? pending_.end() : pending_.find(response->request_id);
+    if (pending != pending_.end() && response->choice == rpc::Choice::AllowCommand &&
+        !pending->second) {
+      pipe_.write(rpc::error_event("approval_response \"" + response->id +
+                                       "\": allow-command was not offered for request_id \"" +
+                                       response->request_id + "\"",
+                                   id_));
+      return;  // not an answer: the question stays open
+    }
+    if (response == nullptr || pending == pending_.end()) {
       pipe_.write(rpc::error_event(
           response == nullptr
               ? (request ? std::string("unexpected request for a running command")
@@ -148,6 +160,9 @@ class HostPrompt final : public approval::HumanPrompt {
           id_));
       return;
     }
+    // The first answer is final: the question is closed now, so a second answer (a deny
+    // followed by an allow in the same write) is an unknown request_id.
+    pending_.erase(pending);
     answers_[response->request_id] = response->choice;
     answered_.notify_all();
   }
@@ -159,8 +174,7 @@ class HostPrompt final : public approval::HumanPrompt {
   std::condition_variable answered_;
   bool reader_started_ = false;
   bool closed_ = false;
-  unsigned counter_ = 0;
-  std::set<std::string> pending_;
+  std::map<std::string, bool> pending_;  ///< open questions: request_id -> allow-command offered
   std::map<std::string, rpc::Choice> answers_;
 };
 

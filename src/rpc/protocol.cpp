@@ -59,7 +59,8 @@ std::expected<Request, RequestError> parse_exec(const json& object, const std::s
     std::map<std::string, std::string> variables;
     for (const auto& [name, value] : env->items()) {
       if (!value.is_string() || name.empty() || name.find('=') != std::string::npos ||
-          name.find('\0') != std::string::npos)
+          name.find('\0') != std::string::npos ||
+          value.get_ref<const std::string&>().find('\0') != std::string::npos)
         return error(where + "\"env\" must be an object of strings", id);
       variables[name] = value.get<std::string>();
     }

@@ -288,6 +288,54 @@ TEST(Serve, HostIpcApprovalRoundTrips) {
   }
 }
 
+TEST(Serve, AnswersBindToOneOpenQuestionAndTheFirstIsFinal) {
+  Scratch scratch;
+  const fs::path config = scratch.root / "config.json";
+  write_file(config, R"({"hostIPC": {"mode": "ask", "preflightCommandPrefixes": ["printf"]}})");
+  Serve serve(scratch, {"--config", config.string()});
+  const std::string marker = (scratch.root / "ran-on-host").string();
+  serve.send(exec("c", "printf x > " + marker, scratch.ws));
+  // An answer sent before any question (or left over from an earlier command with this id)
+  // matches nothing.
+  serve.send(
+      {{"type", "approval_response"}, {"id", "c"}, {"request_id", "r1"}, {"choice", "allow-once"}});
+  std::vector<json> events;
+  json ask;
+  for (json e = serve.next(); !e.is_null(); e = serve.next()) {
+    events.push_back(e);
+    if (e["type"] == "approval_request") {
+      ask = e;
+      break;
+    }
+  }
+  ASSERT_FALSE(ask.is_null());
+  const std::string request_id = ask["request_id"];
+  EXPECT_TRUE(request_id.starts_with("r-")) << request_id;
+  EXPECT_EQ(request_id.size(), 2u + 36u) << request_id;  // a UUID
+  // A deny and an allow in one write: the deny is final, the allow is refused.
+  serve.send_line(json{{"type", "approval_response"},
+                       {"id", "c"},
+                       {"request_id", request_id},
+                       {"choice", "deny"}}
+                      .dump() +
+                  "\n" +
+                  json{{"type", "approval_response"},
+                       {"id", "c"},
+                       {"request_id", request_id},
+                       {"choice", "allow-once"}}
+                      .dump());
+  std::vector<json> rest = serve.until_exit("c");
+  events.insert(events.end(), rest.begin(), rest.end());
+  EXPECT_EQ(events.back()["exit_code"], 1);
+  EXPECT_FALSE(fs::exists(marker));
+  std::vector<std::string> errors;
+  for (const auto& e : events)
+    if (e["type"] == "error") errors.push_back(e["message"]);
+  EXPECT_EQ(errors, (std::vector<std::string>{
+                        "approval_response: unknown request_id \"r1\"",
+                        "approval_response: unknown request_id \"" + request_id + "\""}));
+}
+
 TEST(Serve, NetworkApprovalRoundTrips) {
   Scratch scratch;
   Serve serve(scratch);

@@ -82,6 +82,8 @@ TEST(Requests, EveryErrorNamesTheProblem) {
             "exec \"a\": \"env\" must be an object of strings");
   EXPECT_EQ(error_of(R"({"type":"exec","id":"a","command":"x","cwd":"/","env":{"A=B":"1"}})"),
             "exec \"a\": \"env\" must be an object of strings");
+  EXPECT_EQ(error_of(R"({"type":"exec","id":"a","command":"x","cwd":"/","env":{"A":"x\u0000y"}})"),
+            "exec \"a\": \"env\" must be an object of strings");
   EXPECT_EQ(error_of(R"({"type":"exec","id":"a","command":"x","cwd":"/","timeout_s":0})"),
             "exec \"a\": \"timeout_s\" must be a positive number");
   EXPECT_EQ(error_of(R"({"type":"exec","id":"a","command":"x","cwd":"/","stdin":"open"})"),
