@@ -10,6 +10,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <mutex>
+#include <set>
 #include <utility>
 
 #include "core/unique_fd.hpp"
@@ -200,7 +202,40 @@ std::expected<void, std::string> exit_status(int status) {
   return std::unexpected("reviewer ended with wait status " + std::to_string(status));
 }
 
+/// The process groups of the reviewers running now, for kill_running_reviewers().
+struct Running {
+  std::mutex mutex;
+  std::set<pid_t> groups;
+};
+Running& running() {
+  static Running* instance = new Running;  // never destroyed: used until _exit
+  return *instance;
+}
+
+/// Keeps a reviewer's group in running() while it is alive.
+class RunningGroup {
+ public:
+  explicit RunningGroup(pid_t group) : group_(group) {
+    std::lock_guard lock(running().mutex);
+    running().groups.insert(group_);
+  }
+  ~RunningGroup() {
+    std::lock_guard lock(running().mutex);
+    running().groups.erase(group_);
+  }
+  RunningGroup(const RunningGroup&) = delete;
+  RunningGroup& operator=(const RunningGroup&) = delete;
+
+ private:
+  pid_t group_;
+};
+
 }  // namespace
+
+void kill_running_reviewers() {
+  std::lock_guard lock(running().mutex);
+  for (pid_t group : running().groups) ::kill(-group, SIGKILL);
+}
 
 ReviewerProcess::ReviewerProcess(std::vector<std::string> argv, std::chrono::seconds timeout)
     : argv_(std::move(argv)), timeout_(timeout) {}
@@ -213,6 +248,7 @@ std::expected<ReviewerVerdict, std::string> ReviewerProcess::review(
   const auto deadline = SteadyTime::now() + timeout_;
   auto child = spawn(argv_);
   if (!child) return std::unexpected(child.error());
+  const RunningGroup registered(child->pid);
   auto output = exchange(*child, input, deadline, timeout_);
   if (!output) ::kill(-child->pid, SIGKILL);
   int status = 0;

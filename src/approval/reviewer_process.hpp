@@ -40,4 +40,9 @@ class ReviewerProcess final : public Reviewer {
   std::chrono::seconds timeout_;
 };
 
+/// Kills (SIGKILL) the process group of every reviewer still running in this process, for a
+/// pi-sandbox that is about to exit while a decision is pending: no reviewer outlives it.
+/// Async-signal-unsafe (takes a mutex); call it from normal code before _exit.
+void kill_running_reviewers();
+
 }  // namespace pisandbox::approval

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "approval/reviewer_process.hpp"
 #include "cli/commands.hpp"
 
 int main(int argc, char** argv) {
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
   }
   // A proxy decision may still be waiting (on the terminal, on a reviewer) on a detached
   // thread when the command has ended: leave without running static destructors under it.
+  pisandbox::approval::kill_running_reviewers();
   std::cout.flush();
   std::fflush(nullptr);
   ::_exit(exit_code);

@@ -14,6 +14,7 @@
 #include <set>
 #include <thread>
 
+#include "approval/reviewer_process.hpp"
 #include "approval/terminal_prompt.hpp"
 #include "cli/approval_setup.hpp"
 #include "cli/execution.hpp"
@@ -278,6 +279,7 @@ int worker(const WorkerArgs& worker_args) {
   pipe.write(rpc::exit_event(id, status));
   // Decisions may still be pending on proxy threads (they end with this process): leave
   // without running destructors under them.
+  approval::kill_running_reviewers();
   std::fflush(nullptr);
   ::_exit(0);
 }

@@ -48,6 +48,7 @@ const std::map<std::string, std::string>& reviewer_scripts() {
       {"crash", "cat >/dev/null\necho 'reviewer crashed' >&2\nexit 3\n"},
       {"timeout", "cat >/dev/null\nsleep 37.25\necho '{}'\n"},
       {"garbage", "cat >/dev/null\necho 'this is not json'\n"},
+      {"sleeps", "cat >/dev/null\nsleep 619 &\nsleep 618\n"},
       {"record", "cat >\"$(dirname \"$0\")/stdin.json\"\nprintf '%s\\n' '" +
                      verdict("allow", "low", "Recorded.") + "'\n"},
   };
@@ -287,6 +288,16 @@ TEST_F(Approvals, TerminalPromptCtrlCCancels) {
   EXPECT_EQ(run.exit_code, 1) << run.screen;
   EXPECT_NE(run.screen.find(R"({"action":"deny","source":"unavailable")"), std::string::npos)
       << run.screen;
+}
+
+TEST_F(Approvals, NoReviewerOutlivesTheCommandThatAsked) {
+  // The proxy asks the reviewer about the destination; curl gives up after 1 s, the command
+  // ends, and pi-sandbox kills the reviewer's whole process group on its way out.
+  const RunResult r = scratch_.run("curl -s --max-time 1 http://reviewer-test.invalid/",
+                                   {"--reviewer", reviewer("sleeps").string()});
+  EXPECT_EQ(r.exit_code, 28) << r.err;
+  EXPECT_TRUE(wait_until_gone("sleep 618"));
+  EXPECT_TRUE(wait_until_gone("sleep 619"));
 }
 
 TEST_F(Approvals, HostIpcQuestionShowsTheCommandAndWarning) {
