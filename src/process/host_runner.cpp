@@ -61,6 +61,63 @@ class ForegroundTerminal {
   pid_t previous_ = -1;
 };
 
+/// A watcher process that kills the host run's process group if pi-sandbox dies first (even
+/// by SIGKILL, when nothing of pi-sandbox runs any more): it waits on a pipe whose only
+/// write end pi-sandbox holds. done() tells it the group is already handled.
+class GroupGuard {
+ public:
+  explicit GroupGuard(pid_t group) {
+    int p[2];
+    if (::pipe2(p, O_CLOEXEC) != 0) return;
+    const pid_t watcher = ::fork();
+    if (watcher == 0) {
+      // Only async-signal-safe calls: the caller may have threads. Its own session, with
+      // every signal blocked, so Ctrl-C at the terminal does not stop the watcher first.
+      // Nothing but the read end stays open: a copy of any other descriptor (an output
+      // pipe's write end, the exec status pipe) would keep its reader waiting.
+      if (p[0] != 3) {
+        ::dup2(p[0], 3);
+        ::close(p[0]);
+      }
+      ::syscall(SYS_close_range, 4U, ~0U, 0U);
+      for (int fd = 0; fd < 3; ++fd) ::close(fd);
+      ::setsid();
+      sigset_t all;
+      sigfillset(&all);
+      ::sigprocmask(SIG_SETMASK, &all, nullptr);
+      char byte;
+      ssize_t n;
+      while ((n = ::read(3, &byte, 1)) < 0 && errno == EINTR) {
+      }
+      if (n == 0) ::kill(-group, SIGKILL);  // end of file: pi-sandbox is gone
+      ::_exit(0);
+    }
+    ::close(p[0]);
+    if (watcher < 0) {
+      ::close(p[1]);
+      return;
+    }
+    watcher_ = watcher;
+    write_end_.reset(p[1]);
+  }
+  /// The group has been killed and reaped here: the watcher leaves without killing.
+  void done() {
+    if (watcher_ < 0) return;
+    (void)!::write(write_end_.get(), "x", 1);
+    write_end_.reset();
+    while (::waitpid(watcher_, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    watcher_ = -1;
+  }
+  ~GroupGuard() { done(); }
+  GroupGuard(const GroupGuard&) = delete;
+  GroupGuard& operator=(const GroupGuard&) = delete;
+
+ private:
+  pid_t watcher_ = -1;
+  UniqueFd write_end_;
+};
+
 enum class Ending { Exited, TimedOut, Aborted };
 
 }  // namespace
@@ -129,6 +186,7 @@ sandbox::Outcome run_on_host(const sandbox::Command& command, const sandbox::Run
     return launch_failed(core::sys_error(call, message[0]).message);
   }
 
+  GroupGuard guard(pid);
   ForegroundTerminal terminal(pid);
   UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
   const auto deadline =
@@ -161,6 +219,7 @@ sandbox::Outcome run_on_host(const sandbox::Command& command, const sandbox::Run
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  guard.done();
   if (options.output != nullptr) pipes.drain(*options.output);
   if (ending == Ending::TimedOut)
     return std::unexpected(sandbox::RunFailure{sandbox::RunFailureKind::TimedOut, ""});

@@ -16,7 +16,8 @@ namespace pisandbox::process {
 ///   - when the program exits, is timed out or cancelled, the whole process group is
 ///     killed (SIGKILL): a `sleep 600 &` left behind never holds the call open, and nothing
 ///     of the run stays on the host except processes that left the group on purpose
-///     (`setsid`, e.g. a tmux server), whose output is no longer read;
+///     (`setsid`, e.g. a tmux server), whose output is no longer read; if pi-sandbox itself
+///     is killed (even SIGKILL), a small watcher process kills the group;
 ///   - with options.output, stdout and stderr are pipes read into the sink until the
 ///     program has exited and what it wrote is read.
 /// Returns Exited/Signaled; TimedOut or Aborted after killing the group; LaunchFailed when

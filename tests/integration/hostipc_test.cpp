@@ -1,11 +1,13 @@
 // The host-IPC fallback end to end (issue 6 "Tests"; reference items 59-67; case C-09): a
 // real tmux server and a real ssh-agent on Unix sockets the sandbox refuses, real reviewer
 // programs, and the real host run.
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "harness.hpp"
 
@@ -206,6 +208,23 @@ TEST_F(HostIpc, AHostRunLeavesNothingRunningAndHoldsNothingOpen) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "started\n");
   EXPECT_TRUE(wait_until_gone("sleep 617"));
+}
+
+TEST_F(HostIpc, KillingPiSandboxDuringAHostRunLeavesNothing) {
+  // $((…)): the sleeps' command lines differ from pi-sandbox's own.
+  const pid_t pid =
+      spawn_process({sandbox_binary(), "run", "--cwd", scratch_.ws.string(), "--config",
+                     config(R"({"mode": "ask", "preflightCommandPrefixes": ["tmux"]})"),
+                     "--reviewer", reviewer("allow"), "--no-prompt", "-c",
+                     tmux_ls() + "; sleep $((600 + 22)) & sleep $((600 + 23))"},
+                    scratch_.env());
+  for (int i = 0; i < 200 && !process_running("sleep 623"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_TRUE(process_running("sleep 623"));
+  ::kill(pid, SIGKILL);
+  wait_process(pid);
+  EXPECT_TRUE(wait_until_gone("sleep 622"));
+  EXPECT_TRUE(wait_until_gone("sleep 623"));
 }
 
 TEST_F(HostIpc, TheHostRunGetsTheTimeoutAndIsKilledWhole) {
