@@ -271,6 +271,20 @@ TEST(TerminalPromptText, QuestionShowsWarningReasonAndChoices) {
             "  2) Deny\n");
 }
 
+TEST(TerminalPromptText, DirectionControlsAreShownNotObeyed) {
+  auto request = network_request();
+  request.surface = Surface::HostIpc;
+  request.operation = "execute-host";
+  // U+202E (right-to-left override), U+2066 (left-to-right isolate), U+200F (RLM); U+2010
+  // (a hyphen, same lead bytes) stays.
+  request.command = "ls \xe2\x80\xae#\xe2\x81\xa6x\xe2\x80\x8f \xe2\x80\x90";
+  const HumanQuestion question{request, "", ""};
+  EXPECT_EQ(question_text(question),
+            "Sandbox approval required: execute-host ls \\u202e#\\u2066x\\u200f \xe2\x80\x90\n"
+            "  1) Allow this exact operation once\n"
+            "  2) Deny\n");
+}
+
 }  // namespace
 }  // namespace pisandbox::approval
 
