@@ -54,7 +54,7 @@ for tool in curl ip nsenter unshare setsid; do
 done
 
 mkdir "$net/ws"
-cp "$here/net_servers.py" "$here/net_setup.sh" "$net/"
+cp "$here/net_servers.py" "$here/../tests/integration/net_setup.sh" "$net/"
 cp "$here/net_client.sh" "$net/ws/"
 echo "203.0.113.2 web.test" >"$net/hosts"
 # Trusted configuration, outside the workspace. Allowed without asking: no approval in the
@@ -62,7 +62,8 @@ echo "203.0.113.2 web.test" >"$net/hosts"
 echo '{"network": {"allowedDomains": ["web.test"]}}' >"$net/config.json"
 
 setsid unshare --user --map-current-user --keep-caps --net --mount --propagation private \
-  bash "$net/net_setup.sh" "$net" >"$net/holder.log" 2>&1 &
+  bash "$net/net_setup.sh" "$net" /usr/bin/python3 "$net/net_servers.py" 203.0.113.2 80 \
+  "$net/servers.ready" >"$net/holder.log" 2>&1 &
 holder=$!
 for _ in $(seq 500); do
   [ -e "$net/ready" ] && break

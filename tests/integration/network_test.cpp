@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "harness.hpp"
+#include "net_setup.hpp"
 
 namespace pisandbox::testing {
 namespace {
@@ -104,28 +105,6 @@ async def main():
 asyncio.run(main())
 )PY";
 
-const char* const kSetup =
-    R"SH(# Runs as the namespace holder: unshare --user --map-current-user --keep-caps --net
-# --mount --propagation private. $1: the scratch directory.
-set -eu
-dir=$1
-ip link set lo up
-unshare --net sleep infinity &
-server=$!
-while [ "$(readlink /proc/$server/ns/net)" = "$(readlink /proc/self/ns/net)" ]; do sleep 0.01; done
-ip link add pisb0 type veth peer name pisb1
-ip link set pisb1 netns "$server"
-ip addr add 203.0.113.1/24 dev pisb0
-ip link set pisb0 up
-nsenter -n -t "$server" sh -c \
-  'ip link set lo up && ip addr add 203.0.113.2/24 dev pisb1 && ip link set pisb1 up'
-mount --bind "$dir/hosts" /etc/hosts
-nsenter -n -t "$server" python3 "$dir/servers.py" "$dir" &
-while [ ! -e "$dir/servers.ready" ]; do sleep 0.02; done
-touch "$dir/ready"
-wait
-)SH";
-
 const char* const kHosts =
     "203.0.113.2 web.test git.test ssh.test blocked.test asked.test\n"
     "127.0.0.1 local.test\n";
@@ -139,7 +118,7 @@ class Network {
  public:
   Network() {
     write_file(scratch.root / "servers.py", kServers);
-    write_file(scratch.root / "setup.sh", kSetup);
+    write_file(scratch.root / "setup.sh", kNetSetupScript);
     write_file(scratch.root / "hosts", kHosts);
     write_file(scratch.root / "config.json", kConfig);
     make_repository();
@@ -155,7 +134,8 @@ class Network {
     holder =
         spawn_process({"/usr/bin/setsid", "/usr/bin/unshare", "--user", "--map-current-user",
                        "--keep-caps", "--net", "--mount", "--propagation", "private", "/bin/bash",
-                       (scratch.root / "setup.sh").string(), scratch.root.string()});
+                       (scratch.root / "setup.sh").string(), scratch.root.string(), "python3",
+                       (scratch.root / "servers.py").string(), scratch.root.string()});
     for (int i = 0; i < 500 && !fs::exists(scratch.root / "ready"); ++i)
       std::this_thread::sleep_for(20ms);
     ready = fs::exists(scratch.root / "ready");
