@@ -331,9 +331,14 @@ TEST(Serve, AnswersBindToOneOpenQuestionAndTheFirstIsFinal) {
   std::vector<std::string> errors;
   for (const auto& e : events)
     if (e["type"] == "error") errors.push_back(e["message"]);
-  EXPECT_EQ(errors, (std::vector<std::string>{
-                        "approval_response: unknown request_id \"r1\"",
-                        "approval_response: unknown request_id \"" + request_id + "\""}));
+  // The early answer is refused. The second answer is refused too, unless the command (its
+  // deny being final) ended before its worker read that line: either way it changed nothing.
+  ASSERT_GE(errors.size(), 1u);
+  EXPECT_EQ(errors[0], "approval_response: unknown request_id \"r1\"");
+  EXPECT_LE(errors.size(), 2u);
+  if (errors.size() == 2) {
+    EXPECT_EQ(errors[1], "approval_response: unknown request_id \"" + request_id + "\"");
+  }
 }
 
 TEST(Serve, NetworkApprovalRoundTrips) {
