@@ -9,6 +9,7 @@
 #include <mutex>
 #include <optional>
 
+#include "core/io.hpp"
 #include "core/unique_fd.hpp"
 
 namespace pisandbox::approval {
@@ -61,15 +62,7 @@ std::string printable(std::string_view text) {
   return out;
 }
 
-bool write_all(int fd, std::string_view text) {
-  while (!text.empty()) {
-    const ssize_t n = ::write(fd, text.data(), text.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    text.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return true;
-}
+using core::write_all;
 
 // Puts the terminal in non-canonical mode without signal characters and restores it.
 class RawAnswerMode {

@@ -5,9 +5,11 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 
 #include "cli/network_setup.hpp"
+#include "core/io.hpp"
 #include "hostipc/host_ipc.hpp"
 #include "process/host_runner.hpp"
 #include "sandbox/linux/runner.hpp"
@@ -54,13 +56,7 @@ std::vector<std::string> caller_environment() {
 class StdioSink final : public sandbox::OutputSink {
  public:
   void write(sandbox::Stream stream, std::string_view bytes) override {
-    const int fd = stream == sandbox::Stream::Stdout ? STDOUT_FILENO : STDERR_FILENO;
-    while (!bytes.empty()) {
-      const ssize_t n = ::write(fd, bytes.data(), bytes.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return;
-      bytes.remove_prefix(static_cast<std::size_t>(n));
-    }
+    (void)core::write_all(stream == sandbox::Stream::Stdout ? STDOUT_FILENO : STDERR_FILENO, bytes);
   }
 };
 
@@ -92,6 +88,12 @@ sandbox::Outcome named(sandbox::Outcome outcome) {
 }
 
 }  // namespace
+
+std::string timed_out_message(double seconds) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.15g", seconds);
+  return "command timed out after " + std::string(text) + " seconds";
+}
 
 sandbox::Outcome execute(const RunArgs& args, const RunIo& io) {
   const auto say = [&io](const std::string& line) {

@@ -56,6 +56,10 @@ struct RunIo {
   int cancel_fd = -1;
 };
 
+/// `command timed out after <seconds> seconds`, the seconds as given (`1`, `0.5`): what
+/// `run` prints and `serve` reports for RunFailureKind::TimedOut.
+[[nodiscard]] std::string timed_out_message(double seconds);
+
 /// Runs one command (issues 2-6): builds the policy from the trusted configuration, gives
 /// the command its proxy (every destination decided by the configuration's lists and the
 /// approval broker), applies the host-IPC fallback for shell commands, and waits. Returns

@@ -12,23 +12,13 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "core/io.hpp"
 #include "core/unique_fd.hpp"
 #include "sandbox/linux/launch_spec.hpp"
 
 namespace pisandbox::cli {
 
 namespace {
-
-bool write_all(int fd, const char* data, std::size_t size) {
-  while (size > 0) {
-    const ssize_t n = ::write(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
 
 bool read_exactly(int fd, unsigned char* data, std::size_t size) {
   while (size > 0) {
@@ -79,7 +69,7 @@ int relay(int sock) {
     if (in_open && fds[0].revents != 0) {
       const ssize_t n = ::read(STDIN_FILENO, buffer, sizeof buffer);
       if (n > 0) {
-        if (!write_all(sock, buffer, static_cast<std::size_t>(n))) return 1;
+        if (!core::write_all(sock, std::string_view(buffer, static_cast<std::size_t>(n)))) return 1;
       } else if (n == 0 || errno != EINTR) {
         in_open = false;
         ::shutdown(sock, SHUT_WR);
@@ -88,7 +78,8 @@ int relay(int sock) {
     if (fds[1].revents != 0) {
       const ssize_t n = ::read(sock, buffer, sizeof buffer);
       if (n > 0) {
-        if (!write_all(STDOUT_FILENO, buffer, static_cast<std::size_t>(n))) return 1;
+        if (!core::write_all(STDOUT_FILENO, std::string_view(buffer, static_cast<std::size_t>(n))))
+          return 1;
       } else if (n == 0 || errno != EINTR) {
         out_open = false;
       }
@@ -118,7 +109,7 @@ int proxy_connect(const std::string& host, int port) {
   request += host;
   request += static_cast<char>(port >> 8);
   request += static_cast<char>(port & 0xff);
-  if (!write_all(sock.get(), request.data(), request.size())) {
+  if (!core::write_all(sock.get(), request)) {
     print_error("proxy-connect: the SOCKS5 proxy closed the connection");
     return 1;
   }

@@ -28,13 +28,6 @@ int received_signal(int signal_fd) {
   return SIGTERM;
 }
 
-std::string seconds_text(double seconds) {
-  if (seconds == std::floor(seconds)) return std::to_string(static_cast<long long>(seconds));
-  std::string text = std::to_string(seconds);
-  while (text.back() == '0') text.pop_back();
-  return text;
-}
-
 int run(const RunArgs& args) {
   core::UniqueFd signals = cancel_signals();
   RunIo io;
@@ -46,7 +39,7 @@ int run(const RunArgs& args) {
   }
   switch (outcome.error().kind) {
     case sandbox::RunFailureKind::TimedOut:
-      print_error("command timed out after " + seconds_text(args.timeout_seconds) + " seconds");
+      print_error(timed_out_message(args.timeout_seconds));
       return kExitTimeout;
     case sandbox::RunFailureKind::Aborted:
       return 128 + received_signal(signals.get());

@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "core/deadline.hpp"
+#include "core/io.hpp"
 #include "core/unique_fd.hpp"
 #include "hostipc/host_ipc.hpp"
 #include "rpc/protocol.hpp"
@@ -42,18 +44,7 @@ struct ServeArgs {
 
 /// Writes a whole line to stdout (the host). A host that has gone away loses it.
 void emit(const std::string& line) {
-  std::string_view rest = line;
-  while (!rest.empty()) {
-    const ssize_t n = ::write(STDOUT_FILENO, rest.data(), rest.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == EAGAIN) {
-      pollfd out{STDOUT_FILENO, POLLOUT, 0};
-      (void)::poll(&out, 1, -1);
-      continue;
-    }
-    if (n <= 0) return;
-    rest.remove_prefix(static_cast<std::size_t>(n));
-  }
+  (void)core::write_all(STDOUT_FILENO, line);
 }
 
 struct Worker {
@@ -91,8 +82,7 @@ class Server {
       }
       int timeout = -1;
       if (stopping_) {
-        const auto left = std::chrono::ceil<std::chrono::milliseconds>(kill_at_ - Clock::now());
-        timeout = static_cast<int>(std::max<long long>(left.count(), 0));
+        timeout = core::poll_timeout(kill_at_);
       }
       const int ready = ::poll(fds.data(), fds.size(), timeout);
       if (ready < 0 && errno != EINTR) break;

@@ -18,6 +18,7 @@
 #include "approval/terminal_prompt.hpp"
 #include "cli/approval_setup.hpp"
 #include "cli/execution.hpp"
+#include "core/io.hpp"
 #include "core/unique_fd.hpp"
 #include "rpc/protocol.hpp"
 
@@ -30,13 +31,8 @@ class EventPipe {
  public:
   void write(const std::string& line) {
     std::lock_guard lock(mutex_);
-    std::string_view rest = line;
-    while (!rest.empty()) {
-      const ssize_t n = ::write(STDOUT_FILENO, rest.data(), rest.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return;  // serve is gone; the parent-death signal ends this worker
-      rest.remove_prefix(static_cast<std::size_t>(n));
-    }
+    // serve gone: the line is lost, and the parent-death signal ends this worker.
+    (void)core::write_all(STDOUT_FILENO, line);
   }
 
  private:
@@ -75,8 +71,11 @@ class EventSink final : public sandbox::OutputSink {
 /// back as an `approval_response` line on stdin, read by one reader thread.
 class HostPrompt final : public approval::HumanPrompt {
  public:
-  HostPrompt(EventPipe& pipe, std::string id, rpc::LineSplitter& control)
-      : pipe_(pipe), id_(std::move(id)), control_(control) {}
+  /// `control`: the control pipe's splitter, past the exec line; `early`: complete lines read
+  /// with the exec line, taken first.
+  HostPrompt(EventPipe& pipe, std::string id, rpc::LineSplitter& control,
+             std::vector<std::string> early)
+      : pipe_(pipe), id_(std::move(id)), control_(control), early_(std::move(early)) {}
 
   approval::HumanAnswer ask(const approval::HumanQuestion& question) override {
     std::unique_lock lock(mutex_);
@@ -126,6 +125,7 @@ class HostPrompt final : public approval::HumanPrompt {
 
  private:
   void read_answers() {
+    for (const auto& line : early_) take(line);
     char buffer[65536];
     for (;;) {
       std::vector<std::string> lines;
@@ -171,6 +171,7 @@ class HostPrompt final : public approval::HumanPrompt {
   EventPipe& pipe_;
   std::string id_;
   rpc::LineSplitter& control_;
+  std::vector<std::string> early_;
   std::mutex mutex_;
   std::condition_variable answered_;
   bool reader_started_ = false;
@@ -185,30 +186,24 @@ struct WorkerArgs {
   bool subagent = false;
 };
 
-/// Reads the first control line (the exec request); the rest stays in `control`.
-std::optional<rpc::Exec> read_exec(rpc::LineSplitter& control) {
+/// Reads the first control line (the exec request). Complete lines read with it (an
+/// answer the host sent early) go to `early`, a partial one stays in `control`: both are for
+/// HostPrompt's reader.
+std::optional<rpc::Exec> read_exec(rpc::LineSplitter& control, std::vector<std::string>& early) {
+  char buffer[65536];
   std::vector<std::string> lines;
-  char c;
-  std::string line;
-  // Byte by byte up to the first LF: what follows belongs to the answer reader.
-  while (::read(STDIN_FILENO, &c, 1) == 1) {
-    if (c == '\n') {
-      auto request = rpc::parse_request(line);
-      if (!request) return std::nullopt;
-      if (auto* exec = std::get_if<rpc::Exec>(&*request)) return std::move(*exec);
+  while (lines.empty()) {
+    const ssize_t n = ::read(STDIN_FILENO, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return std::nullopt;
+    if (!control.feed(std::string_view(buffer, static_cast<std::size_t>(n)), lines))
       return std::nullopt;
-    }
-    line += c;
-    if (line.size() > rpc::kMaxLineBytes) return std::nullopt;
   }
-  (void)control;
+  early.assign(std::make_move_iterator(lines.begin() + 1), std::make_move_iterator(lines.end()));
+  auto request = rpc::parse_request(lines.front());
+  if (!request) return std::nullopt;
+  if (auto* exec = std::get_if<rpc::Exec>(&*request)) return std::move(*exec);
   return std::nullopt;
-}
-
-std::string seconds_text(double seconds) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%g", seconds);
-  return text;
 }
 
 int worker(const WorkerArgs& worker_args) {
@@ -220,11 +215,12 @@ int worker(const WorkerArgs& worker_args) {
   core::UniqueFd cancel(::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
 
   rpc::LineSplitter control;
-  auto exec = read_exec(control);
+  std::vector<std::string> early;
+  auto exec = read_exec(control, early);
   if (!exec) return 2;
   EventPipe pipe;
   EventSink sink(pipe, exec->id);
-  auto prompt = std::make_shared<HostPrompt>(pipe, exec->id, control);
+  auto prompt = std::make_shared<HostPrompt>(pipe, exec->id, control, std::move(early));
 
   RunArgs args;
   args.policy.cwd = exec->cwd;
@@ -264,8 +260,7 @@ int worker(const WorkerArgs& worker_args) {
     switch (outcome.error().kind) {
       case sandbox::RunFailureKind::TimedOut:
         status.error = "timeout";
-        status.message =
-            "command timed out after " + seconds_text(args.timeout_seconds) + " seconds";
+        status.message = timed_out_message(args.timeout_seconds);
         break;
       case sandbox::RunFailureKind::Aborted:
         status.error = "aborted";

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/deadline.hpp"
 #include "core/error.hpp"
 #include "core/unique_fd.hpp"
 #include "sandbox/output_pipes.hpp"
@@ -197,14 +198,10 @@ sandbox::Outcome run_on_host(const sandbox::Command& command, const sandbox::Run
                      {options.cancel_fd, POLLIN, 0},
                      {pipes.out ? pipes.out.get() : -1, POLLIN, 0},
                      {pipes.err ? pipes.err.get() : -1, POLLIN, 0}};
-    int wait_ms = -1;
-    if (deadline) {
-      const auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline - Clock::now());
-      if (left.count() <= 0) {
-        ending = Ending::TimedOut;
-        break;
-      }
-      wait_ms = static_cast<int>(std::min<long long>(left.count(), 1 << 30));
+    const int wait_ms = core::poll_timeout(deadline);
+    if (wait_ms == 0) {
+      ending = Ending::TimedOut;
+      break;
     }
     if (::poll(fds, 4, wait_ms) < 0 && errno != EINTR) continue;
     if (fds[2].revents != 0 || fds[3].revents != 0) pipes.pump(*options.output);

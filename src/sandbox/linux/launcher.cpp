@@ -14,6 +14,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "core/deadline.hpp"
 #include "core/unique_fd.hpp"
 #include "sandbox/linux/placeholders.hpp"
 #include "sandbox/output_pipes.hpp"
@@ -185,14 +186,10 @@ Ending supervise(const Child& child, int launch_fd, const RunOptions& options, R
                      {options.cancel_fd, POLLIN, 0},
                      {pipes.out ? pipes.out.get() : -1, POLLIN, 0},
                      {pipes.err ? pipes.err.get() : -1, POLLIN, 0}};
-    int wait_ms = -1;
-    if (deadline) {
-      const auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline - Clock::now());
-      if (left.count() <= 0) {
-        stop_sandbox(child);
-        return Ending::TimedOut;
-      }
-      wait_ms = static_cast<int>(std::min<long long>(left.count(), 1 << 30));
+    const int wait_ms = core::poll_timeout(deadline);
+    if (wait_ms == 0) {
+      stop_sandbox(child);
+      return Ending::TimedOut;
     }
     if (::poll(fds, 5, wait_ms) < 0 && errno != EINTR) continue;
     if (fds[3].revents != 0 || fds[4].revents != 0) pipes.pump(*options.output);
