@@ -38,13 +38,6 @@ std::vector<std::string> command_environment(const std::filesystem::path& self_e
   return env;
 }
 
-/// pi-sandbox's own path, for the SSH ProxyCommand.
-std::filesystem::path self_executable() {
-  std::error_code ec;
-  auto path = std::filesystem::canonical("/proc/self/exe", ec);
-  return ec ? std::filesystem::path("pi-sandbox") : path;
-}
-
 /// The caller's own environment, unchanged: what an approved host run gets (issue 6).
 std::vector<std::string> caller_environment() {
   std::vector<std::string> env;
@@ -95,92 +88,103 @@ std::string timed_out_message(double seconds) {
   return "command timed out after " + std::string(text) + " seconds";
 }
 
-sandbox::Outcome execute(const RunArgs& args, const RunIo& io) {
-  const auto say = [&io](const std::string& line) {
-    if (io.message)
-      io.message(line);
+namespace {
+
+/// Everything one command needs once its policy is built.
+struct Prepared {
+  policy::SandboxPolicy policy;
+  config::LoadedConfig loaded;
+  sandbox::Command command;
+  sandbox::RunOptions options;
+  std::shared_ptr<ApprovalSetup> approvals;  ///< shared with decisions still running
+  std::string session;                       ///< grants are bound to it
+  std::string scope;                         ///< the circuit breaker's scope
+  std::function<void(const std::string&)> say;
+};
+
+/// pi-sandbox's own path (for the SSH ProxyCommand), as the policy protects it.
+std::filesystem::path self_executable(const policy::SandboxPolicy& policy) {
+  for (const auto& p : policy.protected_paths)
+    if (p.reason == policy::ProtectReason::SandboxBinary) return p.path;
+  return "pi-sandbox";
+}
+
+/// Policy, command, options, broker and the proxy's decider for `args`.
+core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
+  if (args.shell_command.empty() == args.argv.empty())
+    return core::fail("run needs either -c 'SHELL COMMAND' or -- PROGRAM [ARGS...]");
+  Prepared p;
+  auto policy = build_policy(args.policy, &p.loaded);
+  if (!policy) return std::unexpected(policy.error());
+  p.policy = std::move(*policy);
+  p.say = [message = io.message](const std::string& line) {
+    if (message)
+      message(line);
     else
       print_error(line);
   };
-  const auto launch_failed = [](std::string message) -> sandbox::Outcome {
-    return std::unexpected(
-        sandbox::RunFailure{sandbox::RunFailureKind::LaunchFailed, std::move(message)});
-  };
-  if (args.shell_command.empty() == args.argv.empty())
-    return launch_failed("run needs either -c 'SHELL COMMAND' or -- PROGRAM [ARGS...]");
-  config::LoadedConfig loaded;
-  auto policy = build_policy(args.policy, &loaded);
-  if (!policy) return launch_failed(policy.error().describe());
-  sandbox::Command command;
-  command.argv = args.argv.empty() ? std::vector<std::string>{"/bin/bash", "-c", args.shell_command}
-                                   : args.argv;
-  command.cwd = policy->workspace;
-  command.env = command_environment(self_executable());
-  sandbox::RunOptions options;
+  p.command.argv = args.argv.empty()
+                       ? std::vector<std::string>{"/bin/bash", "-c", args.shell_command}
+                       : args.argv;
+  p.command.cwd = p.policy.workspace;
+  p.command.env = command_environment(self_executable(p.policy));
   if (args.timeout_seconds > 0)
-    options.timeout = std::chrono::milliseconds(std::llround(args.timeout_seconds * 1000));
-  options.cancel_fd = io.cancel_fd;
-  options.stdin_fd = io.stdin_fd;
-  options.output = io.output;
-  // Shared: a decision still running on a proxy thread when the command ends keeps the
-  // broker alive until it returns.
-  auto approvals =
-      std::make_shared<ApprovalSetup>(home_directory(), loaded, args.approval, io.human);
-  const std::string session = new_id("run-");
-  const std::string scope = args.scope_key.empty() ? session : args.scope_key;
-  const std::string whole_command =
-      args.shell_command.empty() ? join_argv(args.argv) : args.shell_command;
-  {
-    NetworkCommand network{session, scope, whole_command, policy->workspace.string(),
-                           args.agent_name};
-    auto denied = io.denied;
-    auto decider = std::make_shared<NetworkDecider>(
-        loaded.config->network, approvals->broker(), approvals, std::move(network),
-        [say](const std::string& line) { say(line); },
-        [denied](const std::string& target, const std::string& reason) {
-          if (denied) denied("network", target, reason);
-        });
-    options.proxy = proxy_starter(std::move(decider), {});
-  }
-  const auto warn = [&say](const std::string& line) { say(line); };
-  const config::HostIpcConfig& host_ipc = loaded.config->host_ipc;
-  if (args.shell_command.empty() || host_ipc.mode == config::HostIpcMode::Off)
-    return named(sandbox::linux_::run_sandboxed(*policy, std::move(command), options, warn));
+    p.options.timeout = std::chrono::milliseconds(std::llround(args.timeout_seconds * 1000));
+  p.options.cancel_fd = io.cancel_fd;
+  p.options.stdin_fd = io.stdin_fd;
+  p.options.output = io.output;
+  p.approvals =
+      std::make_shared<ApprovalSetup>(home_directory(), p.loaded, args.approval, io.human);
+  p.session = new_id("run-");
+  p.scope = args.scope_key.empty() ? p.session : args.scope_key;
+  NetworkCommand network{p.session, p.scope,
+                         args.shell_command.empty() ? join_argv(args.argv) : args.shell_command,
+                         p.policy.workspace.string(), args.agent_name};
+  auto decider = std::make_shared<NetworkDecider>(
+      p.loaded.config->network, p.approvals->broker(), p.approvals, std::move(network), p.say,
+      [denied = io.denied](const std::string& target, const std::string& reason) {
+        if (denied) denied("network", target, reason);
+      });
+  p.options.proxy = proxy_starter(std::move(decider), {});
+  return p;
+}
 
-  // Host IPC (issue 6). Without a sink, output goes through pipes only when the sandboxed
-  // attempt's stderr must be read for a Unix-socket refusal; otherwise the command keeps the
-  // caller's terminal.
+/// A shell command under `hostIPC.mode: ask` (issue 6). Without a sink, output goes through
+/// pipes only when the sandboxed attempt's stderr must be read for a Unix-socket refusal;
+/// otherwise the command keeps the caller's terminal.
+sandbox::Outcome run_with_host_ipc(const RunArgs& args, const RunIo& io, const Prepared& p) {
+  const config::HostIpcConfig& host_ipc = p.loaded.config->host_ipc;
   ::signal(SIGPIPE, SIG_IGN);
   StdioSink stdio;
   sandbox::OutputSink& output = io.output != nullptr ? *io.output : stdio;
   hostipc::Invocation invocation;
   invocation.command = args.shell_command;
-  invocation.cwd = policy->workspace.string();
-  invocation.timeout = options.timeout;
-  invocation.subagent = args.subagent || hostipc::is_subagent(command.env);
+  invocation.cwd = p.policy.workspace.string();
+  invocation.timeout = p.options.timeout;
+  invocation.subagent = args.subagent || hostipc::is_subagent(p.command.env);
   invocation.agent_name = args.agent_name;
   const approval::SteadyClock clock;
   hostipc::Collaborators with{
       .sandboxed =
           [&](std::optional<std::chrono::milliseconds> timeout, sandbox::OutputSink& sink) {
-            sandbox::RunOptions attempt = options;
+            sandbox::RunOptions attempt = p.options;
             attempt.timeout = timeout;
             if (io.output != nullptr || host_ipc.retry_on_unix_socket_error) attempt.output = &sink;
-            return named(sandbox::linux_::run_sandboxed(*policy, command, attempt, warn));
+            return named(sandbox::linux_::run_sandboxed(p.policy, p.command, attempt, p.say));
           },
       .host =
           [&](std::optional<std::chrono::milliseconds> timeout, sandbox::OutputSink& sink) {
-            sandbox::RunOptions host = options;
+            sandbox::RunOptions host = p.options;
             host.timeout = timeout;
             host.output = io.output != nullptr ? &sink : nullptr;
             sandbox::Command on_host{
-                {"/bin/bash", "-c", args.shell_command}, policy->workspace, caller_environment()};
+                {"/bin/bash", "-c", args.shell_command}, p.policy.workspace, caller_environment()};
             return process::run_on_host(on_host, host);
           },
       .approve =
           [&](const approval::BoundaryRequest& request, std::string_view warning) {
-            approval::ApprovalContext context{session, scope, std::string(warning)};
-            auto result = approvals->broker().approve(request, context);
+            approval::ApprovalContext context{p.session, p.scope, std::string(warning)};
+            auto result = p.approvals->broker().approve(request, context);
             if (result.action != approval::Action::Allow && io.denied)
               io.denied("host-ipc", args.shell_command, result.reason);
             return result;
@@ -192,6 +196,19 @@ sandbox::Outcome execute(const RunArgs& args, const RunIo& io) {
           },
   };
   return hostipc::run(host_ipc, invocation, with, output);
+}
+
+}  // namespace
+
+sandbox::Outcome execute(const RunArgs& args, const RunIo& io) {
+  auto prepared = prepare(args, io);
+  if (!prepared)
+    return std::unexpected(
+        sandbox::RunFailure{sandbox::RunFailureKind::LaunchFailed, prepared.error().describe()});
+  Prepared& p = *prepared;
+  if (args.shell_command.empty() || p.loaded.config->host_ipc.mode == config::HostIpcMode::Off)
+    return named(sandbox::linux_::run_sandboxed(p.policy, std::move(p.command), p.options, p.say));
+  return run_with_host_ipc(args, io, p);
 }
 
 }  // namespace pisandbox::cli
