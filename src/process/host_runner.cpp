@@ -119,6 +119,65 @@ class GroupGuard {
   UniqueFd write_end_;
 };
 
+/// The steps of starting the program, as reported through the exec status pipe.
+enum class StartStep : int { Dup2 = 0, Chdir = 1, Execve = 2 };
+
+/// Forks `command` as the leader of a new process group with `stdio` (-1: inherited) and
+/// waits until it has exec'd. Errors: `dup2()`, `chdir("<cwd>")` or `execve("<program>")`
+/// with errno (the child is reaped), `pipe2()` or `fork()`.
+core::Result<pid_t> start_group(const sandbox::Command& command, const int (&stdio)[3]) {
+  // An exec failure is reported through this pipe (closed on a successful exec).
+  int status_pipe[2];
+  if (::pipe2(status_pipe, O_CLOEXEC) != 0) return core::fail_errno("pipe2()");
+  UniqueFd status_read(status_pipe[0]), status_write(status_pipe[1]);
+  auto argv = c_strings(command.argv);
+  auto envp = c_strings(command.env);
+  const std::string cwd = command.cwd.string();
+
+  const pid_t pid = ::fork();
+  if (pid < 0) return core::fail_errno("fork()");
+  if (pid == 0) {
+    // Only async-signal-safe calls from here to execve (the caller may have threads).
+    ::setpgid(0, 0);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    for (int sig = 1; sig < NSIG; ++sig) ::signal(sig, SIG_DFL);
+    int report[2] = {0, static_cast<int>(StartStep::Dup2)};
+    for (int target = 0; target < 3 && report[0] == 0; ++target)
+      if (stdio[target] >= 0 && ::dup2(stdio[target], target) < 0) report[0] = errno;
+    if (report[0] == 0 && ::chdir(cwd.c_str()) != 0) {
+      report[0] = errno;
+      report[1] = static_cast<int>(StartStep::Chdir);
+    }
+    if (report[0] == 0) {
+      ::execve(argv[0], argv.data(), envp.data());
+      report[0] = errno;
+      report[1] = static_cast<int>(StartStep::Execve);
+    }
+    (void)::write(status_write.get(), report, sizeof report);
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);  // both sides set it: no window where a kill(-pid) misses
+  status_write.reset();
+  int report[2] = {0, 0};
+  ssize_t got;
+  while ((got = ::read(status_read.get(), report, sizeof report)) < 0 && errno == EINTR) {
+  }
+  if (got != sizeof report) return pid;  // end of file: exec'd
+  while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  switch (static_cast<StartStep>(report[1])) {
+    case StartStep::Chdir:
+      return std::unexpected(core::sys_error("chdir(\"" + cwd + "\")", report[0]));
+    case StartStep::Execve:
+      return std::unexpected(core::sys_error("execve(\"" + command.argv[0] + "\")", report[0]));
+    case StartStep::Dup2:
+      break;
+  }
+  return std::unexpected(core::sys_error("dup2()", report[0]));
+}
+
 enum class Ending { Exited, TimedOut, Aborted };
 
 }  // namespace
@@ -131,61 +190,13 @@ sandbox::Outcome run_on_host(const sandbox::Command& command, const sandbox::Run
     if (!made) return launch_failed(made.error().message);
     pipes = std::move(*made);
   }
-  // An exec failure is reported through this pipe (closed on a successful exec).
-  int status_pipe[2];
-  if (::pipe2(status_pipe, O_CLOEXEC) != 0)
-    return launch_failed(core::sys_error("pipe2()", errno).message);
-  UniqueFd status_read(status_pipe[0]), status_write(status_pipe[1]);
-
-  auto argv = c_strings(command.argv);
-  auto envp = c_strings(command.env);
-  const std::string cwd = command.cwd.string();
   const int stdio[3] = {options.stdin_fd, pipes.write_out ? pipes.write_out.get() : -1,
                         pipes.write_err ? pipes.write_err.get() : -1};
-
-  const pid_t pid = ::fork();
-  if (pid < 0) return launch_failed(core::sys_error("fork()", errno).message);
-  if (pid == 0) {
-    // Only async-signal-safe calls from here to execve (the caller may have threads).
-    ::setpgid(0, 0);
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    for (int sig = 1; sig < NSIG; ++sig) ::signal(sig, SIG_DFL);
-    int failed_errno = 0;
-    const char* step = "dup2()";
-    for (int target = 0; target < 3 && failed_errno == 0; ++target)
-      if (stdio[target] >= 0 && ::dup2(stdio[target], target) < 0) failed_errno = errno;
-    if (failed_errno == 0 && ::chdir(cwd.c_str()) != 0) {
-      failed_errno = errno;
-      step = "chdir";
-    }
-    if (failed_errno == 0) {
-      ::execve(argv[0], argv.data(), envp.data());
-      failed_errno = errno;
-      step = "execve";
-    }
-    const int message[2] = {failed_errno, step[0] == 'c' ? 1 : step[0] == 'e' ? 2 : 0};
-    (void)::write(status_write.get(), message, sizeof message);
-    ::_exit(127);
-  }
-  ::setpgid(pid, pid);  // both sides set it: no window where a kill(-pid) misses
-  status_write.reset();
-  pipes.write_out.reset();
+  auto started = start_group(command, stdio);
+  pipes.write_out.reset();  // the program has them now
   pipes.write_err.reset();
-  int message[2] = {0, 0};
-  ssize_t got;
-  while ((got = ::read(status_read.get(), message, sizeof message)) < 0 && errno == EINTR) {
-  }
-  if (got == sizeof message) {
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    const std::string call = message[1] == 1   ? "chdir(\"" + cwd + "\")"
-                             : message[1] == 2 ? "execve(\"" + command.argv[0] + "\")"
-                                               : std::string("dup2()");
-    return launch_failed(core::sys_error(call, message[0]).message);
-  }
+  if (!started) return launch_failed(started.error().message);
+  const pid_t pid = *started;
 
   GroupGuard guard(pid);
   ForegroundTerminal terminal(pid);
