@@ -29,6 +29,21 @@ core::Result<fs::path> real_path(const std::string& path, const std::string& wha
   return fs::path(resolved);
 }
 
+/// The absolute directories of $PATH, as real paths where they exist (a symlinked home must
+/// match the home's real path).
+std::vector<fs::path> path_directories() {
+  std::vector<fs::path> dirs;
+  const char* path = ::getenv("PATH");
+  std::istringstream entries(path != nullptr ? path : "");
+  std::string entry;
+  while (std::getline(entries, entry, ':')) {
+    if (entry.empty() || entry[0] != '/') continue;
+    char resolved[PATH_MAX];
+    dirs.emplace_back(::realpath(entry.c_str(), resolved) != nullptr ? resolved : entry);
+  }
+  return dirs;
+}
+
 }  // namespace
 
 void print_error(const std::string& text) {
@@ -82,6 +97,7 @@ core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args,
   // A $HOME that does not exist has nothing to hide (and no mount point to hide it on).
   inputs.home = fs::is_directory(home) ? home : fs::path("/");
   if (auto self = real_path("/proc/self/exe", "self"); self) inputs.self_exe = *self;
+  inputs.path_dirs = path_directories();
   for (const auto& path : loaded->config->filesystem.additional_allow_read)
     inputs.additional_allow_read.emplace_back(path);
   const auto locations = config::default_locations(home);

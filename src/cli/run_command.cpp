@@ -7,6 +7,8 @@
 #include <cmath>
 
 #include "cli/execution.hpp"
+#include "core/deadline.hpp"
+#include "core/printable.hpp"
 #include "core/unique_fd.hpp"
 
 namespace pisandbox::cli {
@@ -61,8 +63,10 @@ void add_run_command(CLI::App& app, int& exit_code) {
           [](std::string& value) -> std::string {
             char* end = nullptr;
             const double seconds = std::strtod(value.c_str(), &end);
-            if (end == value.c_str() || *end != '\0' || !(seconds > 0) || seconds > 1e9)
-              return "must be a positive number of seconds, got " + value;
+            if (end == value.c_str() || *end != '\0' || !(seconds > 0) ||
+                seconds > core::kMaxTimeoutSeconds)
+              return std::string("must be a positive number of seconds, at most ") +
+                     core::kMaxTimeoutText + ", got " + core::printable(value);
             return {};
           },
           "SECONDS"));

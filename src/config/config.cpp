@@ -10,6 +10,8 @@
 #include <span>
 #include <utility>
 
+#include "core/printable.hpp"
+
 namespace pisandbox::config {
 namespace {
 
@@ -61,7 +63,7 @@ class DocumentBuilder final : public nlohmann::json_sax<Json> {
     Frame& frame = frames_.back();
     if (frame.where) {
       if (!frame.keys.insert(key).second) {
-        duplicate_ = "duplicate " + *frame.where + " key: " + key;
+        duplicate_ = "duplicate " + *frame.where + " key: " + core::printable(key);
         return false;
       }
       document_.key_order[*frame.where].push_back(key);
@@ -206,7 +208,7 @@ std::string join(std::span<const std::string> items) {
   std::string out;
   for (const std::string& item : items) {
     if (!out.empty()) out += ", ";
-    out += item;
+    out += core::printable(item);
   }
   return out;
 }
@@ -378,12 +380,12 @@ std::expected<std::vector<policy::DomainPattern>, ConfigError> parse_domains(
     const auto& entry = entries[i].get_ref<const std::string&>();
     auto pattern = policy::DomainPattern::parse(entry, list);
     if (!pattern) {
-      return invalid(
-          name + "[" + std::to_string(i) + "] contains an invalid domain pattern: " + entry,
-          "the entry " + pattern.error() +
-              "; a domain pattern is example.com or *.example.com (strict subdomains), "
-              "optionally with :port" +
-              (list == policy::ListKind::Denied ? ", or * / *:port" : ""));
+      return invalid(name + "[" + std::to_string(i) +
+                         "] contains an invalid domain pattern: " + core::printable(entry),
+                     "the entry " + pattern.error() +
+                         "; a domain pattern is example.com or *.example.com (strict subdomains), "
+                         "optionally with :port" +
+                         (list == policy::ListKind::Denied ? ", or * / *:port" : ""));
     }
     append_unique(out, std::move(*pattern));
   }

@@ -9,6 +9,8 @@ std::string_view to_string(ProtectReason reason) {
   switch (reason) {
     case ProtectReason::SecurityControl:
       return "security-control";
+    case ProtectReason::StartupFile:
+      return "startup-file";
     case ProtectReason::SandboxBinary:
       return "sandbox-binary";
     case ProtectReason::DangerousFile:
@@ -31,6 +33,84 @@ const std::vector<std::string_view>& dangerous_files() {
 const std::vector<std::string_view>& dangerous_directories() {
   static const std::vector<std::string_view> names = {".vscode", ".idea", ".claude/commands",
                                                       ".claude/agents"};
+  return names;
+}
+
+const std::vector<StartupName>& home_startup_names() {
+  constexpr auto F = NodeKind::File;
+  constexpr auto D = NodeKind::Directory;
+  static const std::vector<StartupName> names = {
+      // Login shells and interactive shells (bash, zsh, fish, csh, ksh, readline, tmux).
+      {".bash_login", F},
+      {".bash_logout", F},
+      {".bash_aliases", F},
+      {".zshenv", F},
+      {".zlogin", F},
+      {".zlogout", F},
+      {".oh-my-zsh", D},
+      {".config/fish", D},
+      {".cshrc", F},
+      {".tcshrc", F},
+      {".login", F},
+      {".logout", F},
+      {".kshrc", F},
+      {".mkshrc", F},
+      {".inputrc", F},
+      {".tmux.conf", F},
+      {".config/tmux", D},
+      {".screenrc", F},
+      {".pam_environment", F},
+      // Desktop sessions: autostart entries, user units, session scripts.
+      {".config/autostart", D},
+      {".config/systemd", D},
+      {".local/share/systemd", D},
+      {".config/environment.d", D},
+      {".config/plasma-workspace", D},
+      {".xprofile", F},
+      {".xsession", F},
+      {".xsessionrc", F},
+      {".xinitrc", F},
+      {".Xresources", F},
+      // Executable directories a login puts on PATH (Debian's ~/.profile adds both).
+      {"bin", D},
+      {".local/bin", D},
+      // Editors that run their configuration.
+      {".vimrc", F},
+      {".vim", D},
+      {".config/nvim", D},
+      {".emacs", F},
+      {".emacs.d", D},
+      // Git and credentials.
+      {".config/git", D},
+      {".git-credentials", F},
+      {".netrc", F},
+      {".ssh", D},
+      {".gnupg", D},
+      // Package managers and toolchains.
+      {".npmrc", F},
+      {".yarnrc", F},
+      {".yarnrc.yml", F},
+      {".pypirc", F},
+      {".config/pip", D},
+      {".pip", D},
+      {".condarc", F},
+      {".cargo/config", F},
+      {".cargo/config.toml", F},
+      {".cargo/bin", D},
+      {".curlrc", F},
+      {".wgetrc", F},
+      // Cloud and container tools (credential helpers run programs).
+      {".aws", D},
+      {".azure", D},
+      {".config/gcloud", D},
+      {".kube", D},
+      {".docker", D},
+      // Coding agents: the Pi agent's own directory, Claude Code's user settings (hooks).
+      {".pi/agent", D},
+      {".claude/settings.json", F},
+      {".claude/settings.local.json", F},
+      {".claude.json", F},
+      {".codex", D}};
   return names;
 }
 
@@ -130,6 +210,20 @@ void add_home_rules(SandboxPolicy& policy, const PolicyInputs& inputs) {
     add(policy.protected_paths, location, ProtectReason::SecurityControl, kFile, true);
 }
 
+/// When the workspace is or contains the home, the home's start files lie in the writable
+/// workspace: a command could create `~/.ssh/authorized_keys`, `~/.config/git/config` with
+/// `core.fsmonitor`, or `~/.local/bin/git`, and the host would run or trust them later.
+void add_startup_rules(SandboxPolicy& policy, const PolicyInputs& inputs) {
+  if (policy.hide_home || policy.home.empty() || policy.home == "/") return;
+  for (const auto& [name, kind] : home_startup_names())
+    add(policy.protected_paths, policy.home / name, ProtectReason::StartupFile, kind, true);
+  for (const auto& dir : inputs.path_dirs) {
+    const fs::path normal = dir.lexically_normal();
+    if (normal.is_absolute() && normal != policy.home && is_within(normal, policy.home))
+      add(policy.protected_paths, normal, ProtectReason::StartupFile, kDir, true);
+  }
+}
+
 }  // namespace
 
 SandboxPolicy default_policy(const PolicyInputs& inputs) {
@@ -147,18 +241,23 @@ SandboxPolicy default_policy(const PolicyInputs& inputs) {
       // Outside the home everything is readable already (item 19); only paths inside
       // the hidden home need to be re-exposed.
       if (!is_within(normal, policy.home)) continue;
+      // Inside the workspace it is readable (and writable) already; a read-only bind there
+      // would be covered by the workspace's bind anyway, and must never stand in for a
+      // protection (the planner protects what lies beneath it).
+      if (is_within(normal, policy.workspace)) continue;
       if (std::ranges::find(policy.home_read_allowed, normal) == policy.home_read_allowed.end())
         policy.home_read_allowed.push_back(normal);
     }
     // pi-sandbox itself stays runnable inside (`pi-sandbox proxy-connect` is the SSH
     // ProxyCommand, issue 5) when it is installed in the home, e.g. ~/.local/bin.
     const fs::path self = inputs.self_exe.lexically_normal();
-    if (!self.empty() && is_within(self, policy.home) &&
+    if (!self.empty() && is_within(self, policy.home) && !is_within(self, policy.workspace) &&
         std::ranges::find(policy.home_read_allowed, self) == policy.home_read_allowed.end())
       policy.home_read_allowed.push_back(self);
   }
   policy.writable = {policy.workspace};
   add_workspace_rules(policy);
+  add_startup_rules(policy, inputs);
   add_home_rules(policy, inputs);
   // Even inside the workspace (a deviation from item 22): a command that replaced the binary
   // would run unsandboxed the next time pi-sandbox starts.

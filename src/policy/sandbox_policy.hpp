@@ -16,6 +16,8 @@ namespace fs = std::filesystem;
 /// Why a path is protected; shown by `pi-sandbox policy`.
 enum class ProtectReason {
   SecurityControl,  ///< a configuration file of the reference or of pi-sandbox (items 22, 86, 89)
+  StartupFile,      ///< read at start by a login, shell, desktop session, package manager, git or
+                    ///< the agent: protected when the workspace is or contains the home
   SandboxBinary,    ///< the running pi-sandbox itself, wherever it is (item 22, widened)
   DangerousFile,    ///< a file of the reference runtime's mandatory deny list (item 129)
   GitHooks,         ///< `.git/hooks` of a repository (items 24, 129)
@@ -49,12 +51,15 @@ struct ProtectedPath {
 ///   self_exe:  the realpath of the running pi-sandbox binary.
 ///   additional_allow_read: `filesystem.additionalAllowRead` of the trusted configuration.
 ///   config_locations: the trusted configuration files (issue 3), protected in every sandbox.
+///   path_dirs: the absolute directories of the caller's $PATH, in order (real paths where they
+///     exist); those inside the home are protected when the workspace is or contains it.
 struct PolicyInputs {
   fs::path workspace;
   fs::path home;
   fs::path self_exe;
   std::vector<fs::path> additional_allow_read;
   std::vector<fs::path> config_locations;
+  std::vector<fs::path> path_dirs = {};
 };
 
 /// The effective filesystem policy of one command. Paths are absolute and lexically normal.
@@ -74,6 +79,19 @@ struct SandboxPolicy {
 /// or not (item 129, 130): files first, then directories.
 const std::vector<std::string_view>& dangerous_files();
 const std::vector<std::string_view>& dangerous_directories();
+
+/// A name relative to the home that a program starting on the host reads and may execute or
+/// trust: login and shell start files, desktop autostart and user units, package-manager and
+/// cloud-tool configuration, git's, the agent's, the usual executable directories. Protected,
+/// existing or not, when the workspace is or contains the home (docs/security.md, "The
+/// workspace is the home").
+struct StartupName {
+  std::string_view name;
+  NodeKind kind;
+};
+
+/// Every StartupName, files and directories mixed, in the order `pi-sandbox policy` shows them.
+const std::vector<StartupName>& home_startup_names();
 
 /// Secret files protected at the workspace root even when missing (item 87).
 const std::vector<std::string_view>& root_secret_files();

@@ -10,6 +10,7 @@
 #include <asio/write.hpp>
 #include <exception>
 
+#include "core/printable.hpp"
 #include "core/unique_fd.hpp"
 
 namespace pisandbox::proxy {
@@ -227,7 +228,8 @@ asio::awaitable<void> Session::watchdog() {
 }
 
 void Session::note_refusal(const std::string& destination, const std::string& reason) const {
-  if (context_.options.refused) context_.options.refused(destination, reason);
+  // The destination is the client's bytes: shown escaped and whole wherever it is printed.
+  if (context_.options.refused) context_.options.refused(core::printable(destination), reason);
 }
 
 void Session::report(std::string_view what, std::string_view detail) const {
@@ -236,7 +238,7 @@ void Session::report(std::string_view what, std::string_view detail) const {
   const auto peer = client_.remote_endpoint(error);
   std::string line = "pi-sandbox proxy: ";
   if (!error) line += endpoint_text(peer) + " ";
-  line.append(what).append(": ").append(detail);
+  line.append(core::printable(what)).append(": ").append(core::printable(detail));
   context_.log(line);
 }
 

@@ -5,6 +5,8 @@
 #include <cctype>
 #include <nlohmann/json.hpp>
 
+#include "core/deadline.hpp"
+
 namespace pisandbox::rpc {
 
 namespace {
@@ -67,8 +69,11 @@ std::expected<Request, RequestError> parse_exec(const json& object, const std::s
     exec.env = std::move(variables);
   }
   if (const auto timeout = object.find("timeout_s"); timeout != object.end()) {
-    if (!timeout->is_number() || !(timeout->get<double>() > 0) || timeout->get<double>() > 1e9)
-      return error(where + "\"timeout_s\" must be a positive number", id);
+    if (!timeout->is_number() || !(timeout->get<double>() > 0) ||
+        timeout->get<double>() > core::kMaxTimeoutSeconds)
+      return error(where + "\"timeout_s\" must be a positive number of seconds, at most " +
+                       core::kMaxTimeoutText,
+                   id);
     exec.timeout_s = timeout->get<double>();
   }
   for (const auto& [field, target] :

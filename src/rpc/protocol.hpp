@@ -76,11 +76,12 @@ struct RequestError {
 ///   `<type> needs a string "<field>"` (missing, empty or not a string id/request_id/cwd),
 ///   `exec "<id>": needs "command" or "argv", not both`, `exec "<id>": "argv" must be a
 ///   non-empty array of strings`, `exec "<id>": "cwd" must be an absolute path`,
-///   `exec "<id>": "env" must be an object of strings` (names without `=`, no NUL anywhere), `exec "<id>": "timeout_s" must be a
-///   positive number`, `exec "<id>": "stdin" must be "closed" or "pipe"`,
-///   `exec "<id>": "<field>" must be a string`, `hello needs an integer "version"`,
-///   `stdin "<id>": "data" must be a string`, `stdin "<id>": "data" is not valid base64`,
-///   `approval_response "<id>": "choice" must be "allow-once", "allow-command" or "deny"`.
+///   `exec "<id>": "env" must be an object of strings` (names without `=`, no NUL anywhere), `exec
+///   "<id>": "timeout_s" must be a positive number of seconds, at most 1000000000`, `exec "<id>":
+///   "stdin" must be "closed" or "pipe"`, `exec "<id>": "<field>" must be a string`, `hello needs
+///   an integer "version"`, `stdin "<id>": "data" must be a string`, `stdin "<id>": "data" is not
+///   valid base64`, `approval_response "<id>": "choice" must be "allow-once", "allow-command" or
+///   "deny"`.
 [[nodiscard]] std::expected<Request, RequestError> parse_request(std::string_view line);
 
 /// The JSON of an exec request as serve hands it to its worker (round-trips parse_request).

@@ -77,7 +77,7 @@ std::vector<MountOp> base_ops() {
   };
   for (auto node : {"null", "zero", "full", "random", "urandom", "tty"}) {
     const fs::path p = fs::path("/dev") / node;
-    ops.push_back({K::Bind, p, p, false, F, "", "device node"});
+    ops.push_back({K::Bind, p, p, true, F, "", "device node"});
   }
   ops.push_back({K::DevPts, "/dev/pts", "", false, D, "", "private ptys"});
   ops.push_back({K::Symlink, "/dev/ptmx", "pts/ptmx", false, F, "", ""});
@@ -201,12 +201,48 @@ TEST(MountPlan, ABinaryInThePrivateTmpIsBoundReadOnly) {
   const std::vector<ProtectedPath> protect = {
       {"/tmp/stage/pi-sandbox", ProtectReason::SandboxBinary, F, false}};
   const MountPlan plan = plan_mounts(
-      p, protect, fake_host({{"/w", kDir}, {"/tmp", kDir}, {"/tmp/stage", kDir},
-                             {"/tmp/stage/pi-sandbox", kFile}}));
+      p, protect,
+      fake_host(
+          {{"/w", kDir}, {"/tmp", kDir}, {"/tmp/stage", kDir}, {"/tmp/stage/pi-sandbox", kFile}}));
+  EXPECT_EQ(plan.ops.back(), (MountOp{K::Bind, "/tmp/stage/pi-sandbox", "/tmp/stage/pi-sandbox",
+                                      true, F, "", "pi-sandbox itself, read-only",
+                                      IfSourceMissing::Skip, SourceSymlinks::Follow}));
+}
+
+TEST(MountPlan, AReExposeInsideTheWorkspaceNeverUnprotectsWhatLiesBeneath) {
+  // The escape: the binary (or `<ws>/.git`) on the home's read-only re-expose list was taken
+  // as read-only already, and the workspace's read-write bind, made after, covered it.
+  auto policy = policy_for_ws();
+  policy.home_read_allowed.push_back("/home/u/ws/tools/pi-sandbox");
+  policy.home_read_allowed.push_back("/home/u/ws/.git");
+  auto host = base_host();
+  host["/home/u/ws/tools"] = kDir;
+  host["/home/u/ws/tools/pi-sandbox"] = kFile;
+  host["/home/u/ws/.git"] = kDir;
+  host["/home/u/ws/.git/hooks"] = kDir;
+  const std::vector<ProtectedPath> protect = {
+      {"/home/u/ws/tools/pi-sandbox", ProtectReason::SandboxBinary, F, false},
+      {"/home/u/ws/.git/hooks", ProtectReason::GitHooks, D, true},
+  };
+  const MountPlan plan = plan_mounts(policy, protect, fake_host(host));
+  ASSERT_GE(plan.ops.size(), 2u);
+  EXPECT_EQ(plan.ops[plan.ops.size() - 2],
+            (MountOp{K::Bind, "/home/u/ws/tools/pi-sandbox", "/home/u/ws/tools/pi-sandbox", true, F,
+                     "", "sandbox-binary", IfSourceMissing::Placeholder}));
   EXPECT_EQ(plan.ops.back(),
-            (MountOp{K::Bind, "/tmp/stage/pi-sandbox", "/tmp/stage/pi-sandbox", true, F, "",
-                     "pi-sandbox itself, read-only", IfSourceMissing::Skip,
-                     SourceSymlinks::Follow}));
+            (MountOp{K::Bind, "/home/u/ws/.git/hooks", "/home/u/ws/.git/hooks", true, D, "",
+                     "git-hooks", IfSourceMissing::Placeholder}));
+}
+
+TEST(MountPlan, DeviceNodesAreReadOnlyBinds) {
+  const MountPlan plan = plan_mounts(policy_for_ws(), {}, fake_host(base_host()));
+  int devices = 0;
+  for (const auto& op : plan.ops)
+    if (op.kind == K::Bind && op.target.parent_path() == "/dev") {
+      ++devices;
+      EXPECT_TRUE(op.read_only) << op.target;
+    }
+  EXPECT_EQ(devices, 6);
 }
 
 TEST(LandlockPlan, WritesOnlyWherePolicyAllows) {

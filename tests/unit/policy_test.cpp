@@ -1,6 +1,8 @@
 // The default policy for a given home and workspace (issue 2 "Default policy").
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "policy/sandbox_policy.hpp"
 
 namespace pisandbox::policy {
@@ -107,6 +109,54 @@ TEST(DefaultPolicy, BinaryInsideTheWorkspaceIsProtectedToo) {
   auto expected = expected_protected("/w", "/home/u");
   expected.push_back({"/w/build/pi-sandbox", ProtectReason::SandboxBinary, F, false});
   EXPECT_EQ(p.protected_paths, expected);
+}
+
+TEST(DefaultPolicy, ReExposesNothingInsideTheWorkspace) {
+  PolicyInputs in{"/home/u/ws",
+                  "/home/u",
+                  "/home/u/ws/tools/pi-sandbox",
+                  {"/home/u/ws/.git", "/home/u/ws", "/home/u/.cargo"},
+                  {}};
+  const SandboxPolicy p = default_policy(in);
+  EXPECT_EQ(p.home_read_allowed,
+            (std::vector<fs::path>{"/home/u/.gitconfig", "/home/u/.config/git/config",
+                                   "/home/u/.cargo"}));
+  EXPECT_NE(
+      std::ranges::find(p.protected_paths, ProtectedPath{"/home/u/ws/tools/pi-sandbox",
+                                                         ProtectReason::SandboxBinary, F, false}),
+      p.protected_paths.end());
+}
+
+TEST(DefaultPolicy, AWorkspaceThatIsOrContainsTheHomeProtectsItsStartFiles) {
+  for (const fs::path ws : {"/home/u", "/home"}) {
+    PolicyInputs in{ws, "/home/u", "", {}, {}, {"/home/u/.npm-global/bin", "/usr/bin", "/home/u"}};
+    const SandboxPolicy p = default_policy(in);
+    const auto has = [&](const fs::path& path, NodeKind kind) {
+      return std::ranges::find(p.protected_paths,
+                               ProtectedPath{path, ProtectReason::StartupFile, kind, true}) !=
+             p.protected_paths.end();
+    };
+    for (auto [name, kind] : {std::pair{".ssh", D},
+                              {".config/git", D},
+                              {".local/bin", D},
+                              {".config/autostart", D},
+                              {".config/systemd", D},
+                              {".bash_logout", F},
+                              {".inputrc", F},
+                              {".npmrc", F},
+                              {".aws", D},
+                              {".pi/agent", D},
+                              {"bin", D},
+                              {".npm-global/bin", D}})
+      EXPECT_TRUE(has(fs::path("/home/u") / name, kind)) << ws << " " << name;
+    EXPECT_FALSE(has("/usr/bin", D));
+    EXPECT_FALSE(has("/home/u", D));
+  }
+  // Outside such a workspace the home is hidden: its start files are out of reach anyway.
+  const SandboxPolicy hidden = default_policy({"/home/u/ws", "/home/u", "", {}, {}});
+  EXPECT_TRUE(std::ranges::none_of(hidden.protected_paths, [](const ProtectedPath& p) {
+    return p.reason == ProtectReason::StartupFile;
+  }));
 }
 
 TEST(SecretNames, PatternsOfItem88) {

@@ -85,7 +85,7 @@ INSTANTIATE_TEST_SUITE_P(
         Refused{"8.8.8.8", kIp}, Refused{"example.0x1f", kIp}, Refused{"example.123", kIp},
         Refused{"[::1]", kIp}, Refused{"::1", kIp}, Refused{"[::ffff:127.0.0.1]", kIp},
         Refused{"::ffff:127.0.0.1", kIp}, Refused{"fe80::1%eth0", kIp},
-        Refused{"[fe80::1%25eth0]", kIp}, Refused{"example.com:443", kIp},
+        Refused{"[fe80::1%25eth0]", kIp}, Refused{"[::1]:443", kIp},
         // Full-width digits and ideographic full stops map to an IPv4 literal (UTS #46).
         Refused{"\xef\xbc\x91\xef\xbc\x92\xef\xbc\x97.0.0.1", kIp},
         Refused{"127\xe3\x80\x82"
@@ -101,6 +101,9 @@ INSTANTIATE_TEST_SUITE_P(
                     Refused{"com", kSingle}, Refused{"under_score.example.com", kBadChar},
                     Refused{"a/b.example.com", kBadChar}, Refused{"user@example.com", kBadChar},
                     Refused{"*.example.com", kBadChar},
+                    // A port glued on, or JSON, is a bad name, not an address.
+                    Refused{"example.com:443", kBadChar}, Refused{"evil\"},{\"a\":1}", kBadChar},
+                    Refused{"[evil]", kBadChar}, Refused{"ex%ample.com", kBadChar},
                     Refused{"exa mple.com", "has a space or control character"},
                     Refused{std::string("example.com\0evil.test", 21),
                             "has a space or control character"},

@@ -85,7 +85,8 @@ TEST(Requests, EveryErrorNamesTheProblem) {
   EXPECT_EQ(error_of(R"({"type":"exec","id":"a","command":"x","cwd":"/","env":{"A":"x\u0000y"}})"),
             "exec \"a\": \"env\" must be an object of strings");
   EXPECT_EQ(error_of(R"({"type":"exec","id":"a","command":"x","cwd":"/","timeout_s":0})"),
-            "exec \"a\": \"timeout_s\" must be a positive number");
+            "exec \"a\": \"timeout_s\" must be a positive number of seconds, at most "
+            "1000000000");
   EXPECT_EQ(error_of(R"({"type":"exec","id":"a","command":"x","cwd":"/","stdin":"open"})"),
             "exec \"a\": \"stdin\" must be \"closed\" or \"pipe\"");
   EXPECT_EQ(error_of(R"({"type":"exec","id":"a","command":"x","cwd":"/","scope_key":1})"),

@@ -41,9 +41,20 @@ bool has_control(std::string_view text) {
   });
 }
 
-// An IPv6 literal (or a host with a port or zone glued on): no DNS name has these.
+// An IPv6 literal in any spelling: optional brackets, then hex digits, ':' and '.' (an
+// embedded IPv4 part) with at least one ':', then an optional zone after '%' (RFC 4007
+// section 11, RFC 6874). Anything else with these characters is not an address but a bad
+// name (`example.com:443`, `evil"},{"a":1}`), and is refused as one.
 bool looks_ipv6(std::string_view text) {
-  return text.find_first_of("[]:%") != std::string_view::npos;
+  if (text.starts_with('[')) {
+    const std::size_t close = text.find(']');
+    if (close == std::string_view::npos) return false;
+    text = text.substr(1, close - 1);  // what follows the bracket (a port) is not a name
+  }
+  const std::string_view address = text.substr(0, text.find('%'));
+  if (address.find(':') == std::string_view::npos) return false;
+  return std::ranges::all_of(address,
+                             [](char c) { return is_hex_digit(c) || c == ':' || c == '.'; });
 }
 
 // The last label of an IPv4 literal in any inet_aton(3) spelling is decimal, octal (also all

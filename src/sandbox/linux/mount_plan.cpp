@@ -62,9 +62,12 @@ class Planner {
   void base() {
     push({MountOpKind::RootReadOnly, "/", "/", true, NodeKind::Directory, "", "host root"});
     push({MountOpKind::Tmpfs, "/dev", "", false, NodeKind::Directory, "0755", "private /dev"});
+    // Read-only binds of the host's own device inodes: reads and writes of a device do not
+    // need a writable mount, but chmod, chown and utimes do (EROFS), so no metadata of a host
+    // node can change from inside (Landlock does not govern metadata).
     for (auto node : dev_nodes()) {
       const fs::path path = fs::path("/dev") / node;
-      push({MountOpKind::Bind, path, path, false, NodeKind::File, "", "device node"});
+      push({MountOpKind::Bind, path, path, true, NodeKind::File, "", "device node"});
     }
     push({MountOpKind::DevPts, "/dev/pts", "", false, NodeKind::Directory, "", "private ptys"});
     push({MountOpKind::Symlink, "/dev/ptmx", "pts/ptmx", false, NodeKind::File, "", ""});
@@ -99,32 +102,29 @@ class Planner {
     }
   }
 
+  /// The region of a path is decided by the last mount, in plan order, whose target contains
+  /// it: a later bind covers everything an earlier one exposed beneath it. The order here is
+  /// the order of base(), temp(), home() and the workspace bind in build(): the private
+  /// temp dirs, the hidden home, its read-only re-exposes, then the writable binds. (Taking
+  /// the longest match instead once let a read-only re-expose inside the workspace hide a
+  /// protected path from protect(), while the workspace's read-write bind, mounted after,
+  /// made it writable again.)
   Region region(const fs::path& path) const {
-    struct Root {
-      const fs::path* path;
-      Region region;
-    };
-    std::vector<Root> roots;
     static const fs::path kTmp = "/tmp", kVarTmp = "/var/tmp";
+    Region found = Region::ReadOnly;
+    const auto consider = [&](const fs::path& root, Region region) {
+      if (is_within(path, root)) found = region;
+    };
     if (policy_.private_tmp) {
-      roots.push_back({&kTmp, Region::PrivateTmpfs});
-      roots.push_back({&kVarTmp, Region::PrivateTmpfs});
+      consider(kTmp, Region::PrivateTmpfs);
+      consider(kVarTmp, Region::PrivateTmpfs);
     }
     if (policy_.hide_home) {
-      roots.push_back({&policy_.home, Region::PrivateTmpfs});
-      for (const auto& p : policy_.home_read_allowed) roots.push_back({&p, Region::ReadOnly});
+      consider(policy_.home, Region::PrivateTmpfs);
+      for (const auto& p : policy_.home_read_allowed) consider(p, Region::ReadOnly);
     }
-    for (const auto& p : policy_.writable) roots.push_back({&p, Region::Workspace});
-    Region best = Region::ReadOnly;
-    std::size_t best_len = 0;
-    for (const auto& root : roots) {
-      const std::size_t len = std::distance(root.path->begin(), root.path->end());
-      if (is_within(path, *root.path) && len >= best_len) {
-        best = root.region;
-        best_len = len;
-      }
-    }
-    return best;
+    for (const auto& p : policy_.writable) consider(p, Region::Workspace);
+    return found;
   }
 
   Resolution resolve(const fs::path& path) const {

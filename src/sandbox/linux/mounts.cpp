@@ -250,8 +250,8 @@ class Applier {
       case MountOpKind::Bind: {
         if (std::ranges::find(skipped_, op.target) != skipped_.end()) return {};
         const bool device = op.target.parent_path() == "/dev";
-        const std::uint64_t attrs = device ? (MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC)
-                                           : (kSafe | (op.read_only ? MOUNT_ATTR_RDONLY : 0));
+        const std::uint64_t attrs = (device ? (MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC) : kSafe) |
+                                    (op.read_only ? MOUNT_ATTR_RDONLY : 0);
         return bind(sources_.at(op.source).get(), op.target, op.node, attrs);
       }
       case MountOpKind::PinSymlink: {
