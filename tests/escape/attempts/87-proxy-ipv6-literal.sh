@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# attempt: reach the host server through the proxy by IPv6 loopback spellings (`[::1]`, `[0:0:0:0:0:0:0:1]`, `[::]`)
+# layer: proxy: every IP literal spelling refused before any lookup; the private network namespace leaves no other way
+# shellcheck source=../lib.sh
+source "$(dirname "$0")/../lib.sh"
+
+attempt() {
+  host_listen http 127.0.0.1
+  proxy_refuses '[::1]' '[0:0:0:0:0:0:0:1]' '[::]'
+}
+
+run_attempt "$@"

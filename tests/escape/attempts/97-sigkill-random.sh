@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# attempt: SIGKILL pi-sandbox at random moments (0-50 ms after start, 30 times) while it sets up, runs `sleep`, and holds placeholders, hoping to leave the command running or placeholders behind
+# layer: pid 1's parent-death signal; placeholders removed by pid 1 or adopted by the next sandbox
+# shellcheck source=../lib.sh
+source "$(dirname "$0")/../lib.sh"
+
+# shellcheck disable=SC2012 # ls -A: the workspace's top-level names, compared whole
+attempt() {
+  local before pid ms left
+  before="$(ls -A "$WS")"
+  for _ in $(seq 30); do
+    HOME="$FAKE_HOME" "$PI_BIN" run --no-prompt --cwd "$WS" -- sleep "$TAG" </dev/null >/dev/null 2>&1 &
+    pid=$!
+    ms=$((RANDOM % 51))
+    sleep "$(printf '0.%03d' "$ms")"
+    kill -9 "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+  done
+  # pid 1 dies with its parent and takes the sandbox with it: give it a moment.
+  for _ in $(seq 50); do
+    left="$(pgrep -f "sleep $TAG")"
+    [ -z "$left" ] && break
+    sleep 0.1
+  done
+  [ -z "$left" ] || escaped "sleep $TAG still running after its pi-sandbox was killed: $left"
+  # Placeholders: removed by pid 1, or (the documented microsecond window) adopted and
+  # removed by the next sandbox of the workspace.
+  for _ in $(seq 30); do
+    [ "$(ls -A "$WS")" = "$before" ] && break
+    sleep 0.1
+  done
+  if [ "$(ls -A "$WS")" != "$before" ]; then
+    echo "leftovers after the kills: $(ls -A "$WS" | tr '\n' ' ')" >&2
+    capture sandbox -- true
+    [ "$(ls -A "$WS")" = "$before" ] || escaped "placeholders left in the workspace: $(ls -A "$WS" | tr '\n' ' ')"
+  fi
+  [ -z "$(cd "$WS" && git status --porcelain)" ] || escaped "git status is not clean: $(cd "$WS" && git status --porcelain)"
+}
+
+run_attempt "$@"
