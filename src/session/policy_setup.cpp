@@ -1,15 +1,12 @@
+#include "session/policy_setup.hpp"
+
 #include <pwd.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <climits>
-#include <cstdio>
-#include <iostream>
-#include <sstream>
 
-#include "cli/commands.hpp"
-
-namespace pisandbox::cli {
+namespace pisandbox::session {
 
 namespace fs = std::filesystem;
 
@@ -30,18 +27,6 @@ core::Result<fs::path> real_path(const std::string& path, const std::string& wha
 }
 
 }  // namespace
-
-void print_error(const std::string& text) {
-  std::istringstream lines(text);
-  std::string line;
-  bool first = true;
-  std::string out;
-  while (std::getline(lines, line)) {
-    out += (first ? "pi-sandbox: " : "") + line + "\n";
-    first = false;
-  }
-  std::fputs(out.c_str(), stderr);
-}
 
 core::Result<config::LoadedConfig> load_config(const std::string& explicit_path) {
   config::LoadOptions options;
@@ -92,4 +77,4 @@ core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args,
   return built;
 }
 
-}  // namespace pisandbox::cli
+}  // namespace pisandbox::session

@@ -1,4 +1,4 @@
-// pisandbox::cli — the network of one command as `run` wires it: the environment that points
+// pisandbox::session — the network of one command as `run` wires it: the environment that points
 // tools at the proxy, the decision for each destination, and the proxy's start and stop
 // (issue 5).
 #pragma once
@@ -17,7 +17,7 @@
 #include "proxy/server.hpp"
 #include "sandbox/command.hpp"
 
-namespace pisandbox::cli {
+namespace pisandbox::session {
 
 /// The variables that point common tools at the proxy (issue 5 "Bridge into the sandbox";
 /// each is listed in docs/configuration.md "Network"): HTTP_PROXY, HTTPS_PROXY, http_proxy,
@@ -85,4 +85,4 @@ class NetworkDecider {
 [[nodiscard]] sandbox::ProxyStarter proxy_starter(std::shared_ptr<NetworkDecider> decider,
                                                   std::function<void(std::string_view)> log);
 
-}  // namespace pisandbox::cli
+}  // namespace pisandbox::session

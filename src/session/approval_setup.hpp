@@ -1,4 +1,4 @@
-// pisandbox::cli — the approval broker as the commands wire it: the audit file, the
+// pisandbox::session — the approval broker as the commands wire it: the audit file, the
 // reviewer program and the terminal prompt (issue 4 "Command line").
 #pragma once
 
@@ -14,7 +14,7 @@
 #include "approval/terminal_prompt.hpp"
 #include "config/loader.hpp"
 
-namespace pisandbox::cli {
+namespace pisandbox::session {
 
 /// The paths no request may write (reference item 183): pi-sandbox's trusted configuration
 /// (the default locations and `loaded.source`) and the agent's security files, logs and
@@ -67,4 +67,4 @@ class ApprovalSetup {
 /// A fresh request or session id: `<prefix><uuid v4>` (128 bits from OpenSSL RAND_bytes).
 [[nodiscard]] std::string new_id(std::string_view prefix);
 
-}  // namespace pisandbox::cli
+}  // namespace pisandbox::session
