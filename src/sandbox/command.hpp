@@ -30,7 +30,7 @@ struct Command {
 /// The two output streams of a command.
 enum class Stream { Stdout, Stderr };
 
-/// Receives a command's output as it comes (ARCHITECTURE.md "Key interfaces"). Called on
+/// Receives a command's output as it comes (docs/ARCHITECTURE.md, step 8). Called on
 /// the runner's thread, in order within each stream, with every byte exactly once; `bytes`
 /// is only valid during the call (never empty).
 class OutputSink {
