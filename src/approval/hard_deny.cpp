@@ -278,7 +278,7 @@ bool is_writing_request(const BoundaryRequest& request) {
                      [&](std::string_view word) { return operation.contains(word); });
 }
 
-// Reference item 183: the request itself writes a protected path.
+// Compatibility C76: the request itself writes a protected path.
 std::optional<Finding> request_tampering(const BoundaryRequest& request,
                                          const RuleContext& context) {
   if (!is_writing_request(request)) return std::nullopt;

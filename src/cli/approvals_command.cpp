@@ -1,7 +1,7 @@
 // `pi-sandbox approvals check REQUEST.json` runs one boundary request through the approval
 // broker exactly as a boundary crossing would and prints the result (exit 0 allow, 1 deny,
 // 2 usage or invalid request); `pi-sandbox approvals tail [-n N]` shows the last audit lines
-// (issue 4 "Command line").
+// (docs/compatibility.md, "Approvals").
 #include <pwd.h>
 #include <unistd.h>
 

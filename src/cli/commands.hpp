@@ -8,7 +8,7 @@
 
 namespace pisandbox::cli {
 
-/// Exit codes of `pi-sandbox run` (issue 2 "Command line").
+/// Exit codes of `pi-sandbox run` (README.md, "Usage").
 inline constexpr int kExitTimeout = 124;
 inline constexpr int kExitSetupFailed = 125;
 

@@ -1,5 +1,5 @@
 // `pi-sandbox config check [FILE]`: validates the trusted configuration and prints it with the
-// defaults filled in (issue 3 "Command line"): exit 0 valid, 2 invalid.
+// defaults filled in (docs/configuration.md): exit 0 valid, 2 invalid.
 #include <iostream>
 
 #include "cli/commands.hpp"

@@ -1,7 +1,7 @@
 // pisandbox::rpc — the JSON-lines protocol of `pi-sandbox serve` (docs/protocol.md): request
 // parsing, event building, line splitting and UTF-8 framing of output. Pure: no system calls.
 //
-// Source: issue 7 "`pi-sandbox serve`".
+// Source: docs/protocol.md.
 #pragma once
 
 #include <cstddef>
@@ -76,10 +76,10 @@ struct RequestError {
 ///   `<type> needs a string "<field>"` (missing, empty or not a string id/request_id/cwd),
 ///   `exec "<id>": needs "command" or "argv", not both`, `exec "<id>": "argv" must be a
 ///   non-empty array of strings`, `exec "<id>": "cwd" must be an absolute path`,
-///   `exec "<id>": "env" must be an object of strings` (names without `=`, no NUL anywhere), `exec "<id>": "timeout_s" must be a
-///   positive number`, `exec "<id>": "stdin" must be "closed" or "pipe"`,
-///   `exec "<id>": "<field>" must be a string`, `hello needs an integer "version"`,
-///   `stdin "<id>": "data" must be a string`, `stdin "<id>": "data" is not valid base64`,
+///   `exec "<id>": "env" must be an object of strings` (names without `=`, no NUL anywhere), `exec
+///   "<id>": "timeout_s" must be a positive number`, `exec "<id>": "stdin" must be "closed" or
+///   "pipe"`, `exec "<id>": "<field>" must be a string`, `hello needs an integer "version"`, `stdin
+///   "<id>": "data" must be a string`, `stdin "<id>": "data" is not valid base64`,
 ///   `approval_response "<id>": "choice" must be "allow-once", "allow-command" or "deny"`.
 [[nodiscard]] std::expected<Request, RequestError> parse_request(std::string_view line);
 

@@ -1,5 +1,5 @@
 // pisandbox::session — the approval broker as the commands wire it: the audit file, the
-// reviewer program and the terminal prompt (issue 4 "Command line").
+// reviewer program and the terminal prompt (docs/compatibility.md, "Approvals").
 #pragma once
 
 #include <filesystem>
@@ -16,7 +16,7 @@
 
 namespace pisandbox::session {
 
-/// The paths no request may write (reference item 183): pi-sandbox's trusted configuration
+/// The paths no request may write (compatibility C76): pi-sandbox's trusted configuration
 /// (the default locations and `loaded.source`) and the agent's security files, logs and
 /// extensions under `<home>/.pi/agent`.
 [[nodiscard]] approval::HardDenyOptions hard_deny_options(const std::filesystem::path& home,

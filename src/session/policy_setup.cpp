@@ -48,7 +48,7 @@ core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args,
   if (!loaded) return std::unexpected(loaded.error());
   if (loaded->source && !args.config.empty()) {
     // An explicit --config is never read from the workspace: an earlier sandboxed command
-    // could have written it there (reference item 11). The default locations are protected
+    // could have written it there (compatibility C1). The default locations are protected
     // in every sandbox, so they are trusted even when the workspace contains them.
     char resolved[PATH_MAX];
     if (::realpath(loaded->source->c_str(), resolved) != nullptr &&

@@ -19,7 +19,7 @@ struct PolicyArgs {
 };
 
 /// The policy for `args`: the workspace is realpath(cwd); the trusted configuration is read
-/// (issue 3). Errors are user-facing lines without the `pi-sandbox: ` prefix.
+/// (docs/configuration.md). Errors are user-facing lines without the `pi-sandbox: ` prefix.
 ///   loaded_out: when not null, receives the configuration the policy was built from.
 core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args,
                                                  config::LoadedConfig* loaded_out = nullptr);
@@ -28,7 +28,7 @@ core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args,
 std::filesystem::path home_directory();
 
 /// Loads the trusted configuration: `explicit_path` when not empty, else the default
-/// locations under $HOME (issue 3 "Where it is read from").
+/// locations under $HOME (docs/configuration.md, "Where").
 core::Result<config::LoadedConfig> load_config(const std::string& explicit_path);
 
 }  // namespace pisandbox::session

@@ -21,8 +21,8 @@ namespace pisandbox::session {
 
 namespace {
 
-/// The command's environment: the caller's, with the private temp directory (item 95) and
-/// the proxy's variables (issue 5) replacing the caller's own.
+/// The command's environment: the caller's, with the private temp directory (compatibility C24) and
+/// the proxy's variables (docs/network.md) replacing the caller's own.
 std::vector<std::string> command_environment(const std::filesystem::path& self_exe) {
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) {
@@ -157,8 +157,8 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
   return p;
 }
 
-/// A shell command under `hostIPC.mode: ask` (issue 6). Without a sink, output goes through
-/// pipes only when the sandboxed attempt's stderr must be read for a Unix-socket refusal;
+/// A shell command under `hostIPC.mode: ask` (docs/host-ipc.md). Without a sink, output goes
+/// through pipes only when the sandboxed attempt's stderr must be read for a Unix-socket refusal;
 /// otherwise the command keeps the caller's terminal.
 sandbox::Outcome run_with_host_ipc(const RunArgs& args, const RunIo& io, const Prepared& p) {
   const config::HostIpcConfig& host_ipc = p.loaded.config->host_ipc;

@@ -23,7 +23,8 @@ namespace pisandbox::session {
 ///   shell_command / argv: exactly one is set (`-c` runs /bin/bash -c).
 ///   scope_key: the approval circuit breaker's scope; empty: one scope for this command.
 ///   agent_name: `agentName` of approval requests (subagents), absent for the main agent.
-///   subagent: the caller is a built-in subagent (issue 6), besides what the environment says.
+///   subagent: the caller is a built-in subagent (docs/host-ipc.md), besides what the environment
+///   says.
 struct RunArgs {
   PolicyArgs policy;
   ApprovalArgs approval;
@@ -69,10 +70,11 @@ struct RunIo {
 /// what cancels a command (RunIo::cancel_fd) or stops serve.
 [[nodiscard]] core::UniqueFd cancel_signals();
 
-/// Runs one command (issues 2-6): builds the policy from the trusted configuration, gives
-/// the command its proxy (every destination decided by the configuration's lists and the
-/// approval broker), applies the host-IPC fallback for shell commands, and waits. Returns
-/// the command's outcome; a policy that cannot be built is LaunchFailed with its message.
+/// Runs one command (docs/security.md, docs/network.md, docs/host-ipc.md): builds the policy from
+/// the trusted configuration, gives the command its proxy (every destination decided by the
+/// configuration's lists and the approval broker), applies the host-IPC fallback for shell
+/// commands, and waits. Returns the command's outcome; a policy that cannot be built is
+/// LaunchFailed with its message.
 [[nodiscard]] sandbox::Outcome execute(const RunArgs& args, const RunIo& io);
 
 }  // namespace pisandbox::session

@@ -1,5 +1,5 @@
 // pisandbox::shell — a shell command line split into pipelines, commands, words and
-// redirections, for the hard-deny rules (reference items 183–184).
+// redirections, for the hard-deny rules (compatibility C76–C77).
 //
 // This is not a shell: it never expands anything. It follows the POSIX shell grammar far
 // enough that a rule looks at real command words (so `echo rm -rf /` is not `rm`), and it

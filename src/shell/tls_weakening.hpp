@@ -1,5 +1,5 @@
 // pisandbox::shell — commands that turn TLS certificate verification off: the
-// `transport-security-weakening` hard-deny rule (reference item 184). Used only by the
+// `transport-security-weakening` hard-deny rule (compatibility C77). Used only by the
 // hard-deny rules (approval/hard_deny.cpp).
 #pragma once
 
