@@ -1,7 +1,7 @@
 // pisandbox::approval — the audit line: one JSON object per decision.
 //
-// Source: the "Audit" section and reference item 55 (events `review_decision`,
-// `grant_issued`, `grant_consumed`), 176 (`hard_deny`), 179 (`grant_rejected`). Pure
+// Source: docs/compatibility.md, "Approvals", and compatibility C56 (events `review_decision`,
+// `grant_issued`, `grant_consumed`), C71 (`hard_deny`), C74 (`grant_rejected`). Pure
 // formatting: the caller appends the line to the audit file.
 #pragma once
 

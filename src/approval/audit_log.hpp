@@ -1,7 +1,7 @@
 // pisandbox::approval::AuditLog — the audit file: one JSON line per decision, appended.
 //
-// Source: issue 4 "Audit" (`~/.pi/agent/logs/pi-sandbox-audit.jsonl`, created 0600, lines
-// atomic and safe with concurrent commands).
+// Source: docs/compatibility.md, "Approvals" (`~/.pi/agent/logs/pi-sandbox-audit.jsonl`, created
+// 0600, lines atomic and safe with concurrent commands).
 #pragma once
 
 #include <filesystem>

@@ -35,7 +35,7 @@ constexpr std::array kRequiredAfterSurface = {
     RequiredField{"cwd", &BoundaryRequest::cwd},
 };
 
-// The optional string fields, with their JSON names (reference item 174).
+// The optional string fields, with their JSON names (compatibility C69).
 constexpr std::array kOptionalFields = {
     OptionalField{"command", &BoundaryRequest::command},
     OptionalField{"path", &BoundaryRequest::path},
@@ -231,7 +231,7 @@ core::Result<BoundaryRequest> parse_boundary_request(std::string_view text) {
 
 std::string canonical_json(const BoundaryRequest& request) {
   json object = to_json(request);
-  object.erase("id");  // Reference item 178: the id names the request, it is not its content.
+  object.erase("id");  // Compatibility C73: the id names the request, it is not its content.
   return dump_compact(object);
 }
 

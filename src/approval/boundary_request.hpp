@@ -1,8 +1,8 @@
 // pisandbox::approval::BoundaryRequest — one request to cross a sandbox boundary, its JSON
 // form, and the hash a grant is bound to.
 //
-// Source: reference items 44 (network requests), 174 (fields and validation), 178 (request
-// hash over the canonical JSON, `id` excluded), 188 (keep the field list exact).
+// Source: compatibility C36 (network requests), C69 (fields and validation), C73 (request
+// hash over the canonical JSON, `id` excluded, the field list kept exact).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -15,7 +15,7 @@
 namespace pisandbox::approval {
 
 /// Which boundary a request crosses. Serialised as `network`, `host-ipc`,
-/// `filesystem-read`, `filesystem-write` (reference item 174).
+/// `filesystem-read`, `filesystem-write` (compatibility C69).
 enum class Surface { Network, HostIpc, FilesystemRead, FilesystemWrite };
 
 /// `network`, `host-ipc`, `filesystem-read` or `filesystem-write`; empty for a value that
@@ -26,14 +26,14 @@ enum class Surface { Network, HostIpc, FilesystemRead, FilesystemWrite };
 [[nodiscard]] std::optional<Surface> surface_from_string(std::string_view text);
 
 /// The policy entry that sent the request to review. Its JSON form is
-/// `{"decision": "ask", "rule": <rule>?}`; `decision` is always `ask` (reference item 174).
+/// `{"decision": "ask", "rule": <rule>?}`; `decision` is always `ask` (compatibility C69).
 struct MatchedPolicy {
   std::optional<std::string> rule;
 
   friend bool operator==(const MatchedPolicy&, const MatchedPolicy&) = default;
 };
 
-/// A request to cross a boundary (reference item 174). Required fields must be non-blank;
+/// A request to cross a boundary (compatibility C69). Required fields must be non-blank;
 /// optional fields are absent (nullopt) or a string, and an absent field is different from
 /// an empty one (both in JSON and in the hash). JSON field names are the camelCase names
 /// given beside each member.
@@ -59,7 +59,7 @@ struct BoundaryRequest {
 
 /// Checks the required fields, in the order `id source surface operation cwd`: each must
 /// contain a non-whitespace character, else the error is
-/// `boundary request <name> must be a non-empty string` (reference item 174). Every string
+/// `boundary request <name> must be a non-empty string` (compatibility C69). Every string
 /// field (required or optional) must also be valid UTF-8, else
 /// `boundary request <name> must be valid UTF-8` — this keeps the canonical JSON, and so
 /// the hash, one-to-one with the request.
@@ -86,7 +86,7 @@ struct BoundaryRequest {
 /// from_json(). A syntax error gives `boundary request is not valid JSON: <parser message>`.
 [[nodiscard]] core::Result<BoundaryRequest> parse_boundary_request(std::string_view text);
 
-/// The canonical JSON the hash is taken over (reference item 178): every field but `id`,
+/// The canonical JSON the hash is taken over (compatibility C73): every field but `id`,
 /// absent fields dropped, object keys sorted (recursively), compact (no whitespace), strings
 /// escaped as JSON.stringify does, non-ASCII kept as UTF-8. Example:
 /// `{"cwd":"/w","destination":"example.com:443","operation":"connect",`

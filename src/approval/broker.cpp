@@ -25,7 +25,7 @@ ApprovalResult Broker::approve(const BoundaryRequest& request, const ApprovalCon
     result = {Action::Deny, Source::Unavailable, valid.error().message};
     audit(AuditEvent::ReviewDecision, request, details_of(result), decision);
   } else if (auto hard = find_hard_deny(request, options_.hard_deny)) {
-    // Item 176: a hard deny counts as a denial, so repeated attempts trip the breaker.
+    // Compatibility C71: a hard deny counts as a denial, so repeated attempts trip the breaker.
     {
       std::lock_guard lock(mutex_);
       breaker_.record(context.scope_key, ReviewOutcome::Deny);
@@ -50,7 +50,7 @@ ApprovalResult Broker::review_and_ask(const BoundaryRequest& request,
   }
   ApprovalResult result;
   if (tripped) {
-    // Item 52: a circuit-breaker deny is the reviewer's and no human may override it.
+    // Compatibility C53: a circuit-breaker deny is the reviewer's and no human may override it.
     result = {Action::Deny, Source::Reviewer, std::string(kCircuitBreakerReason)};
   } else if (reviewer_ == nullptr) {
     result = ask_human(request, context, {});
@@ -59,7 +59,7 @@ ApprovalResult Broker::review_and_ask(const BoundaryRequest& request,
     const ReviewOutcome outcome = verdict ? verdict->outcome : ReviewOutcome::Deny;
     {
       std::lock_guard lock(mutex_);
-      breaker_.record(context.scope_key, outcome);  // item 177: a failure is a denial
+      breaker_.record(context.scope_key, outcome);  // Compatibility C72: a failure is a denial
     }
     if (!verdict)
       result = {Action::Deny, Source::Reviewer, review_unavailable_reason(verdict.error())};
@@ -94,8 +94,8 @@ ApprovalResult Broker::ask_human(const BoundaryRequest& request, const ApprovalC
 
 ApprovalResult Broker::grant_once(const BoundaryRequest& request, const ApprovalContext& context,
                                   ApprovalResult allow, Decision& decision) {
-  // Item 54/188: the grant binds the allow to this exact request and session; issuing and
-  // consuming it here adds the binding and the audit trail, not a delay.
+  // Compatibility C55, C73: the grant binds the allow to this exact request and session; issuing
+  // and consuming it here adds the binding and the audit trail, not a delay.
   const ApprovalResult invalid{Action::Deny, Source::InvalidGrant,
                                std::string(kInvalidGrantReason)};
   const AuditDetails broker_details{std::nullopt, "broker", {}};
@@ -111,7 +111,8 @@ ApprovalResult Broker::grant_once(const BoundaryRequest& request, const Approval
           decision);
     return invalid;
   }
-  // A grant for the rest of the command says so in its audit line (issue 5 step 2).
+  // A grant for the rest of the command says so in its audit line (docs/network.md, "Deciding a
+  // destination").
   audit(AuditEvent::GrantIssued, request,
         allow.for_command
             ? AuditDetails{std::nullopt, "broker", "valid for the rest of this command"}

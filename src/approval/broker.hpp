@@ -1,10 +1,10 @@
 // pisandbox::approval::Broker — decides one boundary request: hard deny, circuit breaker,
 // automatic reviewer, human, then an exact one-shot grant.
 //
-// Source: issue 4 "Decision order"; reference items 50–55 (pi-sandbox's side: reviewer
-// deny is final, defer goes to the human, allow is consumed at once), 176 (the broker's
-// order: validate → hard deny → breaker → reviewer → record), 177 (a failed review is a
-// deny that counts as a denial), 188 (grants issued and consumed in the same process).
+// Source: docs/compatibility.md, "Approvals"; compatibility C51–C56 (pi-sandbox's side: reviewer
+// deny is final, defer goes to the human, allow is consumed at once), C71 (the broker's
+// order: validate → hard deny → breaker → reviewer → record), C72 (a failed review is a
+// deny that counts as a denial), C73 (grants issued and consumed in the same process).
 #pragma once
 
 #include <chrono>
@@ -26,8 +26,8 @@
 
 namespace pisandbox::approval {
 
-/// The automatic reviewer (issue 4 step 3). Implementations: ReviewerProcess (a program
-/// run without a shell); an RPC peer later.
+/// The automatic reviewer (docs/compatibility.md, "Approvals"). Implementations: ReviewerProcess (a
+/// program run without a shell); an RPC peer later.
 class Reviewer {
  public:
   virtual ~Reviewer() = default;
@@ -46,11 +46,11 @@ enum class HumanAnswer {
   Unavailable,      ///< no terminal, no UI, or the question was cancelled (EOF, Ctrl-C)
 };
 
-/// One question for the human (reference item 56).
-///   warning: the host-IPC warning line (reference item 57), or empty.
+/// One question for the human (compatibility C57).
+///   warning: the host-IPC warning line (compatibility C58), or empty.
 ///   reason:  why the question is asked (the reviewer's rationale on defer), or empty.
 ///   offer_for_command: also offer `Allow <destination> for the rest of this command`
-///     (issue 5 step 2; network requests of one command).
+///     (docs/network.md, "Deciding a destination"; network requests of one command).
 struct HumanQuestion {
   const BoundaryRequest& request;
   std::string warning;
@@ -58,15 +58,16 @@ struct HumanQuestion {
   bool offer_for_command = false;
 };
 
-/// Asks a human (issue 4 step 4). Implementations serialise their questions: two callers
-/// never see interleaved questions. May block until the human answers.
+/// Asks a human (docs/compatibility.md, "Approvals"). Implementations serialise their questions:
+/// two callers never see interleaved questions. May block until the human answers.
 class HumanPrompt {
  public:
   virtual ~HumanPrompt() = default;
   [[nodiscard]] virtual HumanAnswer ask(const HumanQuestion& question) = 0;
 };
 
-/// Where audit lines go (issue 4 "Audit"). `line` is one audit_line() result, ending in
+/// Where audit lines go (docs/compatibility.md, "Approvals"). `line` is one audit_line() result,
+/// ending in
 /// "\n". Implementations must write each line whole (never interleaved with another) and
 /// may be called from several threads at once.
 class AuditSink {
@@ -86,7 +87,8 @@ inline constexpr std::string_view kHumanDenyReason = "Denied by the user.";
 /// The reason of an allow by the human.
 inline constexpr std::string_view kHumanAllowReason = "Allowed once by the user.";
 
-/// The reason of an allow by the human for the rest of the command (issue 5 step 2).
+/// The reason of an allow by the human for the rest of the command (docs/network.md, "Deciding a
+/// destination").
 inline constexpr std::string_view kHumanAllowForCommandReason =
     "Allowed by the user for the rest of this command.";
 
@@ -131,7 +133,7 @@ class Broker {
   Broker(BrokerOptions options, const Clock& clock, AuditSink& audit, Reviewer* reviewer,
          HumanPrompt* human);
 
-  /// Decides `request` (issue 4 "Decision order"):
+  /// Decides `request` (docs/compatibility.md, "Approvals"):
   ///   1. validate() fails → deny, source `unavailable`, reason = the validation message;
   ///   2. find_hard_deny() matches → deny, source `hard-deny` (audit `hard_deny`; recorded
   ///      as a denial in the breaker; never asked);
@@ -143,7 +145,7 @@ class Broker {
   ///   5. human (if any, and always when there is no reviewer): allow once → allow, source
   ///      `human`; deny → deny, source `human`; unavailable (or no human) → deny, source
   ///      `unavailable`;
-  ///   6. every allow issues a grant and consumes it at once (reference item 54); a failure
+  ///   6. every allow issues a grant and consumes it at once (compatibility C55); a failure
   ///      → deny, source `invalid-grant`, kInvalidGrantReason.
   /// Audit events in order: `hard_deny` | `review_decision`, then for an allow
   /// `grant_issued` and `grant_consumed` (or `grant_rejected`). If any audit line cannot be

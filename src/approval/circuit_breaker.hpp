@@ -1,7 +1,7 @@
 // pisandbox::approval::CircuitBreaker — stops automatic review after repeated denials.
 //
-// Source: reference items 176 (hard denies count as denials; a tripped breaker denies
-// before the reviewer runs) and 180 (thresholds, per scope key, cleared only by clear()).
+// Source: compatibility C71 (hard denies count as denials; a tripped breaker denies
+// before the reviewer runs) and C75 (thresholds, per scope key, cleared only by clear()).
 #pragma once
 
 #include <cstddef>
@@ -14,11 +14,11 @@
 
 namespace pisandbox::approval {
 
-/// The reason of a deny from a tripped breaker (reference item 176).
+/// The reason of a deny from a tripped breaker (compatibility C71).
 inline constexpr std::string_view kCircuitBreakerReason =
     "Automatic review stopped after repeated denials in this turn.";
 
-/// When a scope trips (reference item 180): `consecutive_denials` denials in a row, or
+/// When a scope trips (compatibility C75): `consecutive_denials` denials in a row, or
 /// `denials_in_window` denials among the last `window` recorded decisions.
 struct CircuitBreakerLimits {
   std::size_t consecutive_denials = 3;

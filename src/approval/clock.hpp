@@ -5,7 +5,7 @@
 
 namespace pisandbox::approval {
 
-/// A monotonic time source. Grants expire on this clock (reference item 179), so a test
+/// A monotonic time source. Grants expire on this clock (compatibility C74), so a test
 /// can replace it with a clock it advances by hand.
 class Clock {
  public:

@@ -1,7 +1,7 @@
 // pisandbox::approval::GrantStore — exact, expiring, one-use grants.
 //
-// Source: reference items 54 (the caller consumes the grant before acting; a failure is a
-// deny with source `invalid-grant`), 178 (the request hash), 179 (grants: bound to the hash
+// Source: compatibility C55 (the caller consumes the grant before acting; a failure is a
+// deny with source `invalid-grant`), C73 (the request hash), C74 (grants: bound to the hash
 // and the session, TTL, single use, pruning with `expiresAt <= now`).
 #pragma once
 
@@ -17,11 +17,11 @@
 
 namespace pisandbox::approval {
 
-/// The reason of a deny with source `invalid-grant` (reference item 54).
+/// The reason of a deny with source `invalid-grant` (compatibility C55).
 inline constexpr std::string_view kInvalidGrantReason =
     "The exact one-shot grant is missing, invalid, or expired.";
 
-/// Grant lifetimes, in seconds (reference item 179: 60 000 ms by default, 1 000–300 000 ms
+/// Grant lifetimes, in seconds (compatibility C74: 60 000 ms by default, 1 000–300 000 ms
 /// allowed).
 inline constexpr std::chrono::seconds kDefaultGrantTtl{60};
 inline constexpr std::chrono::seconds kMinGrantTtl{1};
@@ -58,7 +58,7 @@ class GrantStore {
   /// Consumes the grant `token` if it exists, has not expired, was issued to `session_id`
   /// and for a request with the same hash as `request`; returns true exactly then, and the
   /// grant is gone afterwards (single use). Any mismatch returns false and leaves the grant
-  /// in place (reference item 179: deleted on success only). Expired grants are pruned
+  /// in place (compatibility C74: deleted on success only). Expired grants are pruned
   /// first.
   [[nodiscard]] bool consume(const BoundaryRequest& request, std::string_view session_id,
                              std::string_view token);

@@ -7,15 +7,47 @@
 #include <functional>
 #include <iterator>
 
-#include "approval/command_effects.hpp"
-#include "approval/command_view.hpp"
-#include "approval/path_words.hpp"
-#include "approval/program_options.hpp"
-#include "approval/shell_command.hpp"
-#include "approval/tls_weakening.hpp"
+#include "shell/command_effects.hpp"
+#include "shell/command_view.hpp"
+#include "shell/path_words.hpp"
+#include "shell/program_options.hpp"
+#include "shell/shell_command.hpp"
+#include "shell/tls_weakening.hpp"
 
 namespace pisandbox::approval {
 namespace {
+
+// What the rules read from the command line (src/shell).
+using shell::absolute_parts;
+using shell::Argument;
+using shell::ascii_lowercase;
+using shell::ChangedPaths;
+using shell::CommandView;
+using shell::DirectoryGuess;
+using shell::find_credential_mention;
+using shell::find_tls_weakening;
+using shell::is_one_of;
+using shell::is_persistence_target;
+using shell::is_prefix;
+using shell::is_recursive_rm;
+using shell::is_whole_directory_glob;
+using shell::operands_of;
+using shell::parse_arguments;
+using shell::parse_path_word;
+using shell::parse_shell;
+using shell::PathAnchor;
+using shell::PathWord;
+using shell::Pipeline;
+using shell::program_options;
+using shell::ProgramOptions;
+using shell::Reach;
+using shell::Redirect;
+using shell::RedirectKind;
+using shell::removed_paths;
+using shell::ShellScript;
+using shell::SimpleCommand;
+using shell::view_command;
+using shell::written_paths;
 
 using Parts = std::vector<std::string>;
 using PipelineView = std::vector<CommandView>;
@@ -246,7 +278,7 @@ bool is_writing_request(const BoundaryRequest& request) {
                      [&](std::string_view word) { return operation.contains(word); });
 }
 
-// Reference item 183: the request itself writes a protected path.
+// Compatibility C76: the request itself writes a protected path.
 std::optional<Finding> request_tampering(const BoundaryRequest& request,
                                          const RuleContext& context) {
   if (!is_writing_request(request)) return std::nullopt;

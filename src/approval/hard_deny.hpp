@@ -1,8 +1,8 @@
 // pisandbox::approval — deterministic hard denies: requests that are refused before any
 // reviewer or human sees them, and can never be allowed.
 //
-// Source: reference items 176 (hard denies come first, count as denials, audit
-// `hard_deny`), 183 (protected writes: `security-control-tampering`) and 184 (rules on the
+// Source: compatibility C71 (hard denies come first, count as denials, audit
+// `hard_deny`), C76 (protected writes: `security-control-tampering`) and C77 (rules on the
 // request's shell command). The rules read the command through parse_shell(), so they look
 // at real command words and options, not at substrings: `curl -kv` matches, `curl
 // --keepalive-time 5` and `echo curl -k` do not.
@@ -20,7 +20,7 @@ namespace pisandbox::approval {
 /// The hard-deny rules, in the order they are checked.
 enum class HardDenyRule {
   /// A write, create, delete, rename, chmod or chown of a protected path: by the request
-  /// itself (reference item 183) or by a command in `command` (for host-IPC runs, which
+  /// itself (compatibility C76) or by a command in `command` (for host-IPC runs, which
   /// happen outside the sandbox).
   SecurityControlTampering,
   /// `rm -r` of `/`, `~`, `$HOME`, an ancestor of the home directory, or all of their
@@ -57,8 +57,8 @@ struct HardDeny {
 
 /// What the rules need to know about the host.
 ///   protected_paths: absolute paths (files or directories) the sandboxed side must never
-///                    change: pi-sandbox's configuration, `~/.pi/agent/logs`, … (reference
-///                    item 183). A leading `~` is expanded with `home`.
+///                    change: pi-sandbox's configuration, `~/.pi/agent/logs`, … (compatibility
+///                    C76). A leading `~` is expanded with `home`.
 ///   home:            the absolute home directory, used to expand `~` and `$HOME` and to
 ///                    recognise it by name (`rm -rf /home/alice`); empty = unknown, then
 ///                    only `~`, `$HOME` and `${HOME}` themselves count as the home.

@@ -1,6 +1,6 @@
 // pisandbox::approval — the vocabulary of decisions: review outcomes and approval results.
 //
-// Source: reference items 55 (result shape) and 175 (review outcomes).
+// Source: compatibility C56 (result shape) and C70 (review outcomes).
 #pragma once
 
 #include <optional>
@@ -9,25 +9,26 @@
 
 namespace pisandbox::approval {
 
-/// What the broker finally does with a boundary request (reference item 55).
+/// What the broker finally does with a boundary request (compatibility C56).
 enum class Action { Allow, Deny };
 
-/// Who decided (reference item 55). Serialised as `hard-deny`, `reviewer`, `human`,
+/// Who decided (compatibility C56). Serialised as `hard-deny`, `reviewer`, `human`,
 /// `unavailable`, `invalid-grant`.
 enum class Source { HardDeny, Reviewer, Human, Unavailable, InvalidGrant };
 
-/// The answer of an automatic review (reference item 175). `Defer` hands the request to
-/// the human; the circuit breaker counts only `Deny` as a denial (reference item 180).
+/// The answer of an automatic review (compatibility C70). `Defer` hands the request to
+/// the human; the circuit breaker counts only `Deny` as a denial (compatibility C75).
 enum class ReviewOutcome { Allow, Deny, Defer };
 
-/// The result of one approval (reference item 55): `{action, source, reason}`.
+/// The result of one approval (compatibility C56): `{action, source, reason}`.
 ///   reason: one line for the user; empty when there is nothing to say.
 struct ApprovalResult {
   Action action = Action::Deny;
   Source source = Source::Unavailable;
   std::string reason;
-  /// The human allowed the destination for the rest of the command (issue 5 step 2); the
-  /// caller may then let later connections of this command to it pass without asking.
+  /// The human allowed the destination for the rest of the command (docs/network.md, "Deciding a
+  /// destination"); the caller may then let later connections of this command to it pass without
+  /// asking.
   bool for_command = false;
 
   friend bool operator==(const ApprovalResult&, const ApprovalResult&) = default;

@@ -77,7 +77,7 @@ core::Result<void> check_keys(const json& object) {
   return {};
 }
 
-// Reference item 185: verdicts that contradict themselves are invalid output.
+// Compatibility C78: verdicts that contradict themselves are invalid output.
 std::optional<std::string> inconsistency(const ReviewerVerdict& v) {
   const bool authorised = v.user_authorization == UserAuthorization::Medium ||
                           v.user_authorization == UserAuthorization::High;

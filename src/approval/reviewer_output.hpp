@@ -1,7 +1,7 @@
 // pisandbox::approval — the reviewer program's answer: one JSON object on stdout.
 //
-// Source: reference items 175 (review fields), 177 (a failed review is a deny with
-// `Automatic review is unavailable: <error>`) and 185 (the output contract).
+// Source: compatibility C70 (review fields), C72 (a failed review is a deny with
+// `Automatic review is unavailable: <error>`) and C78 (the output contract).
 #pragma once
 
 #include <cstddef>
@@ -13,11 +13,11 @@
 
 namespace pisandbox::approval {
 
-/// How risky the reviewer judges the request (reference item 175).
+/// How risky the reviewer judges the request (compatibility C70).
 enum class RiskLevel { Low, Medium, High, Critical };
 
-/// How clearly the user authorised the operation, as judged by the reviewer (reference
-/// item 175). `Unknown` when the reviewer does not say.
+/// How clearly the user authorised the operation, as judged by the reviewer (compatibility C70).
+/// `Unknown` when the reviewer does not say.
 enum class UserAuthorization { Unknown, Low, Medium, High };
 
 /// `low`, `medium`, `high` or `critical`.
@@ -27,13 +27,13 @@ enum class UserAuthorization { Unknown, Low, Medium, High };
 [[nodiscard]] std::string_view to_string(UserAuthorization authorization);
 
 /// The longest rationale accepted, in characters counted as JavaScript counts them
-/// (UTF-16 code units), as in the reference (item 185).
+/// (UTF-16 code units), as in the reference (compatibility C78).
 inline constexpr std::size_t kMaxRationaleChars = 600;
 
 /// The longest reviewer stdout accepted, in bytes.
 inline constexpr std::size_t kMaxReviewerOutputBytes = 64 * 1024;
 
-/// The prefix of the deny reason when review fails (reference item 177).
+/// The prefix of the deny reason when review fails (compatibility C72).
 inline constexpr std::string_view kReviewUnavailablePrefix = "Automatic review is unavailable: ";
 
 /// One parsed review.
@@ -47,7 +47,7 @@ struct ReviewerVerdict {
 };
 
 /// Whether parse_reviewer_output() also rejects verdicts that contradict themselves
-/// (reference item 185): `allow` with `critical` risk; `allow` with `high` risk unless
+/// (compatibility C78): `allow` with `critical` risk; `allow` with `high` risk unless
 /// `user_authorization` is `medium` or `high`; `defer` with `low` or `critical` risk.
 enum class ConsistencyRules { Enforce, Skip };
 

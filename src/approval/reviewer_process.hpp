@@ -1,9 +1,9 @@
 // pisandbox::approval::ReviewerProcess — the automatic reviewer as a program: the request
 // as one JSON object on stdin, one JSON verdict on stdout.
 //
-// Source: issue 4 "Decision order" step 3 (`--reviewer PROGRAM` or `approval.reviewer`,
+// Source: docs/compatibility.md, "Approvals" (`--reviewer PROGRAM` or `approval.reviewer`,
 // run without a shell; bad output, a non-zero exit or no answer within the timeout make
-// review unavailable) and reference item 185 (the output contract, parse_reviewer_output).
+// review unavailable) and compatibility C78 (the output contract, parse_reviewer_output).
 #pragma once
 
 #include <chrono>

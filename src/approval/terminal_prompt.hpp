@@ -1,7 +1,7 @@
 // pisandbox::approval::TerminalPrompt — asks the human on the controlling terminal.
 //
-// Source: issue 4 "Decision order" step 4 and reference items 56 (title, target, options)
-// and 57 (the host-IPC warning lines).
+// Source: docs/compatibility.md, "Approvals" and compatibility C57 (title, target, options)
+// and C58 (the host-IPC warning lines).
 #pragma once
 
 #include <string>
@@ -13,11 +13,11 @@
 namespace pisandbox::approval {
 
 /// The warning line shown for a host-IPC run before it is tried in the sandbox
-/// (reference item 57).
+/// (compatibility C58).
 inline constexpr std::string_view kHostIpcWarning =
     "Warning: this command will run on the host outside the OS sandbox.";
 
-/// What the question names (reference item 56): `command` for host-ipc, else
+/// What the question names (compatibility C57): `command` for host-ipc, else
 /// `resolvedPath`, else `path`, else `destination`, else `operation`.
 [[nodiscard]] std::string approval_target(const BoundaryRequest& request);
 

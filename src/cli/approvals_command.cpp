@@ -1,7 +1,7 @@
 // `pi-sandbox approvals check REQUEST.json` runs one boundary request through the approval
 // broker exactly as a boundary crossing would and prints the result (exit 0 allow, 1 deny,
 // 2 usage or invalid request); `pi-sandbox approvals tail [-n N]` shows the last audit lines
-// (issue 4 "Command line").
+// (docs/compatibility.md, "Approvals").
 #include <pwd.h>
 #include <unistd.h>
 
@@ -16,8 +16,9 @@
 #include "approval/broker.hpp"
 #include "approval/reviewer_process.hpp"
 #include "approval/terminal_prompt.hpp"
-#include "cli/approval_setup.hpp"
 #include "cli/commands.hpp"
+#include "session/approval_setup.hpp"
+#include "session/policy_setup.hpp"
 
 namespace pisandbox::cli {
 
@@ -56,10 +57,10 @@ int run_check(const CheckArgs& args) {
   if (!text) return print_error(text.error().describe()), 2;
   auto request = parse_boundary_request(*text);
   if (!request) return print_error(request.error().describe()), 2;
-  auto loaded = load_config(args.config);
+  auto loaded = session::load_config(args.config);
   if (!loaded) return print_error(loaded.error().describe()), 2;
   const config::ApprovalConfig& approval = loaded->config->approval;
-  const fs::path home = home_directory();
+  const fs::path home = session::home_directory();
   auto audit = AuditLog::open(default_audit_path(home));
   if (!audit) return print_error(audit.error().describe()), 2;
 
@@ -73,7 +74,7 @@ int run_check(const CheckArgs& args) {
   if (!args.no_prompt) prompt.emplace();
 
   BrokerOptions options;
-  options.hard_deny = hard_deny_options(home, *loaded);
+  options.hard_deny = session::hard_deny_options(home, *loaded);
   options.grant_ttl = std::chrono::seconds(approval.grant_ttl_seconds);
   SteadyClock clock;
   Broker broker(std::move(options), clock, *audit, reviewer ? &*reviewer : nullptr,
@@ -113,7 +114,7 @@ std::string readable(const std::string& line) {
 }
 
 int run_tail(std::size_t count) {
-  const fs::path path = default_audit_path(home_directory());
+  const fs::path path = default_audit_path(session::home_directory());
   std::ifstream in(path);
   if (!in) {
     print_error("no audit log at " + path.string());

@@ -1,9 +1,10 @@
 // `pi-sandbox config check [FILE]`: validates the trusted configuration and prints it with the
-// defaults filled in (issue 3 "Command line"): exit 0 valid, 2 invalid.
+// defaults filled in (docs/configuration.md): exit 0 valid, 2 invalid.
 #include <iostream>
 
 #include "cli/commands.hpp"
 #include "config/config.hpp"
+#include "session/policy_setup.hpp"
 
 namespace pisandbox::cli {
 
@@ -15,7 +16,7 @@ void add_config_command(CLI::App& app, int& exit_code) {
       "check", "Validate FILE (default: the trusted location) and print the effective value");
   check->add_option("FILE", *file, "Configuration file");
   check->callback([file, &exit_code] {
-    auto loaded = load_config(*file);
+    auto loaded = session::load_config(*file);
     if (!loaded) {
       print_error(loaded.error().describe());
       exit_code = 2;

@@ -7,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "sandbox/linux/kernel_probe.hpp"
 #include "sandbox/linux/runner.hpp"
+#include "session/policy_setup.hpp"
 
 namespace pisandbox::cli {
 
@@ -22,10 +23,10 @@ sandbox::linux_::KernelCheck trial_run() {
     check.fix = "make /tmp writable";
     return check;
   }
-  PolicyArgs args;
+  session::PolicyArgs args;
   args.cwd = scratch;
   std::string warnings;
-  auto policy = build_policy(args);
+  auto policy = session::build_policy(args);
   sandbox::Outcome outcome =
       policy ? sandbox::linux_::run_sandboxed(
                    *policy, sandbox::Command{{"/bin/true"}, policy->workspace, {"PATH=/bin"}}, {},

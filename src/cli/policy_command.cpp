@@ -4,6 +4,7 @@
 
 #include "cli/commands.hpp"
 #include "sandbox/linux/runner.hpp"
+#include "session/policy_setup.hpp"
 
 namespace pisandbox::cli {
 
@@ -92,14 +93,14 @@ void print_text(const policy::SandboxPolicy& p, const lx::PreparedSandbox& prepa
 }  // namespace
 
 void add_policy_command(CLI::App& app, int& exit_code) {
-  auto args = std::make_shared<PolicyArgs>();
+  auto args = std::make_shared<session::PolicyArgs>();
   auto as_json = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand("policy", "Show the effective policy and the mount plan");
   cmd->add_option("--cwd", args->cwd, "Workspace (default: the current directory)");
   cmd->add_option("--config", args->config, "Trusted configuration file");
   cmd->add_flag("--json", *as_json, "Print JSON");
   cmd->callback([args, as_json, &exit_code] {
-    auto p = build_policy(*args);
+    auto p = session::build_policy(*args);
     if (!p) {
       print_error(p.error().describe());
       exit_code = 2;

@@ -3,26 +3,17 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-#include <chrono>
-#include <cmath>
-
-#include "cli/execution.hpp"
+#include "cli/commands.hpp"
 #include "core/deadline.hpp"
 #include "core/printable.hpp"
 #include "core/unique_fd.hpp"
+#include "session/session.hpp"
 
 namespace pisandbox::cli {
 
-namespace {
+using session::RunArgs;
 
-/// SIGINT, SIGTERM and SIGHUP cancel the sandbox; they are read from a signalfd.
-core::UniqueFd cancel_signals() {
-  sigset_t set;
-  sigemptyset(&set);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, sig);
-  ::sigprocmask(SIG_BLOCK, &set, nullptr);
-  return core::UniqueFd(::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
-}
+namespace {
 
 int received_signal(int signal_fd) {
   signalfd_siginfo info{};
@@ -31,17 +22,18 @@ int received_signal(int signal_fd) {
 }
 
 int run(const RunArgs& args) {
-  core::UniqueFd signals = cancel_signals();
-  RunIo io;
+  // SIGINT, SIGTERM and SIGHUP cancel the sandbox.
+  core::UniqueFd signals = session::cancel_signals();
+  session::RunIo io;
   io.cancel_fd = signals.get();
-  const sandbox::Outcome outcome = execute(args, io);
+  const sandbox::Outcome outcome = session::execute(args, io);
   if (outcome) {
     if (const auto* exited = std::get_if<sandbox::Exited>(&*outcome)) return exited->code;
     return 128 + std::get<sandbox::Signaled>(*outcome).signal;
   }
   switch (outcome.error().kind) {
     case sandbox::RunFailureKind::TimedOut:
-      print_error(timed_out_message(args.timeout_seconds));
+      print_error(session::timed_out_message(args.timeout_seconds));
       return kExitTimeout;
     case sandbox::RunFailureKind::Aborted:
       return 128 + received_signal(signals.get());

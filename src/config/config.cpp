@@ -20,7 +20,7 @@ using Failure = std::unexpected<ConfigError>;
 
 // ---------------------------------------------------------------------------------------
 // JSON text -> document. nlohmann's DOM parser keeps the last of two equal keys, which would
-// let a second value hide behind the first (issue 3), so the DOM is built by this SAX
+// let a second value hide behind the first (docs/configuration.md), so the DOM is built by this SAX
 // handler, which stops at the first duplicate key of the root object or of a section.
 
 constexpr std::array<std::string_view, 5> kSections = {"subagents", "filesystem", "hostIPC",
@@ -201,8 +201,8 @@ std::expected<Document, ConfigError> read_document(std::string_view text) {
 }
 
 // ---------------------------------------------------------------------------------------
-// Document -> Config. Sections and fields are checked in schema order (reference
-// src/config.ts), and the first error is returned.
+// Document -> Config. Sections and fields are checked in schema order (as the
+// replaced extension did, compatibility C4), and the first error is returned.
 
 std::string join(std::span<const std::string> items) {
   std::string out;
@@ -213,7 +213,7 @@ std::string join(std::span<const std::string> items) {
   return out;
 }
 
-// `unknown <where> key: a` / `unknown <where> keys: a, b` (reference item 14).
+// `unknown <where> key: a` / `unknown <where> keys: a, b` (compatibility C4).
 std::optional<ConfigError> unknown_keys(const Document& document, std::string_view where,
                                         std::span<const std::string_view> known) {
   const auto order = document.key_order.find(where);
@@ -365,7 +365,7 @@ std::expected<HostIpcConfig, ConfigError> parse_host_ipc(const Document& documen
   return out;
 }
 
-// `network.<key>`: first the shape of the whole array (reference item 101), then each entry.
+// `network.<key>`: first the shape of the whole array (compatibility C12), then each entry.
 std::expected<std::vector<policy::DomainPattern>, ConfigError> parse_domains(
     const Json& entries, std::string_view key, policy::ListKind list) {
   const std::string name = "network." + std::string(key);

@@ -1,7 +1,7 @@
 // pisandbox::config — the trusted configuration: schema and strict parsing (pure, no I/O).
 //
-// Source: reference items 11-18 (schema, defaults, messages), 86 (location), 99-101 (network
-// domain policies) and issue 3 (approval section, duplicate keys, `config check`).
+// Source: compatibility C1–C8 (schema, defaults, messages), C9 (location), C10–C12 (network
+// domain policies) and docs/configuration.md (approval section, duplicate keys, `config check`).
 //
 // The parser refuses anything it does not understand rather than silently weakening
 // isolation: unknown keys, duplicate keys, wrong types, null values and out-of-range
@@ -20,25 +20,25 @@
 
 namespace pisandbox::config {
 
-/// Prefix of every schema error (reference item 14).
+/// Prefix of every schema error (compatibility C4).
 inline constexpr std::string_view kInvalidPrefix = "invalid pi-sandbox configuration: ";
-/// Prefix of every read error, followed by `<path>: <reason>` (reference item 11).
+/// Prefix of every read error, followed by `<path>: <reason>` (compatibility C1).
 inline constexpr std::string_view kReadFailedPrefix = "failed to read pi-sandbox configuration at ";
 /// Prefix of every JSON syntax error, followed by `<path>: <line>:<column>: <reason>`
-/// (reference item 11).
+/// (compatibility C1).
 inline constexpr std::string_view kInvalidJsonPrefix =
     "invalid JSON in pi-sandbox configuration at ";
 
-/// Defaults and bounds of the approval section (issue 3), in seconds.
+/// Defaults and bounds of the approval section (docs/configuration.md), in seconds.
 inline constexpr int kDefaultReviewerTimeoutSeconds = 90;
 inline constexpr int kMaxReviewerTimeoutSeconds = 600;
 inline constexpr int kDefaultGrantTtlSeconds = 60;
 inline constexpr int kMaxGrantTtlSeconds = 300;
 
-/// `subagents.provider` (reference item 15): `builtin` (default), `pi-subagents`, `off`.
+/// `subagents.provider` (compatibility C5): `builtin` (default), `pi-subagents`, `off`.
 enum class SubagentProvider { Builtin, PiSubagents, Off };
 
-/// `hostIPC.mode` (reference item 17): `off` (default) or `ask`.
+/// `hostIPC.mode` (compatibility C7): `off` (default) or `ask`.
 enum class HostIpcMode { Off, Ask };
 
 /// The configuration spelling of a provider: "builtin", "pi-subagents" or "off".
@@ -46,13 +46,13 @@ std::string_view to_string(SubagentProvider provider);
 /// The configuration spelling of a host-IPC mode: "off" or "ask".
 std::string_view to_string(HostIpcMode mode);
 
-/// `subagents` section (reference item 12).
+/// `subagents` section (compatibility C2).
 struct SubagentsConfig {
   SubagentProvider provider = SubagentProvider::Builtin;
   friend bool operator==(const SubagentsConfig&, const SubagentsConfig&) = default;
 };
 
-/// `filesystem` section (reference item 16).
+/// `filesystem` section (compatibility C6).
 ///   additional_allow_read: absolute paths (start with `/`, no NUL), exactly as written (not
 ///     trimmed, not normalised), duplicates removed keeping the first occurrence.
 struct FilesystemConfig {
@@ -60,7 +60,7 @@ struct FilesystemConfig {
   friend bool operator==(const FilesystemConfig&, const FilesystemConfig&) = default;
 };
 
-/// `hostIPC` section (reference item 17).
+/// `hostIPC` section (compatibility C7).
 ///   preflight_command_prefixes: trimmed, non-empty, duplicates removed keeping the first.
 ///   retry_on_unix_socket_error: whether a command that failed on a Unix-socket error may
 ///     be offered for a host run.
@@ -71,7 +71,7 @@ struct HostIpcConfig {
   friend bool operator==(const HostIpcConfig&, const HostIpcConfig&) = default;
 };
 
-/// `network` section (reference items 99-101): canonical patterns, duplicates (same
+/// `network` section (compatibility C10–C12): canonical patterns, duplicates (same
 /// canonical text) removed keeping the first. Empty lists mean per-connection review only.
 struct NetworkConfig {
   std::vector<policy::DomainPattern> allowed_domains;
@@ -79,7 +79,7 @@ struct NetworkConfig {
   friend bool operator==(const NetworkConfig&, const NetworkConfig&) = default;
 };
 
-/// `approval` section (issue 3).
+/// `approval` section (docs/configuration.md).
 ///   reviewer: the automatic reviewer program (absolute path) and its arguments, run without
 ///     a shell; empty when no reviewer is configured.
 ///   reviewer_timeout_seconds: how long the reviewer may take, 1-600 seconds (default 90).
@@ -92,7 +92,7 @@ struct ApprovalConfig {
 };
 
 /// The whole trusted configuration. A default-constructed Config is the configuration used
-/// when no file exists (reference item 13). Immutable once parsed: share it as
+/// when no file exists (compatibility C3). Immutable once parsed: share it as
 /// `std::shared_ptr<const Config>`.
 struct Config {
   SubagentsConfig subagents;
@@ -143,7 +143,7 @@ struct ConfigError {
 ///   - `root must be an object`; `unknown <where> key: a` / `unknown <where> keys: a, b`
 ///     (where = root, subagents, filesystem, hostIPC, network, approval; keys in document
 ///     order); `<section> must be an object` (also for arrays and null);
-///   - one message per field (see the issue 3 schema), e.g.
+///   - one message per field (see the docs/configuration.md schema), e.g.
 ///     `subagents.provider must be one of builtin, pi-subagents, off`,
 ///     `network.allowedDomains[0] contains an invalid domain pattern: https://github.com`,
 ///     `approval.reviewerTimeoutSeconds must be an integer between 1 and 600`.
@@ -154,7 +154,7 @@ std::expected<Config, ConfigError> parse(std::string_view json_text);
 /// The effective configuration as pretty JSON (2-space indent, no trailing newline) with
 /// every default filled in, keys in schema order; `approval.reviewer` is omitted when no
 /// reviewer is configured. parse(to_json(c)) == c for every parsed c. Printed by
-/// `pi-sandbox config check` (issue 3).
+/// `pi-sandbox config check` (docs/configuration.md).
 std::string to_json(const Config& config);
 
 }  // namespace pisandbox::config

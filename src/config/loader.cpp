@@ -78,7 +78,7 @@ core::Result<LoadedConfig> load(const LoadOptions& options) {
                       "set HOME to the absolute path of your home directory");
   }
   const DefaultLocations locations = default_locations(options.home);
-  // Reference item 86: the legacy file is consulted only when the new one is ENOENT; any
+  // Compatibility C9: the legacy file is consulted only when the new one is ENOENT; any
   // other failure (EACCES, EISDIR, ...) stops here rather than falling back.
   for (const std::filesystem::path& path : {locations.current, locations.legacy}) {
     auto text = read_file(path);

@@ -1,8 +1,9 @@
 // pisandbox::config — finding and reading the trusted configuration file.
 //
-// Source: reference items 11 (missing file -> defaults, read and JSON errors) and 86 (the
+// Source: compatibility C1 (missing file -> defaults, read and JSON errors) and C9 (the
 // extension-local location, with the legacy file read only when the new one is missing),
-// and issue 3 ("Where it is read from"). The only I/O of the config layer: it reads one file.
+// and docs/configuration.md ("Where it is read from"). The only I/O of the config layer: it reads
+// one file.
 #pragma once
 
 #include <filesystem>
@@ -15,7 +16,7 @@
 namespace pisandbox::config {
 
 /// The two default locations of the trusted configuration, both protected (write-denied)
-/// in every sandbox (reference item 86).
+/// in every sandbox (compatibility C9).
 ///   current: `<home>/.pi/agent/extensions/pi-sandbox/config.json`
 ///   legacy:  `<home>/.pi/agent/pi-sandbox.json`, read only when `current` does not exist.
 struct DefaultLocations {

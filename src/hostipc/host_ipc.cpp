@@ -57,7 +57,7 @@ sandbox::Outcome denied(sandbox::OutputSink& output, std::string_view reason) {
   return sandbox::Exited{1};
 }
 
-/// The host run with what is left of the timeout (reference item 64).
+/// The host run with what is left of the timeout (compatibility C64).
 sandbox::Outcome run_host(const Invocation& invocation, const Collaborators& with,
                           std::chrono::steady_clock::time_point started,
                           sandbox::OutputSink& output) {

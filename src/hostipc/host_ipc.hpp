@@ -1,7 +1,7 @@
 // pisandbox::hostipc — the host-IPC fallback: a command that needs a host Unix socket may run
 // on the host, outside the sandbox, after an exact one-shot approval.
 //
-// Source: issue 6 "Behaviour"; reference items 59-67 (the 0.4.0 seed,
+// Source: docs/host-ipc.md, "Two ways in"; compatibility C59–C67 (the 0.4.0 seed,
 // `src/host-ipc.ts`). This layer makes no system call itself: it is a function of a sandbox
 // runner, a host runner, an approver and a clock, all injected.
 #pragma once
@@ -23,39 +23,39 @@
 namespace pisandbox::hostipc {
 
 /// The most stderr of the sandboxed attempt that is kept to look for a Unix-socket refusal:
-/// the last 64 KiB (reference item 62).
+/// the last 64 KiB (compatibility C62).
 inline constexpr std::size_t kMaxStderrTailBytes = 64 * 1024;
 
-/// The environment variable that marks a built-in subagent (reference item 66).
+/// The environment variable that marks a built-in subagent (compatibility C66).
 inline constexpr std::string_view kSubagentDepthVariable = "PI_SANDBOX_SUBAGENT_DEPTH";
 
-/// The refusal reason for subagents (reference item 66).
+/// The refusal reason for subagents (compatibility C66).
 inline constexpr std::string_view kSubagentReason =
     "builtin subagents do not support host forwarding";
 
-/// The line printed before an approved retry's host output (reference item 63).
+/// The line printed before an approved retry's host output (compatibility C63).
 inline constexpr std::string_view kRetryBanner =
     "\n--- pi-sandbox: approved host-IPC retry (outside OS sandbox) ---\n";
 
-/// The warning shown with an EPERM retry question (reference item 57); the preflight one is
+/// The warning shown with an EPERM retry question (compatibility C58); the preflight one is
 /// approval::kHostIpcWarning.
 inline constexpr std::string_view kRetryWarning =
     "Warning: the first sandboxed attempt may already have had partial side effects. The "
     "retry runs on the host outside the OS sandbox.";
 
-/// `toolInputPreview` of the two triggers (reference item 67).
+/// `toolInputPreview` of the two triggers (compatibility C67).
 inline constexpr std::string_view kPreflightPreview =
     "A configured prefix requested approval before sandbox execution.";
 inline constexpr std::string_view kRetryPreview =
     "The sandboxed attempt failed and may already have had partial side effects.";
 
 /// The first configured prefix that `command`, trimmed of ASCII whitespace, starts with and
-/// that is followed by whitespace or the end (reference item 60): `tmux` matches `tmux` and
+/// that is followed by whitespace or the end (compatibility C60): `tmux` matches `tmux` and
 /// `  tmux ls`, not `tmuxinator` nor `env tmux ls`. nullopt when none matches.
 [[nodiscard]] std::optional<std::string> matching_preflight_prefix(
     std::string_view command, const std::vector<std::string>& prefixes);
 
-/// Whether stderr text reads like a refused Unix socket (reference item 62): it contains
+/// Whether stderr text reads like a refused Unix socket (compatibility C62): it contains
 /// `operation not permitted` and one of `socket`, `connect`, `ipc`, ASCII case-insensitive.
 [[nodiscard]] bool is_unix_socket_refusal(std::string_view stderr_text);
 
@@ -98,7 +98,7 @@ struct Collaborators {
   std::function<std::string(std::string_view kind)> new_id;
 };
 
-/// The approval request for a host run (reference item 67): surface `host-ipc`, operation
+/// The approval request for a host run (compatibility C67): surface `host-ipc`, operation
 /// `execute-host`, the full command and cwd, matchedPolicy rule
 /// `preflight-prefix:<prefix>` or `unix-socket-eperm`, and the matching toolInputPreview.
 ///   prefix: the matched prefix for a preflight, nullopt for the EPERM retry.
@@ -106,7 +106,7 @@ struct Collaborators {
                                                          const std::optional<std::string>& prefix,
                                                          std::string id);
 
-/// Runs `invocation` under the `hostIPC` configuration (issue 6 "Behaviour"):
+/// Runs `invocation` under the `hostIPC` configuration (docs/host-ipc.md, "Two ways in"):
 ///   - mode off: the sandboxed runner only;
 ///   - a preflight prefix matches: subagent → `pi-sandbox: host-IPC execution denied:
 ///     builtin subagents do not support host forwarding` + exit 1, nothing asked; else ask

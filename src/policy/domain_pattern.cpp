@@ -49,7 +49,7 @@ std::optional<std::string> url_or_address_reason(std::string_view entry) {
   return std::nullopt;
 }
 
-// `port` = 1-65535 in decimal without a leading zero (reference item 99).
+// `port` = 1-65535 in decimal without a leading zero (compatibility C10).
 std::expected<std::uint16_t, std::string> parse_port(std::string_view text) {
   if (text.empty()) return Reason("has an empty port");
   if (text.size() > 5 || !std::ranges::all_of(text, is_digit)) {

@@ -1,8 +1,8 @@
 // pisandbox::policy — network domain patterns of the trusted configuration (pure).
 //
-// Source: reference items 99-101 (`network.allowedDomains` / `deniedDomains`), issue 3,
-// cases C-05 (the port is part of the destination), C-07 (domain pattern semantics) and
-// C-09 (`unix://` entries are configuration errors).
+// Source: compatibility C10–C12 (`network.allowedDomains` / `deniedDomains`),
+// docs/configuration.md, cases C-05 (the port is part of the destination), C-07 (domain pattern
+// semantics) and C-09 (`unix://` entries are configuration errors).
 //
 // Grammar of an entry (after trimming ASCII whitespace and lowercasing ASCII letters):
 //
@@ -29,7 +29,7 @@
 namespace pisandbox::policy {
 
 /// Which configuration list an entry comes from: a bare `*` (or `*:port`) is accepted only
-/// in `network.deniedDomains` (reference item 99).
+/// in `network.deniedDomains` (compatibility C10).
 enum class ListKind { Allowed, Denied };
 
 /// One validated, canonical domain pattern.

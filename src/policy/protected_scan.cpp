@@ -77,7 +77,7 @@ class Scanner {
     const fs::path path = dir / name;
     if (name == ".git") {
       // A repository: its hooks are protected, created as a placeholder when missing
-      // (item 130: only when .git is a directory, not a worktree's .git file).
+      // (compatibility C26: only when .git is a directory, not a worktree's .git file).
       if (type == DT_DIR) add(path / "hooks", ProtectReason::GitHooks, NodeKind::Directory, true);
       return;
     }

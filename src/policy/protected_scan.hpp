@@ -1,7 +1,7 @@
 // pisandbox::policy — discovery of protected paths that exist in a workspace.
 //
 // The only I/O of the policy layer: it reads directory entries (never file contents) to
-// find nested repositories, dangerous files and secrets (reference items 88, 130-131).
+// find nested repositories, dangerous files and secrets (compatibility C22, C26–C27).
 #pragma once
 
 #include <cstddef>
@@ -14,8 +14,8 @@ namespace pisandbox::policy {
 
 /// Bounds of the workspace scan.
 ///   max_depth: how many directory levels below the workspace root are read; entries of
-///     the root are at depth 1 (item 88 uses 4). Trees named by is_skipped_directory_name()
-///     are never entered, and symbolic links are never followed.
+///     the root are at depth 1 (compatibility C22 uses 4). Trees named by
+///     is_skipped_directory_name() are never entered, and symbolic links are never followed.
 struct ScanOptions {
   int max_depth = 4;
 };

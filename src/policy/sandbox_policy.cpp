@@ -230,7 +230,7 @@ SandboxPolicy default_policy(const PolicyInputs& inputs) {
   SandboxPolicy policy;
   policy.workspace = inputs.workspace.lexically_normal();
   policy.home = inputs.home.lexically_normal();
-  // Item 19: hide $HOME unless it is "/". When the workspace *is* the home, or contains
+  // Compatibility C15: hide $HOME unless it is "/". When the workspace *is* the home, or contains
   // it, the user has chosen to work there and hiding it would hide the workspace itself.
   policy.hide_home =
       policy.home != "/" && !policy.home.empty() && !is_within(policy.home, policy.workspace);
@@ -238,7 +238,7 @@ SandboxPolicy default_policy(const PolicyInputs& inputs) {
     policy.home_read_allowed = {policy.home / ".gitconfig", policy.home / ".config/git/config"};
     for (const auto& extra : inputs.additional_allow_read) {
       const fs::path normal = extra.lexically_normal();
-      // Outside the home everything is readable already (item 19); only paths inside
+      // Outside the home everything is readable already (compatibility C15); only paths inside
       // the hidden home need to be re-exposed.
       if (!is_within(normal, policy.home)) continue;
       // Inside the workspace it is readable (and writable) already; a read-only bind there
@@ -249,7 +249,7 @@ SandboxPolicy default_policy(const PolicyInputs& inputs) {
         policy.home_read_allowed.push_back(normal);
     }
     // pi-sandbox itself stays runnable inside (`pi-sandbox proxy-connect` is the SSH
-    // ProxyCommand, issue 5) when it is installed in the home, e.g. ~/.local/bin.
+    // ProxyCommand, docs/network.md) when it is installed in the home, e.g. ~/.local/bin.
     const fs::path self = inputs.self_exe.lexically_normal();
     if (!self.empty() && is_within(self, policy.home) && !is_within(self, policy.workspace) &&
         std::ranges::find(policy.home_read_allowed, self) == policy.home_read_allowed.end())
@@ -259,8 +259,8 @@ SandboxPolicy default_policy(const PolicyInputs& inputs) {
   add_workspace_rules(policy);
   add_startup_rules(policy, inputs);
   add_home_rules(policy, inputs);
-  // Even inside the workspace (a deviation from item 22): a command that replaced the binary
-  // would run unsandboxed the next time pi-sandbox starts.
+  // Even inside the workspace (a deviation from compatibility C18): a command that replaced the
+  // binary would run unsandboxed the next time pi-sandbox starts.
   if (!inputs.self_exe.empty())
     add(policy.protected_paths, inputs.self_exe, ProtectReason::SandboxBinary, kFile, false);
   return policy;

@@ -1,7 +1,7 @@
 // pisandbox::policy — the default sandbox policy (pure: no syscalls, no I/O).
 //
-// Source of every rule: ../shared/reference/reference-behaviour.md items 19-24 (default
-// policy), 87-88 (secrets), 95 (private temp), 129-131 (dangerous files), and issue 2.
+// Source of every rule: compatibility C15–C20 (default policy), C21–C22 (secrets), C24
+// (private temp), C25–C27 (dangerous files), and docs/security.md.
 #pragma once
 
 #include <filesystem>
@@ -15,13 +15,14 @@ namespace fs = std::filesystem;
 
 /// Why a path is protected; shown by `pi-sandbox policy`.
 enum class ProtectReason {
-  SecurityControl,  ///< a configuration file of the reference or of pi-sandbox (items 22, 86, 89)
+  SecurityControl,  ///< a configuration file of the reference or of pi-sandbox (compatibility C18,
+                    ///< C9, C23)
   StartupFile,      ///< read at start by a login, shell, desktop session, package manager, git or
                     ///< the agent: protected when the workspace is or contains the home
-  SandboxBinary,    ///< the running pi-sandbox itself, wherever it is (item 22, widened)
-  DangerousFile,    ///< a file of the reference runtime's mandatory deny list (item 129)
-  GitHooks,         ///< `.git/hooks` of a repository (items 24, 129)
-  Secret,           ///< `.env*`, `*.pem`, `secrets/`, ... (items 87-88)
+  SandboxBinary,    ///< the running pi-sandbox itself, wherever it is (compatibility C18, widened)
+  DangerousFile,    ///< a file of the reference runtime's mandatory deny list (compatibility C25)
+  GitHooks,         ///< `.git/hooks` of a repository (compatibility C20, C25)
+  Secret,           ///< `.env*`, `*.pem`, `secrets/`, ... (compatibility C21–C22)
 };
 
 /// The text of a ProtectReason as `pi-sandbox policy` prints it ("security-control", ...).
@@ -35,7 +36,7 @@ enum class NodeKind { File, Directory };
 ///   kind: what the path is expected to be (decides the placeholder when it is missing).
 ///   create_if_missing: when true and the path does not exist, the sandbox must still make
 ///     its creation impossible (a placeholder); when false, the rule applies only if the
-///     path exists (pattern matches, item 88).
+///     path exists (pattern matches, compatibility C22).
 struct ProtectedPath {
   fs::path path;
   ProtectReason reason;
@@ -47,10 +48,11 @@ struct ProtectedPath {
 
 /// What the default policy is computed from.
 ///   workspace: the realpath of --cwd (absolute).
-///   home:      $HOME (absolute); "/" means "no home to hide" (item 19).
+///   home:      $HOME (absolute); "/" means "no home to hide" (compatibility C15).
 ///   self_exe:  the realpath of the running pi-sandbox binary.
 ///   additional_allow_read: `filesystem.additionalAllowRead` of the trusted configuration.
-///   config_locations: the trusted configuration files (issue 3), protected in every sandbox.
+///   config_locations: the trusted configuration files (docs/configuration.md), protected in every
+///   sandbox.
 ///   path_dirs: the absolute directories of the caller's $PATH, in order (real paths where they
 ///     exist); those inside the home are protected when the workspace is or contains it.
 struct PolicyInputs {
@@ -69,14 +71,14 @@ struct SandboxPolicy {
   bool hide_home = false;                      ///< $HOME is replaced by an empty private layer
   std::vector<fs::path> home_read_allowed;     ///< re-exposed read-only inside the hidden home
   std::vector<fs::path> writable;              ///< read-write bind mounts (the workspace)
-  bool private_tmp = true;                     ///< private /tmp and /var/tmp per command (item 95)
+  bool private_tmp = true;                     ///< private /tmp and /var/tmp (compatibility C24)
   std::vector<ProtectedPath> protected_paths;  ///< fixed paths; scanned ones are added later
 
   friend bool operator==(const SandboxPolicy&, const SandboxPolicy&) = default;
 };
 
 /// Names that are protected at the workspace root and in every nested repository, existing
-/// or not (item 129, 130): files first, then directories.
+/// or not (compatibility C25, C26): files first, then directories.
 const std::vector<std::string_view>& dangerous_files();
 const std::vector<std::string_view>& dangerous_directories();
 
@@ -93,20 +95,20 @@ struct StartupName {
 /// Every StartupName, files and directories mixed, in the order `pi-sandbox policy` shows them.
 const std::vector<StartupName>& home_startup_names();
 
-/// Secret files protected at the workspace root even when missing (item 87).
+/// Secret files protected at the workspace root even when missing (compatibility C21).
 const std::vector<std::string_view>& root_secret_files();
-/// Secret directories protected at the workspace root even when missing (item 87).
+/// Secret directories protected at the workspace root even when missing (compatibility C21).
 const std::vector<std::string_view>& secret_directories();
 
-/// True for a file name that is a secret by pattern (item 88): `.env`, `.env.*` except
+/// True for a file name that is a secret by pattern (compatibility C22): `.env`, `.env.*` except
 /// `.env.example/.sample/.template/.dist`, and `*.pem *.key *.p12 *.pfx` (case-insensitive).
 bool is_secret_file_name(std::string_view name);
 
-/// Directory names the protected-path scan never descends into (item 88).
+/// Directory names the protected-path scan never descends into (compatibility C22).
 bool is_skipped_directory_name(std::string_view name);
 
-/// Builds the default policy (items 19-24, 87, 95, 129-130; issue 2 "Default policy").
-/// Pure; never fails. Paths in `inputs` must be absolute.
+/// Builds the default policy (compatibility C15–C20, C21, C24, C25–C26; docs/security.md,
+/// "Protected paths"). Pure; never fails. Paths in `inputs` must be absolute.
 SandboxPolicy default_policy(const PolicyInputs& inputs);
 
 /// True when `path` is `base` or lies beneath it (both absolute and lexically normal).

@@ -1,5 +1,5 @@
 // pisandbox::process — running a command on the host, outside any sandbox, for an approved
-// host-IPC run (issue 6 "Host run").
+// host-IPC run (docs/host-ipc.md, "The host run").
 #pragma once
 
 #include "sandbox/command.hpp"

@@ -1,6 +1,6 @@
-// The HTTP proxy protocol on one client connection (issue 5 "Protocols"; reference items
-// 155-157): CONNECT → 200 and a tunnel; absolute-form requests forwarded one by one on a
-// keep-alive connection, each decided separately; everything else answered with an error.
+// The HTTP proxy protocol on one client connection (docs/network.md, "Answers the command sees";
+// compatibility C43-C45): CONNECT → 200 and a tunnel; absolute-form requests forwarded one by one
+// on a keep-alive connection, each decided separately; everything else answered with an error.
 #include <asio/co_spawn.hpp>
 #include <asio/detached.hpp>
 #include <asio/write.hpp>
@@ -162,7 +162,7 @@ asio::awaitable<bool> HttpSession::write_upstream(std::string_view bytes) {
   co_return !error;
 }
 
-// The request body, client → server, as it arrives (issue 5: request bodies forwarded with
+// The request body, client → server, as it arrives (docs/network.md: request bodies forwarded with
 // correct framing). Bytes after the body stay in in_ for the next request. A client that
 // stops sending mid-body or sends a malformed chunked body ends the connection (the server
 // would wait for the rest); a server that stops reading ends only the upload, since its

@@ -1,5 +1,6 @@
 // pisandbox::proxy — the addresses of the host's own network interfaces, which a sandboxed
-// command must not reach through the proxy (issue 5 step 3; reference item 153).
+// command must not reach through the proxy (docs/network.md, "Deciding a destination";
+// compatibility C40).
 #pragma once
 
 #include <vector>

@@ -2,8 +2,8 @@
 // HTTP on one set of listeners, SOCKS5 on another; every destination decided, resolved once,
 // checked and connected to exactly as checked.
 //
-// Source: issue 5 ("Decision for each destination" steps 1-4, "Protocols"); reference items
-// 37-48 and 153-162; cases C-05, C-06, C-08, C-13. The server owns the listening sockets it
+// Source: docs/network.md ("Deciding a destination", "Answers the command sees");
+// compatibility C31-C48. The server owns the listening sockets it
 // is given (created by the sandbox's pid 1 on its own loopback) and runs on an io_context of
 // its own, on a thread it creates; the decisions, which may wait for a human, run on other
 // threads (WorkerPool), so one pending approval never stalls the other connections.
@@ -29,22 +29,24 @@ struct Decision {
   std::string reason;
 };
 
-/// Decides one destination (issue 5 step 2: deniedDomains, allowedDomains, then the approval
-/// broker). Called once per HTTP CONNECT, per SOCKS5 CONNECT and per absolute-form request,
-/// with the normalised host (normalise_host()) and the port (1-65535). May block for minutes
-/// (a human approval); it is called on a worker thread, never on the proxy's I/O thread, and
-/// possibly on several threads at once. A call still running when the server stops is not
-/// waited for: what the Decider captures must stay valid until it returns (capture shared
+/// Decides one destination (docs/network.md, "Deciding a destination": deniedDomains,
+/// allowedDomains, then the approval broker). Called once per HTTP CONNECT, per SOCKS5 CONNECT and
+/// per absolute-form request, with the normalised host (normalise_host()) and the port (1-65535).
+/// May block for minutes (a human approval); it is called on a worker thread, never on the proxy's
+/// I/O thread, and possibly on several threads at once. A call still running when the server stops
+/// is not waited for: what the Decider captures must stay valid until it returns (capture shared
 /// state by std::shared_ptr). An exception counts as a refusal.
 using Decider = std::function<Decision(const std::string& host, std::uint16_t port)>;
 
-/// Whether the proxy may connect to one resolved address (issue 5 step 3). Returns false with
-/// `why_not` set to a short reason ("127.0.0.1 is loopback"). Called on worker threads.
+/// Whether the proxy may connect to one resolved address (docs/network.md, "Deciding a
+/// destination"). Returns false with `why_not` set to a short reason ("127.0.0.1 is loopback").
+/// Called on worker threads.
 using AddressFilter = std::function<bool(const asio::ip::address&, std::string& why_not)>;
 
 /// The production AddressFilter: prohibited_range() refuses every non-public address
 /// (including the IPv4-mapped, -compatible, NAT64 and 6to4 forms), and is_interface_address()
-/// refuses the host's own addresses in `interfaces` (issue 5 step 3, case C-13).
+/// refuses the host's own addresses in `interfaces` (docs/network.md, "Deciding a destination",
+/// case C-13).
 [[nodiscard]] AddressFilter public_address_filter(std::vector<IpAddress> interfaces);
 
 /// What a Server is built from.
@@ -57,11 +59,11 @@ using AddressFilter = std::function<bool(const asio::ip::address&, std::string& 
 ///                    they cannot be collected every address is refused). Tests pass their own
 ///                    to reach a server on 127.0.0.1.
 ///   connect_timeout: limit for the name lookup and for each connect attempt, in seconds
-///                    (issue 5 step 4; reference item 158).
+///                    (docs/network.md, "Deciding a destination"; compatibility C46).
 ///   idle_timeout:    a tunnel or an HTTP exchange with no byte moving either way for this
 ///                    long is closed, in seconds.
 ///   decision_timeout: a decision still pending after this long counts as a refusal, in
-///                    seconds (issue 5 "Protocols": default 120 s).
+///                    seconds (docs/network.md, "Answers the command sees": default 120 s).
 ///   head_timeout:    the whole request head (HTTP) or greeting and request (SOCKS5) must
 ///                    arrive within this many seconds of the first wait for it (slowloris);
 ///                    also how long an idle keep-alive connection waits for its next request.

@@ -185,7 +185,7 @@ void Session::start() {
 void Session::abort() {
   if (closed_) return;
   if (phase_ == Phase::Deciding) {
-    // "A pending approval ends (deny) when the command ends" (issue 5): best effort, never
+    // "A pending approval ends (deny) when the command ends" (docs/network.md): best effort, never
     // blocking the stop.
     const std::string bytes = refusal();
     [[maybe_unused]] const auto sent =
@@ -379,7 +379,7 @@ asio::awaitable<void> Session::pump(tcp::socket& from, tcp::socket& to, std::str
   close_all();
 }
 
-// The zero-copy path of pump() (issue 5 "Tunnels"): splice(2) socket → pipe → socket. Waits
+// The zero-copy path of pump() (docs/network.md): splice(2) socket → pipe → socket. Waits
 // for readiness only after EAGAIN, which keeps Asio's edge-triggered reactor exact. Returns
 // false, having moved nothing, when no pipe can be made or the kernel cannot splice these
 // sockets; true when the direction is over.

@@ -97,9 +97,9 @@ struct ProxyContext {
 asio::awaitable<Verdict> blocking_call(ProxyContext& context, const std::function<Verdict()>& job,
                                        std::chrono::seconds timeout, const Verdict& on_timeout);
 
-/// The name lookup and address check of issue 5 step 3, run on a worker: resolves `host`
-/// once (asio's resolver: getaddrinfo(3) with AI_ADDRCONFIG), and is Allowed with every
-/// address (in resolver order, duplicates dropped) only when there is at least one and every
+/// The name lookup and address check of docs/network.md, "Deciding a destination", run on a worker:
+/// resolves `host` once (asio's resolver: getaddrinfo(3) with AI_ADDRCONFIG), and is Allowed with
+/// every address (in resolver order, duplicates dropped) only when there is at least one and every
 /// one passes `allowed`; Refused naming the first address refused; Unreachable on a lookup
 /// error.
 Verdict resolve_and_check(const std::string& host, std::uint16_t port,
@@ -143,7 +143,7 @@ class Session : public std::enable_shared_from_this<Session> {
   };
   asio::awaitable<std::optional<ConnectFailure>> connect_upstream(
       const std::vector<tcp::endpoint>& endpoints);
-  /// The opaque tunnel between client_ and upstream_ (issue 5 "Tunnels"); in_ (bytes the
+  /// The opaque tunnel between client_ and upstream_ (docs/network.md); in_ (bytes the
   /// client sent early) goes upstream first. Returns when both directions ended.
   asio::awaitable<void> relay();
   /// Sends what was written, stops sending, reads and drops what the client still sends for

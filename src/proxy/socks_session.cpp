@@ -1,5 +1,5 @@
-// The SOCKS5 protocol on one client connection (RFC 1928; issue 5 "Protocols"; reference
-// items 161-162): no authentication, CONNECT to domain names only, then a tunnel.
+// The SOCKS5 protocol on one client connection (RFC 1928; docs/network.md, "Answers the command
+// sees"; compatibility C47–C48): no authentication, CONNECT to domain names only, then a tunnel.
 #include <array>
 
 #include "proxy/protocol/destination.hpp"
@@ -107,7 +107,8 @@ asio::awaitable<void> SocksSession::run() {
     co_await reply_and_close(SocksReply::CommandNotSupported, "SOCKS5 refused", detail);
     co_return;
   }
-  // IP destinations are refused like IP literals in HTTP (issue 5 step 1 and "Protocols").
+  // IP destinations are refused like IP literals in HTTP (docs/network.md, "Deciding a destination"
+  // and "Answers the command sees").
   if (request->address_type != kAtypDomain) {
     const std::string detail = "IP address destinations are not allowed; send a host name";
     note_refusal(request->host + ":" + std::to_string(request->port), detail);

@@ -1,9 +1,9 @@
 // pisandbox::proxy::WorkerPool — threads for the calls that may block: the decision of a
 // destination (a human approval can take minutes) and the name lookup.
 //
-// Source: issue 5 "Protocols" (while an approval is pending, other connections keep
-// flowing) and ARCHITECTURE.md ("the proxy asks on its own thread and never stalls other
-// connections"). A fixed pool would let a few pending approvals stall every other connection,
+// Source: docs/network.md, "Answers the command sees" (while an approval is pending, other
+// connections keep flowing) and ARCHITECTURE.md ("the proxy asks on its own thread and never stalls
+// other connections"). A fixed pool would let a few pending approvals stall every other connection,
 // so a job never waits for a busy worker: an idle worker takes it, or a new one starts, up to
 // a cap (beyond it, jobs queue). Workers are detached and own the pool's state, so a job that
 // blocks for minutes never blocks Server::stop(); whatever a job captures must stay valid until it

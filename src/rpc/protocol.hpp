@@ -1,7 +1,7 @@
 // pisandbox::rpc — the JSON-lines protocol of `pi-sandbox serve` (docs/protocol.md): request
 // parsing, event building, line splitting and UTF-8 framing of output. Pure: no system calls.
 //
-// Source: issue 7 "`pi-sandbox serve`".
+// Source: docs/protocol.md.
 #pragma once
 
 #include <cstddef>

@@ -18,7 +18,7 @@ namespace pisandbox::sandbox {
 
 /// One command to run.
 ///   argv: program and arguments; argv[0] is looked up in the command's PATH. The `-c` form
-///         is {"/bin/bash", "-c", <string>} (reference item 6).
+///         is {"/bin/bash", "-c", <string>} (compatibility C14).
 ///   cwd:  absolute working directory (the workspace).
 ///   env:  the command's whole environment, as "NAME=value" strings.
 struct Command {
@@ -30,7 +30,7 @@ struct Command {
 /// The two output streams of a command.
 enum class Stream { Stdout, Stderr };
 
-/// Receives a command's output as it comes (ARCHITECTURE.md "Key interfaces"). Called on
+/// Receives a command's output as it comes (docs/ARCHITECTURE.md, step 8). Called on
 /// the runner's thread, in order within each stream, with every byte exactly once; `bytes`
 /// is only valid during the call (never empty).
 class OutputSink {
@@ -39,7 +39,7 @@ class OutputSink {
   virtual void write(Stream stream, std::string_view bytes) = 0;
 };
 
-/// The listening sockets the sandbox made on its own loopback for the proxy (issue 5
+/// The listening sockets the sandbox made on its own loopback for the proxy (docs/network.md
 /// "Bridge into the sandbox"): HTTP proxy (port 3128) and SOCKS5 (port 1080), each on
 /// 127.0.0.1 and, when the kernel has IPv6, [::1].
 struct ProxyListeners {

@@ -1,5 +1,5 @@
 // A Pi extension for the end-to-end tests: publishes a stand-in for the pi-auto-review
-// boundary broker where pi-auto-review publishes its own (reference item 173), for the
+// boundary broker where pi-auto-review publishes its own (compatibility C68), for the
 // session's lifetime. It allows a request whose command contains `broker-allows` (with a
 // one-shot grant that must be consumed), denies every other one, and appends each call to
 // $E2E_BROKER_LOG (JSON lines) for the test to read.

@@ -298,7 +298,7 @@ async function withRpc(
 ): Promise<void> {
   const pi = new RpcPi(scratch, options);
   try {
-    // The session_start notices (reference items 7 and 9) come first, in every session.
+    // The session_start notices (compatibility C79) come first, in every session.
     await pi.until("the session notices", () => pi.notices().length >= 2);
     assert.deepEqual(pi.notices(), [["info", BUILTIN], ["info", ENABLED]]);
     await fn(pi);

@@ -1,4 +1,5 @@
-// libFuzzer target for the trusted configuration parser and domain patterns (issue 3).
+// libFuzzer target for the trusted configuration parser and domain patterns
+// (docs/configuration.md).
 //
 // Properties checked on every input (abort on violation):
 //   - config::parse never crashes; every refusal renders to a message with a documented

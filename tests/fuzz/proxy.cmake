@@ -1,4 +1,4 @@
-# Fuzz targets of src/proxy/protocol (issue 5 "Tests"): the HTTP/1.1 request, response and
+# Fuzz targets of src/proxy/protocol (docs/network.md): the HTTP/1.1 request, response and
 # chunked-body parsers; the SOCKS5 greeting and request with the host-name normaliser.
 pisandbox_fuzz_target(fuzz_proxy_http
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/proxy_http_fuzz.cpp

@@ -1,4 +1,4 @@
-// libFuzzer target: untrusted bytes into the proxy's HTTP/1.1 parsers (issue 5 "Tests") — a
+// libFuzzer target: untrusted bytes into the proxy's HTTP/1.1 parsers (docs/network.md) — a
 // client's request head, a server's response head and a chunked body, each fed whole and
 // split in two; the host of a parsed request goes through the normaliser. Must never crash,
 // hang or trip a sanitizer, and must hold these properties: the split does not change the

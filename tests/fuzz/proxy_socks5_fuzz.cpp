@@ -1,4 +1,4 @@
-// libFuzzer target: untrusted bytes into the proxy's SOCKS5 parsers (RFC 1928; issue 5
+// libFuzzer target: untrusted bytes into the proxy's SOCKS5 parsers (RFC 1928; docs/network.md
 // "Tests"), the host-name normaliser and the address classifier. Must never crash, hang or
 // trip a sanitizer; a split must not change the result; a normalised name must be a plain
 // ASCII DNS name that normalises to itself.

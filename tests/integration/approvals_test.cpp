@@ -1,6 +1,6 @@
-// Integration tests of `pi-sandbox approvals check|tail` (issue 4 "Tests"): real reviewer
-// programs (allow, deny, defer, crash, timeout, garbage), the terminal prompt driven through
-// a real pseudo-terminal, and audit lines from concurrent runs.
+// Integration tests of `pi-sandbox approvals check|tail` (docs/compatibility.md, "Approvals"): real
+// reviewer programs (allow, deny, defer, crash, timeout, garbage), the terminal prompt driven
+// through a real pseudo-terminal, and audit lines from concurrent runs.
 #include <fcntl.h>
 #include <poll.h>
 #include <pty.h>

@@ -1,5 +1,5 @@
 // The trusted configuration seen from the command line and from inside the sandbox
-// (issue 3 "Command line" and "Integration").
+// (docs/configuration.md).
 #include "harness.hpp"
 
 namespace pisandbox::testing {

@@ -1,5 +1,5 @@
 // Process lifetime: background children, timeout, cancellation, and the supervisor killed
-// at random early moments (cases C-10, C-11; issue 2 "Process lifetime").
+// at random early moments (cases C-10, C-11; docs/security.md, "Nothing left behind").
 #include <signal.h>
 #include <unistd.h>
 

@@ -1,5 +1,5 @@
 // The Linux sandbox against the real kernel: what a command can and cannot do under the
-// default policy (issue 2 "Tests", cases C-01 to C-04, C-09). Runs as root and as an
+// default policy (docs/security.md, cases C-01 to C-04, C-09). Runs as root and as an
 // unprivileged user (scripts/test runs this binary twice).
 #include <pwd.h>
 #include <sys/socket.h>

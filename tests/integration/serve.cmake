@@ -1,5 +1,5 @@
 # Protocol tests of `pi-sandbox serve`, driving the real binary over its stdin/stdout
-# (issue 7 "Tests").
+# (docs/protocol.md).
 pisandbox_integration_test(integration_serve
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/harness.cpp
           ${CMAKE_CURRENT_LIST_DIR}/serve_test.cpp

@@ -1,4 +1,4 @@
-// `pi-sandbox serve` driven over its real stdin/stdout (issue 7 "Tests"; docs/protocol.md):
+// `pi-sandbox serve` driven over its real stdin/stdout (docs/protocol.md):
 // concurrent commands, approval round trips, abort, timeout, malformed lines, 50 MiB of
 // output with every byte delivered, and a host that goes away leaving nothing behind.
 #include <fcntl.h>

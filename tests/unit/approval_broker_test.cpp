@@ -1,5 +1,5 @@
-// Unit tests of approval::Broker (the decision order of issue 4) with a fake reviewer, a
-// fake human and an in-memory audit sink; and of the terminal prompt's text.
+// Unit tests of approval::Broker (the decision order of docs/compatibility.md, "Approvals") with a
+// fake reviewer, a fake human and an in-memory audit sink; and of the terminal prompt's text.
 #include <gtest/gtest.h>
 
 #include <deque>

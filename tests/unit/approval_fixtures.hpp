@@ -7,7 +7,7 @@
 
 namespace pisandbox::approval::testing {
 
-/// A network `connect` request as the proxy will ask it (reference item 44).
+/// A network `connect` request as the proxy will ask it (compatibility C36).
 inline BoundaryRequest network_request(std::string destination = "example.com:443") {
   BoundaryRequest r;
   r.id = "sandbox-runtime-network-1";

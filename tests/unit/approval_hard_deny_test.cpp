@@ -1,4 +1,4 @@
-// Unit tests of the hard-deny rules (reference items 183–184): every rule, and near misses
+// Unit tests of the hard-deny rules (compatibility C76–C77): every rule, and near misses
 // that must not match.
 #include <gtest/gtest.h>
 

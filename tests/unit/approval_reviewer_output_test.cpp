@@ -1,4 +1,4 @@
-// Unit tests of the reviewer-output parser (reference items 177 and 185).
+// Unit tests of the reviewer-output parser (compatibility C72, C78).
 #include <gtest/gtest.h>
 
 #include <string>

@@ -356,7 +356,7 @@ TEST(GrantStore, RejectsWrongSessionTokenOrRequest) {
   changed = network_request();
   changed.agent_name = "";
   EXPECT_FALSE(store.consume(changed, "s", grant->token));
-  // A mismatch leaves the grant in place (deleted on success only, reference item 179).
+  // A mismatch leaves the grant in place (deleted on success only, compatibility C74).
   BoundaryRequest renamed = network_request();
   renamed.id = "another-id";  // not part of the hash
   EXPECT_TRUE(store.consume(renamed, "s", grant->token));

@@ -1,5 +1,5 @@
-// config::parse, config::to_json and config::load (reference items 11-18, 86, 99-101;
-// issue 3). Every message is asserted exactly.
+// config::parse, config::to_json and config::load (compatibility C1–C8, C9, C10–C12;
+// docs/configuration.md). Every message is asserted exactly.
 #include "config/config.hpp"
 
 #include <gtest/gtest.h>
@@ -301,7 +301,7 @@ TEST(ConfigParse, Defaults) {
   EXPECT_EQ(config.approval.grant_ttl_seconds, 60);
 }
 
-// The example of issue 3, "Schema and messages".
+// The example of docs/configuration.md, "Schema".
 constexpr std::string_view kIssueExample = R"({
   "subagents":  { "provider": "builtin" },
   "filesystem": { "additionalAllowRead": ["/home/user/.local/bin/rtk"] },
@@ -476,7 +476,7 @@ TEST(ConfigStrings, Names) {
 }
 
 // ---------------------------------------------------------------------------------------
-// Loader (reference items 11, 86).
+// Loader (compatibility C1, C9).
 
 /// A temporary home directory, removed with everything in it.
 class TempHome {

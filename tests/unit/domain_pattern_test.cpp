@@ -1,4 +1,4 @@
-// policy::DomainPattern: validation, canonical text and matching (reference items 99-101,
+// policy::DomainPattern: validation, canonical text and matching (compatibility C10–C12,
 // cases C-05, C-07, C-09).
 #include "policy/domain_pattern.hpp"
 

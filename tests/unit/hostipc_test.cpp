@@ -1,4 +1,4 @@
-// The host-IPC fallback (issue 6 "Behaviour"; reference items 59-67), branch by branch.
+// The host-IPC fallback (docs/host-ipc.md, "Two ways in"; compatibility C59–C67), branch by branch.
 #include <gtest/gtest.h>
 
 #include "hostipc/host_ipc.hpp"

@@ -1,4 +1,4 @@
-// The default policy for a given home and workspace (issue 2 "Default policy").
+// The default policy for a given home and workspace (docs/security.md, "Protected paths").
 #include <gtest/gtest.h>
 
 #include <algorithm>

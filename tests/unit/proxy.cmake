@@ -1,4 +1,4 @@
-# Unit tests of src/proxy (issue 5): the pure protocol core.
+# Unit tests of src/proxy (docs/network.md): the pure protocol core.
 pisandbox_unit_test(unit_proxy
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/proxy_destination_test.cpp

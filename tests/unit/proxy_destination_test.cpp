@@ -1,6 +1,6 @@
 // proxy::normalise_host, parse_authority, the public-address classifier and the
-// host-interface check (issue 5 "Decision for each destination" steps 1 and 3; reference
-// items 45-47, 153; cases C-05, C-07, C-13).
+// host-interface check (docs/network.md, "Deciding a destination", steps 1 and 3; compatibility
+// C37–C39, C40; cases C-05, C-07, C-13).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -78,7 +78,7 @@ const std::string kSingle = "is a single label (like localhost), not a domain na
 INSTANTIATE_TEST_SUITE_P(
     IpLiterals, NormaliseHostRefused,
     testing::Values(
-        // Issue 5 step 1 and case C-13: every spelling of an address.
+        // docs/network.md, "Deciding a destination" and case C-13: every spelling of an address.
         Refused{"127.0.0.1", kIp}, Refused{"127.1", kIp}, Refused{"2130706433", kIp},
         Refused{"0x7f.1", kIp}, Refused{"0X7F.1", kIp}, Refused{"0177.0.0.1", kIp},
         Refused{"0x7f000001", kIp}, Refused{"127.0.0.1.", kIp}, Refused{"1.2.3.4", kIp},

@@ -1,6 +1,6 @@
-// proxy HTTP/1.1 parsing and forwarding helpers (issue 5 "Protocols"; reference items
-// 155-157; RFC 9112): every valid message is also fed split at every byte boundary and one
-// byte at a time, and must parse to the same head with the same bytes left over.
+// proxy HTTP/1.1 parsing and forwarding helpers (docs/network.md, "Answers the command sees";
+// compatibility C43-C45; RFC 9112): every valid message is also fed split at every byte boundary
+// and one byte at a time, and must parse to the same head with the same bytes left over.
 #include <gtest/gtest.h>
 
 #include <string>

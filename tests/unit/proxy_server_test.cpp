@@ -1,10 +1,11 @@
-// proxy::Server with real sockets on 127.0.0.1 (issue 5 "Protocols"): a Server on listeners
-// the test creates, a scripted Decider, and tiny origin servers on threads. Nothing of the
-// proxy is mocked. The one test seam is ServerOptions::address_allowed, which here accepts
-// 127.0.0.1 (production refuses every loopback address); test names resolve through a
-// private /etc/hosts in a mount namespace of this test process, as issue 5's integration tests
-// give the supervisor a hosts file. No test asserts a wall-clock time: "does not stall" is
-// shown by ordering (a blocked decider is released only after another connection finished).
+// proxy::Server with real sockets on 127.0.0.1 (docs/network.md, "Answers the command sees"): a
+// Server on listeners the test creates, a scripted Decider, and tiny origin servers on threads.
+// Nothing of the proxy is mocked. The one test seam is ServerOptions::address_allowed, which here
+// accepts 127.0.0.1 (production refuses every loopback address); test names resolve through a
+// private /etc/hosts in a mount namespace of this test process, as the network integration tests
+// (tests/integration/network_test.cpp) give the supervisor a hosts file. No test asserts a
+// wall-clock time: "does not stall" is shown by ordering (a blocked decider is released only after
+// another connection finished).
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -332,7 +333,7 @@ TEST(ProxyServer, ConnectTunnelsBytesBothWays) {
   Proxy proxy;
   const std::string target = "Origin.TEST.:" + std::to_string(origin.port());
   UniqueFd client = connect_loopback(proxy.http_port);
-  // Early bytes right after the head go through too (reference item 155).
+  // Early bytes right after the head go through too (compatibility C43).
   ASSERT_TRUE(write_all(client.get(), connect_request(target) + "early "));
   EXPECT_EQ(read_exactly(client.get(), kEstablished.size()), kEstablished);
   const std::string payload = pattern(300000, 7);
@@ -460,7 +461,8 @@ TEST(ProxyServer, ManyConcurrentTunnels) {
   EXPECT_EQ(proxy.script->seen().size(), static_cast<std::size_t>(kTunnels));
 }
 
-// ---- servers that close right after their response (issue 5: no truncation) -----------------
+// ---- servers that close right after their response (docs/network.md: no truncation)
+// -----------------
 
 TEST(ProxyServer, NoByteLostWhenTheServerClosesRightAfterWriting) {
   REQUIRE_TEST_NAMES();

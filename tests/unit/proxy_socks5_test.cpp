@@ -1,5 +1,6 @@
-// proxy SOCKS5 parsers and replies (RFC 1928; issue 5 "Protocols"; reference items 161-162):
-// every valid message is also fed split at every byte boundary and byte by byte.
+// proxy SOCKS5 parsers and replies (RFC 1928; docs/network.md, "Answers the command sees";
+// compatibility C47–C48): every valid message is also fed split at every byte boundary and byte by
+// byte.
 #include <gtest/gtest.h>
 
 #include <string>

@@ -15,7 +15,8 @@ struct Range4 {
   std::string_view name;
 };
 
-// Issue 5 step 3 and reference item 47, IPv4 (RFC 6890 special-purpose registry).
+// docs/network.md, "Deciding a destination" and compatibility C39, IPv4 (RFC 6890 special-purpose
+// registry).
 constexpr std::array<Range4, 11> kProhibited4{{
     {{0, 0, 0, 0}, 8, "unspecified"},
     {{10, 0, 0, 0}, 8, "private"},
@@ -70,7 +71,7 @@ struct Range6 {
   std::string_view name;
 };
 
-// Issue 5 step 3 and reference item 47, IPv6 (RFC 6890 and RFC 4291).
+// docs/network.md, "Deciding a destination" and compatibility C39, IPv6 (RFC 6890 and RFC 4291).
 constexpr std::array<Range6, 8> kProhibited6{{
     {{}, 128, "unspecified"},
     {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}, 128, "loopback"},

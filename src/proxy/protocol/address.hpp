@@ -1,9 +1,9 @@
 // pisandbox::proxy — which IP addresses a sandboxed command may reach: the public-address
 // classifier and the host-interface check (pure).
 //
-// Source: issue 5 "Decision for each destination", step 3; reference items 46-47 (the ranges
-// pi-sandbox 0.4.0 prohibits) and 153 (the resolved-address guard of sandbox-runtime 0.0.83);
-// case C-13 (an allowed name that resolves to a local address). Stricter than the reference:
+// Source: docs/network.md, "Deciding a destination"; compatibility C38–C39 (the ranges
+// pi-sandbox 0.4.0 prohibits) and C40 (the resolved-address guard of sandbox-runtime 0.0.83:
+// an allowed name that resolves to a local address is refused). Stricter than the reference:
 // the IPv4-mapped, IPv4-compatible, NAT64 and 6to4 forms of a prohibited IPv4 address are
 // prohibited too, as are the host's own interface addresses.
 #pragma once
@@ -41,7 +41,7 @@ struct IpAddress {
 };
 
 /// Why an address is not public: the name of the range that contains it, or nullopt for a
-/// public address (issue 5 step 3). Names (IPv4 / IPv6):
+/// public address (docs/network.md, "Deciding a destination"). Names (IPv4 / IPv6):
 ///   "unspecified"          0.0.0.0/8 ("this network"), ::
 ///   "loopback"             127.0.0.0/8, ::1
 ///   "private"              10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, fc00::/7
@@ -58,8 +58,9 @@ struct IpAddress {
 /// Pure; never throws.
 [[nodiscard]] std::optional<std::string> prohibited_range(const IpAddress& address);
 
-/// Whether `address` is one of the host's own interface addresses (issue 5 step 3, reference
-/// item 153), comparing IPv4-mapped and IPv4-compatible IPv6 forms by their IPv4 address.
+/// Whether `address` is one of the host's own interface addresses (docs/network.md, "Deciding a
+/// destination", compatibility C40), comparing IPv4-mapped and IPv4-compatible IPv6 forms by their
+/// IPv4 address.
 ///   interfaces: the host's addresses (collected by proxy::host_interface_addresses()).
 [[nodiscard]] bool is_interface_address(const IpAddress& address,
                                         std::span<const IpAddress> interfaces);

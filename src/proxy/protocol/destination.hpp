@@ -1,9 +1,9 @@
 // pisandbox::proxy — the destination a sandboxed client asks for: its host name, normalised
 // before any policy looks at it, and the `host:port` authority of an HTTP CONNECT.
 //
-// Source: issue 5 "Decision for each destination", step 1; reference items 45 (the
-// normaliser of pi-sandbox 0.4.0), 149 and 155 (the CONNECT target); case C-13 (IP literals
-// in every spelling get the same decision).
+// Source: docs/network.md, "Deciding a destination"; compatibility C37 (the
+// normaliser of pi-sandbox 0.4.0) and C43 (the CONNECT target). IP literals in every spelling get
+// the same decision.
 #pragma once
 
 #include <cstdint>
@@ -19,7 +19,8 @@ inline constexpr std::size_t kMaxHostLength = 253;
 /// The longest label accepted, in characters (RFC 1035 section 2.3.4).
 inline constexpr std::size_t kMaxLabelLength = 63;
 
-/// Normalises a host name as a client sent it (issue 5 step 1, reference item 45):
+/// Normalises a host name as a client sent it (docs/network.md, "Deciding a destination",
+/// compatibility C37):
 ///   1. trims ASCII whitespace; refuses control characters and other bytes no host name
 ///      contains (NUL, `/`, `@`, ...);
 ///   2. refuses IPv6 literals in any spelling (`[::1]`, `::1`, `[::ffff:127.0.0.1]`,
@@ -54,7 +55,7 @@ struct Authority {
 /// as RFC 3986 section 3.2.3 allows them). Returns the port or a short reason.
 [[nodiscard]] std::expected<std::uint16_t, std::string> parse_port(std::string_view text);
 
-/// Splits an authority `host:port` or `[v6]:port` (reference item 155). The port is
+/// Splits an authority `host:port` or `[v6]:port` (compatibility C43). The port is
 /// required. Errors (short reasons, answered with 400 by the HTTP proxy): "has no port",
 /// "has an empty host", "has an unterminated '['", a parse_port() reason, "has user
 /// information" (an `@`). Pure; never throws.

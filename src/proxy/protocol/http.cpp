@@ -1,19 +1,16 @@
+// What the HTTP/1.1 request and response parsers share: the syntax of fields and lines, the
+// head accumulator, hop-by-hop fields and the chunked-body scanner. Requests are in
+// http_request.cpp, responses in http_response.cpp.
 #include "proxy/protocol/http.hpp"
 
 #include <algorithm>
 #include <charconv>
-#include <initializer_list>
-#include <optional>
-#include <span>
 
-#include "proxy/protocol/destination.hpp"
+#include "proxy/protocol/http_syntax.hpp"
 
 namespace pisandbox::proxy {
-namespace {
 
-constexpr int kBadGateway = 502;
-
-using Failure = std::unexpected<HttpError>;
+// ---- syntax ----------------------------------------------------------------------------------
 
 char to_lower(char c) {
   return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
@@ -138,129 +135,12 @@ std::expected<std::vector<Header>, std::string> parse_fields(
   return headers;
 }
 
-struct Version {
-  int major = 0;
-  int minor = 0;
-};
-
 std::optional<Version> parse_version(std::string_view text) {
   if (text.size() != 8 || !text.starts_with("HTTP/") || !is_digit(text[5]) || text[6] != '.' ||
       !is_digit(text[7])) {
     return std::nullopt;
   }
   return Version{text[5] - '0', text[7] - '0'};
-}
-
-// `http://host[:port][/path][?query]` (RFC 9110 section 4.2.1, RFC 9112 section 3.2.2).
-std::expected<void, HttpError> parse_absolute(std::string_view target, RequestHead& head) {
-  const std::size_t scheme_end = target.find("://");
-  const std::string scheme = lowercase(target.substr(0, scheme_end));
-  if (scheme == "https") {
-    return Failure(HttpError{400, "https:// URL in absolute-form (HTTPS goes through CONNECT)"});
-  }
-  if (scheme != "http") return Failure(HttpError{400, "URL scheme other than http"});
-  if (target.find('#') != std::string_view::npos) {
-    return Failure(HttpError{400, "fragment in the request-target"});
-  }
-  std::string_view rest = target.substr(scheme_end + 3);
-  const std::size_t path_start = rest.find_first_of("/?");
-  const std::string_view authority = rest.substr(0, path_start);
-  std::string_view path =
-      path_start == std::string_view::npos ? std::string_view() : rest.substr(path_start);
-  if (authority.find('@') != std::string_view::npos) {
-    return Failure(HttpError{400, "user information in the URL"});
-  }
-  const bool has_port = authority.starts_with('[') ? authority.find("]:") != std::string_view::npos
-                                                   : authority.find(':') != std::string_view::npos;
-  if (has_port) {
-    auto parsed = parse_authority(authority);
-    if (!parsed) return Failure(HttpError{400, "URL authority " + parsed.error()});
-    head.host = std::move(parsed->host);
-    head.port = parsed->port;
-  } else {
-    if (authority.starts_with('[') && !authority.ends_with(']')) {
-      return Failure(HttpError{400, "URL authority has an unterminated '['"});
-    }
-    head.host = std::string(authority);
-    head.port = 80;
-  }
-  if (head.host.empty()) return Failure(HttpError{400, "URL without a host"});
-  head.path = path.starts_with('/') ? std::string(path) : "/" + std::string(path);
-  head.form = TargetForm::Absolute;
-  return {};
-}
-
-std::expected<void, HttpError> parse_target(std::string_view target, RequestHead& head) {
-  if (head.method == "CONNECT") {
-    auto authority = parse_authority(target);
-    if (!authority) return Failure(HttpError{400, "CONNECT target " + authority.error()});
-    head.form = TargetForm::Authority;
-    head.host = std::move(authority->host);
-    head.port = authority->port;
-    return {};
-  }
-  if (target == "*") {
-    head.form = TargetForm::Asterisk;
-    return {};
-  }
-  if (target.starts_with('/')) {
-    head.form = TargetForm::Origin;
-    head.path = std::string(target);
-    return {};
-  }
-  if (target.find("://") == std::string_view::npos) {
-    return Failure(HttpError{400, "request-target is not an absolute http:// URL"});
-  }
-  return parse_absolute(target, head);
-}
-
-// `method SP request-target SP HTTP-version` (RFC 9112 section 3), single spaces.
-std::expected<void, HttpError> parse_request_line(std::string_view line, RequestHead& head) {
-  const std::size_t sp1 = line.find(' ');
-  const std::size_t sp2 = sp1 == std::string_view::npos ? sp1 : line.find(' ', sp1 + 1);
-  if (sp2 == std::string_view::npos || line.find(' ', sp2 + 1) != std::string_view::npos) {
-    return Failure(HttpError{400, "malformed request line"});
-  }
-  const std::string_view method = line.substr(0, sp1);
-  const std::string_view target = line.substr(sp1 + 1, sp2 - sp1 - 1);
-  const auto version = parse_version(line.substr(sp2 + 1));
-  if (!is_token(method)) return Failure(HttpError{400, "malformed method"});
-  if (target.empty() || !is_target_text(target)) {
-    return Failure(HttpError{400, "malformed request-target"});
-  }
-  if (!version) return Failure(HttpError{400, "malformed HTTP version"});
-  if (version->major != 1 || version->minor > 1) {
-    return Failure(HttpError{505, "HTTP version other than 1.0 and 1.1"});
-  }
-  head.method = std::string(method);
-  head.target = std::string(target);
-  head.minor_version = version->minor;
-  return parse_target(target, head);
-}
-
-// Request body framing (RFC 9112 section 6.3, rules 3-6) with the smuggling defences.
-std::expected<BodyFraming, HttpError> request_framing(const std::vector<Header>& headers) {
-  const auto lengths = std::ranges::count_if(
-      headers, [](const Header& h) { return equals_ignoring_case(h.name, "content-length"); });
-  const bool chunked_header = has_header(headers, "transfer-encoding");
-  if (chunked_header && lengths > 0) {
-    return Failure(HttpError{400, "Content-Length together with Transfer-Encoding"});
-  }
-  if (chunked_header) {
-    const auto codings = list_values(headers, "transfer-encoding");
-    if (codings.empty() || codings.back() != "chunked" ||
-        std::ranges::count(codings, "chunked") != 1) {
-      return Failure(HttpError{400, "Transfer-Encoding whose last coding is not chunked"});
-    }
-    return BodyFraming{BodyFraming::Kind::Chunked, 0};
-  }
-  if (lengths > 1) return Failure(HttpError{400, "more than one Content-Length"});
-  if (lengths == 0) return BodyFraming{};
-  const auto it = std::ranges::find_if(
-      headers, [](const Header& h) { return equals_ignoring_case(h.name, "content-length"); });
-  const auto length = parse_length(it->value);
-  if (!length) return Failure(HttpError{400, "malformed Content-Length"});
-  return BodyFraming{BodyFraming::Kind::Length, *length};
 }
 
 std::vector<std::string> connection_tokens(const std::vector<Header>& headers) {
@@ -290,8 +170,6 @@ std::string joined_values(const std::vector<Header>& headers, std::string_view n
   }
   return out;
 }
-
-}  // namespace
 
 // ---- HeadAccumulator -------------------------------------------------------------------------
 
@@ -338,97 +216,6 @@ void HeadAccumulator::reset() {
   error_ = HttpError{};
 }
 
-// ---- heads -----------------------------------------------------------------------------------
-
-std::expected<RequestHead, HttpError> parse_request_head(std::string_view text) {
-  auto lines = split_lines(text);
-  if (!lines) return Failure(HttpError{400, lines.error()});
-  RequestHead head;
-  if (auto ok = parse_request_line(lines->front(), head); !ok) return Failure(ok.error());
-  auto headers = parse_fields(std::span(*lines).subspan(1));
-  if (!headers) return Failure(HttpError{400, headers.error()});
-  head.headers = std::move(*headers);
-  auto framing = request_framing(head.headers);
-  if (!framing) return Failure(framing.error());
-  head.body = *framing;
-  return head;
-}
-
-std::expected<ResponseHead, HttpError> parse_response_head(std::string_view text) {
-  auto lines = split_lines(text);
-  if (!lines) return Failure(HttpError{kBadGateway, lines.error()});
-  const std::string_view line = lines->front();
-  // `HTTP-version SP 3DIGIT SP [reason-phrase]` (RFC 9112 section 4); the SP before an empty
-  // reason phrase is tolerated missing.
-  const auto version = parse_version(line.substr(0, 8));
-  if (!version || version->major != 1 || line.size() < 12 || line[8] != ' ' ||
-      !std::ranges::all_of(line.substr(9, 3), is_digit) || line[9] == '0' ||
-      (line.size() > 12 && line[12] != ' ') ||
-      !is_field_value(line.substr(std::min<std::size_t>(line.size(), 13)))) {
-    return Failure(HttpError{kBadGateway, "malformed status line from the server"});
-  }
-  ResponseHead head;
-  head.minor_version = version->minor;
-  head.status = (line[9] - '0') * 100 + (line[10] - '0') * 10 + (line[11] - '0');
-  if (line.size() > 13) head.reason = std::string(line.substr(13));
-  auto headers = parse_fields(std::span(*lines).subspan(1));
-  if (!headers) return Failure(HttpError{kBadGateway, headers.error() + " from the server"});
-  head.headers = std::move(*headers);
-  return head;
-}
-
-HeadParse<RequestHead> RequestHeadParser::feed(std::string_view bytes) {
-  auto fed = accumulator_.feed(bytes);
-  if (auto* error = std::get_if<HttpError>(&fed)) return *error;
-  if (std::holds_alternative<NeedMore>(fed)) return NeedMore{};
-  auto head = parse_request_head(accumulator_.text());
-  if (!head) return head.error();
-  return Parsed<RequestHead>{std::move(*head), std::get<std::size_t>(fed)};
-}
-
-HeadParse<ResponseHead> ResponseHeadParser::feed(std::string_view bytes) {
-  auto fed = accumulator_.feed(bytes);
-  if (auto* error = std::get_if<HttpError>(&fed)) return *error;
-  if (std::holds_alternative<NeedMore>(fed)) return NeedMore{};
-  auto head = parse_response_head(accumulator_.text());
-  if (!head) return head.error();
-  return Parsed<ResponseHead>{std::move(*head), std::get<std::size_t>(fed)};
-}
-
-std::expected<BodyFraming, HttpError> response_body_framing(const ResponseHead& head,
-                                                            std::string_view request_method) {
-  if (request_method == "HEAD" || head.status < 200 || head.status == 204 || head.status == 304) {
-    return BodyFraming{};
-  }
-  if (has_header(head.headers, "transfer-encoding")) {
-    const auto codings = list_values(head.headers, "transfer-encoding");
-    if (!codings.empty() && codings.back() == "chunked") {
-      return BodyFraming{BodyFraming::Kind::Chunked, 0};
-    }
-    return BodyFraming{BodyFraming::Kind::UntilClose, 0};
-  }
-  const auto lengths = list_values(head.headers, "content-length");
-  if (lengths.empty()) {
-    if (has_header(head.headers, "content-length")) {
-      return Failure(HttpError{kBadGateway, "empty Content-Length from the server"});
-    }
-    return BodyFraming{BodyFraming::Kind::UntilClose, 0};
-  }
-  const auto length = parse_length(lengths.front());
-  if (!length ||
-      std::ranges::any_of(lengths, [&](const auto& v) { return v != lengths.front(); })) {
-    return Failure(
-        HttpError{kBadGateway, "malformed or conflicting Content-Length from the server"});
-  }
-  return BodyFraming{BodyFraming::Kind::Length, *length};
-}
-
-bool wants_keep_alive(const RequestHead& head) {
-  if (head.minor_version == 0) return false;
-  const auto tokens = connection_tokens(head.headers);
-  return std::ranges::find(tokens, "close") == tokens.end();
-}
-
 bool is_hop_by_hop(std::string_view name) {
   static constexpr std::string_view kNames[] = {"connection",
                                                 "keep-alive",
@@ -441,58 +228,6 @@ bool is_hop_by_hop(std::string_view name) {
                                                 "upgrade"};
   return std::ranges::any_of(kNames,
                              [&](std::string_view n) { return equals_ignoring_case(n, name); });
-}
-
-std::string upstream_request_head(const RequestHead& head, std::string_view host,
-                                  std::uint16_t port) {
-  std::string out;
-  out.reserve(256);
-  out.append(head.method).append(" ").append(head.path).append(" HTTP/1.");
-  out.push_back(static_cast<char>('0' + head.minor_version));
-  out.append("\r\n");
-  std::string host_value(host);
-  if (port != 80) host_value += ":" + std::to_string(port);
-  append_field(out, "Host", host_value);
-  const auto listed = connection_tokens(head.headers);
-  for (const Header& header : head.headers) {
-    if (dropped(header, listed, {"host", "content-length"})) continue;
-    append_field(out, header.name, header.value);
-  }
-  if (head.body.kind == BodyFraming::Kind::Length) {
-    append_field(out, "Content-Length", std::to_string(head.body.length));
-  } else if (head.body.kind == BodyFraming::Kind::Chunked) {
-    append_field(out, "Transfer-Encoding", joined_values(head.headers, "transfer-encoding"));
-  }
-  append_field(out, "Connection", "close");
-  out.append("\r\n");
-  return out;
-}
-
-std::string downstream_response_head(const ResponseHead& head, const BodyFraming& framing,
-                                     ClientConnection connection) {
-  std::string out;
-  out.reserve(256);
-  out.append("HTTP/1.1 ").append(std::to_string(head.status)).append(" ").append(head.reason);
-  out.append("\r\n");
-  const auto listed = connection_tokens(head.headers);
-  for (const Header& header : head.headers) {
-    if (dropped(header, listed, {"content-length"})) continue;
-    append_field(out, header.name, header.value);
-  }
-  if (has_header(head.headers, "transfer-encoding")) {
-    append_field(out, "Transfer-Encoding", joined_values(head.headers, "transfer-encoding"));
-  }
-  if (framing.kind == BodyFraming::Kind::Length) {
-    append_field(out, "Content-Length", std::to_string(framing.length));
-  } else if (framing.kind == BodyFraming::Kind::None &&
-             has_header(head.headers, "content-length")) {
-    append_field(out, "Content-Length", joined_values(head.headers, "content-length"));
-  }
-  if (connection == ClientConnection::Close && head.status >= 200) {
-    append_field(out, "Connection", "close");
-  }
-  out.append("\r\n");
-  return out;
 }
 
 // ---- ChunkedBodyScanner ----------------------------------------------------------------------
@@ -611,57 +346,6 @@ std::expected<ChunkedBodyScanner::Step, HttpError> ChunkedBodyScanner::scan(
     ++i;
   }
   return Step{i, state_ == State::Done};
-}
-
-// ---- responses the proxy writes itself -------------------------------------------------------
-
-std::string_view reason_phrase(int status) {
-  switch (status) {
-    case 200:
-      return "OK";
-    case 400:
-      return "Bad Request";
-    case 403:
-      return "Forbidden";
-    case 408:
-      return "Request Timeout";
-    case 414:
-      return "URI Too Long";
-    case 431:
-      return "Request Header Fields Too Large";
-    case 500:
-      return "Internal Server Error";
-    case 501:
-      return "Not Implemented";
-    case 502:
-      return "Bad Gateway";
-    case 503:
-      return "Service Unavailable";
-    case 504:
-      return "Gateway Timeout";
-    case 505:
-      return "HTTP Version Not Supported";
-    default:
-      return "Error";
-  }
-}
-
-std::string error_response(int status, std::string_view body) {
-  std::string out = "HTTP/1.1 " + std::to_string(status) + " " + std::string(reason_phrase(status));
-  out += "\r\nContent-Type: text/plain\r\nContent-Length: " + std::to_string(body.size() + 1);
-  out += "\r\nConnection: close\r\n\r\n";
-  out.append(body).append("\n");
-  return out;
-}
-
-std::string blocked_response() {
-  return "HTTP/1.1 403 Forbidden\r\n"
-         "Content-Type: text/plain\r\n"
-         "X-Proxy-Error: blocked-by-allowlist\r\n"
-         "Content-Length: 39\r\n"
-         "Connection: close\r\n"
-         "\r\n"
-         "Connection blocked by network allowlist";
 }
 
 }  // namespace pisandbox::proxy

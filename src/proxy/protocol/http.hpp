@@ -2,10 +2,10 @@
 // response-head parsers, message body framing, the chunked-body scanner, and the heads the
 // proxy forwards with hop-by-hop headers removed.
 //
-// Sources: issue 5 "Protocols"; reference items 155-157 (what the sandbox-runtime proxy
-// answers); RFC 9110 (HTTP semantics) and RFC 9112 (HTTP/1.1 message syntax), sections cited
-// beside each rule. The parsers are strict where leniency would let two parsers disagree
-// about where a message ends (request smuggling): obs-fold, bare CR, whitespace before the
+// Sources: docs/network.md, "Answers the command sees"; compatibility C43–C45 (what the
+// sandbox-runtime proxy answers); RFC 9110 (HTTP semantics) and RFC 9112 (HTTP/1.1 message syntax),
+// sections cited beside each rule. The parsers are strict where leniency would let two parsers
+// disagree about where a message ends (request smuggling): obs-fold, bare CR, whitespace before the
 // colon, duplicate Content-Length and Content-Length with Transfer-Encoding are refused.
 #pragma once
 
@@ -21,8 +21,8 @@ namespace pisandbox::proxy {
 
 /// The longest request line (or status line) accepted, in bytes without its line end. A
 /// longer one is refused with 414 as soon as its 8193rd byte arrives, so a 1 MiB request line
-/// is never buffered whole (issue 5 "Bad input"; RFC 9112 section 3 recommends at least
-/// 8000 octets).
+/// is never buffered whole (docs/network.md, "Answers the command sees"; RFC 9112 section 3
+/// recommends at least 8000 octets).
 inline constexpr std::size_t kMaxRequestLine = 8 * 1024;
 /// The largest head accepted (start line, header fields and line ends), in bytes; larger →
 /// 431 (RFC 6585 section 5).
@@ -51,7 +51,7 @@ struct BodyFraming {
 
 /// The four forms of request-target (RFC 9112 section 3.2).
 enum class TargetForm {
-  Origin,     ///< `/path?query` — what a server gets; a proxy answers 400 (issue 5)
+  Origin,     ///< `/path?query` — what a server gets; a proxy answers 400 (docs/network.md)
   Absolute,   ///< `http://host[:port]/path?query` — plain HTTP through a proxy
   Authority,  ///< `host:port` — CONNECT only
   Asterisk,   ///< `*` — OPTIONS of a server; a proxy answers 400
@@ -209,12 +209,12 @@ class ResponseHeadParser {
 /// request, which keeps the relay free of re-framing (the server sees HTTP/1.0 too).
 [[nodiscard]] bool wants_keep_alive(const RequestHead& head);
 
-/// Whether a header name is hop-by-hop for the proxy (RFC 9110 section 7.6.1, reference item
-/// 157): Connection, Keep-Alive, Proxy-Connection, Proxy-Authorization, Proxy-Authenticate,
+/// Whether a header name is hop-by-hop for the proxy (RFC 9110 section 7.6.1, compatibility
+/// C45): Connection, Keep-Alive, Proxy-Connection, Proxy-Authorization, Proxy-Authenticate,
 /// TE, Trailer, Transfer-Encoding, Upgrade (ASCII case-insensitive).
 [[nodiscard]] bool is_hop_by_hop(std::string_view name);
 
-/// The head sent to the origin server for an absolute-form request (reference item 157):
+/// The head sent to the origin server for an absolute-form request (compatibility C45):
 ///   `<method> <path> HTTP/1.<minor>`, then `Host: <host>` (`<host>:<port>` unless port is
 ///   80), the client's header fields without hop-by-hop fields, the fields the client's
 ///   Connection header names, Host, Content-Length and Transfer-Encoding; then the body
@@ -295,7 +295,7 @@ class ChunkedBodyScanner {
 /// `Connection: close`, and `body` followed by a line end (RFC 9110 section 15).
 [[nodiscard]] std::string error_response(int status, std::string_view body);
 
-/// The 403 of a refused destination (issue 5, reference item 155), byte for byte:
+/// The 403 of a refused destination (docs/network.md, compatibility C43), byte for byte:
 /// `HTTP/1.1 403 Forbidden`, `Content-Type: text/plain`, `X-Proxy-Error:
 /// blocked-by-allowlist`, `Content-Length: 39`, `Connection: close`, body `Connection blocked
 /// by network allowlist`.

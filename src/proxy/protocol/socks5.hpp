@@ -2,8 +2,9 @@
 // authentication needs (pure): incremental parsers of the method greeting and the request,
 // and the replies.
 //
-// Source: issue 5 "Protocols" (no-authentication method; CONNECT only; domain names resolved
-// by the proxy; IPv4/IPv6 destinations refused with 0x02); reference items 161-162.
+// Source: docs/network.md, "Answers the command sees" (no-authentication method; CONNECT only;
+// domain names resolved by the proxy; IPv4/IPv6 destinations refused with 0x02); compatibility
+// C47–C48.
 #pragma once
 
 #include <array>

@@ -64,7 +64,7 @@ core::Result<core::UniqueFd> listen_on(int family, int port) {
 }
 
 /// Creates the proxy's listeners on the loopback and hands them to the supervisor
-/// (issue 5 "Bridge into the sandbox"; case C-06): they exist before the command's first
+/// (docs/network.md, "The bridge"; case C-06): they exist before the command's first
 /// instruction, so no connection can race them. IPv4 is required; [::1] is added when the
 /// kernel has IPv6. pid 1 keeps no copy.
 core::Result<void> pass_proxy_listeners(int launch_fd) {

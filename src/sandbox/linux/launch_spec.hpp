@@ -30,7 +30,7 @@ struct LaunchSpec {
   bool proxy_listeners = false;  ///< pid 1 creates the proxy's listeners (set by launch())
 };
 
-/// The proxy's ports on the sandbox's own loopback (issue 5 "Bridge into the sandbox").
+/// The proxy's ports on the sandbox's own loopback (docs/network.md, "The bridge").
 inline constexpr int kHttpProxyPort = 3128;
 inline constexpr int kSocksProxyPort = 1080;
 

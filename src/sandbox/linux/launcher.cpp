@@ -44,8 +44,8 @@ bool write_file(const std::string& path, const std::string& text) {
 core::Result<void> write_id_maps(pid_t pid) {
   const std::string base = "/proc/" + std::to_string(pid);
   const std::string uid = std::to_string(::geteuid()), gid = std::to_string(::getegid());
-  // The caller's uid and gid map to themselves (issue 2 "Isolation"); setgroups must be
-  // denied before an unprivileged gid_map write (user_namespaces(7)).
+  // The caller's uid and gid map to themselves (docs/security.md, "Layers, in the order they are
+  // applied"); setgroups must be denied before an unprivileged gid_map write (user_namespaces(7)).
   if (!write_file(base + "/uid_map", uid + " " + uid + " 1\n"))
     return core::fail_errno("write(" + base + "/uid_map)", userns_hint(errno));
   if (!write_file(base + "/setgroups", "deny\n") && errno != ENOENT)

@@ -2,8 +2,8 @@
 //
 // A mount needs a mount point, so a protected name that is missing in the workspace
 // (`.bashrc`, `.env`, `.vscode`, ...) is created on the host as an empty directory, bound
-// read-only onto itself inside the sandbox, and removed after the command (reference items
-// 121, 191; issue 2 "Nothing may be left on the host"). A directory, even for names that are
+// read-only onto itself inside the sandbox, and removed after the command (compatibility
+// C26, C80; docs/security.md, "Nothing left behind"). A directory, even for names that are
 // files, because git ignores empty directories: a placeholder never shows up in `git status`
 // or `git add -A`, inside the sandbox or on the host. Writing to it fails with EISDIR or
 // EROFS, replacing it with EBUSY.

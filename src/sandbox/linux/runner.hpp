@@ -1,5 +1,5 @@
 // pisandbox::sandbox::linux_ — one command under a SandboxPolicy, end to end on Linux
-// (ARCHITECTURE.md "One command, end to end", step 5).
+// (docs/ARCHITECTURE.md, "The life of one command", steps 6-8).
 #pragma once
 
 #include <functional>

@@ -27,16 +27,17 @@ SeccompRule refuse_if(std::string name, ArgCondition condition, std::string why)
 
 std::vector<SeccompRule> build_rules() {
   std::vector<SeccompRule> rules = {
-      // Host IPC: a Unix socket is how tmux, ssh-agent, docker are reached (items 144, 59).
+      // Host IPC: a Unix socket is how tmux, ssh-agent, docker are reached (compatibility C29,
+      // C59).
       refuse_if("socket", {0, kLow32, AF_UNIX}, "no Unix sockets (host IPC needs approval)"),
       refuse_if("socket", {0, kLow32, AF_VSOCK}, "no VSOCK (host services of a VM)"),
-      // Namespaces and mounts could undo the mount plan (items 145, 147).
+      // Namespaces and mounts could undo the mount plan (compatibility C30).
       refuse_if("clone", {0, CLONE_NEWUSER, CLONE_NEWUSER}, "no new user namespace"),
       refuse_if("clone", {0, CLONE_NEWNS, CLONE_NEWNS}, "no new mount namespace"),
       refuse_if("unshare", {0, CLONE_NEWUSER, CLONE_NEWUSER}, "no new user namespace"),
       refuse_if("unshare", {0, CLONE_NEWNS, CLONE_NEWNS}, "no new mount namespace"),
       // clone3 passes its flags in memory that seccomp cannot read: ENOSYS makes libc fall
-      // back to clone, which the rows above filter (item 147).
+      // back to clone, which the rows above filter (compatibility C30).
       refuse("clone3", "flags unreadable by seccomp; libc falls back to clone", ENOSYS),
   };
   for (const char* name : {"mount", "umount2", "pivot_root", "setns", "open_tree", "move_mount",

@@ -2,8 +2,8 @@
 //
 // Kernel document: Documentation/userspace-api/seccomp_filter.rst; built with libseccomp.
 // The rule table is a plain value (pure) so that `pi-sandbox policy` can print it and unit
-// tests can compare it whole; apply_seccomp() turns it into BPF. Sources: reference items
-// 144-148, 190 and issue 2 "Isolation".
+// tests can compare it whole; apply_seccomp() turns it into BPF. Sources: compatibility
+// C29-C30 and docs/security.md, "Layers, in the order they are applied".
 #pragma once
 
 #include <cstdint>

@@ -1,15 +1,12 @@
+#include "session/policy_setup.hpp"
+
 #include <pwd.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <climits>
-#include <cstdio>
-#include <iostream>
-#include <sstream>
 
-#include "cli/commands.hpp"
-
-namespace pisandbox::cli {
+namespace pisandbox::session {
 
 namespace fs = std::filesystem;
 
@@ -46,18 +43,6 @@ std::vector<fs::path> path_directories() {
 
 }  // namespace
 
-void print_error(const std::string& text) {
-  std::istringstream lines(text);
-  std::string line;
-  bool first = true;
-  std::string out;
-  while (std::getline(lines, line)) {
-    out += (first ? "pi-sandbox: " : "") + line + "\n";
-    first = false;
-  }
-  std::fputs(out.c_str(), stderr);
-}
-
 core::Result<config::LoadedConfig> load_config(const std::string& explicit_path) {
   config::LoadOptions options;
   options.home = home_directory();
@@ -78,7 +63,7 @@ core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args,
   if (!loaded) return std::unexpected(loaded.error());
   if (loaded->source && !args.config.empty()) {
     // An explicit --config is never read from the workspace: an earlier sandboxed command
-    // could have written it there (reference item 11). The default locations are protected
+    // could have written it there (compatibility C1). The default locations are protected
     // in every sandbox, so they are trusted even when the workspace contains them.
     char resolved[PATH_MAX];
     if (::realpath(loaded->source->c_str(), resolved) != nullptr &&
@@ -108,4 +93,4 @@ core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args,
   return built;
 }
 
-}  // namespace pisandbox::cli
+}  // namespace pisandbox::session

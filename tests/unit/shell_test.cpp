@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "approval/command_view.hpp"
-#include "approval/path_words.hpp"
-#include "approval/shell_command.hpp"
+#include "shell/command_view.hpp"
+#include "shell/path_words.hpp"
+#include "shell/shell_command.hpp"
 
-namespace pisandbox::approval {
+namespace pisandbox::shell {
 namespace {
 
 using Words = std::vector<std::string>;
@@ -164,4 +164,4 @@ TEST(PathWords, PersistenceTargets) {
 }
 
 }  // namespace
-}  // namespace pisandbox::approval
+}  // namespace pisandbox::shell

@@ -1,4 +1,4 @@
-// pisandbox::approval — a simple command seen the way the hard-deny rules need it: the
+// pisandbox::shell — a simple command seen the way the hard-deny rules need it: the
 // real program behind wrappers like `sudo` and `env`, and its options parsed getopt-style.
 #pragma once
 
@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include "approval/shell_command.hpp"
+#include "shell/shell_command.hpp"
 
-namespace pisandbox::approval {
+namespace pisandbox::shell {
 
 /// A simple command with its wrappers and leading assignments taken off:
 /// `sudo -u root env A=1 nice -n 5 /bin/rm -rf /` has program `rm`, args `-rf /` and
@@ -72,4 +72,4 @@ struct Argument {
 /// `chmod`, … whose common options take no value).
 [[nodiscard]] std::vector<std::string> operands_of(const CommandView& view);
 
-}  // namespace pisandbox::approval
+}  // namespace pisandbox::shell

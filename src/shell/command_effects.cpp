@@ -1,13 +1,13 @@
-#include "approval/command_effects.hpp"
+#include "shell/command_effects.hpp"
 
 #include <algorithm>
 #include <array>
 #include <iterator>
 #include <optional>
 
-#include "approval/program_options.hpp"
+#include "shell/program_options.hpp"
 
-namespace pisandbox::approval {
+namespace pisandbox::shell {
 namespace {
 
 std::string basename_of(std::string_view path) {
@@ -134,4 +134,4 @@ ChangedPaths removed_paths(const CommandView& view) {
   return {std::move(sources), Reach::PathBelowAndAbove};
 }
 
-}  // namespace pisandbox::approval
+}  // namespace pisandbox::shell

@@ -1,5 +1,5 @@
-// pisandbox::approval — a shell command line split into pipelines, commands, words and
-// redirections, for the hard-deny rules (reference items 183–184).
+// pisandbox::shell — a shell command line split into pipelines, commands, words and
+// redirections, for the hard-deny rules (compatibility C76–C77).
 //
 // This is not a shell: it never expands anything. It follows the POSIX shell grammar far
 // enough that a rule looks at real command words (so `echo rm -rf /` is not `rm`), and it
@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-namespace pisandbox::approval {
+namespace pisandbox::shell {
 
 /// What a redirection does with its target.
 enum class RedirectKind {
@@ -65,4 +65,4 @@ struct ShellScript {
 /// unterminated quote or substitution runs to the end of the text.
 [[nodiscard]] ShellScript parse_shell(std::string_view text);
 
-}  // namespace pisandbox::approval
+}  // namespace pisandbox::shell

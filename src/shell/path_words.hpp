@@ -1,5 +1,5 @@
-// pisandbox::approval — paths as they appear in shell words, compared lexically (nothing
-// is looked up on disk: the command has not run yet). Internal to the hard-deny rules.
+// pisandbox::shell — paths as they appear in shell words, compared lexically (nothing
+// is looked up on disk: the command has not run yet). Used only by the hard-deny rules.
 #pragma once
 
 #include <cstddef>
@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace pisandbox::approval {
+namespace pisandbox::shell {
 
 /// Where a path word starts: `/…`, the home directory (`~`, `~user`, `$HOME`, `${HOME}`,
 /// `${HOME:…}`), or the working directory.
@@ -57,4 +57,4 @@ struct PathWord {
 /// `…/etc/sudoers` or anything under `…/etc/sudoers.d`.
 [[nodiscard]] bool is_persistence_target(const std::vector<std::string>& parts);
 
-}  // namespace pisandbox::approval
+}  // namespace pisandbox::shell

@@ -1,10 +1,10 @@
-#include "approval/path_words.hpp"
+#include "shell/path_words.hpp"
 
 #include <algorithm>
 #include <array>
 #include <iterator>
 
-namespace pisandbox::approval {
+namespace pisandbox::shell {
 namespace {
 
 // The length of a leading `$HOME`, `${HOME}` or `${HOME:…}` that is followed by `/` or the
@@ -157,4 +157,4 @@ bool is_persistence_target(const std::vector<std::string>& parts) {
   return false;
 }
 
-}  // namespace pisandbox::approval
+}  // namespace pisandbox::shell

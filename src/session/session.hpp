@@ -1,6 +1,6 @@
-// pisandbox::cli — one command end to end, as `run` and each `serve` command do it: policy,
-// approvals, the proxy, the host-IPC fallback and the sandbox (ARCHITECTURE.md "One command,
-// end to end").
+// pisandbox::session — one command's life, the one entry point that `run` and each `serve`
+// worker share: policy, approvals, the proxy, the host-IPC fallback, the sandbox and the
+// outcome (docs/ARCHITECTURE.md, "The life of one command").
 #pragma once
 
 #include <functional>
@@ -11,18 +11,20 @@
 #include <vector>
 
 #include "approval/broker.hpp"
-#include "cli/approval_setup.hpp"
-#include "cli/commands.hpp"
+#include "core/unique_fd.hpp"
 #include "sandbox/command.hpp"
+#include "session/approval_setup.hpp"
+#include "session/policy_setup.hpp"
 
-namespace pisandbox::cli {
+namespace pisandbox::session {
 
 /// What to run.
 ///   timeout_seconds: 0 for none.
 ///   shell_command / argv: exactly one is set (`-c` runs /bin/bash -c).
 ///   scope_key: the approval circuit breaker's scope; empty: one scope for this command.
 ///   agent_name: `agentName` of approval requests (subagents), absent for the main agent.
-///   subagent: the caller is a built-in subagent (issue 6), besides what the environment says.
+///   subagent: the caller is a built-in subagent (docs/host-ipc.md), besides what the environment
+///   says.
 struct RunArgs {
   PolicyArgs policy;
   ApprovalArgs approval;
@@ -40,7 +42,7 @@ struct RunArgs {
 ///   human:   who answers approvals; null: the terminal (TerminalPrompt) unless --no-prompt.
 ///   message: pi-sandbox's own lines for the user (a refused connection, a timeout, the
 ///            host-IPC banner goes through `output` instead), without the `pi-sandbox: `
-///            prefix; null: print_error().
+///            prefix; null: `pi-sandbox: <line>` on stderr.
 ///   denied:  told of each refused crossing: surface (`network`, `host-ipc`), target
 ///            (`host:port`, the command) and reason; may be empty. Called from any thread.
 ///   stdin_fd: the command's stdin, -1 for pi-sandbox's own.
@@ -60,10 +62,19 @@ struct RunIo {
 /// `run` prints and `serve` reports for RunFailureKind::TimedOut.
 [[nodiscard]] std::string timed_out_message(double seconds);
 
-/// Runs one command (issues 2-6): builds the policy from the trusted configuration, gives
-/// the command its proxy (every destination decided by the configuration's lists and the
-/// approval broker), applies the host-IPC fallback for shell commands, and waits. Returns
-/// the command's outcome; a policy that cannot be built is LaunchFailed with its message.
+/// The caller's own environment (`environ`), unchanged: what an approved host run and a
+/// serve worker without an `env` of its own get.
+[[nodiscard]] std::vector<std::string> caller_environment();
+
+/// Blocks SIGINT, SIGTERM and SIGHUP and returns a non-blocking signalfd that reads them:
+/// what cancels a command (RunIo::cancel_fd) or stops serve.
+[[nodiscard]] core::UniqueFd cancel_signals();
+
+/// Runs one command (docs/security.md, docs/network.md, docs/host-ipc.md): builds the policy from
+/// the trusted configuration, gives the command its proxy (every destination decided by the
+/// configuration's lists and the approval broker), applies the host-IPC fallback for shell
+/// commands, and waits. Returns the command's outcome; a policy that cannot be built is
+/// LaunchFailed with its message.
 [[nodiscard]] sandbox::Outcome execute(const RunArgs& args, const RunIo& io);
 
-}  // namespace pisandbox::cli
+}  // namespace pisandbox::session

@@ -1,11 +1,11 @@
-#include "approval/command_view.hpp"
+#include "shell/command_view.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <iterator>
 
-namespace pisandbox::approval {
+namespace pisandbox::shell {
 namespace {
 
 // Shell words that come before the command word without being it.
@@ -178,4 +178,4 @@ std::vector<std::string> operands_of(const CommandView& view) {
   return operands;
 }
 
-}  // namespace pisandbox::approval
+}  // namespace pisandbox::shell

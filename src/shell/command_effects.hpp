@@ -1,14 +1,14 @@
-// pisandbox::approval — which files a command would write, remove or re-permission,
+// pisandbox::shell — which files a command would write, remove or re-permission,
 // read from its words (nothing is looked up on disk). Used by the `access-persistence` and
-// `security-control-tampering` hard-deny rules. Internal to the hard-deny rules.
+// `security-control-tampering` hard-deny rules. Used only by the hard-deny rules.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "approval/command_view.hpp"
+#include "shell/command_view.hpp"
 
-namespace pisandbox::approval {
+namespace pisandbox::shell {
 
 /// How written_paths() treats the last operand of `cp`/`mv`/`install`/`ln`, which may be a
 /// directory the sources are copied into.
@@ -45,4 +45,4 @@ struct ChangedPaths {
 /// True for `rm -r`, `rm -R`, `rm --recursive` (also within `-rf`).
 [[nodiscard]] bool is_recursive_rm(const CommandView& view);
 
-}  // namespace pisandbox::approval
+}  // namespace pisandbox::shell

@@ -1,5 +1,5 @@
-// pisandbox::cli — the approval broker as the commands wire it: the audit file, the
-// reviewer program and the terminal prompt (issue 4 "Command line").
+// pisandbox::session — the approval broker as the commands wire it: the audit file, the
+// reviewer program and the terminal prompt (docs/compatibility.md, "Approvals").
 #pragma once
 
 #include <filesystem>
@@ -14,9 +14,9 @@
 #include "approval/terminal_prompt.hpp"
 #include "config/loader.hpp"
 
-namespace pisandbox::cli {
+namespace pisandbox::session {
 
-/// The paths no request may write (reference item 183): pi-sandbox's trusted configuration
+/// The paths no request may write (compatibility C76): pi-sandbox's trusted configuration
 /// (the default locations and `loaded.source`) and the agent's security files, logs and
 /// extensions under `<home>/.pi/agent`.
 [[nodiscard]] approval::HardDenyOptions hard_deny_options(const std::filesystem::path& home,
@@ -67,4 +67,4 @@ class ApprovalSetup {
 /// A fresh request or session id: `<prefix><uuid v4>` (128 bits from OpenSSL RAND_bytes).
 [[nodiscard]] std::string new_id(std::string_view prefix);
 
-}  // namespace pisandbox::cli
+}  // namespace pisandbox::session

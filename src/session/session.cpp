@@ -1,6 +1,7 @@
-#include "cli/execution.hpp"
+#include "session/session.hpp"
 
 #include <signal.h>
+#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -8,20 +9,20 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "cli/network_setup.hpp"
 #include "core/io.hpp"
 #include "hostipc/host_ipc.hpp"
 #include "process/host_runner.hpp"
 #include "sandbox/linux/runner.hpp"
+#include "session/network_setup.hpp"
 
 extern char** environ;
 
-namespace pisandbox::cli {
+namespace pisandbox::session {
 
 namespace {
 
-/// The command's environment: the caller's, with the private temp directory (item 95) and
-/// the proxy's variables (issue 5) replacing the caller's own.
+/// The command's environment: the caller's, with the private temp directory (compatibility C24) and
+/// the proxy's variables (docs/network.md) replacing the caller's own.
 std::vector<std::string> command_environment(const std::filesystem::path& self_exe) {
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) {
@@ -35,13 +36,6 @@ std::vector<std::string> command_environment(const std::filesystem::path& self_e
   for (const char* name : {"TMPDIR", "TMP", "TEMP"}) env.push_back(std::string(name) + "=/tmp");
   env.emplace_back("PI_SANDBOX=1");
   for (auto& variable : proxy_environment(self_exe)) env.push_back(std::move(variable));
-  return env;
-}
-
-/// The caller's own environment, unchanged: what an approved host run gets (issue 6).
-std::vector<std::string> caller_environment() {
-  std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
   return env;
 }
 
@@ -82,6 +76,20 @@ sandbox::Outcome named(sandbox::Outcome outcome) {
 
 }  // namespace
 
+std::vector<std::string> caller_environment() {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
+  return env;
+}
+
+core::UniqueFd cancel_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, sig);
+  ::sigprocmask(SIG_BLOCK, &set, nullptr);
+  return core::UniqueFd(::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
+}
+
 std::string timed_out_message(double seconds) {
   char text[64];
   std::snprintf(text, sizeof text, "%.15g", seconds);
@@ -121,7 +129,7 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
     if (message)
       message(line);
     else
-      print_error(line);
+      (void)core::write_all(STDERR_FILENO, "pi-sandbox: " + line + "\n");
   };
   p.command.argv = args.argv.empty()
                        ? std::vector<std::string>{"/bin/bash", "-c", args.shell_command}
@@ -149,8 +157,8 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
   return p;
 }
 
-/// A shell command under `hostIPC.mode: ask` (issue 6). Without a sink, output goes through
-/// pipes only when the sandboxed attempt's stderr must be read for a Unix-socket refusal;
+/// A shell command under `hostIPC.mode: ask` (docs/host-ipc.md). Without a sink, output goes
+/// through pipes only when the sandboxed attempt's stderr must be read for a Unix-socket refusal;
 /// otherwise the command keeps the caller's terminal.
 sandbox::Outcome run_with_host_ipc(const RunArgs& args, const RunIo& io, const Prepared& p) {
   const config::HostIpcConfig& host_ipc = p.loaded.config->host_ipc;
@@ -211,4 +219,4 @@ sandbox::Outcome execute(const RunArgs& args, const RunIo& io) {
   return run_with_host_ipc(args, io, p);
 }
 
-}  // namespace pisandbox::cli
+}  // namespace pisandbox::session

@@ -1,8 +1,8 @@
-#include "approval/program_options.hpp"
+#include "shell/program_options.hpp"
 
 #include <array>
 
-namespace pisandbox::approval {
+namespace pisandbox::shell {
 namespace {
 
 // curl 8: the long options that take a value (curl --help all).
@@ -162,4 +162,4 @@ const ProgramOptions* program_options(std::string_view program) {
   return nullptr;
 }
 
-}  // namespace pisandbox::approval
+}  // namespace pisandbox::shell

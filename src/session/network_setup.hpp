@@ -1,6 +1,6 @@
-// pisandbox::cli — the network of one command as `run` wires it: the environment that points
+// pisandbox::session — the network of one command as `run` wires it: the environment that points
 // tools at the proxy, the decision for each destination, and the proxy's start and stop
-// (issue 5).
+// (docs/network.md).
 #pragma once
 
 #include <cstdint>
@@ -17,9 +17,9 @@
 #include "proxy/server.hpp"
 #include "sandbox/command.hpp"
 
-namespace pisandbox::cli {
+namespace pisandbox::session {
 
-/// The variables that point common tools at the proxy (issue 5 "Bridge into the sandbox";
+/// The variables that point common tools at the proxy (docs/network.md, "The bridge";
 /// each is listed in docs/configuration.md "Network"): HTTP_PROXY, HTTPS_PROXY, http_proxy,
 /// https_proxy, GRPC_PROXY, grpc_proxy, npm_config_proxy, npm_config_https_proxy,
 /// DOCKER_HTTP_PROXY, DOCKER_HTTPS_PROXY, GLOBAL_AGENT_HTTP_PROXY = `http://127.0.0.1:3128`;
@@ -45,8 +45,8 @@ struct NetworkCommand {
   std::optional<std::string> agent_name;
 };
 
-/// Decides each destination of one command (issue 5 "Decision for each destination", steps
-/// 1-2; reference items 37-44, 150): normalise (refused: the normaliser's reason) →
+/// Decides each destination of one command (docs/network.md, "Deciding a destination", steps
+/// 1-2; compatibility C31–C36, C41): normalise (refused: the normaliser's reason) →
 /// `network.deniedDomains` match → refuse → `network.allowedDomains` match → allow →
 /// a destination the human allowed for the rest of this command → allow → else the broker
 /// with a `network`/`connect` request (`destination` = `host:port`). One approval covers one
@@ -85,4 +85,4 @@ class NetworkDecider {
 [[nodiscard]] sandbox::ProxyStarter proxy_starter(std::shared_ptr<NetworkDecider> decider,
                                                   std::function<void(std::string_view)> log);
 
-}  // namespace pisandbox::cli
+}  // namespace pisandbox::session

@@ -1,10 +1,10 @@
-#include "approval/shell_command.hpp"
+#include "shell/shell_command.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <optional>
 
-namespace pisandbox::approval {
+namespace pisandbox::shell {
 namespace {
 
 // Returns the position just past the `)` that closes a `(` opened before `pos`, skipping
@@ -414,4 +414,4 @@ ShellScript parse_shell(std::string_view text) {
   return ShellParser(text).run();
 }
 
-}  // namespace pisandbox::approval
+}  // namespace pisandbox::shell

@@ -1,13 +1,13 @@
-// pisandbox::approval — the option tables of the network programs the hard-deny rules
-// read closely (curl, wget, rsync). Internal to the hard-deny rules.
+// pisandbox::shell — the option tables of the network programs the hard-deny rules
+// read closely (curl, wget, rsync). Used only by the hard-deny rules.
 #pragma once
 
 #include <span>
 #include <string_view>
 
-#include "approval/command_view.hpp"
+#include "shell/command_view.hpp"
 
-namespace pisandbox::approval {
+namespace pisandbox::shell {
 
 /// How the rules read one program's arguments.
 ///   spec:     which options take a value, for parse_arguments().
@@ -23,4 +23,4 @@ struct ProgramOptions {
 /// The table for `curl`, `wget` or `rsync`; nullptr for any other program.
 [[nodiscard]] const ProgramOptions* program_options(std::string_view program);
 
-}  // namespace pisandbox::approval
+}  // namespace pisandbox::shell

@@ -1,14 +1,14 @@
-// pisandbox::approval — commands that turn TLS certificate verification off: the
-// `transport-security-weakening` hard-deny rule (reference item 184). Internal to the
-// hard-deny rules.
+// pisandbox::shell — commands that turn TLS certificate verification off: the
+// `transport-security-weakening` hard-deny rule (compatibility C77). Used only by the
+// hard-deny rules (approval/hard_deny.cpp).
 #pragma once
 
 #include <optional>
 #include <string>
 
-#include "approval/command_view.hpp"
+#include "shell/command_view.hpp"
 
-namespace pisandbox::approval {
+namespace pisandbox::shell {
 
 /// What in `view` turns TLS verification off, in a few words (`curl -k`,
 /// `git config http.sslVerify false`, `GIT_SSL_NO_VERIFY=1`), or nullopt:
@@ -23,4 +23,4 @@ namespace pisandbox::approval {
 ///   `PYTHONHTTPSVERIFY=0`.
 [[nodiscard]] std::optional<std::string> find_tls_weakening(const CommandView& view);
 
-}  // namespace pisandbox::approval
+}  // namespace pisandbox::shell

@@ -1,4 +1,4 @@
-#include "approval/tls_weakening.hpp"
+#include "shell/tls_weakening.hpp"
 
 #include <algorithm>
 #include <array>
@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
-#include "approval/program_options.hpp"
+#include "shell/program_options.hpp"
 
-namespace pisandbox::approval {
+namespace pisandbox::shell {
 namespace {
 
 bool is_false_word(std::string_view value) {
@@ -231,4 +231,4 @@ std::optional<std::string> find_tls_weakening(const CommandView& view) {
   return what;
 }
 
-}  // namespace pisandbox::approval
+}  // namespace pisandbox::shell

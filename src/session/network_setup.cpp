@@ -1,14 +1,14 @@
-#include "cli/network_setup.hpp"
+#include "session/network_setup.hpp"
 
 #include <sys/resource.h>
 
 #include <array>
 #include <span>
 
-#include "cli/approval_setup.hpp"
 #include "proxy/protocol/destination.hpp"
+#include "session/approval_setup.hpp"
 
-namespace pisandbox::cli {
+namespace pisandbox::session {
 
 namespace {
 
@@ -167,4 +167,4 @@ sandbox::ProxyStarter proxy_starter(std::shared_ptr<NetworkDecider> decider,
   };
 }
 
-}  // namespace pisandbox::cli
+}  // namespace pisandbox::session

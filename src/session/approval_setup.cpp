@@ -1,4 +1,4 @@
-#include "cli/approval_setup.hpp"
+#include "session/approval_setup.hpp"
 
 #include <openssl/rand.h>
 
@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-namespace pisandbox::cli {
+namespace pisandbox::session {
 
 namespace fs = std::filesystem;
 using namespace pisandbox::approval;
@@ -66,4 +66,4 @@ std::string new_id(std::string_view prefix) {
   return std::string(prefix) + text;
 }
 
-}  // namespace pisandbox::cli
+}  // namespace pisandbox::session

@@ -1,0 +1,385 @@
+#include "serve/server.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <list>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/deadline.hpp"
+#include "core/io.hpp"
+#include "core/unique_fd.hpp"
+#include "hostipc/host_ipc.hpp"
+#include "rpc/protocol.hpp"
+#include "session/session.hpp"
+
+namespace pisandbox::serve {
+
+namespace {
+
+using core::UniqueFd;
+
+constexpr const char* kServer = "pi-sandbox 0.1.0";
+/// How long workers get to clean up after SIGTERM before SIGKILL, at shutdown.
+constexpr auto kShutdownGrace = std::chrono::seconds(10);
+
+/// Writes a whole line to stdout (the host). A host that has gone away loses it.
+void emit(const std::string& line) {
+  (void)core::write_all(STDOUT_FILENO, line);
+}
+
+struct Worker {
+  std::string id;
+  pid_t pid = -1;
+  UniqueFd pidfd, events, control, input;
+  std::string input_pending;  ///< stdin bytes not yet written to the command
+  bool close_input = false;
+  rpc::LineSplitter lines;
+  bool exit_seen = false;
+  bool reaped = false;
+  int status = 0;
+};
+
+class Server {
+ public:
+  explicit Server(ServeArgs args) : args_(std::move(args)) {}
+
+  int run() {
+    ::signal(SIGPIPE, SIG_IGN);
+    signals_ = session::cancel_signals();
+    subagent_ = hostipc::is_subagent(session::caller_environment());
+    while (!(stopping_ && workers_.empty())) {
+      std::vector<pollfd> fds;
+      fds.push_back({stdin_open_ && !stopping_ ? STDIN_FILENO : -1, POLLIN, 0});
+      fds.push_back({signals_.get(), POLLIN, 0});
+      for (auto& w : workers_) {
+        fds.push_back({w.events ? w.events.get() : -1, POLLIN, 0});
+        fds.push_back({w.reaped ? -1 : w.pidfd.get(), POLLIN, 0});
+        fds.push_back({w.input && !w.input_pending.empty() ? w.input.get() : -1, POLLOUT, 0});
+      }
+      int timeout = -1;
+      if (stopping_) {
+        timeout = core::poll_timeout(kill_at_);
+      }
+      const int ready = ::poll(fds.data(), fds.size(), timeout);
+      if (ready < 0 && errno != EINTR) break;
+      if (stopping_ && Clock::now() >= kill_at_)
+        for (auto& w : workers_)
+          if (!w.reaped) ::kill(w.pid, SIGKILL);
+      if (fds[1].revents != 0) {
+        signalfd_siginfo info{};
+        while (::read(signals_.get(), &info, sizeof info) == sizeof info) {
+        }
+        stop_all();
+      }
+      // The workers first: handling requests may start new ones, which have no pollfd yet.
+      std::size_t i = 2;
+      for (auto& w : workers_) {
+        if (i >= fds.size()) break;
+        if (fds[i].revents != 0) read_events(w);
+        if (fds[i + 1].revents != 0) reap(w);
+        if (fds[i + 2].revents != 0) write_input(w);
+        i += 3;
+      }
+      std::erase_if(workers_, [](const Worker& w) { return finished(w); });
+      if (fds[0].revents != 0) read_requests();
+    }
+    return 0;
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+
+  static bool finished(const Worker& w) { return w.reaped && !w.events; }
+
+  void stop_all() {
+    if (!stopping_) {
+      stopping_ = true;
+      kill_at_ = Clock::now() + kShutdownGrace;
+    }
+    for (auto& w : workers_)
+      if (!w.reaped) ::kill(w.pid, SIGTERM);
+  }
+
+  Worker* find(const std::string& id) {
+    for (auto& w : workers_)
+      if (w.id == id && !w.reaped) return &w;
+    return nullptr;
+  }
+
+  void read_requests() {
+    char buffer[65536];
+    const ssize_t n = ::read(STDIN_FILENO, buffer, sizeof buffer);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+    if (n <= 0) {
+      // End of stdin: the host is gone. Nothing may outlive it.
+      stdin_open_ = false;
+      std::string rest = requests_.take_rest();
+      if (!rest.empty()) handle(rest);
+      stop_all();
+      return;
+    }
+    std::vector<std::string> lines;
+    if (!requests_.feed(std::string_view(buffer, static_cast<std::size_t>(n)), lines))
+      emit(rpc::error_event("line longer than " + std::to_string(rpc::kMaxLineBytes) + " bytes"));
+    for (const auto& line : lines) handle(line);
+  }
+
+  void handle(const std::string& line) {
+    if (line.empty()) return;
+    auto request = rpc::parse_request(line);
+    if (!request) {
+      emit(rpc::error_event(request.error().message, request.error().id));
+      return;
+    }
+    std::visit([&](auto& r) { take(r, line); }, *request);
+  }
+
+  void take(const rpc::Hello& hello, const std::string&) {
+    if (hello.version != rpc::kProtocolVersion) {
+      emit(rpc::error_event("unsupported protocol version " + std::to_string(hello.version) +
+                            " (this server speaks 1)"));
+      return;
+    }
+    emit(rpc::hello_event(kServer));
+  }
+  void take(const rpc::Shutdown&, const std::string&) { stop_all(); }
+  void take(const rpc::Abort& abort, const std::string&) {
+    if (Worker* w = find(abort.id))
+      ::kill(w->pid, SIGTERM);
+    else
+      emit(rpc::error_event("unknown command id \"" + abort.id + "\"", abort.id));
+  }
+  void take(const rpc::StdinData& data, const std::string&) {
+    Worker* w = find(data.id);
+    if (w == nullptr || !w->input || w->close_input) {
+      emit(rpc::error_event(w == nullptr ? "unknown command id \"" + data.id + "\""
+                                         : "command \"" + data.id + "\" has no open stdin",
+                            data.id));
+      return;
+    }
+    w->input_pending += data.data;
+    write_input(*w);
+  }
+  void take(const rpc::StdinClose& close, const std::string&) {
+    Worker* w = find(close.id);
+    if (w == nullptr) {
+      emit(rpc::error_event("unknown command id \"" + close.id + "\"", close.id));
+      return;
+    }
+    w->close_input = true;
+    if (w->input_pending.empty()) w->input.reset();
+  }
+  void take(const rpc::ApprovalResponse& response, const std::string& line) {
+    Worker* w = find(response.id);
+    if (w == nullptr) {
+      emit(rpc::error_event("unknown command id \"" + response.id + "\"", response.id));
+      return;
+    }
+    const std::string forwarded = line + "\n";
+    (void)::write(w->control.get(), forwarded.data(), forwarded.size());
+  }
+  void take(rpc::Exec& exec, const std::string&) {
+    if (stopping_) {
+      emit(rpc::error_event("exec \"" + exec.id + "\": the server is shutting down", exec.id));
+      return;
+    }
+    if (find(exec.id) != nullptr) {
+      emit(rpc::error_event("exec \"" + exec.id + "\": an id that is already running", exec.id));
+      return;
+    }
+    start(exec);
+  }
+
+  /// serve's ends and the worker's ends of the pipes of one command.
+  struct WorkerPipes {
+    UniqueFd control_read, control_write;  ///< requests for the worker: exec, answers
+    UniqueFd events_read, events_write;    ///< the worker's events
+    UniqueFd input_read, input_write;      ///< the command's stdin, with `stdin: "pipe"`
+    UniqueFd null_input;                   ///< the command's stdin otherwise
+  };
+
+  /// The pipes for `exec`, or the `pipe2(): <errno>` message.
+  static core::Result<WorkerPipes> open_pipes(const rpc::Exec& exec) {
+    int control[2], events[2], input[2] = {-1, -1};
+    if (::pipe2(control, O_CLOEXEC) != 0 || ::pipe2(events, O_CLOEXEC) != 0 ||
+        (exec.stdin_pipe && ::pipe2(input, O_CLOEXEC) != 0))
+      return core::fail(std::string("pipe2(): ") + std::strerror(errno));
+    WorkerPipes pipes;
+    pipes.control_read.reset(control[0]);
+    pipes.control_write.reset(control[1]);
+    pipes.events_read.reset(events[0]);
+    pipes.events_write.reset(events[1]);
+    pipes.input_read.reset(input[0]);
+    pipes.input_write.reset(input[1]);
+    pipes.null_input.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    return pipes;
+  }
+
+  /// `pi-sandbox serve-worker` with serve's own options.
+  [[nodiscard]] std::vector<std::string> worker_argv() const {
+    std::vector<std::string> argv = {"/proc/self/exe", "serve-worker"};
+    if (!args_.config.empty()) argv.insert(argv.end(), {"--config", args_.config});
+    if (!args_.reviewer.empty()) argv.insert(argv.end(), {"--reviewer", args_.reviewer});
+    if (subagent_) argv.push_back("--subagent");
+    return argv;
+  }
+
+  /// The request's `env` when it has one, else serve's own environment.
+  static std::vector<std::string> worker_environment(const rpc::Exec& exec) {
+    if (!exec.env) return session::caller_environment();
+    std::vector<std::string> env;
+    for (const auto& [name, value] : *exec.env) env.push_back(name + "=" + value);
+    return env;
+  }
+
+  /// Forks and execs the worker with `fds` as its stdin, stdout, stderr and fd 3; the pid,
+  /// or the `fork(): <errno>` message.
+  static core::Result<pid_t> spawn_worker(std::vector<std::string> argv,
+                                          std::vector<std::string> env, const int (&fds)[4]) {
+    std::vector<char*> c_argv, c_env;
+    for (auto& a : argv) c_argv.push_back(a.data());
+    c_argv.push_back(nullptr);
+    for (auto& e : env) c_env.push_back(e.data());
+    c_env.push_back(nullptr);
+    const pid_t parent = ::getpid();
+    const pid_t pid = ::fork();
+    if (pid < 0) return core::fail(std::string("fork(): ") + std::strerror(errno));
+    if (pid > 0) return pid;
+    // The worker dies with serve (and its sandbox with it: pid 1's own parent-death
+    // signal). Only async-signal-safe calls until execve.
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) ::_exit(1);
+    int moved[4];
+    for (int i = 0; i < 4; ++i) moved[i] = ::fcntl(fds[i], F_DUPFD_CLOEXEC, 10);
+    for (int i = 0; i < 4; ++i) ::dup2(moved[i], i);
+    ::syscall(SYS_close_range, 4U, ~0U, 0U);  // nothing else of serve's reaches a worker
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::execve("/proc/self/exe", c_argv.data(), c_env.data());
+    ::_exit(127);
+  }
+
+  /// Starts the worker of `exec`, hands it the exec line and reports `started` (or the
+  /// command's `launch_failed` exit).
+  void start(const rpc::Exec& exec) {
+    auto pipes = open_pipes(exec);
+    if (!pipes) {
+      emit(rpc::exit_event(exec.id,
+                           {std::nullopt, std::nullopt, "launch_failed", pipes.error().message}));
+      return;
+    }
+    const int fds[4] = {pipes->control_read.get(), pipes->events_write.get(), STDERR_FILENO,
+                        pipes->input_read ? pipes->input_read.get() : pipes->null_input.get()};
+    const auto pid = spawn_worker(worker_argv(), worker_environment(exec), fds);
+    if (!pid) {
+      emit(rpc::exit_event(exec.id,
+                           {std::nullopt, std::nullopt, "launch_failed", pid.error().message}));
+      return;
+    }
+    Worker w;
+    w.id = exec.id;
+    w.pid = *pid;
+    w.pidfd.reset(static_cast<int>(::syscall(SYS_pidfd_open, *pid, 0)));
+    w.events = std::move(pipes->events_read);
+    (void)::fcntl(w.events.get(), F_SETFL, O_NONBLOCK);
+    w.control = std::move(pipes->control_write);
+    if (exec.stdin_pipe) {
+      w.input = std::move(pipes->input_write);
+      (void)::fcntl(w.input.get(), F_SETFL, O_NONBLOCK);
+    }
+    const std::string first = rpc::exec_line(exec);
+    (void)::write(w.control.get(), first.data(), first.size());
+    emit(rpc::started_event(exec.id));
+    workers_.push_back(std::move(w));
+  }
+
+  void read_events(Worker& w) {
+    char buffer[65536];
+    for (int round = 0; round < 16; ++round) {
+      const ssize_t n = ::read(w.events.get(), buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno == EAGAIN) return;
+      if (n <= 0) {
+        w.events.reset();
+        if (w.reaped) conclude(w);
+        return;
+      }
+      std::vector<std::string> lines;
+      w.lines.feed(std::string_view(buffer, static_cast<std::size_t>(n)), lines);
+      for (auto& line : lines) {
+        if (line.starts_with(R"({"type":"exit")")) w.exit_seen = true;
+        emit(line + "\n");
+      }
+    }
+  }
+
+  void reap(Worker& w) {
+    while (::waitpid(w.pid, &w.status, 0) < 0 && errno == EINTR) {
+    }
+    w.reaped = true;
+    w.input.reset();
+    w.control.reset();
+    if (!w.events) conclude(w);
+  }
+
+  /// A worker that ended without its `exit` event (killed, crashed) still ends its command.
+  void conclude(Worker& w) const {
+    if (w.exit_seen) return;
+    w.exit_seen = true;
+    if (stopping_) {  // shutdown or the host's end of stdin: the command was stopped
+      emit(rpc::exit_event(
+          w.id, {std::nullopt, std::nullopt, "aborted", "pi-sandbox serve is shutting down"}));
+      return;
+    }
+    std::string why = WIFSIGNALED(w.status)
+                          ? "killed by signal " + std::to_string(WTERMSIG(w.status))
+                          : "exit status " + std::to_string(WEXITSTATUS(w.status));
+    emit(rpc::exit_event(w.id, {std::nullopt, std::nullopt, "launch_failed",
+                                "the command's worker ended without a result (" + why + ")"}));
+  }
+
+  void write_input(Worker& w) {
+    while (w.input && !w.input_pending.empty()) {
+      const ssize_t n = ::write(w.input.get(), w.input_pending.data(), w.input_pending.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno == EAGAIN) return;
+      if (n <= 0) {  // the command closed its stdin
+        w.input.reset();
+        w.input_pending.clear();
+        return;
+      }
+      w.input_pending.erase(0, static_cast<std::size_t>(n));
+    }
+    if (w.close_input && w.input_pending.empty()) w.input.reset();
+  }
+
+  ServeArgs args_;
+  UniqueFd signals_;
+  rpc::LineSplitter requests_;
+  std::list<Worker> workers_;
+  bool stdin_open_ = true;
+  bool stopping_ = false;
+  bool subagent_ = false;
+  Clock::time_point kill_at_{};
+};
+
+}  // namespace
+
+int serve(const ServeArgs& args) {
+  return Server(args).run();
+}
+
+}  // namespace pisandbox::serve

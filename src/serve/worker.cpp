@@ -1,0 +1,129 @@
+#include "serve/worker.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "approval/reviewer_process.hpp"
+#include "core/unique_fd.hpp"
+#include "rpc/protocol.hpp"
+#include "serve/worker_io.hpp"
+#include "session/session.hpp"
+
+namespace pisandbox::serve {
+
+namespace {
+
+/// Reads the first control line (the exec request). Complete lines read with it (an
+/// answer the host sent early) go to `early`, a partial one stays in `control`: both are for
+/// HostPrompt's reader.
+std::optional<rpc::Exec> read_exec(rpc::LineSplitter& control, std::vector<std::string>& early) {
+  char buffer[65536];
+  std::vector<std::string> lines;
+  while (lines.empty()) {
+    const ssize_t n = ::read(STDIN_FILENO, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return std::nullopt;
+    if (!control.feed(std::string_view(buffer, static_cast<std::size_t>(n)), lines))
+      return std::nullopt;
+  }
+  early.assign(std::make_move_iterator(lines.begin() + 1), std::make_move_iterator(lines.end()));
+  auto request = rpc::parse_request(lines.front());
+  if (!request) return std::nullopt;
+  if (auto* exec = std::get_if<rpc::Exec>(&*request)) return std::move(*exec);
+  return std::nullopt;
+}
+
+/// What to run, from the exec request and serve's options.
+session::RunArgs run_args(const rpc::Exec& exec, const WorkerArgs& worker_args) {
+  session::RunArgs args;
+  args.policy.cwd = exec.cwd;
+  args.policy.config = worker_args.config;
+  args.approval.reviewer = worker_args.reviewer;
+  if (exec.command)
+    args.shell_command = *exec.command;
+  else
+    args.argv = exec.argv;
+  args.timeout_seconds = exec.timeout_s.value_or(0);
+  args.scope_key = exec.scope_key.value_or(exec.id);
+  args.agent_name = exec.agent_name;
+  args.subagent = worker_args.subagent;
+  return args;
+}
+
+/// How the command talks to serve: its output and pi-sandbox's own lines as `output`
+/// events, refusals as `denied` events, approvals asked of the host, stdin on fd 3.
+session::RunIo run_io(EventPipe& pipe, EventSink& sink, const std::shared_ptr<HostPrompt>& prompt,
+                      const std::string& id, int cancel_fd) {
+  session::RunIo io;
+  io.output = &sink;
+  io.human = prompt;
+  io.cancel_fd = cancel_fd;
+  io.stdin_fd = 3;
+  io.message = [&sink](const std::string& line) {
+    sink.write(sandbox::Stream::Stderr, "pi-sandbox: " + line + "\n");
+  };
+  io.denied = [&pipe, id](std::string_view surface, const std::string& target,
+                          const std::string& reason) {
+    pipe.write(rpc::denied_event(id, surface, target, reason));
+  };
+  return io;
+}
+
+/// The `exit` event's status for `outcome`.
+///   timeout_seconds: the command's timeout, for the `timeout` message.
+rpc::ExitStatus exit_status(const sandbox::Outcome& outcome, double timeout_seconds) {
+  rpc::ExitStatus status;
+  if (outcome) {
+    if (const auto* exited = std::get_if<sandbox::Exited>(&*outcome))
+      status.exit_code = exited->code;
+    else
+      status.signal = std::get<sandbox::Signaled>(*outcome).signal;
+    return status;
+  }
+  switch (outcome.error().kind) {
+    case sandbox::RunFailureKind::TimedOut:
+      status.error = "timeout";
+      status.message = session::timed_out_message(timeout_seconds);
+      break;
+    case sandbox::RunFailureKind::Aborted:
+      status.error = "aborted";
+      break;
+    case sandbox::RunFailureKind::LaunchFailed:
+      status.error = "launch_failed";
+      status.message = outcome.error().message;
+      break;
+  }
+  return status;
+}
+
+}  // namespace
+
+int run_worker(const WorkerArgs& worker_args) {
+  ::signal(SIGPIPE, SIG_IGN);
+  core::UniqueFd cancel = session::cancel_signals();
+
+  rpc::LineSplitter control;
+  std::vector<std::string> early;
+  auto exec = read_exec(control, early);
+  if (!exec) return 2;
+  EventPipe pipe;
+  EventSink sink(pipe, exec->id);
+  auto prompt = std::make_shared<HostPrompt>(pipe, exec->id, control, std::move(early));
+
+  const session::RunArgs args = run_args(*exec, worker_args);
+  const std::string id = exec->id;
+  // `prompt`, `control` and `pipe` live until _exit: HostPrompt's reader thread uses them.
+  const sandbox::Outcome outcome =
+      session::execute(args, run_io(pipe, sink, prompt, id, cancel.get()));
+  sink.flush();
+  pipe.write(rpc::exit_event(id, exit_status(outcome, args.timeout_seconds)));
+  // Decisions may still be pending on proxy threads (they end with this process): leave
+  // without running destructors under them.
+  approval::kill_running_reviewers();
+  std::fflush(nullptr);
+  ::_exit(0);
+}
+
+}  // namespace pisandbox::serve

@@ -1,0 +1,25 @@
+// pisandbox::serve — `pi-sandbox serve-worker` (internal): one command of `pi-sandbox serve`,
+// in a process of its own so that every command is as independent as a separate `run`. Its
+// stdin is serve's control pipe (first line: the exec request; then approval responses), its
+// stdout the event pipe (complete JSON lines, docs/protocol.md), fd 3 the command's stdin.
+#pragma once
+
+#include <string>
+
+namespace pisandbox::serve {
+
+/// The options serve gives each worker.
+///   config / reviewer: serve's own --config and --reviewer (empty: not given).
+///   subagent: serve itself runs for a subagent (hostipc::is_subagent of its environment).
+struct WorkerArgs {
+  std::string config;
+  std::string reviewer;
+  bool subagent = false;
+};
+
+/// Reads the exec request, runs the command through session::execute() and writes its
+/// events, the last one `exit`; then ends the process (_exit(0)). Returns 2 only when the
+/// first control line is not an exec request.
+[[nodiscard]] int run_worker(const WorkerArgs& args);
+
+}  // namespace pisandbox::serve

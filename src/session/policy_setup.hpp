@@ -1,0 +1,34 @@
+// pisandbox::session — the first step of a command's life: the trusted configuration and the
+// policy built from it for one workspace.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "config/loader.hpp"
+#include "core/error.hpp"
+#include "policy/sandbox_policy.hpp"
+
+namespace pisandbox::session {
+
+/// Arguments shared by the commands that build a policy.
+///   cwd: --cwd (default: the current directory); config: --config FILE.
+struct PolicyArgs {
+  std::string cwd = ".";
+  std::string config;
+};
+
+/// The policy for `args`: the workspace is realpath(cwd); the trusted configuration is read
+/// (docs/configuration.md). Errors are user-facing lines without the `pi-sandbox: ` prefix.
+///   loaded_out: when not null, receives the configuration the policy was built from.
+core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args,
+                                                 config::LoadedConfig* loaded_out = nullptr);
+
+/// The user's home: $HOME when absolute, else the password database's, else "/".
+std::filesystem::path home_directory();
+
+/// Loads the trusted configuration: `explicit_path` when not empty, else the default
+/// locations under $HOME (docs/configuration.md, "Where").
+core::Result<config::LoadedConfig> load_config(const std::string& explicit_path);
+
+}  // namespace pisandbox::session
