@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "sandbox/linux/cgroup.hpp"
 #include "sandbox/linux/kernel_probe.hpp"
 #include "sandbox/linux/runner.hpp"
 #include "session/policy_setup.hpp"
@@ -42,6 +43,21 @@ sandbox::linux_::KernelCheck trial_run() {
   return check;
 }
 
+/// Whether each command can get its own cgroup (docs/security.md, "Resource limits").
+sandbox::linux_::KernelCheck cgroup_check() {
+  const auto support = sandbox::linux_::probe_cgroups();
+  sandbox::linux_::KernelCheck check{"a cgroup per command (resource limits)", false, false,
+                                     sandbox::linux_::describe(support), ""};
+  check.ok = support.kind != sandbox::linux_::CgroupSupport::Kind::None;
+  if (!check.ok)
+    check.fix =
+        "without it only RLIMIT_NPROC limits processes (not for root) and nothing limits "
+        "memory; run pi-sandbox in a delegated cgroup, e.g. `systemd-run --user --scope -p "
+        "Delegate=yes pi-sandbox ...`, or give this user a cgroup subtree of its own "
+        "(docs/security.md, \"Resource limits\")";
+  return check;
+}
+
 }  // namespace
 
 void add_doctor_command(CLI::App& app, int& exit_code) {
@@ -49,6 +65,7 @@ void add_doctor_command(CLI::App& app, int& exit_code) {
   cmd->callback([&exit_code] {
     bool usable = true;
     auto checks = sandbox::linux_::probe_kernel();
+    checks.push_back(cgroup_check());
     checks.push_back(trial_run());
     for (const auto& check : checks) {
       const char* status = check.ok ? "ok     " : (check.required ? "MISSING" : "weaker ");

@@ -37,6 +37,47 @@ json plan_json(const lx::PreparedSandbox& prepared) {
           {"seccomp", seccomp}};
 }
 
+/// Where a limit's value comes from: the default, or the trusted configuration.
+std::string source(bool is_default) {
+  return is_default ? "default" : "configuration";
+}
+
+/// One limit's JSON: its effective value (bytes for sizes), as written, and its source.
+json limits_json(const policy::SandboxPolicy& p, const policy::LimitsSpec& spec,
+                 const lx::PreparedSandbox& prepared) {
+  const auto& l = p.limits;
+  return {{"cgroup", lx::describe(prepared.spec.cgroups)},
+          {"max_processes",
+           {{"value", l.max_processes},
+            {"source", source(spec.max_processes == policy::kDefaultMaxProcesses)}}},
+          {"memory_bytes",
+           {{"value", l.memory_bytes},
+            {"as_written", spec.memory.text()},
+            {"source", source(spec.memory == policy::kDefaultMemory)}}},
+          {"tmpfs_bytes",
+           {{"value", l.tmpfs_bytes},
+            {"as_written", spec.tmpfs.text()},
+            {"source", source(spec.tmpfs == policy::kDefaultTmpfs)}}},
+          {"cpu_weight",
+           {{"value", l.cpu_weight},
+            {"source", source(spec.cpu_weight == policy::kDefaultCpuWeight)}}}};
+}
+
+void print_limits(const policy::SandboxPolicy& p, const policy::LimitsSpec& spec,
+                  const lx::PreparedSandbox& prepared) {
+  const auto& l = p.limits;
+  std::cout << "resource limits (" << lx::describe(prepared.spec.cgroups) << "):\n"
+            << "  processes: " << l.max_processes << "  ["
+            << source(spec.max_processes == policy::kDefaultMaxProcesses) << "]\n"
+            << "  memory: " << policy::mebibytes(l.memory_bytes) << " (" << spec.memory.text()
+            << ")  [" << source(spec.memory == policy::kDefaultMemory) << "]\n"
+            << "  tmpfs budget (/tmp, /var/tmp, /dev/shm, the hidden home together): "
+            << policy::mebibytes(l.tmpfs_bytes) << " (" << spec.tmpfs.text() << ")  ["
+            << source(spec.tmpfs == policy::kDefaultTmpfs) << "]\n"
+            << "  cpu weight: " << l.cpu_weight << " (a cgroup's default is 100)  ["
+            << source(spec.cpu_weight == policy::kDefaultCpuWeight) << "]\n";
+}
+
 json policy_json(const policy::SandboxPolicy& p, const lx::PreparedSandbox& prepared) {
   json protected_paths = json::array();
   for (const auto& item : prepared.protected_paths)
@@ -100,7 +141,8 @@ void add_policy_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--config", args->config, "Trusted configuration file");
   cmd->add_flag("--json", *as_json, "Print JSON");
   cmd->callback([args, as_json, &exit_code] {
-    auto p = session::build_policy(*args);
+    config::LoadedConfig loaded;
+    auto p = session::build_policy(*args, &loaded);
     if (!p) {
       print_error(p.error().describe());
       exit_code = 2;
@@ -112,10 +154,14 @@ void add_policy_command(CLI::App& app, int& exit_code) {
       exit_code = 2;
       return;
     }
-    if (*as_json)
-      std::cout << policy_json(*p, *prepared).dump(2) << "\n";
-    else
+    if (*as_json) {
+      json out = policy_json(*p, *prepared);
+      out["limits"] = limits_json(*p, loaded.config->limits, *prepared);
+      std::cout << out.dump(2) << "\n";
+    } else {
       print_text(*p, *prepared);
+      print_limits(*p, loaded.config->limits, *prepared);
+    }
     exit_code = 0;
   });
 }

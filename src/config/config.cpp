@@ -23,8 +23,8 @@ using Failure = std::unexpected<ConfigError>;
 // let a second value hide behind the first (docs/configuration.md), so the DOM is built by this SAX
 // handler, which stops at the first duplicate key of the root object or of a section.
 
-constexpr std::array<std::string_view, 5> kSections = {"subagents", "filesystem", "hostIPC",
-                                                       "network", "approval"};
+constexpr std::array<std::string_view, 6> kSections = {"subagents", "filesystem", "hostIPC",
+                                                       "network",   "approval",   "limits"};
 
 bool is_section(std::string_view key) {
   return std::ranges::find(kSections, key) != kSections.end();
@@ -457,6 +457,61 @@ std::expected<ApprovalConfig, ConfigError> parse_approval(const Document& docume
   return out;
 }
 
+// A size: a whole number of bytes (at least policy::kMinSizeBytes), or "N%" of the machine's
+// memory with N from 1 to 100.
+std::optional<policy::SizeLimit> size_limit(const Json& value) {
+  if (value.is_number_unsigned()) {
+    const auto bytes = value.get<std::uint64_t>();
+    if (bytes < policy::kMinSizeBytes) return std::nullopt;
+    return policy::SizeLimit{policy::SizeLimit::Unit::Bytes, bytes};
+  }
+  if (!value.is_string()) return std::nullopt;
+  const auto& text = value.get_ref<const std::string&>();
+  if (text.size() < 2 || text.size() > 4 || text.back() != '%' || text.front() == '0')
+    return std::nullopt;
+  const std::string_view digits(text.data(), text.size() - 1);
+  if (!std::ranges::all_of(digits, [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  const auto percent = std::stoul(std::string(digits));
+  if (percent < 1 || percent > 100) return std::nullopt;
+  return policy::SizeLimit{policy::SizeLimit::Unit::Percent, percent};
+}
+
+std::expected<policy::LimitsSpec, ConfigError> parse_limits(const Document& document) {
+  static constexpr std::array<std::string_view, 4> kKeys = {"maxProcesses", "memory", "tmpfs",
+                                                            "cpu"};
+  policy::LimitsSpec out;
+  auto object = section(document, "limits", kKeys);
+  if (!object) return Failure(std::move(object.error()));
+  if (*object == nullptr) return out;
+  if (const Json* processes = member(**object, "maxProcesses")) {
+    const auto count = processes->is_number_unsigned() ? processes->get<std::uint64_t>() : 0;
+    if (count < 1 || count > policy::kMaxMaxProcesses)
+      return invalid("limits.maxProcesses must be an integer between 1 and " +
+                     std::to_string(policy::kMaxMaxProcesses));
+    out.max_processes = count;
+  }
+  for (const auto& [key, target] :
+       {std::pair{"memory", &out.memory}, std::pair{"tmpfs", &out.tmpfs}}) {
+    const Json* value = member(**object, key);
+    if (value == nullptr) continue;
+    const auto size = size_limit(*value);
+    if (!size)
+      return invalid(std::string("limits.") + key + " must be a number of bytes (at least " +
+                     std::to_string(policy::kMinSizeBytes) +
+                     ") or a percentage of the machine's memory from \"1%\" to \"100%\"");
+    *target = *size;
+  }
+  if (const Json* cpu = member(**object, "cpu")) {
+    const auto weight = bounded_integer(*cpu, static_cast<int>(policy::kMaxCpuWeight));
+    if (!weight)
+      return invalid("limits.cpu must be an integer between 1 and " +
+                     std::to_string(policy::kMaxCpuWeight) + " (a cgroup's weight; 100 is even)");
+    out.cpu_weight = static_cast<std::uint32_t>(*weight);
+  }
+  return out;
+}
+
 std::expected<Config, ConfigError> build_config(const Document& document) {
   if (!document.root.is_object()) return invalid("root must be an object");
   if (auto error = unknown_keys(document, "root", kSections)) return Failure(std::move(*error));
@@ -476,6 +531,9 @@ std::expected<Config, ConfigError> build_config(const Document& document) {
   auto approval = parse_approval(document);
   if (!approval) return Failure(std::move(approval.error()));
   config.approval = std::move(*approval);
+  auto limits = parse_limits(document);
+  if (!limits) return Failure(std::move(limits.error()));
+  config.limits = *limits;
   return config;
 }
 
@@ -483,6 +541,18 @@ nlohmann::ordered_json patterns_json(const std::vector<policy::DomainPattern>& p
   auto out = nlohmann::ordered_json::array();
   for (const policy::DomainPattern& pattern : patterns) out.push_back(pattern.text());
   return out;
+}
+
+nlohmann::ordered_json size_json(const policy::SizeLimit& size) {
+  if (size.unit == policy::SizeLimit::Unit::Bytes) return size.value;
+  return size.text();
+}
+
+nlohmann::ordered_json limits_json(const policy::LimitsSpec& limits) {
+  return {{"maxProcesses", limits.max_processes},
+          {"memory", size_json(limits.memory)},
+          {"tmpfs", size_json(limits.tmpfs)},
+          {"cpu", limits.cpu_weight}};
 }
 
 }  // namespace
@@ -536,6 +606,7 @@ std::string to_json(const Config& config) {
        {{"allowedDomains", patterns_json(config.network.allowed_domains)},
         {"deniedDomains", patterns_json(config.network.denied_domains)}}},
       {"approval", approval},
+      {"limits", limits_json(config.limits)},
   };
   // Strings from parse() are valid UTF-8; a Config built in code might not be, and printing
   // must not throw.

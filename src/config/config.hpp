@@ -17,6 +17,7 @@
 
 #include "core/error.hpp"
 #include "policy/domain_pattern.hpp"
+#include "policy/limits.hpp"
 
 namespace pisandbox::config {
 
@@ -100,6 +101,10 @@ struct Config {
   HostIpcConfig host_ipc;
   NetworkConfig network;
   ApprovalConfig approval;
+  /// `limits`: what one command may cost the host (policy/limits.hpp; docs/configuration.md).
+  ///   maxProcesses: 1-4194304 (default 1024); memory and tmpfs: bytes (at least 16 MiB) or
+  ///   "N%" of the machine's memory (defaults "50%" and "25%"); cpu: 1-10000 (default 50).
+  policy::LimitsSpec limits;
   friend bool operator==(const Config&, const Config&) = default;
 };
 
@@ -141,7 +146,7 @@ struct ConfigError {
 ///   - not JSON, or an empty text: Kind::InvalidJson;
 ///   - a key twice in the root object or in a section: `duplicate <where> key: <k>`;
 ///   - `root must be an object`; `unknown <where> key: a` / `unknown <where> keys: a, b`
-///     (where = root, subagents, filesystem, hostIPC, network, approval; keys in document
+///     (where = root, subagents, filesystem, hostIPC, network, approval, limits; keys in document
 ///     order); `<section> must be an object` (also for arrays and null);
 ///   - one message per field (see the docs/configuration.md schema), e.g.
 ///     `subagents.provider must be one of builtin, pi-subagents, off`,

@@ -256,6 +256,7 @@ SandboxPolicy default_policy(const PolicyInputs& inputs) {
       policy.home_read_allowed.push_back(self);
   }
   policy.writable = {policy.workspace};
+  policy.limits = inputs.limits;
   add_workspace_rules(policy);
   add_startup_rules(policy, inputs);
   add_home_rules(policy, inputs);

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "policy/limits.hpp"
+
 namespace pisandbox::policy {
 
 namespace fs = std::filesystem;
@@ -62,6 +64,7 @@ struct PolicyInputs {
   std::vector<fs::path> additional_allow_read;
   std::vector<fs::path> config_locations;
   std::vector<fs::path> path_dirs = {};
+  ResourceLimits limits = {};  ///< resolved for this machine (resolve_limits())
 };
 
 /// The effective filesystem policy of one command. Paths are absolute and lexically normal.
@@ -73,6 +76,7 @@ struct SandboxPolicy {
   std::vector<fs::path> writable;              ///< read-write bind mounts (the workspace)
   bool private_tmp = true;                     ///< private /tmp and /var/tmp (compatibility C24)
   std::vector<ProtectedPath> protected_paths;  ///< fixed paths; scanned ones are added later
+  ResourceLimits limits;                       ///< what the command may cost the host
 
   friend bool operator==(const SandboxPolicy&, const SandboxPolicy&) = default;
 };

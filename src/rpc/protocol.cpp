@@ -201,6 +201,7 @@ std::string exit_event(std::string_view id, const ExitStatus& status) {
   if (status.signal) out["signal"] = *status.signal;
   if (!status.error.empty()) out["error"] = status.error;
   if (!status.message.empty()) out["message"] = status.message;
+  if (!status.limit.empty()) out["limit"] = status.limit;
   return dump(out);
 }
 

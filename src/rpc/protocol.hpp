@@ -101,6 +101,7 @@ struct ExitStatus {
   std::optional<int> signal;
   std::string error;  ///< `timeout`, `aborted`, `launch_failed`, or empty
   std::string message;
+  std::string limit;  ///< the resource limit the command reached: `memory`, `pids`, or empty
 };
 [[nodiscard]] std::string exit_event(std::string_view id, const ExitStatus& status);
 [[nodiscard]] std::string error_event(std::string_view message,

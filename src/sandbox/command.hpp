@@ -53,6 +53,16 @@ struct ProxyListeners {
 /// threads: it is called after the sandbox's pid 1 has been cloned.
 using ProxyStarter = std::function<std::shared_ptr<void>(ProxyListeners listeners)>;
 
+/// A resource limit that a command reached (docs/security.md, "Resource limits").
+///   Processes: a fork or clone failed at the sandbox's process limit (the command saw EAGAIN);
+///   Memory: the sandbox ran out of memory and was killed whole.
+enum class Limit { Processes, Memory };
+
+/// The spelling of a Limit in serve's `exit` event: "pids" or "memory".
+inline std::string_view to_string(Limit limit) {
+  return limit == Limit::Memory ? "memory" : "pids";
+}
+
 /// How long a command may run, how it can be cancelled, and where its stdio goes.
 ///   timeout:   wall-clock limit in milliseconds; none means unlimited.
 ///   cancel_fd: a descriptor that becomes readable to cancel the command (a signalfd for
@@ -63,12 +73,15 @@ using ProxyStarter = std::function<std::shared_ptr<void>(ProxyListeners listener
 ///   stdin_fd:  the command's stdin, or -1 for the caller's own.
 ///   proxy:     empty: the command has no network at all (only its own loopback); else the
 ///              sandbox makes the proxy's listeners and this starts the proxy on them.
+///   limit_reached: told after the command of each resource limit it reached.
 struct RunOptions {
   std::optional<std::chrono::milliseconds> timeout;
   int cancel_fd = -1;
   OutputSink* output = nullptr;
   int stdin_fd = -1;
   ProxyStarter proxy;
+  /// Told after the command, once for each limit it reached (may be empty).
+  std::function<void(Limit)> limit_reached;
 };
 
 /// The command exited with `code` (0-255).

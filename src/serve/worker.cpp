@@ -115,10 +115,16 @@ int run_worker(const WorkerArgs& worker_args) {
   const session::RunArgs args = run_args(*exec, worker_args);
   const std::string id = exec->id;
   // `prompt`, `control` and `pipe` live until _exit: HostPrompt's reader thread uses them.
-  const sandbox::Outcome outcome =
-      session::execute(args, run_io(pipe, sink, prompt, id, cancel.get()));
+  session::RunIo io = run_io(pipe, sink, prompt, id, cancel.get());
+  std::string limit;  // memory wins over pids: it is what ended the command
+  io.limit_reached = [&limit](sandbox::Limit reached) {
+    if (limit.empty() || reached == sandbox::Limit::Memory) limit = sandbox::to_string(reached);
+  };
+  const sandbox::Outcome outcome = session::execute(args, io);
   sink.flush();
-  pipe.write(rpc::exit_event(id, exit_status(outcome, args.timeout_seconds)));
+  rpc::ExitStatus status = exit_status(outcome, args.timeout_seconds);
+  status.limit = limit;
+  pipe.write(rpc::exit_event(id, status));
   // Decisions may still be pending on proxy threads (they end with this process): leave
   // without running destructors under them.
   approval::kill_running_reviewers();

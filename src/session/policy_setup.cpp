@@ -2,6 +2,7 @@
 
 #include <pwd.h>
 #include <stdlib.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
 
 #include <climits>
@@ -39,6 +40,13 @@ std::vector<fs::path> path_directories() {
     dirs.emplace_back(::realpath(entry.c_str(), resolved) != nullptr ? resolved : entry);
   }
   return dirs;
+}
+
+/// The machine's memory in bytes (sysinfo(2) totalram), the base of percentage limits.
+std::uint64_t machine_memory_bytes() {
+  struct sysinfo info {};
+  if (::sysinfo(&info) != 0) return 0;
+  return static_cast<std::uint64_t>(info.totalram) * info.mem_unit;
 }
 
 }  // namespace
@@ -83,6 +91,7 @@ core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args,
   inputs.home = fs::is_directory(home) ? home : fs::path("/");
   if (auto self = real_path("/proc/self/exe", "self"); self) inputs.self_exe = *self;
   inputs.path_dirs = path_directories();
+  inputs.limits = policy::resolve_limits(loaded->config->limits, machine_memory_bytes());
   for (const auto& path : loaded->config->filesystem.additional_allow_read)
     inputs.additional_allow_read.emplace_back(path);
   const auto locations = config::default_locations(home);

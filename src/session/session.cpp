@@ -141,6 +141,12 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
   p.options.cancel_fd = io.cancel_fd;
   p.options.stdin_fd = io.stdin_fd;
   p.options.output = io.output;
+  p.options.limit_reached = [say = p.say, limit_reached = io.limit_reached,
+                             memory = p.policy.limits.memory_bytes](sandbox::Limit limit) {
+    if (limit == sandbox::Limit::Memory)
+      say("the command was killed: out of memory (limit " + policy::mebibytes(memory) + ")");
+    if (limit_reached) limit_reached(limit);
+  };
   p.approvals =
       std::make_shared<ApprovalSetup>(home_directory(), p.loaded, args.approval, io.human);
   p.session = new_id("run-");

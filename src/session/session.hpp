@@ -56,6 +56,9 @@ struct RunIo {
       denied;
   int stdin_fd = -1;
   int cancel_fd = -1;
+  /// Told after the command of each resource limit it reached (the out-of-memory line goes
+  /// to `message` as well); may be empty.
+  std::function<void(sandbox::Limit)> limit_reached;
 };
 
 /// `command timed out after <seconds> seconds`, the seconds as given (`1`, `0.5`): what

@@ -428,8 +428,85 @@ TEST(ConfigToJson, DefaultsFilledIn) {
   "approval": {
     "reviewerTimeoutSeconds": 90,
     "grantTtlSeconds": 60
+  },
+  "limits": {
+    "maxProcesses": 1024,
+    "memory": "50%",
+    "tmpfs": "25%",
+    "cpu": 50
   }
 })");
+}
+
+TEST(ConfigLimits, ValuesAndTheirRoundTrip) {
+  auto config =
+      parse(R"({"limits": {"maxProcesses": 64, "memory": 536870912, "tmpfs": "10%", "cpu": 20}})");
+  ASSERT_TRUE(config.has_value()) << config.error().describe(kPath);
+  EXPECT_EQ(config->limits.max_processes, 64u);
+  EXPECT_EQ(config->limits.memory, (policy::SizeLimit{policy::SizeLimit::Unit::Bytes, 536870912}));
+  EXPECT_EQ(config->limits.tmpfs, (policy::SizeLimit{policy::SizeLimit::Unit::Percent, 10}));
+  EXPECT_EQ(config->limits.cpu_weight, 20u);
+  const auto again = parse(to_json(*config));
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(*again, *config);
+}
+
+TEST(ConfigLimits, EveryBadValueIsRefusedWithItsRule) {
+  const std::string processes =
+      "invalid pi-sandbox configuration: limits.maxProcesses must be an integer between 1 and "
+      "4194304";
+  const auto size = [](const char* key) {
+    return std::string("invalid pi-sandbox configuration: limits.") + key +
+           " must be a number of bytes (at least 16777216) or a percentage of the machine's "
+           "memory from \"1%\" to \"100%\"";
+  };
+  const std::string cpu =
+      "invalid pi-sandbox configuration: limits.cpu must be an integer between 1 and 10000 (a "
+      "cgroup's weight; 100 is even)";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"limits": {"maxProcesses": 0}})", processes},
+      {R"({"limits": {"maxProcesses": 4194305}})", processes},
+      {R"({"limits": {"maxProcesses": -1}})", processes},
+      {R"({"limits": {"maxProcesses": "10"}})", processes},
+      {R"({"limits": {"maxProcesses": 1.5}})", processes},
+      {R"({"limits": {"maxProcesses": null}})", processes},
+      {R"({"limits": {"memory": 1024}})", size("memory")},
+      {R"({"limits": {"memory": "0%"}})", size("memory")},
+      {R"({"limits": {"memory": "101%"}})", size("memory")},
+      {R"({"limits": {"memory": "05%"}})", size("memory")},
+      {R"({"limits": {"memory": "50"}})", size("memory")},
+      {R"({"limits": {"memory": "1G"}})", size("memory")},
+      {R"({"limits": {"memory": "%"}})", size("memory")},
+      {R"({"limits": {"memory": -5}})", size("memory")},
+      {R"({"limits": {"tmpfs": "-5%"}})", size("tmpfs")},
+      {R"({"limits": {"tmpfs": true}})", size("tmpfs")},
+      {R"({"limits": {"cpu": 0}})", cpu},
+      {R"({"limits": {"cpu": 10001}})", cpu},
+      {R"({"limits": {"swap": 1}})", "invalid pi-sandbox configuration: unknown limits key: swap"},
+      {R"({"limits": []})", "invalid pi-sandbox configuration: limits must be an object"},
+  };
+  for (const auto& [text, message] : cases) {
+    const auto config = parse(text);
+    ASSERT_FALSE(config.has_value()) << text;
+    EXPECT_EQ(config.error().describe(kPath), message) << text;
+  }
+}
+
+TEST(ResolveLimits, PercentagesOfTheMachineBytesAsGivenTmpfsWithinMemory) {
+  constexpr std::uint64_t kGiB = 1ULL << 30;
+  const auto defaults = policy::resolve_limits({}, 24 * kGiB);
+  EXPECT_EQ(defaults, (policy::ResourceLimits{1024, 12 * kGiB - 12 * kGiB % 4096,
+                                              6 * kGiB - 6 * kGiB % 4096, 50}));
+  policy::LimitsSpec spec;
+  spec.memory = {policy::SizeLimit::Unit::Bytes, 100ULL << 20};
+  spec.tmpfs = {policy::SizeLimit::Unit::Percent, 100};
+  const auto capped = policy::resolve_limits(spec, 24 * kGiB);
+  EXPECT_EQ(capped.memory_bytes, 100ULL << 20);
+  EXPECT_EQ(capped.tmpfs_bytes, 100ULL << 20);  // never above the memory it is charged to
+  spec.memory = {policy::SizeLimit::Unit::Percent, 1};
+  EXPECT_EQ(policy::resolve_limits(spec, 100ULL << 20).memory_bytes, policy::kMinSizeBytes);
+  EXPECT_EQ(policy::resolve_limits(spec, (4ULL << 30) + 4095).memory_bytes % 4096, 0u);
+  EXPECT_EQ(policy::mebibytes(100ULL << 20), "100 MiB");
 }
 
 TEST(ConfigToJson, IssueExampleWithCanonicalDomains) {

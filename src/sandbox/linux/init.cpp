@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -122,6 +123,14 @@ core::Result<void> loopback_up() {
 /// 3. capabilities dropped: after the steps above, which need none of them;
 /// 4. seccomp last: it removes syscalls (mount, ...) that nothing after it may use.
 core::Result<void> confine(const LaunchSpec& spec) {
+  // Without a cgroup, RLIMIT_NPROC bounds the command's processes: counted per user in the
+  // sandbox's own user namespace (ucounts), so the host's other processes of this user do
+  // not use it up. It does not bind uid 0 (which the sandbox maps to itself).
+  if (spec.rlimit_nproc != 0) {
+    const rlimit limit{spec.rlimit_nproc, spec.rlimit_nproc};
+    if (::setrlimit(RLIMIT_NPROC, &limit) != 0)
+      return core::fail_errno("setrlimit(RLIMIT_NPROC, " + std::to_string(spec.rlimit_nproc) + ")");
+  }
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
     return core::fail_errno("prctl(PR_SET_NO_NEW_PRIVS)");
   if (spec.landlock_abi > 0)

@@ -3,7 +3,9 @@
 
 #include <vector>
 
+#include "policy/limits.hpp"
 #include "sandbox/command.hpp"
+#include "sandbox/linux/cgroup.hpp"
 #include "sandbox/linux/landlock.hpp"
 #include "sandbox/linux/mount_plan.hpp"
 #include "sandbox/linux/seccomp.hpp"
@@ -28,6 +30,13 @@ struct LaunchSpec {
   int landlock_abi = 0;
   StdioFds stdio;
   bool proxy_listeners = false;  ///< pid 1 creates the proxy's listeners (set by launch())
+  /// The sandbox's resource limits; all zero: none (a spec built by hand in a test).
+  policy::ResourceLimits limits{0, 0, 0, 0};
+  /// Where the sandbox's cgroup is made (kind None: no cgroup; limits.max_processes then
+  /// becomes the command's RLIMIT_NPROC where that binds, i.e. not for uid 0).
+  CgroupSupport cgroups;
+  /// RLIMIT_NPROC for the command, 0 for none (set by launch() when no cgroup holds it).
+  std::uint64_t rlimit_nproc = 0;
 };
 
 /// The proxy's ports on the sandbox's own loopback (docs/network.md, "The bridge").

@@ -133,10 +133,17 @@ struct Child {
   UniqueFd pidfd;
 };
 
-core::Result<Child> clone_sandbox(const LaunchSpec& spec, int parent_end, int child_end) {
+/// Clones pid 1 of the sandbox; with `cgroup_fd` >= 0 straight into that cgroup v2
+/// directory (CLONE_INTO_CGROUP), so no instruction of it runs outside its limits.
+core::Result<Child> clone_sandbox(const LaunchSpec& spec, int parent_end, int child_end,
+                                  int cgroup_fd) {
   int pidfd = -1;
   clone_args args{};
   args.flags = kNamespaces | CLONE_PIDFD;
+  if (cgroup_fd >= 0) {
+    args.flags |= CLONE_INTO_CGROUP;
+    args.cgroup = static_cast<std::uint64_t>(cgroup_fd);
+  }
   args.pidfd = reinterpret_cast<std::uint64_t>(&pidfd);
   args.exit_signal = SIGCHLD;
   const long pid = ::syscall(SYS_clone3, &args, sizeof args);
@@ -175,23 +182,36 @@ void stop_sandbox(const Child& child) {
 
 enum class Ending { Exited, TimedOut, Aborted };
 
+/// Whether the sandbox's cgroup says its memory ran out; then the whole sandbox is killed at
+/// once (cgroup v1 kills one process; v2's memory.oom.group has killed them all already).
+bool out_of_memory(const Child& child, const SandboxCgroup* cgroup, short revents) {
+  if (cgroup == nullptr || revents == 0) return false;
+  if (!cgroup->out_of_memory()) return false;
+  ::syscall(SYS_pidfd_send_signal, child.pidfd.get(), SIGKILL, nullptr, 0);
+  cgroup->kill_all();
+  return true;
+}
+
 Ending supervise(const Child& child, int launch_fd, const RunOptions& options, Report& report,
-                 OutputPipes& pipes, std::shared_ptr<void>& proxy) {
+                 OutputPipes& pipes, std::shared_ptr<void>& proxy, const SandboxCgroup* cgroup) {
   const auto deadline =
       options.timeout ? std::optional(Clock::now() + *options.timeout) : std::nullopt;
   bool socket_open = true;
   for (;;) {
-    pollfd fds[5] = {{child.pidfd.get(), POLLIN, 0},
+    const int oom_fd = cgroup != nullptr ? cgroup->oom_fd() : -1;
+    pollfd fds[6] = {{child.pidfd.get(), POLLIN, 0},
                      {socket_open ? launch_fd : -1, POLLIN, 0},
                      {options.cancel_fd, POLLIN, 0},
                      {pipes.out ? pipes.out.get() : -1, POLLIN, 0},
-                     {pipes.err ? pipes.err.get() : -1, POLLIN, 0}};
+                     {pipes.err ? pipes.err.get() : -1, POLLIN, 0},
+                     {oom_fd, POLLIN | POLLPRI, 0}};
     const int wait_ms = core::poll_timeout(deadline);
     if (wait_ms == 0) {
       stop_sandbox(child);
       return Ending::TimedOut;
     }
-    if (::poll(fds, 5, wait_ms) < 0 && errno != EINTR) continue;
+    if (::poll(fds, 6, wait_ms) < 0 && errno != EINTR) continue;
+    out_of_memory(child, cgroup, fds[5].revents);
     if (fds[3].revents != 0 || fds[4].revents != 0) pipes.pump(*options.output);
     if (fds[1].revents != 0) socket_open = read_records(launch_fd, report);
     if (report.listeners && options.proxy) {
@@ -206,9 +226,37 @@ Ending supervise(const Child& child, int launch_fd, const RunOptions& options, R
   }
 }
 
+/// The sandbox's cgroup, when its spec asks for limits and the host has cgroups; otherwise
+/// the process limit falls back to RLIMIT_NPROC (set in the spec for pid 1's command).
+core::Result<std::optional<SandboxCgroup>> limit_resources(LaunchSpec& spec) {
+  if (spec.limits.max_processes == 0) return std::nullopt;
+  if (spec.cgroups.kind == CgroupSupport::Kind::None) {
+    if (::geteuid() != 0) spec.rlimit_nproc = spec.limits.max_processes;
+    return std::nullopt;
+  }
+  auto cgroup = SandboxCgroup::create(spec.cgroups, spec.limits);
+  if (!cgroup) return std::unexpected(cgroup.error());
+  return std::optional<SandboxCgroup>(std::move(*cgroup));
+}
+
+/// Tells the caller which limits the command reached.
+void report_limits(const SandboxCgroup* cgroup, const RunOptions& options) {
+  if (cgroup == nullptr || !options.limit_reached) return;
+  const LimitsReached reached = cgroup->reached();
+  if (reached.memory) options.limit_reached(Limit::Memory);
+  if (reached.processes) options.limit_reached(Limit::Processes);
+}
+
 }  // namespace
 
 Outcome launch(LaunchSpec spec, const RunOptions& options) {
+  auto limits = limit_resources(spec);
+  if (!limits)
+    return std::unexpected(
+        RunFailure{RunFailureKind::LaunchFailed,
+                   "resource limits: " + limits.error().describe() +
+                       "\nhint: `pi-sandbox doctor` shows what this machine supports for limits"});
+  const SandboxCgroup* cgroup = *limits ? &**limits : nullptr;
   OutputPipes pipes;
   if (options.output != nullptr) {
     auto made = OutputPipes::create();
@@ -225,22 +273,26 @@ Outcome launch(LaunchSpec spec, const RunOptions& options) {
     return std::unexpected(RunFailure{RunFailureKind::LaunchFailed,
                                       core::sys_error("socketpair(AF_UNIX)", errno).message});
   UniqueFd parent_end(pair[0]), child_end(pair[1]);
-  auto child = clone_sandbox(spec, parent_end.get(), child_end.get());
+  auto child = clone_sandbox(spec, parent_end.get(), child_end.get(),
+                             cgroup != nullptr ? cgroup->clone_fd() : -1);
   if (!child)
     return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, child.error().describe()});
   child_end.reset();
   pipes.write_out.reset();  // pid 1 has them now
   pipes.write_err.reset();
   Report report;
-  if (auto maps = write_id_maps(child->pid); !maps) {
+  // pid 1 waits for Go: it has run nothing of the command yet when it joins the cgroup.
+  auto placed = write_id_maps(child->pid);
+  if (placed && cgroup != nullptr) placed = cgroup->add(child->pid);
+  if (!placed) {
     ::kill(child->pid, SIGKILL);
     wait_child(*child);
-    return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, maps.error().describe()});
+    return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, placed.error().describe()});
   }
   const char go = static_cast<char>(LaunchMessage::Go);
   (void)::send(parent_end.get(), &go, 1, MSG_NOSIGNAL);
   std::shared_ptr<void> proxy;
-  const Ending ending = supervise(*child, parent_end.get(), options, report, pipes, proxy);
+  const Ending ending = supervise(*child, parent_end.get(), options, report, pipes, proxy, cgroup);
   const int status = wait_child(*child);
   proxy.reset();  // the command is gone: stop the proxy and close its connections
   // Every process of the sandbox is gone with pid 1, so the pipes reach end of file.
@@ -258,10 +310,13 @@ Outcome launch(LaunchSpec spec, const RunOptions& options) {
   // are removed without unmounting. (pid 1 removes them itself when it is stopped or when
   // the supervisor dies; then this finds nothing left to do.)
   for (auto& p : report.placeholders) remove_placeholder(p, Unmask::No);
+  report_limits(cgroup, options);
   if (ending == Ending::TimedOut) return std::unexpected(RunFailure{RunFailureKind::TimedOut, ""});
   if (ending == Ending::Aborted) return std::unexpected(RunFailure{RunFailureKind::Aborted, ""});
   if (!report.error.empty())
     return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, report.error});
+  // Out of memory, the whole sandbox was killed, whatever its command said last.
+  if (cgroup != nullptr && cgroup->reached().memory) return Signaled{SIGKILL};
   if (report.result) return *report.result;
   if (WIFEXITED(status)) return Exited{WEXITSTATUS(status)};
   return Signaled{WIFSIGNALED(status) ? WTERMSIG(status) : SIGKILL};

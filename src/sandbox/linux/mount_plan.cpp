@@ -49,6 +49,10 @@ class Planner {
     base();
     temp();
     home();
+    // Every private tmpfs (/dev, /dev/shm, /tmp, /var/tmp, the hidden home) shares one
+    // budget: a command can fill them, never more than it together.
+    for (auto& op : plan_.ops)
+      if (op.kind == MountOpKind::Tmpfs) op.size_bytes = policy_.limits.tmpfs_bytes;
     push({MountOpKind::Bind, policy_.workspace, policy_.workspace, false, NodeKind::Directory, "",
           "workspace (read-write)"});
     for (const auto& p : protected_paths) protect(p);
@@ -371,7 +375,9 @@ std::string describe(const MountOp& op) {
   line.resize(std::max<std::size_t>(line.size() + 1, 18), ' ');
   line += op.target.string();
   if (op.kind == MountOpKind::Symlink) line += " -> " + op.source.string();
-  if (op.kind == MountOpKind::Tmpfs) line += " (mode " + op.mode + ")";
+  if (op.kind == MountOpKind::Tmpfs)
+    line += " (mode " + op.mode +
+            (op.size_bytes != 0 ? ", shared budget " + policy::mebibytes(op.size_bytes) : "") + ")";
   if (!op.why.empty()) line += "  # " + op.why;
   return line;
 }

@@ -76,6 +76,10 @@ struct MountOp {
   std::string why;
   IfSourceMissing if_missing = IfSourceMissing::Fail;
   SourceSymlinks source_symlinks = SourceSymlinks::Refuse;
+  /// For Tmpfs: 0 for a tmpfs of its own (the kernel's default size); otherwise every Tmpfs
+  /// op with this size shares one tmpfs of `size_bytes` bytes (the limits' tmpfs budget),
+  /// each target a directory of it.
+  std::uint64_t size_bytes = 0;
 
   friend bool operator==(const MountOp&, const MountOp&) = default;
 };

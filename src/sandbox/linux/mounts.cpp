@@ -27,6 +27,9 @@ using policy::NodeKind;
 /// host's /tmp here hides nothing the plan needs).
 constexpr const char* kStaging = "/tmp";
 constexpr const char* kNewRoot = "/tmp/pi-sandbox-root";
+/// Where the shared tmpfs budget is mounted before its directories are bound into the new
+/// root (MountOp::size_bytes); detached with the old root, it lives on in those binds.
+constexpr const char* kBudget = "/tmp/pi-sandbox-tmpfs";
 /// The text of the dangling symlink that stands for a protected file in a private tmpfs:
 /// reading it gives ENOENT and creating through it fails, as "/" is read-only.
 constexpr const char* kMissingTarget = "/nonexistent/pi-sandbox-protected";
@@ -225,6 +228,7 @@ class Applier {
           return core::fail_errno("mount(\"/\", MS_BIND|MS_REC)");
         return set_attr(kNewRoot, MOUNT_ATTR_RDONLY | kSafe, AT_RECURSIVE, "/");
       case MountOpKind::Tmpfs: {
+        if (op.size_bytes != 0) return shared_tmpfs(op);
         auto target = open_target(op.target, NodeKind::Directory);
         if (!target) return std::unexpected(target.error());
         const std::string options = "mode=" + op.mode;
@@ -272,6 +276,26 @@ class Applier {
     return {};
   }
 
+  /// One directory of the shared tmpfs budget, bound onto op.target with op.mode.
+  Result<void> shared_tmpfs(const MountOp& op) {
+    if (!budget_mounted_) {
+      if (::mkdir(kBudget, 0700) != 0)
+        return core::fail_errno(std::string("mkdir(\"") + kBudget + "\")");
+      const std::string options = "mode=0755,size=" + std::to_string(op.size_bytes);
+      if (::mount("tmpfs", kBudget, "tmpfs", MS_NOSUID | MS_NODEV, options.c_str()) != 0)
+        return core::fail_errno("mount(\"tmpfs\", " + quoted(op.target) + ", \"" + options + "\")");
+      budget_mounted_ = true;
+    }
+    const fs::path dir = fs::path(kBudget) / std::to_string(budget_dirs_++);
+    if (::mkdir(dir.c_str(), 0700) != 0) return core::fail_errno("mkdir(" + quoted(dir) + ")");
+    // mkdir(2) applies the umask; the mode is the plan's.
+    if (::chmod(dir.c_str(), static_cast<mode_t>(std::stoul(op.mode, nullptr, 8))) != 0)
+      return core::fail_errno("chmod(" + quoted(dir) + ", " + op.mode + ")");
+    UniqueFd fd(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!fd) return core::fail_errno("open(" + quoted(dir) + ", O_PATH)");
+    return bind(fd.get(), op.target, NodeKind::Directory, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+  }
+
   Result<void> mask_missing(const MountOp& op) {
     const fs::path where = in_root(op.target);
     if (op.node == NodeKind::Directory) {
@@ -311,6 +335,8 @@ class Applier {
   std::map<fs::path, UniqueFd> sources_;
   std::map<fs::path, UniqueFd> trees_;
   std::vector<fs::path> skipped_;
+  bool budget_mounted_ = false;
+  int budget_dirs_ = 0;
 };
 
 }  // namespace

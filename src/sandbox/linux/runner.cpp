@@ -1,6 +1,7 @@
 #include "sandbox/linux/runner.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 
@@ -25,6 +26,8 @@ core::Result<PreparedSandbox> prepare_sandbox(const policy::SandboxPolicy& polic
   spec.landlock = plan_landlock(policy);
   spec.landlock_abi = landlock_abi_version();
   spec.seccomp = seccomp_rules();
+  spec.limits = policy.limits;
+  if (policy.limits.max_processes != 0) spec.cgroups = probe_cgroups();
   spec.command = std::move(command);
   return prepared;
 }
@@ -61,6 +64,12 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
     warn(
         "warning: Landlock is unavailable on this kernel; the namespaces and the seccomp "
         "filter still confine the command (see `pi-sandbox doctor`)");
+  if (policy.limits.max_processes != 0 && prepared->spec.cgroups.kind == CgroupSupport::Kind::None)
+    warn("warning: no cgroup for this command (" + prepared->spec.cgroups.why_not + "): " +
+         (::geteuid() == 0 ? std::string("nothing limits its processes")
+                           : "only RLIMIT_NPROC limits its processes (" +
+                                 std::to_string(policy.limits.max_processes) + ")") +
+         ", and nothing its memory but the tmpfs budget; `pi-sandbox doctor` says how to get one");
   if (!policy.hide_home && policy.home != "/" && !policy.home.empty())
     warn("warning: the workspace contains the home directory " + policy.home.string() +
          ", so the home is not hidden: the command can read and write it");

@@ -1,0 +1,98 @@
+// pisandbox::sandbox::linux_ — one cgroup per sandbox: processes, memory and CPU limits.
+//
+// The command's whole tree is in the cgroup from its first instruction: with cgroup v2 the
+// sandbox is cloned into it (clone3 CLONE_INTO_CGROUP); with v1 hierarchies pid 1 is moved
+// into each before it is told to go on (it waits for its id maps first, so it has run no
+// code of the command and started no process yet). Kernel documents: cgroup-v2.rst ("pids",
+// "memory.oom.group", "cgroup.kill", "Delegation"), cgroup-v1/memory.rst ("oom_control"),
+// cgroup-v1/pids.rst.
+#pragma once
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/unique_fd.hpp"
+#include "policy/limits.hpp"
+
+namespace pisandbox::sandbox::linux_ {
+
+/// Where this process can make cgroups for its sandboxes.
+///   kind: V2 (a writable, delegated cgroup2 directory with the pids and memory controllers),
+///     V1 (writable directories of the v1 `pids` and `memory` hierarchies), or None.
+///   v2: the directory children are created in (V2).
+///   v1_pids, v1_memory, v1_cpu: this process's own directory in each v1 hierarchy (V1;
+///     v1_cpu is empty when the cpu hierarchy is missing or not writable).
+///   why_not: for None, why no cgroup can be used (one line, for `doctor` and the warning).
+struct CgroupSupport {
+  enum class Kind { None, V1, V2 };
+  Kind kind = Kind::None;
+  std::filesystem::path v2;
+  std::filesystem::path v1_pids;
+  std::filesystem::path v1_memory;
+  std::filesystem::path v1_cpu;
+  std::string why_not;
+};
+
+/// Looks at /proc/self/cgroup and /proc/self/mountinfo. Never fails: what it cannot use is
+/// None with the reason.
+CgroupSupport probe_cgroups();
+
+/// The text of a CgroupSupport for `doctor` and `policy`: "cgroup v1 (pids, memory, cpu)",
+/// "cgroup v2 (/sys/fs/cgroup/user.slice/…)", or "none: <why>".
+std::string describe(const CgroupSupport& support);
+
+/// Which limit a command reached.
+///   processes: a fork or clone failed at pids.max (the command saw EAGAIN);
+///   memory: the OOM killer ran in the sandbox's cgroup (the whole sandbox was killed).
+struct LimitsReached {
+  bool processes = false;
+  bool memory = false;
+};
+
+/// The cgroup (one directory per hierarchy) of one sandbox; removed when destroyed.
+class SandboxCgroup {
+ public:
+  /// Creates the directories under `support` and writes `limits` into them (pids.max,
+  /// memory.max + memory.swap.max + memory.oom.group, cpu.weight; v1: pids.max,
+  /// memory.limit_in_bytes + memory.memsw.limit_in_bytes, cpu.shares). Errors name the
+  /// file and errno; nothing is left behind on failure.
+  static core::Result<SandboxCgroup> create(const CgroupSupport& support,
+                                            const policy::ResourceLimits& limits);
+
+  SandboxCgroup(SandboxCgroup&&) noexcept;
+  SandboxCgroup& operator=(SandboxCgroup&&) = delete;
+  SandboxCgroup(const SandboxCgroup&) = delete;
+  ~SandboxCgroup();
+
+  /// V2: a descriptor of the cgroup directory for clone3's CLONE_INTO_CGROUP; -1 for V1.
+  [[nodiscard]] int clone_fd() const { return v2_fd_.get(); }
+  /// V1: moves `pid` (pid 1 of the sandbox, still waiting) into every hierarchy.
+  core::Result<void> add(pid_t pid) const;
+  /// A descriptor that becomes readable when the OOM killer runs in the cgroup (v1: an
+  /// eventfd registered on memory.oom_control; v2: memory.events, POLLPRI); -1 if none.
+  [[nodiscard]] int oom_fd() const { return oom_fd_.get(); }
+  /// Called when oom_fd() is ready: whether the sandbox ran out of memory (then the caller
+  /// kills it whole). Remembers it for reached().
+  bool out_of_memory() const;
+  /// What the cgroup's event counters say was reached so far.
+  [[nodiscard]] LimitsReached reached() const;
+  /// Kills every process in the cgroup (v2 cgroup.kill; v1 has none, and needs none: the
+  /// sandbox's pid namespace ends with its pid 1).
+  void kill_all() const;
+
+ private:
+  SandboxCgroup() = default;
+  std::vector<std::filesystem::path> dirs_;  ///< created, removed in reverse order
+  CgroupSupport::Kind kind_ = CgroupSupport::Kind::None;
+  std::filesystem::path pids_, memory_;  ///< the directories holding the counters
+  core::UniqueFd v2_fd_;
+  core::UniqueFd oom_fd_;
+  mutable bool oom_seen_ = false;  ///< v1: under_oom was seen (the killer is off, see create())
+};
+
+}  // namespace pisandbox::sandbox::linux_

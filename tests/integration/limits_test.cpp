@@ -1,0 +1,217 @@
+// Resource limits (docs/security.md, "Resource limits"): a cgroup per command, or
+// RLIMIT_NPROC without one. Every test that runs a fork bomb or a memory hog first proves
+// that the limit is in force, and never runs the hog without it: the machine is shared with
+// the test runner.
+//
+// PI_SANDBOX_TEST_LIMITS (set by scripts/test) says which mode this run of the suite tests:
+// `cgroup` (the user has a cgroup of its own) or `rlimit` (it has none, on purpose). The
+// tests of the other mode pass without running; without the variable the mode is read from
+// `pi-sandbox policy --json`.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "harness.hpp"
+
+namespace pisandbox::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+enum class Mode { Cgroup, Rlimit };
+
+Mode tested_mode() {
+  if (const char* mode = ::getenv("PI_SANDBOX_TEST_LIMITS"))
+    return std::string_view(mode) == "rlimit" ? Mode::Rlimit : Mode::Cgroup;
+  Scratch s;
+  const RunResult r =
+      run_process({sandbox_binary(), "policy", "--cwd", s.ws.string(), "--json"}, s.env());
+  const auto policy = nlohmann::json::parse(r.out, nullptr, false);
+  const bool none =
+      policy.is_object() && policy["limits"]["cgroup"].get<std::string>().starts_with("none");
+  return none ? Mode::Rlimit : Mode::Cgroup;
+}
+
+/// The config file of a test: `limits` as given, in the scratch root (outside the workspace).
+std::vector<std::string> with_limits(const Scratch& s, const std::string& limits) {
+  const fs::path path = s.root / "limits.json";
+  write_file(path, R"({"limits": )" + limits + "}");
+  return {"--config", path.string()};
+}
+
+/// The directories named `pi-sandbox-*` in the cgroup hierarchies this process is in.
+std::vector<std::string> sandbox_cgroups() {
+  std::vector<std::string> found;
+  std::ifstream in("/proc/self/cgroup");
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto first = line.find(':'), second = line.find(':', first + 1);
+    std::string controllers = line.substr(first + 1, second - first - 1);
+    const std::string path = line.substr(second + 1);
+    for (const char* controller : {"pids", "memory", "cpu"}) {
+      std::istringstream names(controllers);
+      std::string name;
+      while (std::getline(names, name, ','))
+        if (name == controller)
+          for (const auto& entry :
+               list_dir(fs::path("/sys/fs/cgroup") / controller / fs::path(path).relative_path()))
+            if (entry.starts_with("pi-sandbox-")) found.push_back(entry);
+    }
+  }
+  return found;
+}
+
+#define REQUIRE_MODE(mode)                                                    \
+  do {                                                                        \
+    if (tested_mode() != (mode)) {                                            \
+      GTEST_SUCCEED() << "this run of the suite tests the other limits mode"; \
+      return;                                                                 \
+    }                                                                         \
+  } while (0)
+
+/// A command that forks up to `n` children sleeping 30 s (python: a failed fork is one EAGAIN,
+/// where bash would retry for seconds) and prints how many it started.
+std::string fork_up_to(int n) {
+  return "python3 -c 'import os, time\nn = 0\nfor i in range(" + std::to_string(n) +
+         "):\n  try:\n    pid = os.fork()\n  except BlockingIOError:\n    break\n  if pid == "
+         "0:\n    time.sleep(30)\n    os._exit(0)\n  n += 1\nprint(n)'";
+}
+
+/// Forks and reaps a child every 10 ms until `stop`; returns the latencies in milliseconds.
+std::vector<double> probe_fork_latency(const std::atomic<bool>& stop) {
+  std::vector<double> latencies;
+  while (!stop) {
+    const auto start = std::chrono::steady_clock::now();
+    const pid_t pid = ::fork();
+    if (pid == 0) ::_exit(0);
+    if (pid > 0) ::waitpid(pid, nullptr, 0);
+    latencies.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count());
+    std::this_thread::sleep_for(10ms);
+  }
+  return latencies;
+}
+
+TEST(LimitsCgroup, TheProcessLimitHoldsThenAForkBombCostsTheHostNothing) {
+  REQUIRE_MODE(Mode::Cgroup);
+  Scratch s;
+  const auto config = with_limits(s, R"({"maxProcesses": 128})");
+  // The proof first: 200 sleepers, at most 128 tasks in the whole sandbox.
+  auto proof = config;
+  const RunResult limited = s.run(
+      "cat /sys/fs/cgroup/pids$(awk -F: '$2==\"pids\"{print $3}' /proc/self/cgroup)/pids.max; " +
+          fork_up_to(200),
+      proof);
+  ASSERT_EQ(limited.exit_code, 0) << limited.err;
+  std::istringstream words(limited.out);
+  std::string max;
+  int started = 0;
+  words >> max >> started;
+  ASSERT_EQ(max, "128") << limited.out;
+  ASSERT_LT(started, 128) << limited.out;
+  ASSERT_GT(started, 100) << limited.out;
+
+  std::atomic<bool> stop = false;
+  std::vector<double> latencies;
+  std::thread probe([&] { latencies = probe_fork_latency(stop); });
+  const RunResult bomb = s.run("b(){ b | b & }; b; sleep 600", [&] {
+    auto extra = config;
+    extra.insert(extra.end(), {"--timeout", "5"});
+    return extra;
+  }());
+  stop = true;
+  probe.join();
+  EXPECT_EQ(bomb.exit_code, 124);
+  EXPECT_NE(bomb.err.find("pi-sandbox: command timed out after 5 seconds\n"), std::string::npos);
+  ASSERT_GT(latencies.size(), 50u);
+  std::ranges::sort(latencies);
+  const double p99 = latencies[latencies.size() * 99 / 100];
+  EXPECT_LT(p99, 100.0) << "the host's fork() p99 during the bomb, in ms";
+  EXPECT_TRUE(wait_until_gone("sleep 600"));
+  EXPECT_EQ(sandbox_cgroups(), std::vector<std::string>{});
+}
+
+TEST(LimitsCgroup, AMemoryHogKillsOnlyItsSandboxWith137AndOneLine) {
+  REQUIRE_MODE(Mode::Cgroup);
+  Scratch s;
+  const auto config = with_limits(s, R"({"memory": 134217728})");
+  const RunResult proof = s.run(
+      "cat /sys/fs/cgroup/memory$(awk -F: '$2==\"memory\"{print $3}' "
+      "/proc/self/cgroup)/memory.limit_in_bytes",
+      config);
+  ASSERT_EQ(proof.out, "134217728\n") << proof.err;
+
+  const pid_t canary = spawn_process({"/bin/sleep", "7341"});
+  for (int i = 0; i < 100 && !process_running("sleep 7341"); ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_TRUE(process_running("sleep 7341"));
+  const RunResult hog =
+      s.run("python3 -c 'x = []\nwhile True: x.append(bytearray(8 << 20))'; echo survived", config);
+  EXPECT_EQ(hog.exit_code, 137);
+  EXPECT_EQ(hog.out, "");  // the whole sandbox died: the shell never echoed
+  EXPECT_NE(hog.err.find("pi-sandbox: the command was killed: out of memory (limit 128 MiB)\n"),
+            std::string::npos)
+      << hog.err;
+  EXPECT_TRUE(process_running("sleep 7341"));
+  ::kill(canary, SIGKILL);
+  wait_process(canary);
+  EXPECT_EQ(sandbox_cgroups(), std::vector<std::string>{});
+}
+
+TEST(LimitsCgroup, AllPrivateTmpfsShareOneBudgetAndFillingItIsEnospc) {
+  REQUIRE_MODE(Mode::Cgroup);
+  Scratch s;
+  const auto config = with_limits(s, R"({"tmpfs": 33554432})");
+  const RunResult r = s.run(
+      "df -B1 --output=size /tmp | tail -1 | tr -d ' '; "
+      "dd if=/dev/zero of=/tmp/fill bs=1M count=64 2>&1 | grep -o 'No space left on device'; "
+      "echo x > /var/tmp/more 2>&1 || echo var-tmp-full; echo y > ~/more || echo home-full",
+      config);
+  EXPECT_EQ(r.out, "33554432\nNo space left on device\nvar-tmp-full\nhome-full\n") << r.err;
+}
+
+TEST(LimitsCgroup, EachOfManyConcurrentCommandsHasItsOwnCgroupAndNoneIsLeft) {
+  REQUIRE_MODE(Mode::Cgroup);
+  Scratch s;
+  const RunResult r = run_process(
+      {"/bin/bash", "-c",
+       "for i in $(seq 64); do \"$0\" run --cwd \"$1\" -c 'sleep 0.3; grep pids /proc/self/cgroup' "
+       "& done; wait",
+       sandbox_binary(), s.ws.string()},
+      s.env());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::set<std::string> groups;
+  for (std::string line; std::getline(lines, line);) groups.insert(line);
+  EXPECT_EQ(groups.size(), 64u) << r.out;
+  EXPECT_EQ(sandbox_cgroups(), std::vector<std::string>{});
+}
+
+TEST(LimitsRlimit, WithoutACgroupRlimitNprocBoundsTheProcessesAndOneLineSaysSo) {
+  REQUIRE_MODE(Mode::Rlimit);
+  PI_SANDBOX_REQUIRE(::geteuid() != 0, "RLIMIT_NPROC does not bind uid 0");
+  Scratch s;
+  const auto config = with_limits(s, R"({"maxProcesses": 40})");
+  const RunResult r = s.run("ulimit -u; " + fork_up_to(60), config);
+  EXPECT_EQ(r.exit_code, 0);
+  std::istringstream words(r.out);
+  std::string limit;
+  int started = 0;
+  words >> limit >> started;
+  EXPECT_EQ(limit, "40");
+  EXPECT_LT(started, 40);
+  EXPECT_NE(r.err.find("pi-sandbox: warning: no cgroup for this command ("), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("only RLIMIT_NPROC limits its processes (40)"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace pisandbox::testing
