@@ -240,6 +240,29 @@ def network_section(results_dir):
             out += ["", "### Where the proxy's costs come from", "", f.read().strip()]
     return out
 
+def limits_section(results_dir, read):
+    """The per-command cost of the sandbox's cgroup (anchors: under 0.5 ms)."""
+    out = ["", "## Resource limits", ""]
+    status = read("cgroup-status") if os.path.exists(os.path.join(results_dir, "cgroup-status")) \
+        else "not measured"
+    if status != "ok":
+        return out + [f"The cost of a cgroup per command: {status}."]
+    results = {r["command"]: r for r in read("cgroup.json")["results"]}
+    without, with_ = results["without a cgroup"], results["with a cgroup"]
+    cost = with_["median"] - without["median"]
+    met = cost < 0.0005
+    out += ["The same unprivileged `pi-sandbox run -- /bin/true` (as `nobody`, through `setpriv`)",
+            "in a cgroup delegated to that user, where each command gets a cgroup of its own",
+            "(created, pid 1 placed in the pids, memory and cpu hierarchies, removed), and where it",
+            "may not make one (then only `RLIMIT_NPROC` holds), in one `hyperfine -N` run:", "",
+            "| command | median ms | mean ± σ ms |", "| --- | --- | --- |"]
+    for name, r in (("without a cgroup", without), ("with a cgroup", with_)):
+        out.append(f"| {name} | {ms(r['median'])} | {ms(r['mean'])} ± {ms(r['stddev'])} |")
+    out += ["", f"The cgroup costs {cost * 1000:+.2f} ms per command (median against median); "
+            f"target under 0.5 ms: **{'met' if met else 'not met'}**."]
+    return out
+
+
 def main():
     results_dir, large_ws, output = sys.argv[1:4]
 
@@ -312,6 +335,8 @@ def main():
             f"{rss['large'] / 1024:.1f} MiB in `<large-ws>`.",
             "This is not the PSS that the anchors' 4 MiB target speaks of: that one is measured",
             "in the Network section, while data flows."]
+
+    out += limits_section(results_dir, read)
 
     if os.path.exists(NOTES):
         with open(NOTES) as f:

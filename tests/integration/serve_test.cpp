@@ -397,3 +397,43 @@ TEST(Serve, TheHostGoingAwayLeavesNothingBehind) {
 
 }  // namespace
 }  // namespace pisandbox::testing
+
+namespace pisandbox::testing {
+namespace {
+
+/// Whether this run has a cgroup per command (scripts/test says so with
+/// PI_SANDBOX_TEST_LIMITS; else `pi-sandbox doctor` does).
+bool has_cgroups() {
+  if (const char* mode = ::getenv("PI_SANDBOX_TEST_LIMITS")) return std::string(mode) == "cgroup";
+  return run_process({sandbox_binary(), "doctor"}).out.find("ok       a cgroup per command") !=
+         std::string::npos;
+}
+
+TEST(Serve, AnExitAfterTheMemoryLimitSaysSo) {
+  if (!has_cgroups()) {
+    GTEST_SUCCEED() << "this run of the suite tests the limits without a cgroup";
+    return;
+  }
+  Scratch scratch;
+  const fs::path config = scratch.root / "limits.json";
+  write_file(config, R"({"limits": {"memory": 134217728}})");
+  Serve serve(scratch, {"--config", config.string()});
+  // The limit is in force before the hog runs (the machine is shared with the suite).
+  serve.send(exec("proof",
+                  "cat /sys/fs/cgroup/memory$(awk -F: '$2==\"memory\"{print $3}' "
+                  "/proc/self/cgroup)/memory.limit_in_bytes",
+                  scratch.ws));
+  const auto proof = serve.until_exit("proof");
+  ASSERT_EQ(streams(proof).first, "134217728\n");
+  serve.send(
+      exec("hog", "python3 -c 'x = []\nwhile True: x.append(bytearray(8 << 20))'", scratch.ws));
+  const auto events = serve.until_exit("hog");
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back(),
+            json::parse(R"({"type":"exit","id":"hog","signal":9,"limit":"memory"})"));
+  EXPECT_EQ(streams(events).second,
+            "pi-sandbox: the command was killed: out of memory (limit 128 MiB)\n");
+}
+
+}  // namespace
+}  // namespace pisandbox::testing
