@@ -178,23 +178,6 @@ TEST(LimitsCgroup, AllPrivateTmpfsShareOneBudgetAndFillingItIsEnospc) {
   EXPECT_EQ(r.out, "33554432\nNo space left on device\nvar-tmp-full\nhome-full\n") << r.err;
 }
 
-TEST(LimitsCgroup, EachOfManyConcurrentCommandsHasItsOwnCgroupAndNoneIsLeft) {
-  REQUIRE_MODE(Mode::Cgroup);
-  Scratch s;
-  const RunResult r = run_process(
-      {"/bin/bash", "-c",
-       "for i in $(seq 64); do \"$0\" run --cwd \"$1\" -c 'sleep 0.3; grep pids /proc/self/cgroup' "
-       "& done; wait",
-       sandbox_binary(), s.ws.string()},
-      s.env());
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  std::istringstream lines(r.out);
-  std::set<std::string> groups;
-  for (std::string line; std::getline(lines, line);) groups.insert(line);
-  EXPECT_EQ(groups.size(), 64u) << r.out;
-  EXPECT_EQ(sandbox_cgroups(), std::vector<std::string>{});
-}
-
 TEST(LimitsRlimit, WithoutACgroupRlimitNprocBoundsTheProcessesAndOneLineSaysSo) {
   REQUIRE_MODE(Mode::Rlimit);
   PI_SANDBOX_REQUIRE(::geteuid() != 0, "RLIMIT_NPROC does not bind uid 0");

@@ -10,6 +10,8 @@
 
 #include <chrono>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
 #include <thread>
 
 #include "harness.hpp"
@@ -433,6 +435,37 @@ TEST(Serve, AnExitAfterTheMemoryLimitSaysSo) {
             json::parse(R"({"type":"exit","id":"hog","signal":9,"limit":"memory"})"));
   EXPECT_EQ(streams(events).second,
             "pi-sandbox: the command was killed: out of memory (limit 128 MiB)\n");
+}
+
+TEST(Serve, SixtyFourConcurrentCommandsEachHaveACgroupAndNoneIsLeft) {
+  if (!has_cgroups()) {
+    GTEST_SUCCEED() << "this run of the suite tests the limits without a cgroup";
+    return;
+  }
+  Scratch scratch;
+  Serve serve(scratch);
+  for (int i = 0; i < 64; ++i)
+    serve.send(exec("c" + std::to_string(i), "sleep 0.5; grep pids /proc/self/cgroup", scratch.ws));
+  std::set<std::string> groups;
+  int exits = 0;
+  while (exits < 64) {
+    const json e = serve.next(60s);
+    if (e.is_null()) break;
+    if (e["type"] == "output") groups.insert(decode(e));
+    if (e["type"] == "exit") {
+      EXPECT_EQ(e.value("exit_code", -1), 0) << e.dump();
+      ++exits;
+    }
+  }
+  EXPECT_EQ(exits, 64);
+  EXPECT_EQ(groups.size(), 64u);
+  // Every one of those cgroups is gone once its command has ended.
+  for (std::string group : groups) {
+    group = group.substr(group.rfind(':') + 1);
+    if (group.ends_with('\n')) group.pop_back();
+    EXPECT_FALSE(fs::exists(fs::path("/sys/fs/cgroup/pids") / fs::path(group).relative_path()))
+        << group;
+  }
 }
 
 }  // namespace
