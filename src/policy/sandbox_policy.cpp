@@ -224,6 +224,24 @@ void add_startup_rules(SandboxPolicy& policy, const PolicyInputs& inputs) {
   }
 }
 
+/// When the workspace is or contains the home, no list of names can cover everything a host
+/// program reads from it at start (`~/.local/lib/python3*/site-packages/*.pth`, a new
+/// `~/.git/config`, `~/.cargo/env`, ...): the home's top level and every dot-entry are
+/// read-only, and only its ordinary (non-dot) entries stay writable, minus the protected ones
+/// (`~/bin`, `$PATH` directories).
+void add_home_top_level(SandboxPolicy& policy, const PolicyInputs& inputs) {
+  if (policy.hide_home || policy.home.empty() || policy.home == "/") return;
+  policy.home_read_only = true;
+  for (const auto& name : inputs.home_entries) {
+    if (name.empty() || name.starts_with('.') || name.find('/') != std::string::npos) continue;
+    const fs::path entry = policy.home / name;
+    const bool protected_entry = std::ranges::any_of(
+        policy.protected_paths, [&](const ProtectedPath& p) { return p.path == entry; });
+    if (!protected_entry) policy.home_writable_entries.push_back(entry);
+  }
+  std::ranges::sort(policy.home_writable_entries);
+}
+
 }  // namespace
 
 SandboxPolicy default_policy(const PolicyInputs& inputs) {
@@ -260,6 +278,7 @@ SandboxPolicy default_policy(const PolicyInputs& inputs) {
   add_workspace_rules(policy);
   add_startup_rules(policy, inputs);
   add_home_rules(policy, inputs);
+  add_home_top_level(policy, inputs);
   // Even inside the workspace (a deviation from compatibility C18): a command that replaced the
   // binary would run unsandboxed the next time pi-sandbox starts.
   if (!inputs.self_exe.empty())

@@ -64,6 +64,9 @@ struct PolicyInputs {
   std::vector<fs::path> additional_allow_read;
   std::vector<fs::path> config_locations;
   std::vector<fs::path> path_dirs = {};
+  /// The names at the top of the home (readdir order), listed only when the workspace is or
+  /// contains the home: its non-dot entries stay writable there, nothing else does.
+  std::vector<std::string> home_entries = {};
   ResourceLimits limits = {};  ///< resolved for this machine (resolve_limits())
 };
 
@@ -76,7 +79,12 @@ struct SandboxPolicy {
   std::vector<fs::path> writable;              ///< read-write bind mounts (the workspace)
   bool private_tmp = true;                     ///< private /tmp and /var/tmp (compatibility C24)
   std::vector<ProtectedPath> protected_paths;  ///< fixed paths; scanned ones are added later
-  ResourceLimits limits;                       ///< what the command may cost the host
+  /// The workspace is or contains the home: the home is bound read-only over the workspace's
+  /// bind (nothing at its top level can be created, renamed or changed, and no dot-entry at
+  /// all), then home_writable_entries are bound read-write again.
+  bool home_read_only = false;
+  std::vector<fs::path> home_writable_entries;  ///< the home's non-dot, unprotected entries
+  ResourceLimits limits;                        ///< what the command may cost the host
 
   friend bool operator==(const SandboxPolicy&, const SandboxPolicy&) = default;
 };

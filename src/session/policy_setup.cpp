@@ -42,6 +42,15 @@ std::vector<fs::path> path_directories() {
   return dirs;
 }
 
+/// The names in `dir` (none when it cannot be read).
+std::vector<std::string> directory_names(const fs::path& dir) {
+  std::vector<std::string> names;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(dir, error))
+    names.push_back(entry.path().filename().string());
+  return names;
+}
+
 /// The machine's memory in bytes (sysinfo(2) totalram), the base of percentage limits.
 std::uint64_t machine_memory_bytes() {
   struct sysinfo info {};
@@ -91,6 +100,8 @@ core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args,
   inputs.home = fs::is_directory(home) ? home : fs::path("/");
   if (auto self = real_path("/proc/self/exe", "self"); self) inputs.self_exe = *self;
   inputs.path_dirs = path_directories();
+  if (policy::is_within(inputs.home, *workspace) && inputs.home != "/")
+    inputs.home_entries = directory_names(inputs.home);
   inputs.limits = policy::resolve_limits(loaded->config->limits, machine_memory_bytes());
   for (const auto& path : loaded->config->filesystem.additional_allow_read)
     inputs.additional_allow_read.emplace_back(path);

@@ -147,6 +147,8 @@ TEST(MountPlanProperty, NoProtectedPathEndsUnderALaterWritableBind) {
     for (const auto& dir : {"/home/u/.local/bin", "/home/u/.cargo/bin", "/usr/bin", "/home/u/bin"})
       if (chance(50)) inputs.path_dirs.emplace_back(dir);
     inputs.config_locations = {home / ".pi/agent/extensions/pi-sandbox/config.json"};
+    for (const auto& [path, facts] : host.entries)
+      if (path.parent_path() == home) inputs.home_entries.push_back(path.filename().string());
     policy::SandboxPolicy policy = policy::default_policy(inputs);
     // The planner must hold on its own too: re-exposes the policy would never produce (inside
     // the workspace, over the binary) are added directly.

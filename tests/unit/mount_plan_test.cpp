@@ -229,9 +229,43 @@ TEST(MountPlan, AReExposeInsideTheWorkspaceNeverUnprotectsWhatLiesBeneath) {
   EXPECT_EQ(plan.ops[plan.ops.size() - 2],
             (MountOp{K::Bind, "/home/u/ws/tools/pi-sandbox", "/home/u/ws/tools/pi-sandbox", true, F,
                      "", "sandbox-binary", IfSourceMissing::Placeholder}));
-  EXPECT_EQ(plan.ops.back(),
-            (MountOp{K::Bind, "/home/u/ws/.git/hooks", "/home/u/ws/.git/hooks", true, D, "",
-                     "git-hooks", IfSourceMissing::Placeholder}));
+  EXPECT_EQ(plan.ops.back(), (MountOp{K::Bind, "/home/u/ws/.git/hooks", "/home/u/ws/.git/hooks",
+                                      true, D, "", "git-hooks", IfSourceMissing::Placeholder}));
+}
+
+TEST(MountPlan, AHomeInTheWorkspaceIsReadOnlyButForItsOrdinaryEntries) {
+  policy::SandboxPolicy p;
+  p.workspace = p.home = "/home/u";
+  p.writable = {"/home/u"};
+  p.home_read_only = true;
+  p.home_writable_entries = {"/home/u/projects", "/home/u/link"};
+  auto host = base_host();
+  host["/home/u/projects"] = kDir;
+  host["/home/u/projects/.git"] = kDir;
+  host["/home/u/projects/.git/hooks"] = kDir;
+  host["/home/u/link"] = symlink_to("/elsewhere");
+  host["/home/u/.local"] = kDir;
+  host["/home/u/.local/bin"] = kDir;
+  const std::vector<ProtectedPath> protect = {
+      {"/home/u/.local/bin", ProtectReason::StartupFile, D, true},
+      {"/home/u/.ssh", ProtectReason::StartupFile, D, true},
+      {"/home/u/projects/.git/hooks", ProtectReason::GitHooks, D, true},
+  };
+  const MountPlan plan = plan_mounts(p, protect, fake_host(host));
+  const std::vector<MountOp> tail(plan.ops.end() - 5, plan.ops.end());
+  expect_ops(
+      tail,
+      {
+          {K::Bind, "/home/u", "/home/u", false, D, "", "workspace (read-write)"},
+          {K::Bind, "/home/u", "/home/u", true, D, "",
+           "the home's top level and dot-entries, read-only (the workspace contains the home)"},
+          {K::Bind, "/home/u/projects", "/home/u/projects", false, D, "",
+           "an ordinary entry of the home (read-write)", IfSourceMissing::Skip},
+          {K::Bind, "/home/u/projects/.git", "/home/u/projects/.git", false, D, "",
+           "pinned parent of a protected path", IfSourceMissing::Skip},
+          {K::Bind, "/home/u/projects/.git/hooks", "/home/u/projects/.git/hooks", true, D, "",
+           "git-hooks", IfSourceMissing::Placeholder},
+      });
 }
 
 TEST(MountPlan, DeviceNodesAreReadOnlyBinds) {

@@ -159,6 +159,16 @@ TEST(DefaultPolicy, AWorkspaceThatIsOrContainsTheHomeProtectsItsStartFiles) {
   }));
 }
 
+TEST(DefaultPolicy, AWorkspaceThatContainsTheHomeKeepsOnlyItsOrdinaryEntriesWritable) {
+  PolicyInputs in{"/home/u", "/home/u", "", {}, {}, {"/home/u/go/bin"}};
+  in.home_entries = {"projects", ".local", "bin", "notes.txt", ".git", "go"};
+  const SandboxPolicy p = default_policy(in);
+  EXPECT_TRUE(p.home_read_only);
+  EXPECT_EQ(p.home_writable_entries,
+            (std::vector<fs::path>{"/home/u/go", "/home/u/notes.txt", "/home/u/projects"}));
+  EXPECT_FALSE(default_policy({"/home/u/ws", "/home/u", "", {}, {}}).home_read_only);
+}
+
 TEST(SecretNames, PatternsOfItem88) {
   for (auto name : {".env", ".env.local", ".env.prod", ".ENV.Local", "server.pem", "id.KEY",
                     "cert.p12", "a.pfx"})

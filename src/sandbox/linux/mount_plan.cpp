@@ -55,6 +55,7 @@ class Planner {
       if (op.kind == MountOpKind::Tmpfs) op.size_bytes = policy_.limits.tmpfs_bytes;
     push({MountOpKind::Bind, policy_.workspace, policy_.workspace, false, NodeKind::Directory, "",
           "workspace (read-write)"});
+    home_top_level();
     for (const auto& p : protected_paths) protect(p);
     finish_protections();
     return std::move(plan_);
@@ -106,13 +107,29 @@ class Planner {
     }
   }
 
+  /// The workspace is or contains the home: its top level read-only, its ordinary entries
+  /// read-write again (policy::SandboxPolicy::home_read_only).
+  void home_top_level() {
+    if (!policy_.home_read_only) return;
+    push({MountOpKind::Bind, policy_.home, policy_.home, true, NodeKind::Directory, "",
+          "the home's top level and dot-entries, read-only (the workspace contains the home)"});
+    for (const auto& entry : policy_.home_writable_entries) {
+      const PathKind kind = probe_(entry).kind;
+      if (kind != PathKind::Directory && kind != PathKind::File)
+        continue;  // links stay as they are
+      push({MountOpKind::Bind, entry, entry, false,
+            kind == PathKind::Directory ? NodeKind::Directory : NodeKind::File, "",
+            "an ordinary entry of the home (read-write)", IfSourceMissing::Skip});
+    }
+  }
+
   /// The region of a path is decided by the last mount, in plan order, whose target contains
   /// it: a later bind covers everything an earlier one exposed beneath it. The order here is
-  /// the order of base(), temp(), home() and the workspace bind in build(): the private
-  /// temp dirs, the hidden home, its read-only re-exposes, then the writable binds. (Taking
-  /// the longest match instead once let a read-only re-expose inside the workspace hide a
-  /// protected path from protect(), while the workspace's read-write bind, mounted after,
-  /// made it writable again.)
+  /// the order of build(): the private temp dirs, the hidden home, its read-only re-exposes,
+  /// the writable binds, then the read-only home over a workspace that contains it and its
+  /// writable entries. (Taking the longest match instead once let a read-only re-expose
+  /// inside the workspace hide a protected path from protect(), while the workspace's
+  /// read-write bind, mounted after, made it writable again.)
   Region region(const fs::path& path) const {
     static const fs::path kTmp = "/tmp", kVarTmp = "/var/tmp";
     Region found = Region::ReadOnly;
@@ -128,6 +145,10 @@ class Planner {
       for (const auto& p : policy_.home_read_allowed) consider(p, Region::ReadOnly);
     }
     for (const auto& p : policy_.writable) consider(p, Region::Workspace);
+    if (policy_.home_read_only) {
+      consider(policy_.home, Region::ReadOnly);
+      for (const auto& p : policy_.home_writable_entries) consider(p, Region::Workspace);
+    }
     return found;
   }
 
@@ -283,7 +304,12 @@ class Planner {
     }
     std::ranges::stable_sort(pins, {}, depth);
     for (const auto& dir : pins) {
-      if (under_read_only_directory(dir)) continue;
+      // A directory under a read-only bind cannot be renamed anyway, and a read-write pin
+      // there would make it writable again.
+      if (under_read_only_directory(dir) || region(dir) != Region::Workspace) continue;
+      if (std::ranges::find(policy_.home_writable_entries, dir) !=
+          policy_.home_writable_entries.end())
+        continue;  // bound onto itself already
       if (std::ranges::any_of(kept, [&](const MountOp& op) { return op.target == dir; })) continue;
       push({MountOpKind::Bind, dir, dir, false, NodeKind::Directory, "",
             "pinned parent of a protected path", IfSourceMissing::Skip});

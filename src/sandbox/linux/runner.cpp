@@ -72,7 +72,8 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
          ", and nothing its memory but the tmpfs budget; `pi-sandbox doctor` says how to get one");
   if (!policy.hide_home && policy.home != "/" && !policy.home.empty())
     warn("warning: the workspace contains the home directory " + policy.home.string() +
-         ", so the home is not hidden: the command can read and write it");
+         ", so the home is not hidden: the command can read it and write inside its ordinary "
+         "directories, but not its top level nor any dot-file or dot-directory in it");
   const HookWatch hooks = watch_hooks(*prepared, policy.workspace);
   Outcome outcome = launch(std::move(prepared->spec), options);
   for (const auto& hook : new_hooks(hooks))
