@@ -457,12 +457,20 @@ std::expected<ApprovalConfig, ConfigError> parse_approval(const Document& docume
   return out;
 }
 
+// A value as the messages show it: its JSON text, control characters escaped, at most 64
+// bytes of it.
+std::string shown(const Json& value) {
+  std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
+  if (text.size() > 64) text = text.substr(0, 61) + "...";
+  return core::printable(text);
+}
+
 // A size: a whole number of bytes (at least policy::kMinSizeBytes), or "N%" of the machine's
 // memory with N from 1 to 100.
 std::optional<policy::SizeLimit> size_limit(const Json& value) {
   if (value.is_number_unsigned()) {
     const auto bytes = value.get<std::uint64_t>();
-    if (bytes < policy::kMinSizeBytes) return std::nullopt;
+    if (bytes < policy::kMinSizeBytes || bytes > policy::kMaxSizeBytes) return std::nullopt;
     return policy::SizeLimit{policy::SizeLimit::Unit::Bytes, bytes};
   }
   if (!value.is_string()) return std::nullopt;
@@ -486,9 +494,10 @@ std::expected<policy::LimitsSpec, ConfigError> parse_limits(const Document& docu
   if (*object == nullptr) return out;
   if (const Json* processes = member(**object, "maxProcesses")) {
     const auto count = processes->is_number_unsigned() ? processes->get<std::uint64_t>() : 0;
-    if (count < 1 || count > policy::kMaxMaxProcesses)
-      return invalid("limits.maxProcesses must be an integer between 1 and " +
-                     std::to_string(policy::kMaxMaxProcesses));
+    if (count < policy::kMinMaxProcesses || count > policy::kMaxMaxProcesses)
+      return invalid("limits.maxProcesses must be an integer between " +
+                     std::to_string(policy::kMinMaxProcesses) + " and " +
+                     std::to_string(policy::kMaxMaxProcesses) + ", got " + shown(*processes));
     out.max_processes = count;
   }
   for (const auto& [key, target] :
@@ -497,16 +506,19 @@ std::expected<policy::LimitsSpec, ConfigError> parse_limits(const Document& docu
     if (value == nullptr) continue;
     const auto size = size_limit(*value);
     if (!size)
-      return invalid(std::string("limits.") + key + " must be a number of bytes (at least " +
-                     std::to_string(policy::kMinSizeBytes) +
-                     ") or a percentage of the machine's memory from \"1%\" to \"100%\"");
+      return invalid(std::string("limits.") + key + " must be a number of bytes (from " +
+                     std::to_string(policy::kMinSizeBytes) + " to " +
+                     std::to_string(policy::kMaxSizeBytes) +
+                     ") or a percentage of the machine's memory from \"1%\" to \"100%\", got " +
+                     shown(*value));
     *target = *size;
   }
   if (const Json* cpu = member(**object, "cpu")) {
     const auto weight = bounded_integer(*cpu, static_cast<int>(policy::kMaxCpuWeight));
     if (!weight)
       return invalid("limits.cpu must be an integer between 1 and " +
-                     std::to_string(policy::kMaxCpuWeight) + " (a cgroup's weight; 100 is even)");
+                     std::to_string(policy::kMaxCpuWeight) +
+                     " (a cgroup's weight; 100 is even), got " + shown(*cpu));
     out.cpu_weight = static_cast<std::uint32_t>(*weight);
   }
   return out;

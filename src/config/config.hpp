@@ -102,7 +102,7 @@ struct Config {
   NetworkConfig network;
   ApprovalConfig approval;
   /// `limits`: what one command may cost the host (policy/limits.hpp; docs/configuration.md).
-  ///   maxProcesses: 1-4194304 (default 1024); memory and tmpfs: bytes (at least 16 MiB) or
+  ///   maxProcesses: 8-4194304 (default 1024); memory and tmpfs: bytes (16 MiB to 1 PiB) or
   ///   "N%" of the machine's memory (defaults "50%" and "25%"); cpu: 1-10000 (default 50).
   policy::LimitsSpec limits;
   friend bool operator==(const Config&, const Config&) = default;

@@ -24,6 +24,7 @@ struct SizeLimit {
 
 /// Defaults of the `limits` section.
 inline constexpr std::uint64_t kDefaultMaxProcesses = 1024;
+inline constexpr std::uint64_t kMinMaxProcesses = 8;          ///< pid 1, a shell and a pipeline
 inline constexpr std::uint64_t kMaxMaxProcesses = 4'194'304;  ///< the kernel's PID_MAX_LIMIT
 inline constexpr SizeLimit kDefaultMemory{SizeLimit::Unit::Percent, 50};
 inline constexpr SizeLimit kDefaultTmpfs{SizeLimit::Unit::Percent, 25};
@@ -32,6 +33,8 @@ inline constexpr std::uint32_t kDefaultCpuWeight = 50;
 inline constexpr std::uint32_t kMaxCpuWeight = 10'000;
 /// The smallest memory or tmpfs size in bytes: less cannot start a shell.
 inline constexpr std::uint64_t kMinSizeBytes = 16ULL << 20;
+/// The largest size in bytes (1 PiB): more is no limit at all, and a mistake.
+inline constexpr std::uint64_t kMaxSizeBytes = 1ULL << 50;
 
 /// The `limits` section as written (defaults filled in).
 ///   max_processes: processes and threads of the whole sandbox (pids.max; RLIMIT_NPROC).

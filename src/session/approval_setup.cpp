@@ -1,10 +1,14 @@
 #include "session/approval_setup.hpp"
 
 #include <openssl/rand.h>
+#include <stdlib.h>
 
 #include <array>
+#include <climits>
 #include <cstdio>
 #include <stdexcept>
+
+#include "policy/sandbox_policy.hpp"
 
 namespace pisandbox::session {
 
@@ -32,6 +36,22 @@ core::Result<void> LazyAuditLog::append(std::string_view line) {
     log_.emplace(std::move(*opened));
   }
   return log_->append(line);
+}
+
+core::Result<void> check_reviewer_outside(const std::vector<std::string>& reviewer,
+                                          const fs::path& workspace) {
+  for (const auto& argument : reviewer) {
+    if (argument.empty()) continue;
+    char resolved[PATH_MAX];
+    // Relative arguments are resolved as the reviewer would see them: from pi-sandbox's own
+    // working directory, which is where it runs.
+    if (::realpath(argument.c_str(), resolved) == nullptr) continue;
+    if (!policy::is_within(resolved, workspace)) continue;
+    return core::fail("refusing the reviewer " + argument +
+                          ": it lies inside the workspace, where sandboxed commands can write",
+                      "hint: keep the reviewer program and its files outside the workspace");
+  }
+  return {};
 }
 
 ApprovalSetup::ApprovalSetup(const fs::path& home, const config::LoadedConfig& loaded,

@@ -44,6 +44,15 @@ struct ApprovalArgs {
 };
 
 /// One broker with its collaborators, for the life of a command.
+/// Refuses a reviewer program (or any existing file among its arguments, e.g. the script an
+/// interpreter runs) that lies inside the workspace: a sandboxed command could rewrite it,
+/// and the reviewer runs on the host, unsandboxed. The same rule as for `--config`.
+///   reviewer: `--reviewer PROGRAM` when given, else `approval.reviewer`.
+/// Error: `refusing the reviewer <path>: it lies inside the workspace, where sandboxed
+/// commands can write`, with a hint.
+core::Result<void> check_reviewer_outside(const std::vector<std::string>& reviewer,
+                                          const std::filesystem::path& workspace);
+
 class ApprovalSetup {
  public:
   /// `home`: the user's home (for the audit path and the hard-deny rules).

@@ -147,6 +147,11 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
       say("the command was killed: out of memory (limit " + policy::mebibytes(memory) + ")");
     if (limit_reached) limit_reached(limit);
   };
+  const auto reviewer = args.approval.reviewer.empty()
+                            ? p.loaded.config->approval.reviewer
+                            : std::vector<std::string>{args.approval.reviewer};
+  if (auto outside = check_reviewer_outside(reviewer, p.policy.workspace); !outside)
+    return std::unexpected(outside.error());
   p.approvals =
       std::make_shared<ApprovalSetup>(home_directory(), p.loaded, args.approval, io.human);
   p.session = new_id("run-");

@@ -451,37 +451,48 @@ TEST(ConfigLimits, ValuesAndTheirRoundTrip) {
   EXPECT_EQ(*again, *config);
 }
 
-TEST(ConfigLimits, EveryBadValueIsRefusedWithItsRule) {
-  const std::string processes =
-      "invalid pi-sandbox configuration: limits.maxProcesses must be an integer between 1 and "
-      "4194304";
-  const auto size = [](const char* key) {
-    return std::string("invalid pi-sandbox configuration: limits.") + key +
-           " must be a number of bytes (at least 16777216) or a percentage of the machine's "
-           "memory from \"1%\" to \"100%\"";
+TEST(ConfigLimits, EveryBadValueIsRefusedWithItsRuleAndTheValue) {
+  const auto processes = [](const char* got) {
+    return std::string(
+               "invalid pi-sandbox configuration: limits.maxProcesses must be an integer between 8 "
+               "and 4194304, got ") +
+           got;
   };
-  const std::string cpu =
-      "invalid pi-sandbox configuration: limits.cpu must be an integer between 1 and 10000 (a "
-      "cgroup's weight; 100 is even)";
+  const auto size = [](const char* key, const char* got) {
+    return std::string("invalid pi-sandbox configuration: limits.") + key +
+           " must be a number of bytes (from 16777216 to 1125899906842624) or a percentage of "
+           "the machine's memory from \"1%\" to \"100%\", got " +
+           got;
+  };
+  const auto cpu = [](const char* got) {
+    return std::string(
+               "invalid pi-sandbox configuration: limits.cpu must be an integer between 1 and "
+               "10000 (a cgroup's weight; 100 is even), got ") +
+           got;
+  };
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {R"({"limits": {"maxProcesses": 0}})", processes},
-      {R"({"limits": {"maxProcesses": 4194305}})", processes},
-      {R"({"limits": {"maxProcesses": -1}})", processes},
-      {R"({"limits": {"maxProcesses": "10"}})", processes},
-      {R"({"limits": {"maxProcesses": 1.5}})", processes},
-      {R"({"limits": {"maxProcesses": null}})", processes},
-      {R"({"limits": {"memory": 1024}})", size("memory")},
-      {R"({"limits": {"memory": "0%"}})", size("memory")},
-      {R"({"limits": {"memory": "101%"}})", size("memory")},
-      {R"({"limits": {"memory": "05%"}})", size("memory")},
-      {R"({"limits": {"memory": "50"}})", size("memory")},
-      {R"({"limits": {"memory": "1G"}})", size("memory")},
-      {R"({"limits": {"memory": "%"}})", size("memory")},
-      {R"({"limits": {"memory": -5}})", size("memory")},
-      {R"({"limits": {"tmpfs": "-5%"}})", size("tmpfs")},
-      {R"({"limits": {"tmpfs": true}})", size("tmpfs")},
-      {R"({"limits": {"cpu": 0}})", cpu},
-      {R"({"limits": {"cpu": 10001}})", cpu},
+      {R"({"limits": {"maxProcesses": 0}})", processes("0")},
+      {R"({"limits": {"maxProcesses": 7}})", processes("7")},
+      {R"({"limits": {"maxProcesses": 4194305}})", processes("4194305")},
+      {R"({"limits": {"maxProcesses": -1}})", processes("-1")},
+      {R"({"limits": {"maxProcesses": "10"}})", processes("\"10\"")},
+      {R"({"limits": {"maxProcesses": 1.5}})", processes("1.5")},
+      {R"({"limits": {"maxProcesses": null}})", processes("null")},
+      {R"({"limits": {"memory": 1024}})", size("memory", "1024")},
+      {R"({"limits": {"memory": 1125899906842625}})", size("memory", "1125899906842625")},
+      {R"({"limits": {"memory": 9223372036854775808}})", size("memory", "9223372036854775808")},
+      {R"({"limits": {"memory": "0%"}})", size("memory", "\"0%\"")},
+      {R"({"limits": {"memory": "101%"}})", size("memory", "\"101%\"")},
+      {R"({"limits": {"memory": "05%"}})", size("memory", "\"05%\"")},
+      {R"({"limits": {"memory": "50"}})", size("memory", "\"50\"")},
+      {R"({"limits": {"memory": "1G"}})", size("memory", "\"1G\"")},
+      {R"({"limits": {"memory": "%"}})", size("memory", "\"%\"")},
+      {R"({"limits": {"memory": -5}})", size("memory", "-5")},
+      {R"({"limits": {"memory": "a\u0000b"}})", size("memory", "\"a\\u0000b\"")},
+      {R"({"limits": {"tmpfs": "-5%"}})", size("tmpfs", "\"-5%\"")},
+      {R"({"limits": {"tmpfs": true}})", size("tmpfs", "true")},
+      {R"({"limits": {"cpu": 0}})", cpu("0")},
+      {R"({"limits": {"cpu": 10001}})", cpu("10001")},
       {R"({"limits": {"swap": 1}})", "invalid pi-sandbox configuration: unknown limits key: swap"},
       {R"({"limits": []})", "invalid pi-sandbox configuration: limits must be an object"},
   };

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -166,8 +167,12 @@ std::string unique_name() {
 }
 
 /// Removes the cgroups that sandboxes of a pi-sandbox killed with SIGKILL left in `parent`
-/// (their supervisor had no chance to): `pi-sandbox-<pid>-<n>` whose pid is gone. rmdir(2)
-/// only removes a cgroup without processes or children, so a live one is never touched.
+/// (their supervisor had no chance to): `pi-sandbox-<pid>-<n>` whose pid is gone, made more
+/// than kStaleAfter ago. rmdir(2) only removes a cgroup without processes or children, so a
+/// live one is never touched; the age spares one that another pi-sandbox (perhaps in another
+/// pid namespace, where kill(2) cannot see it) has just made and not yet filled.
+constexpr long kStaleAfter = 30;  ///< seconds
+
 void sweep_stale(const fs::path& parent) {
   std::error_code error;
   for (const auto& entry : fs::directory_iterator(parent, error)) {
@@ -178,6 +183,9 @@ void sweep_stale(const fs::path& parent) {
     // Exactly pi-sandbox-<pid>-<n>: nobody else's directory that merely starts alike.
     if (pid <= 0 || *end != '-' || end[1] == '\0' ||
         std::string_view(end + 1).find_first_not_of("0123456789") != std::string_view::npos)
+      continue;
+    struct stat st {};
+    if (::stat(entry.path().c_str(), &st) != 0 || ::time(nullptr) - st.st_ctime < kStaleAfter)
       continue;
     if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
       (void)::rmdir(entry.path().c_str());

@@ -244,7 +244,7 @@ class Applier {
       case MountOpKind::DevPts:
         if (auto r = ensure_mount_point(where, NodeKind::Directory); !r) return r;
         if (::mount("devpts", where.c_str(), "devpts", MS_NOSUID | MS_NOEXEC,
-                    "newinstance,ptmxmode=0666,mode=620") != 0)
+                    "newinstance,ptmxmode=0666,mode=620,max=512") != 0)
           return core::fail_errno("mount(\"devpts\", " + quoted(op.target) + ")");
         return {};
       case MountOpKind::Symlink:
