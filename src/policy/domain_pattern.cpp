@@ -35,7 +35,7 @@ std::string lowercase(std::string_view text) {
 }
 
 // Rejects the shapes users write when they mean a URL or an address rather than a host
-// (cases C-07, C-09), before the generic character check, so the reason names the mistake.
+// (docs/cases.md, C-07, C-09), before the generic character check, so the reason names the mistake.
 std::optional<std::string> url_or_address_reason(std::string_view entry) {
   if (entry.find("://") != std::string_view::npos) return "has a scheme (like https:// or unix://)";
   if (entry.find('/') != std::string_view::npos) return "has a path";

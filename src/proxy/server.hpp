@@ -46,7 +46,7 @@ using AddressFilter = std::function<bool(const asio::ip::address&, std::string& 
 /// The production AddressFilter: prohibited_range() refuses every non-public address
 /// (including the IPv4-mapped, -compatible, NAT64 and 6to4 forms), and is_interface_address()
 /// refuses the host's own addresses in `interfaces` (docs/network.md, "Deciding a destination",
-/// case C-13).
+/// docs/cases.md, C-13).
 [[nodiscard]] AddressFilter public_address_filter(std::vector<IpAddress> interfaces);
 
 /// What a Server is built from.

@@ -1,4 +1,4 @@
-// The host-IPC fallback end to end (docs/host-ipc.md; compatibility C59–C67; case C-09): a
+// The host-IPC fallback end to end (docs/host-ipc.md; compatibility C59–C67; docs/cases.md, C-09): a
 // real tmux server and a real ssh-agent on Unix sockets the sandbox refuses, real reviewer
 // programs, and the real host run.
 #include <signal.h>

@@ -1,5 +1,5 @@
 // Process lifetime: background children, timeout, cancellation, and the supervisor killed
-// at random early moments (cases C-10, C-11; docs/security.md, "Nothing left behind").
+// at random early moments (docs/cases.md, C-10, C-11; docs/security.md, "Nothing left behind").
 #include <signal.h>
 #include <unistd.h>
 
@@ -20,7 +20,7 @@ std::string unique_sleep(int salt) {
   return "sleep " + std::to_string(6000 + (::getpid() % 1000) * 10 + salt);
 }
 
-TEST(Lifetime, BackgroundChildrenDieWithTheCommand) {  // case C-10
+TEST(Lifetime, BackgroundChildrenDieWithTheCommand) {  // docs/cases.md, C-10
   Scratch s;
   const std::string sleeper = unique_sleep(1);
   const auto start = std::chrono::steady_clock::now();
@@ -63,7 +63,7 @@ TEST(Lifetime, SigintCancelsTheWholeTreeWith130) {
   expect_cancelled_by(SIGINT, 130);
 }
 
-TEST(Lifetime, KillingTheSupervisorAtRandomEarlyMomentsLeavesNothing) {  // case C-11
+TEST(Lifetime, KillingTheSupervisorAtRandomEarlyMomentsLeavesNothing) {  // docs/cases.md, C-11
   Scratch s;
   const std::string sleeper = "sleep 1234";
   std::mt19937 random(static_cast<unsigned>(::getpid()));

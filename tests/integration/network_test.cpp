@@ -1,4 +1,4 @@
-// The per-command proxy end to end (docs/network.md; cases C-05 to C-08, C-13): real curl,
+// The per-command proxy end to end (docs/network.md; docs/cases.md, C-05 to C-08, C-13): real curl,
 // git, ssh and Python clients inside the sandbox, through the real proxy, to real test
 // servers on 203.0.113.2 in a network namespace of their own.
 //

@@ -1,5 +1,5 @@
 // The Linux sandbox against the real kernel: what a command can and cannot do under the
-// default policy (docs/security.md, cases C-01 to C-04, C-09). Runs as root and as an
+// default policy (docs/security.md; docs/cases.md, C-01 to C-04, C-09). Runs as root and as an
 // unprivileged user (scripts/test runs this binary twice).
 #include <pwd.h>
 #include <sys/socket.h>
@@ -67,7 +67,7 @@ TEST(Sandbox, TheHomeIsHiddenButGitConfigIsReadable) {
             "[user]\n\tname = Sandbox Test\n\temail = t@example.com\n");
 }
 
-TEST(Sandbox, PrivateTempIsWritableAndGoneAfterwards) {  // case C-02
+TEST(Sandbox, PrivateTempIsWritableAndGoneAfterwards) {  // docs/cases.md, C-02
   Scratch s;
   const std::string host_file = "/tmp/pi-sandbox-host-visible-" + std::to_string(::getpid());
   write_file(host_file, "host\n");
@@ -83,7 +83,7 @@ TEST(Sandbox, PrivateTempIsWritableAndGoneAfterwards) {  // case C-02
   fs::remove(host_file);
 }
 
-TEST(Sandbox, GitInitAddCommitWorkAndHooksAreProtectedLater) {  // case C-03
+TEST(Sandbox, GitInitAddCommitWorkAndHooksAreProtectedLater) {  // docs/cases.md, C-03
   PI_SANDBOX_REQUIRE(have("git"), "git is not installed");
   Scratch s;
   const RunResult init = s.run(
@@ -102,7 +102,7 @@ TEST(Sandbox, GitInitAddCommitWorkAndHooksAreProtectedLater) {  // case C-03
   EXPECT_EQ(status.out, "");  // placeholders are invisible to git
 }
 
-TEST(Sandbox, AHookWrittenByTheCommandThatCreatedTheRepositoryIsReported) {  // case C-03
+TEST(Sandbox, AHookWrittenByTheCommandThatCreatedTheRepositoryIsReported) {  // docs/cases.md, C-03
   PI_SANDBOX_REQUIRE(have("git"), "git is not installed");
   Scratch s;
   const RunResult r = s.run("git init -q && printf '#!/bin/sh\\n' > .git/hooks/post-checkout");
@@ -185,7 +185,7 @@ TEST(Sandbox, ARenameOfAProtectedPathsParentIsRefused) {
   EXPECT_FALSE(fs::exists(s.ws / ".git-old"));
 }
 
-TEST(Sandbox, DotfileSymlinksIntoTheHomeStillWork) {  // case C-01
+TEST(Sandbox, DotfileSymlinksIntoTheHomeStillWork) {  // docs/cases.md, C-01
   Scratch s;
   write_file(s.home / "dotfiles/bashrc", "rc\n");
   fs::create_symlink(s.home / "dotfiles/bashrc", s.home / ".bashrc");
@@ -203,7 +203,7 @@ TEST(Sandbox, DotfileSymlinksIntoTheHomeStillWork) {  // case C-01
   EXPECT_TRUE(fs::is_symlink(s.home / ".profile"));
 }
 
-TEST(Sandbox, AProtectedNameLinkedToADirectoryStillLetsCommandsRun) {  // case C-04
+TEST(Sandbox, AProtectedNameLinkedToADirectoryStillLetsCommandsRun) {  // docs/cases.md, C-04
   Scratch s;
   fs::create_directories(s.ws / "sub/.vscode");
   fs::create_directory_symlink("sub/.vscode", s.ws / ".vscode");
@@ -218,7 +218,7 @@ TEST(Sandbox, AProtectedNameLinkedToADirectoryStillLetsCommandsRun) {  // case C
   EXPECT_TRUE(fs::is_symlink(s.ws / ".vscode"));
 }
 
-TEST(Sandbox, HostUnixSocketsAreRefusedButSocketpairWorks) {  // case C-09
+TEST(Sandbox, HostUnixSocketsAreRefusedButSocketpairWorks) {  // docs/cases.md, C-09
   Scratch s;
   // A real AF_UNIX server on the host, in the workspace where the sandbox can see the path.
   const fs::path path = s.ws / "server.sock";
@@ -238,7 +238,7 @@ TEST(Sandbox, HostUnixSocketsAreRefusedButSocketpairWorks) {  // case C-09
   EXPECT_EQ(r.out, "PermissionError: [Errno 1] Operation not permitted\npair\n") << r.err;
 }
 
-TEST(Sandbox, TmuxAgainstARunningServerFailsWithOperationNotPermitted) {  // case C-09
+TEST(Sandbox, TmuxAgainstARunningServerFailsWithOperationNotPermitted) {  // docs/cases.md, C-09
   PI_SANDBOX_REQUIRE(have("tmux"), "tmux is not installed");
   Scratch s;
   const std::string sock = (s.root / "tmux.sock").string();
@@ -417,7 +417,7 @@ TEST(Sandbox, HomeDotfilesAndConfigurationLinkedIntoTheWorkspaceStayProtected) {
 namespace pisandbox::testing {
 namespace {
 
-TEST(Sandbox, AHookInANestedRepositoryCreatedByTheCommandIsReported) {  // case C-03
+TEST(Sandbox, AHookInANestedRepositoryCreatedByTheCommandIsReported) {  // docs/cases.md, C-03
   PI_SANDBOX_REQUIRE(run_process({"/bin/sh", "-c", "command -v git"}).exit_code == 0,
                      "git is not installed");
   Scratch s;

@@ -143,7 +143,7 @@ INSTANTIATE_TEST_SUITE_P(
         Refused{"RetryNull", R"({"hostIPC": {"retryOnUnixSocketError": null}})", kRetry}),
     test_name);
 
-// Case C-05, C-07 and C-09 entries, each in the position it is written.
+// Entries of docs/cases.md, C-05, C-07 and C-09, each in the position it is written.
 INSTANTIATE_TEST_SUITE_P(
     Network, ConfigRefused,
     testing::Values(

@@ -1,5 +1,5 @@
 // policy::DomainPattern: validation, canonical text and matching (compatibility C10–C12,
-// cases C-05, C-07, C-09).
+// docs/cases.md, C-05, C-07, C-09).
 #include "policy/domain_pattern.hpp"
 
 #include <gtest/gtest.h>
@@ -30,13 +30,13 @@ TEST_P(DomainPatternValid, CanonicalisesAndRoundTrips) {
 INSTANTIATE_TEST_SUITE_P(
     Entries, DomainPatternValid,
     testing::Values(Valid{"example.com", ListKind::Allowed, "example.com"},
-                    Valid{"EXAMPLE.COM", ListKind::Allowed, "example.com"},       // C-07
-                    Valid{"example.com.", ListKind::Allowed, "example.com"},      // C-07
+                    Valid{"EXAMPLE.COM", ListKind::Allowed, "example.com"},       // docs/cases.md, C-07
+                    Valid{"example.com.", ListKind::Allowed, "example.com"},      // docs/cases.md, C-07
                     Valid{"  github.com\t", ListKind::Allowed, "github.com"},     // trimmed
-                    Valid{"*.example.com", ListKind::Allowed, "*.example.com"},   // C-07
+                    Valid{"*.example.com", ListKind::Allowed, "*.example.com"},   // docs/cases.md, C-07
                     Valid{"*.EXAMPLE.com.", ListKind::Allowed, "*.example.com"},  //
                     Valid{"*.npmjs.org:443", ListKind::Allowed, "*.npmjs.org:443"},
-                    Valid{"example.com:443", ListKind::Allowed, "example.com:443"},  // C-05
+                    Valid{"example.com:443", ListKind::Allowed, "example.com:443"},  // docs/cases.md, C-05
                     Valid{"example.com.:443", ListKind::Allowed, "example.com:443"},
                     Valid{"example.com:1", ListKind::Allowed, "example.com:1"},
                     Valid{"example.com:65535", ListKind::Allowed, "example.com:65535"},
@@ -69,9 +69,9 @@ INSTANTIATE_TEST_SUITE_P(
     Entries, DomainPatternInvalid,
     testing::Values(
         Invalid{"", ListKind::Allowed, "is empty"}, Invalid{"   ", ListKind::Denied, "is empty"},
-        Invalid{"github.com/example-org/*", ListKind::Allowed, "has a path"},  // C-07
+        Invalid{"github.com/example-org/*", ListKind::Allowed, "has a path"},  // docs/cases.md, C-07
         Invalid{"https://github.com", ListKind::Allowed, "has a scheme (like https:// or unix://)"},
-        Invalid{"unix:///var/run/docker.sock", ListKind::Denied,  // C-09
+        Invalid{"unix:///var/run/docker.sock", ListKind::Denied,  // docs/cases.md, C-09
                 "has a scheme (like https:// or unix://)"},
         Invalid{"example.com?x=1", ListKind::Allowed, "has a query"},
         Invalid{"example.com#x", ListKind::Allowed, "has a fragment"},

@@ -1,6 +1,6 @@
 // proxy::normalise_host, parse_authority, the public-address classifier and the
 // host-interface check (docs/network.md, "Deciding a destination", steps 1 and 3; compatibility
-// C37–C39, C40; cases C-05, C-07, C-13).
+// C37–C39, C40; docs/cases.md, C-05, C-07, C-13).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -48,7 +48,7 @@ INSTANTIATE_TEST_SUITE_P(
                     Normalised{"\xef\xbd\x85\xef\xbd\x98\xef\xbd\x81\xef\xbd\x8d\xef\xbd\x90"
                                "\xef\xbd\x8c\xef\xbd\x85.com",
                                "example.com"},
-                    // Near misses of allowlist patterns are ordinary names here (C-07).
+                    // Near misses of allowlist patterns are ordinary names here (docs/cases.md, C-07).
                     Normalised{"example.com.evil.test", "example.com.evil.test"},
                     Normalised{"notexample.com", "notexample.com"},
                     Normalised{"a-b.c0.example", "a-b.c0.example"},
@@ -78,7 +78,7 @@ const std::string kSingle = "is a single label (like localhost), not a domain na
 INSTANTIATE_TEST_SUITE_P(
     IpLiterals, NormaliseHostRefused,
     testing::Values(
-        // docs/network.md, "Deciding a destination" and case C-13: every spelling of an address.
+        // docs/network.md, "Deciding a destination" and docs/cases.md, C-13: every spelling of an address.
         Refused{"127.0.0.1", kIp}, Refused{"127.1", kIp}, Refused{"2130706433", kIp},
         Refused{"0x7f.1", kIp}, Refused{"0X7F.1", kIp}, Refused{"0177.0.0.1", kIp},
         Refused{"0x7f000001", kIp}, Refused{"127.0.0.1.", kIp}, Refused{"1.2.3.4", kIp},
@@ -174,7 +174,7 @@ TEST(ParseAuthority, RefusesMalformedTargets) {
   }
 }
 
-// ---- domain patterns on normalised hosts, with ports (cases C-05, C-07) ----------------------
+// ---- domain patterns on normalised hosts, with ports (docs/cases.md, C-05, C-07) -------------
 
 bool pattern_matches(std::string_view pattern, std::string_view host, std::uint16_t port) {
   const auto parsed = policy::DomainPattern::parse(pattern, policy::ListKind::Allowed);

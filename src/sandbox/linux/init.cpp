@@ -65,7 +65,7 @@ core::Result<core::UniqueFd> listen_on(int family, int port) {
 }
 
 /// Creates the proxy's listeners on the loopback and hands them to the supervisor
-/// (docs/network.md, "The bridge"; case C-06): they exist before the command's first
+/// (docs/network.md, "The bridge"; docs/cases.md, C-06): they exist before the command's first
 /// instruction, so no connection can race them. IPv4 is required; [::1] is added when the
 /// kernel has IPv6. pid 1 keeps no copy.
 core::Result<void> pass_proxy_listeners(int launch_fd) {
@@ -284,13 +284,13 @@ void prepare_signals() {
   prepare_signals();
   // Armed before anything else: if the supervisor dies from now on, SIGTERM arrives. If it
   // died before this line, its end of the launch socket is closed and the recv() below
-  // returns 0 (case C-11).
+  // returns 0 (docs/cases.md, C-11).
   ::prctl(PR_SET_PDEATHSIG, SIGTERM);
   char go = 0;
   if (::recv(launch_fd, &go, 1, 0) != 1 || go != static_cast<char>(LaunchMessage::Go)) ::_exit(125);
   // The supervisor may have sent Go and died before the prctl above ran, in which case the
   // parent-death signal is armed for the wrong parent: its end of the socket is closed then.
-  // Any death after this check delivers SIGTERM (case C-11).
+  // Any death after this check delivers SIGTERM (docs/cases.md, C-11).
   pollfd peer{launch_fd, POLLRDHUP, 0};
   if (::poll(&peer, 1, 0) != 0 && (peer.revents & (POLLHUP | POLLRDHUP | POLLERR)) != 0)
     ::_exit(125);

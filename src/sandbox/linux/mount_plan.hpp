@@ -39,7 +39,7 @@ enum class MountOpKind {
   Bind,             ///< bind `source` (host) onto `target`, `read_only` or not, recursive
   Symlink,          ///< create a symlink `target` -> `source` inside a private tmpfs
   PinSymlink,       ///< bind the symlink at `target` onto itself: it can be neither
-                    ///< replaced, removed nor renamed (case C-01, C-04)
+                    ///< replaced, removed nor renamed (docs/cases.md, C-01, C-04)
   HostPlaceholder,  ///< `target` is missing on the host in a writable place: create an empty
                     ///< directory there (placeholders.hpp), bind it read-only, remove it
                     ///< afterwards
@@ -87,7 +87,7 @@ struct MountOp {
 /// The whole plan plus what the supervisor must watch for after the command.
 ///   ops: applied in order.
 ///   unprotectable: protected paths the plan cannot enforce, each with the reason (the run
-///     refuses to start when this is not empty: fail closed, case C-04).
+///     refuses to start when this is not empty: fail closed, docs/cases.md, C-04).
 struct MountPlan {
   std::vector<MountOp> ops;
   std::vector<std::string> unprotectable;

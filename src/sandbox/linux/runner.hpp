@@ -27,10 +27,10 @@ struct PreparedSandbox {
 
 /// Scans the workspace and computes the mount plan, the Landlock rules (at the kernel's ABI,
 /// 0 when unavailable) and the seccomp table. Fails when a protected path cannot be enforced
-/// (the workspace inside a protected directory): fail closed, case C-04.
+/// (the workspace inside a protected directory): fail closed (docs/cases.md, C-04).
 core::Result<PreparedSandbox> prepare_sandbox(const policy::SandboxPolicy& policy, Command command);
 
-/// Git hooks created by a command (case C-03). A repository the command itself creates has
+/// Git hooks created by a command (docs/cases.md, C-03). A repository the command itself creates has
 /// no protected hooks directory while it runs, so after the command every `.git/hooks` the
 /// bounded workspace scan finds that was not protected before is listed: its files other
 /// than git's `*.sample` templates.
