@@ -1,4 +1,5 @@
-// `pi-sandbox doctor`: what this kernel offers, what is missing, how to fix it (docs/cases.md, C-12).
+// `pi-sandbox doctor`: what this kernel offers, what is missing, how to fix it (docs/cases.md,
+// C-12).
 #include <stdlib.h>
 
 #include <filesystem>

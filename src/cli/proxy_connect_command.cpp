@@ -1,7 +1,8 @@
 // `pi-sandbox proxy-connect HOST PORT`: an SSH ProxyCommand for use inside the sandbox. It
 // asks the sandbox's SOCKS5 listener (127.0.0.1:1080) for a CONNECT to HOST:PORT by name
 // (RFC 1928, address type 0x03, no authentication) and relays stdin/stdout over it, so SSH
-// remotes go through the same policy and approvals as everything else (docs/network.md; docs/cases.md, C-08).
+// remotes go through the same policy and approvals as everything else (docs/network.md;
+// docs/cases.md, C-08).
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>

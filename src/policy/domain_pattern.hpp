@@ -1,8 +1,8 @@
 // pisandbox::policy — network domain patterns of the trusted configuration (pure).
 //
 // Source: compatibility C10–C12 (`network.allowedDomains` / `deniedDomains`),
-// docs/configuration.md, docs/cases.md C-05 (the port is part of the destination), C-07 (domain pattern
-// semantics) and C-09 (`unix://` entries are configuration errors).
+// docs/configuration.md, docs/cases.md C-05 (the port is part of the destination), C-07 (domain
+// pattern semantics) and C-09 (`unix://` entries are configuration errors).
 //
 // Grammar of an entry (after trimming ASCII whitespace and lowercasing ASCII letters):
 //
@@ -34,10 +34,12 @@ enum class ListKind { Allowed, Denied };
 
 /// One validated, canonical domain pattern.
 ///
-/// Matching (docs/cases.md, C-07): an exact pattern `example.com` matches the host `example.com` only;
+/// Matching (docs/cases.md, C-07): an exact pattern `example.com` matches the host `example.com`
+/// only;
 /// `*.example.com` matches strict subdomains (`a.example.com`, `a.b.example.com`), never the
 /// apex `example.com`, nor `notexample.com`, nor `example.com.evil.test`; `*` matches every
-/// host. A pattern without a port matches every port; with `:port`, only that port (docs/cases.md, C-05).
+/// host. A pattern without a port matches every port; with `:port`, only that port (docs/cases.md,
+/// C-05).
 class DomainPattern {
  public:
   /// What the host part of the pattern is.

@@ -1,5 +1,5 @@
-// The host-IPC fallback end to end (docs/host-ipc.md; compatibility C59–C67; docs/cases.md, C-09): a
-// real tmux server and a real ssh-agent on Unix sockets the sandbox refuses, real reviewer
+// The host-IPC fallback end to end (docs/host-ipc.md; compatibility C59–C67; docs/cases.md, C-09):
+// a real tmux server and a real ssh-agent on Unix sockets the sandbox refuses, real reviewer
 // programs, and the real host run.
 #include <signal.h>
 #include <sys/stat.h>

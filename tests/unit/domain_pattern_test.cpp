@@ -29,23 +29,24 @@ TEST_P(DomainPatternValid, CanonicalisesAndRoundTrips) {
 
 INSTANTIATE_TEST_SUITE_P(
     Entries, DomainPatternValid,
-    testing::Values(Valid{"example.com", ListKind::Allowed, "example.com"},
-                    Valid{"EXAMPLE.COM", ListKind::Allowed, "example.com"},       // docs/cases.md, C-07
-                    Valid{"example.com.", ListKind::Allowed, "example.com"},      // docs/cases.md, C-07
-                    Valid{"  github.com\t", ListKind::Allowed, "github.com"},     // trimmed
-                    Valid{"*.example.com", ListKind::Allowed, "*.example.com"},   // docs/cases.md, C-07
-                    Valid{"*.EXAMPLE.com.", ListKind::Allowed, "*.example.com"},  //
-                    Valid{"*.npmjs.org:443", ListKind::Allowed, "*.npmjs.org:443"},
-                    Valid{"example.com:443", ListKind::Allowed, "example.com:443"},  // docs/cases.md, C-05
-                    Valid{"example.com.:443", ListKind::Allowed, "example.com:443"},
-                    Valid{"example.com:1", ListKind::Allowed, "example.com:1"},
-                    Valid{"example.com:65535", ListKind::Allowed, "example.com:65535"},
-                    Valid{"xn--bcher-kva.example", ListKind::Allowed, "xn--bcher-kva.example"},
-                    Valid{"a-b.c0.example", ListKind::Allowed, "a-b.c0.example"},
-                    Valid{"1password.com", ListKind::Allowed, "1password.com"},
-                    Valid{"*", ListKind::Denied, "*"}, Valid{" * ", ListKind::Denied, "*"},
-                    Valid{"*:8080", ListKind::Denied, "*:8080"},
-                    Valid{"*.example.com", ListKind::Denied, "*.example.com"}));
+    testing::Values(
+        Valid{"example.com", ListKind::Allowed, "example.com"},
+        Valid{"EXAMPLE.COM", ListKind::Allowed, "example.com"},       // docs/cases.md, C-07
+        Valid{"example.com.", ListKind::Allowed, "example.com"},      // docs/cases.md, C-07
+        Valid{"  github.com\t", ListKind::Allowed, "github.com"},     // trimmed
+        Valid{"*.example.com", ListKind::Allowed, "*.example.com"},   // docs/cases.md, C-07
+        Valid{"*.EXAMPLE.com.", ListKind::Allowed, "*.example.com"},  //
+        Valid{"*.npmjs.org:443", ListKind::Allowed, "*.npmjs.org:443"},
+        Valid{"example.com:443", ListKind::Allowed, "example.com:443"},  // docs/cases.md, C-05
+        Valid{"example.com.:443", ListKind::Allowed, "example.com:443"},
+        Valid{"example.com:1", ListKind::Allowed, "example.com:1"},
+        Valid{"example.com:65535", ListKind::Allowed, "example.com:65535"},
+        Valid{"xn--bcher-kva.example", ListKind::Allowed, "xn--bcher-kva.example"},
+        Valid{"a-b.c0.example", ListKind::Allowed, "a-b.c0.example"},
+        Valid{"1password.com", ListKind::Allowed, "1password.com"},
+        Valid{"*", ListKind::Denied, "*"}, Valid{" * ", ListKind::Denied, "*"},
+        Valid{"*:8080", ListKind::Denied, "*:8080"},
+        Valid{"*.example.com", ListKind::Denied, "*.example.com"}));
 
 struct Invalid {
   std::string entry;
@@ -69,7 +70,8 @@ INSTANTIATE_TEST_SUITE_P(
     Entries, DomainPatternInvalid,
     testing::Values(
         Invalid{"", ListKind::Allowed, "is empty"}, Invalid{"   ", ListKind::Denied, "is empty"},
-        Invalid{"github.com/example-org/*", ListKind::Allowed, "has a path"},  // docs/cases.md, C-07
+        Invalid{"github.com/example-org/*", ListKind::Allowed,
+                "has a path"},  // docs/cases.md, C-07
         Invalid{"https://github.com", ListKind::Allowed, "has a scheme (like https:// or unix://)"},
         Invalid{"unix:///var/run/docker.sock", ListKind::Denied,  // docs/cases.md, C-09
                 "has a scheme (like https:// or unix://)"},

@@ -1,4 +1,5 @@
-// The mount plan and the Landlock plan, compared whole (STYLE.md habit 2; docs/cases.md, C-01, C-04).
+// The mount plan and the Landlock plan, compared whole (STYLE.md habit 2; docs/cases.md, C-01,
+// C-04).
 #include "sandbox/linux/mount_plan.hpp"
 
 #include <gtest/gtest.h>
@@ -122,8 +123,9 @@ TEST(MountPlan, MissingProtectedNamesGetPlaceholdersAndHomeOnesAreMaskedInTheTmp
 
 TEST(MountPlan, SymlinksArePinnedAndTheirTargetsProtected) {
   auto host = base_host();
-  host["/home/u/ws/.bashrc"] = symlink_to("/home/u/dotfiles/bashrc");  // docs/cases.md, C-01: outside the ws
-  host["/home/u/ws/.vscode"] = symlink_to("sub/.vscode");              // docs/cases.md, C-04: inside the ws
+  host["/home/u/ws/.bashrc"] =
+      symlink_to("/home/u/dotfiles/bashrc");               // docs/cases.md, C-01: outside the ws
+  host["/home/u/ws/.vscode"] = symlink_to("sub/.vscode");  // docs/cases.md, C-04: inside the ws
   host["/home/u/ws/sub"] = kDir;
   host["/home/u/ws/sub/.vscode"] = kDir;
   host["/home/u/ws/.zshrc"] = symlink_to("dots/zshrc");  // dangling, inside the ws

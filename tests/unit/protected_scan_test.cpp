@@ -1,4 +1,5 @@
-// Protected-path discovery on a real directory tree (docs/cases.md, C-01, C-04; compatibility C22, C26–C27).
+// Protected-path discovery on a real directory tree (docs/cases.md, C-01, C-04; compatibility C22,
+// C26–C27).
 #include "policy/protected_scan.hpp"
 
 #include <gtest/gtest.h>

@@ -33,29 +33,28 @@ TEST_P(NormaliseHostValid, GivesTheAsciiName) {
 
 INSTANTIATE_TEST_SUITE_P(
     Names, NormaliseHostValid,
-    testing::Values(Normalised{"example.com", "example.com"},
-                    Normalised{"EXAMPLE.COM", "example.com"},
-                    Normalised{"example.com.", "example.com"},
-                    Normalised{" \texample.com \r\n", "example.com"},
-                    Normalised{"b\xc3\xbc"
-                               "cher.example",
-                               "xn--bcher-kva.example"},
-                    Normalised{"B\xc3\x9c"
-                               "CHER.example",
-                               "xn--bcher-kva.example"},
-                    Normalised{"xn--bcher-kva.example", "xn--bcher-kva.example"},
-                    // Full-width letters map to ASCII (UTS #46).
-                    Normalised{"\xef\xbd\x85\xef\xbd\x98\xef\xbd\x81\xef\xbd\x8d\xef\xbd\x90"
-                               "\xef\xbd\x8c\xef\xbd\x85.com",
-                               "example.com"},
-                    // Near misses of allowlist patterns are ordinary names here (docs/cases.md, C-07).
-                    Normalised{"example.com.evil.test", "example.com.evil.test"},
-                    Normalised{"notexample.com", "notexample.com"},
-                    Normalised{"a-b.c0.example", "a-b.c0.example"},
-                    Normalised{"1password.com", "1password.com"},
-                    Normalised{"127.0.0.1.example.com", "127.0.0.1.example.com"},
-                    Normalised{"example.0x7g", "example.0x7g"},
-                    Normalised{"a.b.c.d.example.org.", "a.b.c.d.example.org"}));
+    testing::Values(
+        Normalised{"example.com", "example.com"}, Normalised{"EXAMPLE.COM", "example.com"},
+        Normalised{"example.com.", "example.com"}, Normalised{" \texample.com \r\n", "example.com"},
+        Normalised{"b\xc3\xbc"
+                   "cher.example",
+                   "xn--bcher-kva.example"},
+        Normalised{"B\xc3\x9c"
+                   "CHER.example",
+                   "xn--bcher-kva.example"},
+        Normalised{"xn--bcher-kva.example", "xn--bcher-kva.example"},
+        // Full-width letters map to ASCII (UTS #46).
+        Normalised{"\xef\xbd\x85\xef\xbd\x98\xef\xbd\x81\xef\xbd\x8d\xef\xbd\x90"
+                   "\xef\xbd\x8c\xef\xbd\x85.com",
+                   "example.com"},
+        // Near misses of allowlist patterns are ordinary names here (docs/cases.md, C-07).
+        Normalised{"example.com.evil.test", "example.com.evil.test"},
+        Normalised{"notexample.com", "notexample.com"},
+        Normalised{"a-b.c0.example", "a-b.c0.example"},
+        Normalised{"1password.com", "1password.com"},
+        Normalised{"127.0.0.1.example.com", "127.0.0.1.example.com"},
+        Normalised{"example.0x7g", "example.0x7g"},
+        Normalised{"a.b.c.d.example.org.", "a.b.c.d.example.org"}));
 
 struct Refused {
   std::string input;
@@ -78,7 +77,8 @@ const std::string kSingle = "is a single label (like localhost), not a domain na
 INSTANTIATE_TEST_SUITE_P(
     IpLiterals, NormaliseHostRefused,
     testing::Values(
-        // docs/network.md, "Deciding a destination" and docs/cases.md, C-13: every spelling of an address.
+        // docs/network.md, "Deciding a destination" and docs/cases.md, C-13: every spelling of an
+        // address.
         Refused{"127.0.0.1", kIp}, Refused{"127.1", kIp}, Refused{"2130706433", kIp},
         Refused{"0x7f.1", kIp}, Refused{"0X7F.1", kIp}, Refused{"0177.0.0.1", kIp},
         Refused{"0x7f000001", kIp}, Refused{"127.0.0.1.", kIp}, Refused{"1.2.3.4", kIp},

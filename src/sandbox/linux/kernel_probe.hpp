@@ -1,4 +1,5 @@
-// pisandbox::sandbox::linux_ — what this kernel offers, for `pi-sandbox doctor` (docs/cases.md, C-12).
+// pisandbox::sandbox::linux_ — what this kernel offers, for `pi-sandbox doctor` (docs/cases.md,
+// C-12).
 #pragma once
 
 #include <string>

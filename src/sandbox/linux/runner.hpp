@@ -30,8 +30,8 @@ struct PreparedSandbox {
 /// (the workspace inside a protected directory): fail closed (docs/cases.md, C-04).
 core::Result<PreparedSandbox> prepare_sandbox(const policy::SandboxPolicy& policy, Command command);
 
-/// Git hooks created by a command (docs/cases.md, C-03). A repository the command itself creates has
-/// no protected hooks directory while it runs, so after the command every `.git/hooks` the
+/// Git hooks created by a command (docs/cases.md, C-03). A repository the command itself creates
+/// has no protected hooks directory while it runs, so after the command every `.git/hooks` the
 /// bounded workspace scan finds that was not protected before is listed: its files other
 /// than git's `*.sample` templates.
 ///   known_hooks: the `.git/hooks` paths the sandbox protected (existing or placeholders).
