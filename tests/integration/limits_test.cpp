@@ -7,6 +7,7 @@
 // `cgroup` (the user has a cgroup of its own) or `rlimit` (it has none, on purpose). The
 // tests of the other mode pass without running; without the variable the mode is read from
 // `pi-sandbox policy --json`.
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -179,6 +181,27 @@ TEST(LimitsCgroup, AllPrivateTmpfsShareOneBudgetAndFillingItIsEnospc) {
       "echo x > /var/tmp/more 2>&1 || echo var-tmp-full; echo y > ~/more || echo home-full",
       config);
   EXPECT_EQ(r.out, "33554432\nNo space left on device\nvar-tmp-full\nhome-full\n") << r.err;
+}
+
+TEST(LimitsCgroup, ACgroupLeftByAKilledSupervisorIsRemovedByTheNextRun) {
+  REQUIRE_MODE(Mode::Cgroup);
+  Scratch s;
+  const auto before = sandbox_cgroups();
+  const pid_t pid = spawn_process(
+      {sandbox_binary(), "run", "--cwd", s.ws.string(), "--", "/bin/sleep", "6123"}, s.env());
+  for (int i = 0; i < 500 && !process_running("sleep 6123"); ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_TRUE(process_running("sleep 6123"));
+  std::vector<std::string> made;
+  std::ranges::set_difference(sandbox_cgroups(), before, std::back_inserter(made));
+  ASSERT_FALSE(made.empty());
+  ::kill(pid, SIGKILL);
+  wait_process(pid);
+  ASSERT_TRUE(wait_until_gone("sleep 6123"));
+  // Nobody could remove it: its supervisor is gone.
+  ASSERT_TRUE(std::ranges::includes(sandbox_cgroups(), made));
+  EXPECT_EQ(s.run("true").exit_code, 0);
+  const auto after = sandbox_cgroups();
+  for (const auto& name : made) EXPECT_EQ(std::ranges::count(after, name), 0) << name;
 }
 
 TEST(LimitsRlimit, WithoutACgroupRlimitNprocBoundsTheProcessesAndOneLineSaysSo) {

@@ -7,12 +7,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -160,34 +162,61 @@ std::optional<CgroupSupport> probe_v1(const std::vector<CgroupMount>& mounts,
   return support;
 }
 
-/// A name no other sandbox uses: pi-sandbox-<pid>-<counter>.
+/// The inode of this process's pid namespace: with the pid, it names a supervisor uniquely
+/// on the machine (pids of another pid namespace may repeat ours).
+std::uint64_t pid_namespace() {
+  struct stat st {};
+  return ::stat("/proc/self/ns/pid", &st) == 0 ? static_cast<std::uint64_t>(st.st_ino) : 0;
+}
+
+/// A name no other sandbox uses: pi-sandbox-<pid namespace>-<pid>-<counter>.
 std::string unique_name() {
   static std::atomic<unsigned> counter{0};
-  return "pi-sandbox-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  return "pi-sandbox-" + std::to_string(pid_namespace()) + "-" + std::to_string(::getpid()) + "-" +
+         std::to_string(counter++);
+}
+
+/// The numbers of a name made by unique_name(), or nothing for any other name.
+std::optional<std::array<unsigned long long, 3>> parse_name(std::string_view name) {
+  constexpr std::string_view kPrefix = "pi-sandbox-";
+  if (!name.starts_with(kPrefix)) return std::nullopt;
+  name.remove_prefix(kPrefix.size());
+  std::array<unsigned long long, 3> numbers{};
+  for (std::size_t i = 0; i < numbers.size(); ++i) {
+    const auto dash = name.find('-');
+    const std::string_view part = name.substr(0, dash);
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string_view::npos ||
+        part.size() > 19 || (i + 1 < numbers.size()) == (dash == std::string_view::npos))
+      return std::nullopt;
+    numbers[i] = std::stoull(std::string(part));
+    name.remove_prefix(dash == std::string_view::npos ? name.size() : dash + 1);
+  }
+  return numbers;
 }
 
 /// Removes the cgroups that sandboxes of a pi-sandbox killed with SIGKILL left in `parent`
-/// (their supervisor had no chance to): `pi-sandbox-<pid>-<n>` whose pid is gone, made more
-/// than kStaleAfter ago. rmdir(2) only removes a cgroup without processes or children, so a
-/// live one is never touched; the age spares one that another pi-sandbox (perhaps in another
-/// pid namespace, where kill(2) cannot see it) has just made and not yet filled.
+/// (their supervisor had no chance to). One of this pid namespace goes as soon as its
+/// supervisor's pid is gone; one of another pid namespace, where kill(2) cannot see the
+/// supervisor, only once it is kStaleAfter old (younger, it may belong to a sandbox still
+/// starting there). rmdir(2) only removes a cgroup without processes or children, so a cgroup
+/// in use is never touched.
 constexpr long kStaleAfter = 30;  ///< seconds
 
 void sweep_stale(const fs::path& parent) {
+  const std::uint64_t own_namespace = pid_namespace();
   std::error_code error;
   for (const auto& entry : fs::directory_iterator(parent, error)) {
-    const std::string name = entry.path().filename().string();
-    if (!name.starts_with("pi-sandbox-")) continue;
-    char* end = nullptr;
-    const long pid = std::strtol(name.c_str() + 11, &end, 10);
-    // Exactly pi-sandbox-<pid>-<n>: nobody else's directory that merely starts alike.
-    if (pid <= 0 || *end != '-' || end[1] == '\0' ||
-        std::string_view(end + 1).find_first_not_of("0123456789") != std::string_view::npos)
+    const auto numbers = parse_name(entry.path().filename().string());
+    if (!numbers) continue;
+    const auto [pid_ns, pid, serial] = *numbers;
+    (void)serial;
+    if (pid_ns == own_namespace) {
+      if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
+        (void)::rmdir(entry.path().c_str());
       continue;
+    }
     struct stat st {};
-    if (::stat(entry.path().c_str(), &st) != 0 || ::time(nullptr) - st.st_ctime < kStaleAfter)
-      continue;
-    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)
+    if (::stat(entry.path().c_str(), &st) == 0 && ::time(nullptr) - st.st_ctime >= kStaleAfter)
       (void)::rmdir(entry.path().c_str());
   }
 }
