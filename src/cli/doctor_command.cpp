@@ -44,6 +44,43 @@ sandbox::linux_::KernelCheck trial_run() {
   return check;
 }
 
+/// Whether the caller's $PATH works inside: entries inside the hidden home are re-exposed
+/// with their toolchains (docs/security.md, "Toolchains in the home"), or named here.
+sandbox::linux_::KernelCheck path_check() {
+  sandbox::linux_::KernelCheck check{"$PATH entries inside the hidden home", false, false, "", ""};
+  char scratch[] = "/tmp/pi-sandbox-doctor-XXXXXX";
+  if (::mkdtemp(scratch) == nullptr) {
+    check.detail = "mkdtemp failed";
+    check.fix = "make /tmp writable";
+    return check;
+  }
+  session::PolicyArgs args;
+  args.cwd = scratch;
+  auto policy = session::build_policy(args);
+  std::filesystem::remove(scratch);
+  if (!policy) {
+    check.detail = policy.error().describe();
+    check.fix = "fix the configuration (pi-sandbox config check)";
+    return check;
+  }
+  std::size_t toolchains = 0;
+  for (const auto& e : policy->home_read_allowed)
+    if (e.why.starts_with("$PATH entry")) ++toolchains;
+  check.ok = policy->hidden_path_dirs.empty();
+  if (check.ok) {
+    check.detail = toolchains == 0 ? "none"
+                                   : "re-exposed, copy-on-write (" + std::to_string(toolchains) +
+                                         " directories: pi-sandbox policy lists them)";
+    return check;
+  }
+  check.detail = "hidden, so their programs are not found inside:";
+  for (const auto& dir : policy->hidden_path_dirs) check.detail += " " + dir.string();
+  check.fix =
+      "set filesystem.exposeHomeToolchains to true, or list the directories in "
+      "filesystem.additionalAllowRead (docs/configuration.md)";
+  return check;
+}
+
 /// Whether each command can get its own cgroup (docs/security.md, "Resource limits").
 sandbox::linux_::KernelCheck cgroup_check() {
   const auto support = sandbox::linux_::probe_cgroups();
@@ -67,6 +104,7 @@ void add_doctor_command(CLI::App& app, int& exit_code) {
     bool usable = true;
     auto checks = sandbox::linux_::probe_kernel();
     checks.push_back(cgroup_check());
+    checks.push_back(path_check());
     checks.push_back(trial_run());
     for (const auto& check : checks) {
       const char* status = check.ok ? "ok     " : (check.required ? "MISSING" : "weaker ");

@@ -86,15 +86,27 @@ json policy_json(const policy::SandboxPolicy& p, const lx::PreparedSandbox& prep
          {"reason", policy::to_string(item.reason)},
          {"kind", item.kind == policy::NodeKind::Directory ? "directory" : "file"},
          {"even_if_missing", item.create_if_missing}});
-  json readable = json::array();
-  for (const auto& path : p.home_read_allowed) readable.push_back(path.string());
-  json writable = json::array();
-  for (const auto& path : p.writable) writable.push_back(path.string());
+  const auto exposures = [](const std::vector<policy::Exposure>& list) {
+    json out = json::array();
+    for (const auto& e : list)
+      out.push_back(
+          {{"path", e.path.string()}, {"access", policy::to_string(e.access)}, {"why", e.why}});
+    return out;
+  };
+  const auto paths = [](const std::vector<std::filesystem::path>& list) {
+    json out = json::array();
+    for (const auto& path : list) out.push_back(path.string());
+    return out;
+  };
   return {{"workspace", p.workspace.string()},
           {"home", p.home.string()},
           {"home_hidden", p.hide_home},
-          {"home_read_allowed", readable},
-          {"writable", writable},
+          {"home_read_allowed", exposures(p.home_read_allowed)},
+          {"writable", exposures(p.writable)},
+          {"concealed", paths(p.concealed)},
+          {"hidden_path_entries", paths(p.hidden_path_dirs)},
+          {"warnings", p.warnings},
+          {"notes", p.notes},
           {"private_tmp", p.private_tmp},
           {"protected", protected_paths},
           {"scan",
@@ -108,8 +120,19 @@ void print_text(const policy::SandboxPolicy& p, const lx::PreparedSandbox& prepa
             << "home: " << p.home.string()
             << (p.hide_home ? " (hidden: an empty, private, throw-away layer)" : " (not hidden)")
             << "\n";
-  for (const auto& path : p.home_read_allowed)
-    std::cout << "  re-exposed read-only: " << path.string() << "\n";
+  for (const auto& e : p.home_read_allowed)
+    std::cout << "  re-exposed " << policy::to_string(e.access) << ": " << e.path.string()
+              << (e.why.empty() ? "" : "  # " + e.why) << "\n";
+  for (const auto& path : p.concealed)
+    std::cout << "  concealed (a credential, hidden again): " << path.string() << "\n";
+  for (const auto& path : p.hidden_path_dirs)
+    std::cout << "  hidden $PATH entry (its programs are not found inside): " << path.string()
+              << "\n";
+  for (const auto& e : p.writable)
+    if (e.path != p.workspace)
+      std::cout << "also read-write: " << e.path.string() << "  # " << e.why << "\n";
+  for (const auto& warning : p.warnings) std::cout << "warning: " << warning << "\n";
+  for (const auto& note : p.notes) std::cout << "note: " << note << "\n";
   std::cout << "private /tmp and /var/tmp: " << (p.private_tmp ? "yes" : "no") << "\n"
             << "protected paths (" << prepared.protected_paths.size() << ", scan read "
             << prepared.scan.directories_read << " directories, " << prepared.scan.entries_seen

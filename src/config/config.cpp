@@ -315,7 +315,8 @@ std::expected<SubagentsConfig, ConfigError> parse_subagents(const Document& docu
 }
 
 std::expected<FilesystemConfig, ConfigError> parse_filesystem(const Document& document) {
-  static constexpr std::array<std::string_view, 1> kKeys = {"additionalAllowRead"};
+  static constexpr std::array<std::string_view, 3> kKeys = {
+      "additionalAllowRead", "additionalAllowWrite", "exposeHomeToolchains"};
   FilesystemConfig out;
   auto object = section(document, "filesystem", kKeys);
   if (!object) return Failure(std::move(object.error()));
@@ -327,6 +328,20 @@ std::expected<FilesystemConfig, ConfigError> parse_filesystem(const Document& do
     for (const Json& path : *paths) {
       append_unique(out.additional_allow_read, path.get<std::string>());
     }
+  }
+  if (const Json* paths = member(**object, "additionalAllowWrite")) {
+    if (!paths->is_array() || !std::ranges::all_of(*paths, is_absolute_path)) {
+      return invalid("filesystem.additionalAllowWrite must be an array of absolute paths");
+    }
+    for (const Json& path : *paths) {
+      append_unique(out.additional_allow_write, path.get<std::string>());
+    }
+  }
+  if (const Json* expose = member(**object, "exposeHomeToolchains")) {
+    if (!expose->is_boolean()) {
+      return invalid("filesystem.exposeHomeToolchains must be a boolean");
+    }
+    out.expose_home_toolchains = expose->get<bool>();
   }
   return out;
 }
@@ -609,7 +624,10 @@ std::string to_json(const Config& config) {
   approval["grantTtlSeconds"] = config.approval.grant_ttl_seconds;
   const Ordered out = {
       {"subagents", {{"provider", to_string(config.subagents.provider)}}},
-      {"filesystem", {{"additionalAllowRead", config.filesystem.additional_allow_read}}},
+      {"filesystem",
+       {{"additionalAllowRead", config.filesystem.additional_allow_read},
+        {"additionalAllowWrite", config.filesystem.additional_allow_write},
+        {"exposeHomeToolchains", config.filesystem.expose_home_toolchains}}},
       {"hostIPC",
        {{"mode", to_string(config.host_ipc.mode)},
         {"preflightCommandPrefixes", config.host_ipc.preflight_command_prefixes},

@@ -56,8 +56,16 @@ struct SubagentsConfig {
 /// `filesystem` section (compatibility C6).
 ///   additional_allow_read: absolute paths (start with `/`, no NUL), exactly as written (not
 ///     trimmed, not normalised), duplicates removed keeping the first occurrence.
+///   additional_allow_write: `filesystem.additionalAllowWrite`, validated the same way:
+///     directories that stay writable and persist (caches); which paths are refused (the
+///     home, `/`, protected paths) is decided with the policy (policy::refuse_additional_write).
+///   expose_home_toolchains: `filesystem.exposeHomeToolchains` (default true): `$PATH`
+///     entries inside the hidden home and the toolchain roots they need are re-exposed
+///     (docs/configuration.md).
 struct FilesystemConfig {
   std::vector<std::string> additional_allow_read;
+  std::vector<std::string> additional_allow_write = {};
+  bool expose_home_toolchains = true;
   friend bool operator==(const FilesystemConfig&, const FilesystemConfig&) = default;
 };
 

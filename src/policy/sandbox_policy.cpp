@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "policy/toolchains.hpp"
+
 namespace pisandbox::policy {
 
 std::string_view to_string(ProtectReason reason) {
@@ -17,8 +19,22 @@ std::string_view to_string(ProtectReason reason) {
       return "dangerous-file";
     case ProtectReason::GitHooks:
       return "git-hooks";
+    case ProtectReason::GitControl:
+      return "git-control";
     case ProtectReason::Secret:
       return "secret";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(Access access) {
+  switch (access) {
+    case Access::ReadOnly:
+      return "read-only";
+    case Access::CopyOnWrite:
+      return "copy-on-write";
+    case Access::ReadWrite:
+      return "read-write";
   }
   return "unknown";
 }
@@ -244,6 +260,129 @@ void add_home_top_level(SandboxPolicy& policy, const PolicyInputs& inputs) {
 
 }  // namespace
 
+namespace {
+
+void add_exposure(std::vector<Exposure>& out, Exposure exposure) {
+  exposure.path = exposure.path.lexically_normal();
+  if (std::ranges::none_of(out, [&](const Exposure& e) { return e.path == exposure.path; }))
+    out.push_back(std::move(exposure));
+}
+
+/// A path inside the hidden home that is not yet visible (or inside the workspace).
+bool needs_reexpose(const SandboxPolicy& policy, const fs::path& path) {
+  return policy.hide_home && is_within(path, policy.home) && !is_within(path, policy.workspace);
+}
+
+/// Sorts by depth, keeping the given order among equals: a parent is mounted before what
+/// lies inside it.
+void parents_first(std::vector<Exposure>& exposures) {
+  std::ranges::stable_sort(
+      exposures, {}, [](const Exposure& e) { return std::distance(e.path.begin(), e.path.end()); });
+}
+
+/// The repository around the workspace (docs/security.md, "Repositories around the
+/// workspace"): its working tree above the workspace is readable, what a commit writes in its
+/// git directory is writable, and what makes git run or trust something there is protected.
+void add_git_rules(SandboxPolicy& policy, const PolicyInputs& inputs) {
+  if (!inputs.git) return;
+  const GitLayout& git = *inputs.git;
+  const fs::path& ws = policy.workspace;
+  const fs::path root = git.worktree_root.lexically_normal();
+  const fs::path git_dir = git.git_dir.lexically_normal();
+  const fs::path common = git.common_dir.empty() ? git_dir : git.common_dir.lexically_normal();
+  if (git.git_file.empty() && root == ws) return;  // the workspace's own .git: scan rules
+  if (!policy.home.empty() && policy.home != "/" && is_within(policy.home, root)) {
+    policy.notes.push_back("the repository at " + root.string() +
+                           " contains the home: it is not exposed (the home stays hidden)");
+    return;
+  }
+  const auto control = [&](const fs::path& path, NodeKind kind, bool even_if_missing) {
+    add(policy.protected_paths, path, ProtectReason::GitControl, kind, even_if_missing);
+  };
+  const auto writable = [&](const fs::path& path, const std::string& why) {
+    if (!is_within(path, ws)) add_exposure(policy.writable, {path, why, Access::ReadWrite});
+  };
+  // A worktree's or submodule's `.git` file names the git directory: rewritten, it would
+  // point host git at a configuration the command wrote.
+  if (!git.git_file.empty()) control(git.git_file, NodeKind::File, false);
+  if (root != ws && needs_reexpose(policy, root))
+    add_exposure(policy.home_read_allowed,
+                 {root, "the repository that contains the workspace (read-only outside it)"});
+  if (common != git_dir) {
+    // A linked worktree: its own directory and what a commit writes in the common dir.
+    if (needs_reexpose(policy, common))
+      add_exposure(policy.home_read_allowed,
+                   {common, "the main repository's git directory of this linked worktree"});
+    for (auto name : {"objects", "refs", "logs", "packed-refs"})
+      writable(common / name, "written by a commit in a linked worktree");
+    writable(git_dir, "this linked worktree's git directory");
+    control(git_dir / "commondir", NodeKind::File, false);
+    control(git_dir / "config.worktree", NodeKind::File, git.worktree_config);
+    return;
+  }
+  writable(git_dir, "the git directory of the repository that contains the workspace");
+  control(git_dir / "hooks", NodeKind::Directory, true);
+  control(git_dir / "config", NodeKind::File, false);
+  control(git_dir / "info", NodeKind::Directory, true);
+  control(git_dir / "config.worktree", NodeKind::File, git.worktree_config);
+  for (const auto& module : git.module_dirs) {
+    control(module / "hooks", NodeKind::Directory, true);
+    control(module / "config", NodeKind::File, false);
+  }
+  for (const auto& worktree : git.worktree_dirs) {
+    control(worktree / "commondir", NodeKind::File, false);
+    control(worktree / "config.worktree", NodeKind::File, git.worktree_config);
+  }
+}
+
+/// Why `path` may not be an `filesystem.additionalAllowWrite` entry, or empty.
+std::string refusal(const SandboxPolicy& policy, const PolicyInputs& inputs, const fs::path& path) {
+  if (path == "/") return "is the root of the host";
+  if (!policy.home.empty() && policy.home != "/" && is_within(policy.home, path))
+    return "is or contains the home " + policy.home.string();
+  for (auto temp : {"/tmp", "/var/tmp"})
+    if (path == temp) return "is a private temporary directory in every sandbox already";
+  for (auto system : {"/proc", "/sys", "/dev", "/etc", "/usr", "/boot"})
+    if (is_within(system, path) || is_within(path, system))
+      return std::string("is or lies inside ") + system + ", part of the system";
+  const auto clash = [&](const fs::path& other) -> std::string {
+    if (is_within(path, other)) return "lies inside the protected path " + other.string();
+    if (is_within(other, path)) return "contains the protected path " + other.string();
+    return "";
+  };
+  for (const auto& p : policy.protected_paths)
+    if (auto why = clash(p.path); !why.empty()) return why;
+  if (!policy.home.empty() && policy.home != "/")
+    for (const auto& [name, kind] : home_startup_names())
+      if (auto why = clash(policy.home / name); !why.empty()) return why;
+  for (const auto& dir : inputs.path_dirs)
+    if (auto why = clash(dir.lexically_normal()); !why.empty()) return why + " (a $PATH directory)";
+  return "";
+}
+
+void add_additional_write(SandboxPolicy& policy, const PolicyInputs& inputs) {
+  for (const auto& raw : inputs.additional_allow_write) {
+    const fs::path path = raw.lexically_normal();
+    if (is_within(path, policy.workspace)) continue;  // writable already
+    if (auto why = refusal(policy, inputs, path); !why.empty()) {
+      policy.refused.push_back("filesystem.additionalAllowWrite: \"" + path.string() + "\" " + why);
+      continue;
+    }
+    add_exposure(policy.writable, {path, std::string(kConfiguredWritable), Access::ReadWrite});
+  }
+}
+
+void add_private_tmp_warning(SandboxPolicy& policy) {
+  if (!policy.private_tmp) return;
+  for (auto temp : {"/tmp", "/var/tmp"})
+    if (is_within(policy.workspace, temp))
+      policy.warnings.push_back(std::string("the workspace lies in ") + temp +
+                                ", which is private to each command: what it writes there "
+                                "outside the workspace is discarded when it ends");
+}
+
+}  // namespace
+
 SandboxPolicy default_policy(const PolicyInputs& inputs) {
   SandboxPolicy policy;
   policy.workspace = inputs.workspace.lexically_normal();
@@ -253,36 +392,61 @@ SandboxPolicy default_policy(const PolicyInputs& inputs) {
   policy.hide_home =
       policy.home != "/" && !policy.home.empty() && !is_within(policy.home, policy.workspace);
   if (policy.hide_home) {
-    policy.home_read_allowed = {policy.home / ".gitconfig", policy.home / ".config/git/config"};
+    policy.home_read_allowed = {{policy.home / ".gitconfig", "git's user configuration"},
+                                {policy.home / ".config/git/config", "git's user configuration"}};
     for (const auto& extra : inputs.additional_allow_read) {
       const fs::path normal = extra.lexically_normal();
       // Outside the home everything is readable already (compatibility C15); only paths inside
-      // the hidden home need to be re-exposed.
-      if (!is_within(normal, policy.home)) continue;
-      // Inside the workspace it is readable (and writable) already; a read-only bind there
-      // would be covered by the workspace's bind anyway, and must never stand in for a
-      // protection (the planner protects what lies beneath it).
-      if (is_within(normal, policy.workspace)) continue;
-      if (std::ranges::find(policy.home_read_allowed, normal) == policy.home_read_allowed.end())
-        policy.home_read_allowed.push_back(normal);
+      // the hidden home need to be re-exposed. Inside the workspace it is readable (and
+      // writable) already; a read-only bind there would be covered by the workspace's bind
+      // anyway, and must never stand in for a protection (the planner protects what lies
+      // beneath it).
+      if (!needs_reexpose(policy, normal)) continue;
+      add_exposure(policy.home_read_allowed,
+                   {normal, "filesystem.additionalAllowRead", Access::CopyOnWrite});
     }
     // pi-sandbox itself stays runnable inside (`pi-sandbox proxy-connect` is the SSH
     // ProxyCommand, docs/network.md) when it is installed in the home, e.g. ~/.local/bin.
     const fs::path self = inputs.self_exe.lexically_normal();
-    if (!self.empty() && is_within(self, policy.home) && !is_within(self, policy.workspace) &&
-        std::ranges::find(policy.home_read_allowed, self) == policy.home_read_allowed.end())
-      policy.home_read_allowed.push_back(self);
+    if (!self.empty() && needs_reexpose(policy, self))
+      add_exposure(policy.home_read_allowed, {self, "pi-sandbox itself"});
+    std::vector<fs::path> hidden;
+    if (inputs.expose_home_toolchains) {
+      for (auto& e : toolchain_exposures(policy.home, policy.workspace, inputs.path_dirs,
+                                         inputs.toolchain_env, hidden))
+        add_exposure(policy.home_read_allowed, std::move(e));
+    } else {
+      for (const auto& dir : inputs.path_dirs)
+        if (needs_reexpose(policy, dir.lexically_normal())) hidden.push_back(dir);
+    }
+    // A $PATH entry stays hidden unless some exposure covers it.
+    for (const auto& dir : hidden)
+      if (std::ranges::none_of(policy.home_read_allowed,
+                               [&](const Exposure& e) { return is_within(dir, e.path); }))
+        policy.hidden_path_dirs.push_back(dir);
   }
-  policy.writable = {policy.workspace};
+  policy.writable = {{policy.workspace, "the workspace", Access::ReadWrite}};
   policy.limits = inputs.limits;
   add_workspace_rules(policy);
   add_startup_rules(policy, inputs);
   add_home_rules(policy, inputs);
   add_home_top_level(policy, inputs);
+  add_git_rules(policy, inputs);
   // Even inside the workspace (a deviation from compatibility C18): a command that replaced the
   // binary would run unsandboxed the next time pi-sandbox starts.
   if (!inputs.self_exe.empty())
     add(policy.protected_paths, inputs.self_exe, ProtectReason::SandboxBinary, kFile, false);
+  add_additional_write(policy, inputs);
+  parents_first(policy.home_read_allowed);
+  // The workspace stays first; the other read-write binds never overlap it.
+  std::stable_sort(policy.writable.begin() + 1, policy.writable.end(),
+                   [](const Exposure& a, const Exposure& b) {
+                     return std::distance(a.path.begin(), a.path.end()) <
+                            std::distance(b.path.begin(), b.path.end());
+                   });
+  policy.concealed =
+      concealed_credentials(policy.home, policy.home_read_allowed, inputs.toolchain_env);
+  add_private_tmp_warning(policy);
   return policy;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,9 @@ enum class ProtectReason {
   SandboxBinary,    ///< the running pi-sandbox itself, wherever it is (compatibility C18, widened)
   DangerousFile,    ///< a file of the reference runtime's mandatory deny list (compatibility C25)
   GitHooks,         ///< `.git/hooks` of a repository (compatibility C20, C25)
+  GitControl,       ///< what makes git run or trust something in a git directory outside the
+                    ///< workspace (`hooks/`, `config`, `info/`, `commondir`, a worktree's `.git`
+                    ///< file): docs/security.md, "Repositories around the workspace"
   Secret,           ///< `.env*`, `*.pem`, `secrets/`, ... (compatibility C21–C22)
 };
 
@@ -48,6 +52,65 @@ struct ProtectedPath {
   friend bool operator==(const ProtectedPath&, const ProtectedPath&) = default;
 };
 
+/// How an exposed host path is seen inside the sandbox.
+enum class Access {
+  ReadOnly,     ///< a read-only bind mount
+  CopyOnWrite,  ///< an overlay on the host directory with a throw-away upper layer in the
+                ///< tmpfs budget: writes succeed inside and never reach the host (a read-only
+                ///< bind where overlayfs cannot be mounted)
+  ReadWrite,    ///< a read-write bind mount: writes reach the host
+};
+
+/// The text of an Access as `pi-sandbox policy` prints it ("read-only", ...).
+std::string_view to_string(Access access);
+
+/// One host path made visible again inside the hidden home, or made writable.
+///   path: absolute, lexically normal (a real path where the session could resolve it).
+///   why:  the reason `pi-sandbox policy` prints ("$PATH entry /home/u/.cargo/bin: rustup
+///         and cargo").
+struct Exposure {
+  fs::path path;
+  std::string why;
+  Access access = Access::ReadOnly;
+
+  Exposure() = default;
+  Exposure(fs::path p, std::string w = {}, Access a = Access::ReadOnly)
+      : path(std::move(p)), why(std::move(w)), access(a) {}
+  Exposure(const char* p) : path(p) {}  // NOLINT: a list of paths reads naturally in tests
+
+  friend bool operator==(const Exposure&, const Exposure&) = default;
+};
+
+/// The git repository whose working tree contains the workspace, as read from the host by
+/// the session (session/git_layout.hpp). All paths absolute and real.
+///   worktree_root: the top of that working tree (the workspace or one of its ancestors).
+///   git_dir:       its git directory: `<root>/.git`, or the directory a `.git` file names
+///                  (a linked worktree's `<main>/.git/worktrees/<name>`, a submodule's
+///                  `<super>/.git/modules/<name>`).
+///   common_dir:    where objects, refs and the shared config live (`commondir`); equal to
+///                  git_dir except for a linked worktree.
+///   git_file:      `<root>/.git` when it is a file, else empty.
+///   worktree_config: the common config turns on `extensions.worktreeConfig`, so
+///                  `config.worktree` files are read as configuration.
+///   module_dirs:   git directories of submodules under `<common_dir>/modules`.
+///   worktree_dirs: `<common_dir>/worktrees/<name>` of every linked worktree.
+struct GitLayout {
+  fs::path worktree_root;
+  fs::path git_dir;
+  fs::path common_dir;
+  fs::path git_file = {};
+  bool worktree_config = false;
+  std::vector<fs::path> module_dirs = {};
+  std::vector<fs::path> worktree_dirs = {};
+
+  friend bool operator==(const GitLayout&, const GitLayout&) = default;
+};
+
+/// The `why` of an Exposure from `filesystem.additionalAllowWrite`: such a directory is made
+/// on the host when it does not exist yet, so that it persists.
+inline constexpr std::string_view kConfiguredWritable =
+    "filesystem.additionalAllowWrite (persists)";
+
 /// What the default policy is computed from.
 ///   workspace: the realpath of --cwd (absolute).
 ///   home:      $HOME (absolute); "/" means "no home to hide" (compatibility C15).
@@ -68,15 +131,28 @@ struct PolicyInputs {
   /// contains the home: its non-dot entries stay writable there, nothing else does.
   std::vector<std::string> home_entries = {};
   ResourceLimits limits = {};  ///< resolved for this machine (resolve_limits())
+  /// The repository around the workspace (none outside a repository).
+  std::optional<GitLayout> git = {};
+  /// `filesystem.additionalAllowWrite`: directories that stay writable and persist.
+  std::vector<fs::path> additional_allow_write = {};
+  /// `filesystem.exposeHomeToolchains`: re-expose $PATH entries inside the hidden home and
+  /// the toolchain roots they need (policy/toolchains.hpp).
+  bool expose_home_toolchains = true;
+  /// The caller's toolchain variables that move a root (`CARGO_HOME`, `RUSTUP_HOME`,
+  /// `PYENV_ROOT`, `NVM_DIR`, ...: policy/toolchains.hpp), name and absolute value.
+  std::vector<std::pair<std::string, fs::path>> toolchain_env = {};
 };
 
 /// The effective filesystem policy of one command. Paths are absolute and lexically normal.
 struct SandboxPolicy {
-  fs::path workspace;                          ///< read-write
-  fs::path home;                               ///< as given
-  bool hide_home = false;                      ///< $HOME is replaced by an empty private layer
-  std::vector<fs::path> home_read_allowed;     ///< re-exposed read-only inside the hidden home
-  std::vector<fs::path> writable;              ///< read-write bind mounts (the workspace)
+  fs::path workspace;      ///< read-write
+  fs::path home;           ///< as given
+  bool hide_home = false;  ///< $HOME is replaced by an empty private layer
+  /// Re-exposed inside the hidden home (ReadOnly or CopyOnWrite), parents before children.
+  std::vector<Exposure> home_read_allowed;
+  /// Read-write bind mounts: the workspace first, then the git directories a commit writes
+  /// and `filesystem.additionalAllowWrite`, parents before children.
+  std::vector<Exposure> writable;
   bool private_tmp = true;                     ///< private /tmp and /var/tmp (compatibility C24)
   std::vector<ProtectedPath> protected_paths;  ///< fixed paths; scanned ones are added later
   /// The workspace is or contains the home: the home is bound read-only over the workspace's
@@ -85,6 +161,18 @@ struct SandboxPolicy {
   bool home_read_only = false;
   std::vector<fs::path> home_writable_entries;  ///< the home's non-dot, unprotected entries
   ResourceLimits limits;                        ///< what the command may cost the host
+  /// Credential files inside re-exposed directories (`~/.cargo/credentials.toml`), hidden
+  /// again behind an empty read-only file where they exist.
+  std::vector<fs::path> concealed = {};
+  /// $PATH entries that stay hidden in the home (nothing re-exposes them), for `doctor`.
+  std::vector<fs::path> hidden_path_dirs = {};
+  /// Printed on stderr when a command starts, and by `pi-sandbox policy`.
+  std::vector<std::string> warnings = {};
+  /// Printed by `pi-sandbox policy` only.
+  std::vector<std::string> notes = {};
+  /// `filesystem.additionalAllowWrite` entries refused, each a whole message; a run refuses
+  /// to start while this is not empty.
+  std::vector<std::string> refused = {};
 
   friend bool operator==(const SandboxPolicy&, const SandboxPolicy&) = default;
 };

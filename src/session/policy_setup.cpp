@@ -5,7 +5,11 @@
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <climits>
+#include <fstream>
+#include <sstream>
 
 namespace pisandbox::session {
 
@@ -49,6 +53,114 @@ std::vector<std::string> directory_names(const fs::path& dir) {
   for (const auto& entry : fs::directory_iterator(dir, error))
     names.push_back(entry.path().filename().string());
   return names;
+}
+
+/// The real path of an existing `path`, or empty.
+fs::path existing_real_path(const fs::path& path) {
+  char resolved[PATH_MAX];
+  return ::realpath(path.c_str(), resolved) != nullptr ? fs::path(resolved) : fs::path();
+}
+
+/// The first line of a small file, without its line end; empty when unreadable.
+std::string first_line(const fs::path& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+  return line;
+}
+
+/// Whether a git configuration file turns on `extensions.worktreeConfig` (a lenient reading:
+/// any `worktreeConfig = true` line counts, wherever it stands, which errs towards protecting).
+bool turns_on_worktree_config(const fs::path& config) {
+  std::ifstream in(config);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::string compact;
+    for (const unsigned char c : line)
+      if (!std::isspace(c)) compact.push_back(static_cast<char>(std::tolower(c)));
+    if (compact.starts_with("worktreeconfig=") &&
+        (compact.substr(15).starts_with("true") || compact.substr(15).starts_with("yes") ||
+         compact.substr(15).starts_with("on") || compact.substr(15).starts_with("1")))
+      return true;
+  }
+  return false;
+}
+
+/// The git directories of submodules under `modules` (each has a HEAD), nested ones too.
+void find_module_dirs(const fs::path& modules, int depth, std::vector<fs::path>& out) {
+  if (depth > 4) return;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(modules, error)) {
+    if (!entry.is_directory(error) || entry.is_symlink(error)) continue;
+    if (fs::exists(entry.path() / "HEAD", error)) {
+      out.push_back(entry.path());
+      find_module_dirs(entry.path() / "modules", depth + 1, out);
+    } else {
+      find_module_dirs(entry.path(), depth + 1, out);  // a submodule named "a/b"
+    }
+  }
+}
+
+}  // namespace
+
+std::optional<policy::GitLayout> discover_git(const fs::path& workspace) {
+  for (fs::path dir = workspace;; dir = dir.parent_path()) {
+    const fs::path dot_git = dir / ".git";
+    std::error_code error;
+    const auto status = fs::symlink_status(dot_git, error);
+    policy::GitLayout layout;
+    if (!error && fs::is_directory(status)) {
+      layout.worktree_root = dir;
+      layout.git_dir = existing_real_path(dot_git);
+    } else if (!error && fs::is_regular_file(status)) {
+      // A linked worktree's or submodule's `.git` file: "gitdir: <path>" (gitrepository-layout(5)).
+      const std::string line = first_line(dot_git);
+      if (!line.starts_with("gitdir:")) return std::nullopt;
+      std::string target = line.substr(7);
+      target.erase(0, target.find_first_not_of(' '));
+      const fs::path named = fs::path(target).is_absolute() ? fs::path(target) : dir / target;
+      layout.worktree_root = dir;
+      layout.git_file = dot_git;
+      layout.git_dir = existing_real_path(named);
+    }
+    if (!layout.worktree_root.empty()) {
+      if (layout.git_dir.empty()) return std::nullopt;  // a dangling .git file: nothing to show
+      layout.common_dir = layout.git_dir;
+      if (const std::string common = first_line(layout.git_dir / "commondir"); !common.empty()) {
+        const fs::path named =
+            fs::path(common).is_absolute() ? fs::path(common) : layout.git_dir / common;
+        if (fs::path real = existing_real_path(named); !real.empty()) layout.common_dir = real;
+      }
+      layout.worktree_config = turns_on_worktree_config(layout.common_dir / "config");
+      find_module_dirs(layout.common_dir / "modules", 0, layout.module_dirs);
+      std::error_code list_error;
+      for (const auto& entry : fs::directory_iterator(layout.common_dir / "worktrees", list_error))
+        if (entry.is_directory(list_error)) layout.worktree_dirs.push_back(entry.path());
+      std::ranges::sort(layout.module_dirs);
+      std::ranges::sort(layout.worktree_dirs);
+      return layout;
+    }
+    if (dir == dir.root_path()) return std::nullopt;
+  }
+}
+
+namespace {
+
+/// The caller's variables that move a toolchain root (policy/toolchains.hpp), real paths.
+std::vector<std::pair<std::string, fs::path>> toolchain_environment() {
+  std::vector<std::pair<std::string, fs::path>> out;
+  for (auto name :
+       {"CARGO_HOME", "RUSTUP_HOME", "PYENV_ROOT", "NVM_DIR", "VOLTA_HOME", "ASDF_DATA_DIR",
+        "SDKMAN_DIR", "GOPATH", "MISE_DATA_DIR", "BUN_INSTALL", "DENO_INSTALL", "PNPM_HOME"}) {
+    const char* value = ::getenv(name);
+    if (value == nullptr || value[0] != '/') continue;
+    std::string first = value;
+    first = first.substr(0, first.find(':'));  // GOPATH may be a list: its first entry
+    fs::path real = existing_real_path(first);
+    out.emplace_back(name, real.empty() ? fs::path(first) : real);
+  }
+  return out;
 }
 
 /// The machine's memory in bytes (sysinfo(2) totalram), the base of percentage limits.
@@ -105,10 +217,22 @@ core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args,
   inputs.limits = policy::resolve_limits(loaded->config->limits, machine_memory_bytes());
   for (const auto& path : loaded->config->filesystem.additional_allow_read)
     inputs.additional_allow_read.emplace_back(path);
+  // Written paths are bound by their real path where they exist (a symlinked cache dir).
+  for (const auto& path : loaded->config->filesystem.additional_allow_write) {
+    const fs::path real = existing_real_path(path);
+    inputs.additional_allow_write.push_back(real.empty() ? fs::path(path) : real);
+  }
+  inputs.expose_home_toolchains = loaded->config->filesystem.expose_home_toolchains;
+  inputs.toolchain_env = toolchain_environment();
+  inputs.git = discover_git(*workspace);
   const auto locations = config::default_locations(home);
   inputs.config_locations = {locations.current, locations.legacy};
   if (loaded->source) inputs.config_locations.push_back(*loaded->source);
   auto built = policy::default_policy(inputs);
+  if (!built.refused.empty())
+    return core::fail(built.refused.front(),
+                      "hint: list only cache directories there, such as ~/.cache/go-build, "
+                      "~/.cargo/registry, ~/.npm or ~/.cache/pip (docs/configuration.md)");
   if (loaded_out != nullptr) *loaded_out = std::move(*loaded);
   return built;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "config/loader.hpp"
@@ -23,6 +24,12 @@ struct PolicyArgs {
 ///   loaded_out: when not null, receives the configuration the policy was built from.
 core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args,
                                                  config::LoadedConfig* loaded_out = nullptr);
+
+/// The git repository whose working tree contains `workspace` (the workspace or its nearest
+/// ancestor with a `.git` directory or `gitdir:` file, as git's discovery finds it), with its
+/// git and common directories resolved (gitrepository-layout(5)); nullopt outside a
+/// repository or when a `.git` file names nothing that exists.
+std::optional<policy::GitLayout> discover_git(const std::filesystem::path& workspace);
 
 /// The user's home: $HOME when absolute, else the password database's, else "/".
 std::filesystem::path home_directory();

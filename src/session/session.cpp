@@ -4,6 +4,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -131,6 +132,16 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
     else
       (void)core::write_all(STDERR_FILENO, "pi-sandbox: " + line + "\n");
   };
+  for (const auto& warning : p.policy.warnings) p.say("warning: " + warning);
+  // `filesystem.additionalAllowWrite` directories persist: one that does not exist yet is
+  // made, so that what the command writes there stays (docs/configuration.md).
+  for (const auto& exposure : p.policy.writable) {
+    if (exposure.path == p.policy.workspace) continue;
+    std::error_code error;
+    if (exposure.why == policy::kConfiguredWritable &&
+        !std::filesystem::exists(exposure.path, error))
+      std::filesystem::create_directories(exposure.path, error);
+  }
   p.command.argv = args.argv.empty()
                        ? std::vector<std::string>{"/bin/bash", "-c", args.shell_command}
                        : args.argv;

@@ -104,6 +104,9 @@ INSTANTIATE_TEST_SUITE_P(
 
 const std::string kProvider = "subagents.provider must be one of builtin, pi-subagents, off";
 const std::string kAllowRead = "filesystem.additionalAllowRead must be an array of absolute paths";
+const std::string kAllowWrite =
+    "filesystem.additionalAllowWrite must be an array of absolute paths";
+const std::string kToolchains = "filesystem.exposeHomeToolchains must be a boolean";
 const std::string kMode = "hostIPC.mode must be one of off, ask";
 const std::string kPrefixes =
     "hostIPC.preflightCommandPrefixes must be an array of non-empty strings";
@@ -128,6 +131,17 @@ INSTANTIATE_TEST_SUITE_P(
         Refused{"AllowReadNul", R"({"filesystem": {"additionalAllowRead": ["/a\u0000b"]}})",
                 kAllowRead},
         Refused{"AllowReadNull", R"({"filesystem": {"additionalAllowRead": null}})", kAllowRead},
+        Refused{"AllowWriteRelative", R"({"filesystem": {"additionalAllowWrite": ["a/b"]}})",
+                kAllowWrite},
+        Refused{"AllowWriteString", R"({"filesystem": {"additionalAllowWrite": "/a"}})",
+                kAllowWrite},
+        Refused{"AllowWriteNotTrimmed", R"({"filesystem": {"additionalAllowWrite": [" /a"]}})",
+                kAllowWrite},
+        Refused{"AllowWriteNul", R"({"filesystem": {"additionalAllowWrite": ["/a\u0000b"]}})",
+                kAllowWrite},
+        Refused{"ToolchainsString", R"({"filesystem": {"exposeHomeToolchains": "false"}})",
+                kToolchains},
+        Refused{"ToolchainsNull", R"({"filesystem": {"exposeHomeToolchains": null}})", kToolchains},
         Refused{"ModeUnknown", R"({"hostIPC": {"mode": "on"}})", kMode},
         Refused{"ModeCase", R"({"hostIPC": {"mode": "ASK"}})", kMode},
         Refused{"ModeBool", R"({"hostIPC": {"mode": true}})", kMode},
@@ -354,6 +368,15 @@ TEST(ConfigParse, AdditionalAllowReadIsDeduplicatedInOrderAndNotTrimmed) {
             (std::vector<std::string>{"/b", "/a ", "/a"}));
 }
 
+TEST(ConfigParse, AdditionalAllowWriteAndToolchainSwitch) {
+  auto config = parse(
+      R"({"filesystem": {"additionalAllowWrite": ["/c", "/d", "/c"], "exposeHomeToolchains": false}})");
+  ASSERT_TRUE(config.has_value()) << config.error().describe(kPath);
+  EXPECT_EQ(config->filesystem.additional_allow_write, (std::vector<std::string>{"/c", "/d"}));
+  EXPECT_FALSE(config->filesystem.expose_home_toolchains);
+  EXPECT_TRUE(parse("{}")->filesystem.expose_home_toolchains);
+}
+
 TEST(ConfigParse, PrefixesAreTrimmedThenDeduplicated) {
   auto config = parse(R"({"hostIPC": {"preflightCommandPrefixes": [" tmux ", "tmux"]}})");
   ASSERT_TRUE(config.has_value()) << config.error().describe(kPath);
@@ -414,7 +437,9 @@ TEST(ConfigToJson, DefaultsFilledIn) {
     "provider": "builtin"
   },
   "filesystem": {
-    "additionalAllowRead": []
+    "additionalAllowRead": [],
+    "additionalAllowWrite": [],
+    "exposeHomeToolchains": true
   },
   "hostIPC": {
     "mode": "off",

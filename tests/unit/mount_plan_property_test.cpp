@@ -93,7 +93,7 @@ std::string describe_case(const policy::SandboxPolicy& policy, const RandomHost&
                           const MountPlan& plan) {
   std::string out =
       "workspace " + policy.workspace.string() + ", home " + policy.home.string() + "\nre-exposed:";
-  for (const auto& p : policy.home_read_allowed) out += " " + p.string();
+  for (const auto& p : policy.home_read_allowed) out += " " + p.path.string();
   out += "\nhost:";
   for (const auto& [path, facts] : host.entries)
     out += " " + path.string() + (facts.kind == PathKind::Directory ? "/" : "");

@@ -98,6 +98,9 @@ std::vector<MountOp> base_ops() {
   return ops;
 }
 
+// docs/cases.md, C-15: a missing parent of a protected name (`.claude`) is made as an
+// ordinary directory (a scaffold, pinned so it cannot be renamed away), and only the
+// protected name itself is held.
 TEST(MountPlan, MissingProtectedNamesGetPlaceholdersAndHomeOnesAreMaskedInTheTmpfs) {
   const std::vector<ProtectedPath> protect = {
       {"/home/u/ws/.bashrc", ProtectReason::DangerousFile, F, true},
@@ -109,9 +112,13 @@ TEST(MountPlan, MissingProtectedNamesGetPlaceholdersAndHomeOnesAreMaskedInTheTmp
   };
   const MountPlan plan = plan_mounts(policy_for_ws(), protect, fake_host(base_host()));
   auto expected = base_ops();
+  expected.push_back({K::HostScaffold, "/home/u/ws/.claude", "", false, D, "",
+                      "dangerous-file (missing parent: made, removed afterwards if empty)"});
+  expected.push_back({K::Bind, "/home/u/ws/.claude", "/home/u/ws/.claude", false, D, "",
+                      "pinned parent of a protected path", IfSourceMissing::Skip});
   expected.push_back({K::HostPlaceholder, "/home/u/ws/.bashrc", "", true, D, "",
                       "dangerous-file (missing: placeholder)"});
-  expected.push_back({K::HostPlaceholder, "/home/u/ws/.claude", "", true, D, "",
+  expected.push_back({K::HostPlaceholder, "/home/u/ws/.claude/commands", "", true, D, "",
                       "dangerous-file (missing: placeholder)"});
   expected.push_back(
       {K::MaskMissing, "/home/u/.pi/agent/settings.json", "", true, F, "", "security-control"});
@@ -139,7 +146,11 @@ TEST(MountPlan, SymlinksArePinnedAndTheirTargetsProtected) {
   };
   const MountPlan plan = plan_mounts(policy_for_ws(), protect, fake_host(host));
   auto expected = base_ops();
+  expected.push_back({K::HostScaffold, "/home/u/ws/dots", "", false, D, "",
+                      "dangerous-file (missing parent: made, removed afterwards if empty)"});
   expected.push_back({K::Bind, "/home/u/ws/sub", "/home/u/ws/sub", false, D, "",
+                      "pinned parent of a protected path", IfSourceMissing::Skip});
+  expected.push_back({K::Bind, "/home/u/ws/dots", "/home/u/ws/dots", false, D, "",
                       "pinned parent of a protected path", IfSourceMissing::Skip});
   expected.push_back({K::Bind, "/home/u/ws/.git", "/home/u/ws/.git", false, D, "",
                       "pinned parent of a protected path", IfSourceMissing::Skip});
@@ -149,10 +160,10 @@ TEST(MountPlan, SymlinksArePinnedAndTheirTargetsProtected) {
                       "dangerous-file (symlink)"});
   expected.push_back({K::PinSymlink, "/home/u/ws/.zshrc", "/home/u/ws/.zshrc", true, F, "",
                       "dangerous-file (symlink)"});
-  expected.push_back({K::HostPlaceholder, "/home/u/ws/dots", "", true, D, "",
-                      "dangerous-file (missing: placeholder)"});
   expected.push_back({K::Bind, "/home/u/ws/sub/.vscode", "/home/u/ws/sub/.vscode", true, D, "",
                       "dangerous-file", IfSourceMissing::Placeholder});
+  expected.push_back({K::HostPlaceholder, "/home/u/ws/dots/zshrc", "", true, D, "",
+                      "dangerous-file (missing: placeholder)"});
   expected.push_back({K::Bind, "/home/u/ws/.git/hooks", "/home/u/ws/.git/hooks", true, D, "",
                       "git-hooks", IfSourceMissing::Placeholder});
   expect_ops(plan.ops, expected);

@@ -3,4 +3,5 @@ pisandbox_unit_test(unit_policy
           ${CMAKE_CURRENT_SOURCE_DIR}/protected_scan_test.cpp
           ${CMAKE_CURRENT_SOURCE_DIR}/mount_plan_test.cpp
           ${CMAKE_CURRENT_SOURCE_DIR}/mount_plan_property_test.cpp
+          ${CMAKE_CURRENT_SOURCE_DIR}/real_machine_policy_test.cpp
   LIBS pisandbox_policy pisandbox_sandbox)

@@ -14,6 +14,12 @@ constexpr auto kSecurity = ProtectReason::SecurityControl;
 constexpr auto kDanger = ProtectReason::DangerousFile;
 constexpr auto kSecret = ProtectReason::Secret;
 
+std::vector<fs::path> paths_of(const std::vector<Exposure>& exposures) {
+  std::vector<fs::path> out;
+  for (const auto& e : exposures) out.push_back(e.path);
+  return out;
+}
+
 std::vector<ProtectedPath> expected_protected(const fs::path& ws, const fs::path& home) {
   std::vector<ProtectedPath> out = {
       {ws / ".pi/settings.json", kSecurity, F, true},
@@ -51,8 +57,9 @@ TEST(DefaultPolicy, HidesTheHomeAndReExposesGitConfig) {
   expected.workspace = "/home/u/ws";
   expected.home = "/home/u";
   expected.hide_home = true;
-  expected.home_read_allowed = {"/home/u/.gitconfig", "/home/u/.config/git/config"};
-  expected.writable = {"/home/u/ws"};
+  expected.home_read_allowed = {{"/home/u/.gitconfig", "git's user configuration"},
+                                {"/home/u/.config/git/config", "git's user configuration"}};
+  expected.writable = {{"/home/u/ws", "the workspace", Access::ReadWrite}};
   expected.private_tmp = true;
   expected.protected_paths = expected_protected("/home/u/ws", "/home/u");
   expected.protected_paths.push_back(
@@ -91,7 +98,7 @@ TEST(DefaultPolicy, AdditionalReadPathsInsideTheHomeAreReExposedInOrder) {
       "",
       {"/home/u/.local/bin/rtk", "/opt/tool", "/home/u/.gitconfig", "/home/u/.local/bin/rtk"},
       {}};
-  EXPECT_EQ(default_policy(in).home_read_allowed,
+  EXPECT_EQ(paths_of(default_policy(in).home_read_allowed),
             (std::vector<fs::path>{"/home/u/.gitconfig", "/home/u/.config/git/config",
                                    "/home/u/.local/bin/rtk"}));
 }
@@ -99,7 +106,7 @@ TEST(DefaultPolicy, AdditionalReadPathsInsideTheHomeAreReExposedInOrder) {
 TEST(DefaultPolicy, ABinaryInTheHiddenHomeStaysRunnable) {
   const SandboxPolicy p =
       default_policy({"/w", "/home/u", "/home/u/.local/bin/pi-sandbox", {}, {}});
-  EXPECT_EQ(p.home_read_allowed,
+  EXPECT_EQ(paths_of(p.home_read_allowed),
             (std::vector<fs::path>{"/home/u/.gitconfig", "/home/u/.config/git/config",
                                    "/home/u/.local/bin/pi-sandbox"}));
 }
@@ -118,9 +125,10 @@ TEST(DefaultPolicy, ReExposesNothingInsideTheWorkspace) {
                   {"/home/u/ws/.git", "/home/u/ws", "/home/u/.cargo"},
                   {}};
   const SandboxPolicy p = default_policy(in);
-  EXPECT_EQ(p.home_read_allowed,
-            (std::vector<fs::path>{"/home/u/.gitconfig", "/home/u/.config/git/config",
-                                   "/home/u/.cargo"}));
+  // Parents before children: by depth.
+  EXPECT_EQ(paths_of(p.home_read_allowed),
+            (std::vector<fs::path>{"/home/u/.gitconfig", "/home/u/.cargo",
+                                   "/home/u/.config/git/config"}));
   EXPECT_NE(
       std::ranges::find(p.protected_paths, ProtectedPath{"/home/u/ws/tools/pi-sandbox",
                                                          ProtectReason::SandboxBinary, F, false}),

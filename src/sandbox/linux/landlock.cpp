@@ -68,7 +68,7 @@ core::Result<void> add_rule(int ruleset, int fd, std::uint64_t rights, const std
 LandlockPlan plan_landlock(const policy::SandboxPolicy& policy) {
   LandlockPlan plan;
   plan.rules.push_back({"/", LandlockAccess::ReadExecute});
-  for (const auto& path : policy.writable) plan.rules.push_back({path, LandlockAccess::ReadWrite});
+  for (const auto& e : policy.writable) plan.rules.push_back({e.path, LandlockAccess::ReadWrite});
   if (policy.private_tmp) {
     plan.rules.push_back({"/tmp", LandlockAccess::ReadWrite});
     plan.rules.push_back({"/var/tmp", LandlockAccess::ReadWrite});

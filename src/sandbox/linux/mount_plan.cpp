@@ -52,9 +52,10 @@ class Planner {
     // Every private tmpfs (/dev, /dev/shm, /tmp, /var/tmp, the hidden home) shares one
     // budget: a command can fill them, never more than it together.
     for (auto& op : plan_.ops)
-      if (op.kind == MountOpKind::Tmpfs) op.size_bytes = policy_.limits.tmpfs_bytes;
-    push({MountOpKind::Bind, policy_.workspace, policy_.workspace, false, NodeKind::Directory, "",
-          "workspace (read-write)"});
+      if (op.kind == MountOpKind::Tmpfs || op.kind == MountOpKind::Overlay ||
+          op.kind == MountOpKind::Conceal)
+        op.size_bytes = policy_.limits.tmpfs_bytes;
+    writable();
     home_top_level();
     for (const auto& p : protected_paths) protect(p);
     finish_protections();
@@ -96,14 +97,39 @@ class Planner {
     if (!policy_.hide_home) return;
     push({MountOpKind::Tmpfs, policy_.home, "", false, NodeKind::Directory, "0700",
           "hidden home (empty, private, throw-away)"});
-    for (const auto& path : policy_.home_read_allowed) {
+    for (const auto& exposure : policy_.home_read_allowed) {
+      const fs::path& path = exposure.path;
       // Follow a final symlink (a dotfile manager's ~/.gitconfig -> ~/dotfiles/gitconfig):
       // the bind exposes the target's content at the link's path.
       const Resolution r = resolve(path);
       if (r.kind != PathKind::File && r.kind != PathKind::Directory) continue;
       const NodeKind node = r.kind == PathKind::Directory ? NodeKind::Directory : NodeKind::File;
-      push({MountOpKind::Bind, path, path, true, node, "", "re-exposed read-only",
+      const bool overlay =
+          exposure.access == policy::Access::CopyOnWrite && node == NodeKind::Directory;
+      std::string why = overlay ? "re-exposed copy-on-write" : "re-exposed read-only";
+      if (!exposure.why.empty()) why += ": " + exposure.why;
+      push({overlay ? MountOpKind::Overlay : MountOpKind::Bind, path, path, true, node, "", why,
             IfSourceMissing::Skip, SourceSymlinks::Follow});
+    }
+    for (const auto& path : policy_.concealed) {
+      const PathKind kind = resolve(path).kind;
+      if (kind != PathKind::File && kind != PathKind::Directory) continue;
+      push({MountOpKind::Conceal, path, "", true,
+            kind == PathKind::Directory ? NodeKind::Directory : NodeKind::File, "",
+            "a credential inside a re-exposed directory, hidden again"});
+    }
+  }
+
+  /// The workspace, then the other read-write binds (git directories, configured caches).
+  void writable() {
+    for (const auto& exposure : policy_.writable) {
+      const bool workspace = exposure.path == policy_.workspace;
+      const PathKind kind = workspace ? PathKind::Directory : probe_(exposure.path).kind;
+      if (kind != PathKind::Directory && kind != PathKind::File) continue;
+      push({MountOpKind::Bind, exposure.path, exposure.path, false,
+            kind == PathKind::File ? NodeKind::File : NodeKind::Directory, "",
+            workspace ? "workspace (read-write)" : "read-write: " + exposure.why,
+            workspace ? IfSourceMissing::Fail : IfSourceMissing::Skip});
     }
   }
 
@@ -142,9 +168,9 @@ class Planner {
     }
     if (policy_.hide_home) {
       consider(policy_.home, Region::PrivateTmpfs);
-      for (const auto& p : policy_.home_read_allowed) consider(p, Region::ReadOnly);
+      for (const auto& e : policy_.home_read_allowed) consider(e.path, Region::ReadOnly);
     }
-    for (const auto& p : policy_.writable) consider(p, Region::Workspace);
+    for (const auto& e : policy_.writable) consider(e.path, Region::Workspace);
     if (policy_.home_read_only) {
       consider(policy_.home, Region::ReadOnly);
       for (const auto& p : policy_.home_writable_entries) consider(p, Region::Workspace);
@@ -254,14 +280,29 @@ class Planner {
       case PathKind::Missing: {
         if ((!p.create_if_missing && !through_link_only) || r.first_missing.empty()) return;
         if (region(r.first_missing.parent_path()) != Region::Workspace) return;
+        // Missing parents (`.claude` of `.claude/commands`) are made as ordinary directories,
+        // so that they stay usable; only the protected name itself is held.
+        for (fs::path dir = r.first_missing; dir != r.resolved && is_within(r.resolved, dir);
+             dir /= *std::next(r.resolved.begin(), static_cast<std::ptrdiff_t>(depth(dir))))
+          scaffolds_.push_back({MountOpKind::HostScaffold, dir, "", false, NodeKind::Directory, "",
+                                why + " (missing parent: made, removed afterwards if empty)"});
         // Always a directory, even for a file name: see placeholders.hpp.
-        protections_.push_back({MountOpKind::HostPlaceholder, r.first_missing, "", true,
+        protections_.push_back({MountOpKind::HostPlaceholder, r.resolved, "", true,
                                 NodeKind::Directory, "", why + " (missing: placeholder)"});
         return;
       }
       case PathKind::Symlink:
         return;  // pinned above
     }
+  }
+
+  /// The deepest read-write bind that contains `path` (a mount point: it cannot be renamed),
+  /// or empty.
+  fs::path writable_root(const fs::path& path) const {
+    fs::path found;
+    for (const auto& e : policy_.writable)
+      if (is_within(path, e.path) && depth(e.path) > depth(found)) found = e.path;
+    return found;
   }
 
   static std::size_t depth(const fs::path& path) {
@@ -297,12 +338,21 @@ class Planner {
     std::vector<fs::path> pins;
     for (const auto& op : kept) {
       if (op.kind == MountOpKind::MaskMissing) continue;
+      const fs::path root = writable_root(op.target);
+      if (root.empty()) continue;
       for (fs::path dir = op.target.parent_path();
-           dir != policy_.workspace && is_within(dir, policy_.workspace) && dir != dir.root_path();
-           dir = dir.parent_path())
+           dir != root && is_within(dir, root) && dir != dir.root_path(); dir = dir.parent_path())
         if (std::ranges::find(pins, dir) == pins.end()) pins.push_back(dir);
     }
     std::ranges::stable_sort(pins, {}, depth);
+    // Scaffolds first: the pins below bind them onto themselves.
+    std::vector<MountOp> scaffolds;
+    for (const auto& op : scaffolds_)
+      if (!under_read_only_directory(op.target) &&
+          std::ranges::none_of(scaffolds, [&](const MountOp& s) { return s.target == op.target; }))
+        scaffolds.push_back(op);
+    std::ranges::stable_sort(scaffolds, {}, [](const MountOp& op) { return depth(op.target); });
+    for (auto& op : scaffolds) push(std::move(op));
     for (const auto& dir : pins) {
       // A directory under a read-only bind cannot be renamed anyway, and a read-write pin
       // there would make it writable again.
@@ -331,6 +381,7 @@ class Planner {
   mutable std::map<fs::path, PathFacts> probe_cache_;
   MountPlan plan_;
   std::vector<MountOp> protections_;
+  std::vector<MountOp> scaffolds_;
 };
 
 }  // namespace
@@ -388,6 +439,12 @@ std::string_view to_string(MountOpKind kind) {
       return "placeholder";
     case MountOpKind::MaskMissing:
       return "mask-missing";
+    case MountOpKind::HostScaffold:
+      return "scaffold";
+    case MountOpKind::Overlay:
+      return "overlay";
+    case MountOpKind::Conceal:
+      return "conceal";
   }
   return "unknown";
 }
@@ -395,7 +452,7 @@ std::string_view to_string(MountOpKind kind) {
 std::string describe(const MountOp& op) {
   std::string kind(to_string(op.kind));
   if (op.kind == MountOpKind::Bind) kind += op.read_only ? "-ro" : "-rw";
-  if (op.kind == MountOpKind::MaskMissing)
+  if (op.kind == MountOpKind::MaskMissing || op.kind == MountOpKind::Conceal)
     kind += op.node == NodeKind::Directory ? "-dir" : "-file";
   std::string line = kind;
   line.resize(std::max<std::size_t>(line.size() + 1, 18), ' ');

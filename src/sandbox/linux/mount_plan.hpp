@@ -44,6 +44,16 @@ enum class MountOpKind {
                     ///< directory there (placeholders.hpp), bind it read-only, remove it
                     ///< afterwards
   MaskMissing,      ///< `target` lies in a private tmpfs: create it there and mask it
+  HostScaffold,     ///< `target` is a missing parent of a protected name in a writable place:
+                    ///< create it on the host as an ordinary, usable directory (marked), so only
+                    ///< the protected name itself is held; removed afterwards while still empty
+                    ///< (docs/cases.md, C-15)
+  Overlay,          ///< an overlay with the host directory `source` as its lower layer and a
+                    ///< throw-away upper layer in the tmpfs budget, mounted on `target`
+                    ///< (policy::Access::CopyOnWrite); a read-only bind where overlayfs cannot be
+                    ///< mounted, with one note on stderr
+  Conceal,          ///< an empty read-only file (or directory, by `node`) mounted over `target`,
+                    ///< which exists: a credential inside a re-exposed directory
 };
 
 /// What the applier does when a Bind op's source has vanished between planning and applying

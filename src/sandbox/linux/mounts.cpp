@@ -8,6 +8,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <expected>
 #include <map>
 
 #include "core/unique_fd.hpp"
@@ -129,7 +132,14 @@ class Applier {
         if (slot->placeholder) placeholders_.push_back(std::move(*slot->placeholder));
         return open_source(op.target, O_PATH | O_NOFOLLOW);
       }
+      case MountOpKind::HostScaffold: {
+        auto made = create_scaffold(op.target);
+        if (!made) return std::unexpected(made.error());
+        if (*made) placeholders_.push_back(std::move(**made));
+        return {};
+      }
       case MountOpKind::Bind:
+      case MountOpKind::Overlay:
         return prepare_bind(op);
       case MountOpKind::PinSymlink: {
         UniqueFd parent(open_no_symlinks(op.target.parent_path(), O_PATH | O_DIRECTORY));
@@ -272,27 +282,134 @@ class Applier {
                     kSafe | MOUNT_ATTR_RDONLY);
       case MountOpKind::MaskMissing:
         return mask_missing(op);
+      case MountOpKind::HostScaffold:
+        return {};  // made on the host in prepare()
+      case MountOpKind::Overlay:
+        return overlay(op);
+      case MountOpKind::Conceal:
+        return conceal(op);
     }
     return {};
   }
 
-  /// One directory of the shared tmpfs budget, bound onto op.target with op.mode.
-  Result<void> shared_tmpfs(const MountOp& op) {
-    if (!budget_mounted_) {
-      if (::mkdir(kBudget, 0700) != 0)
-        return core::fail_errno(std::string("mkdir(\"") + kBudget + "\")");
-      const std::string options = "mode=0755,size=" + std::to_string(op.size_bytes);
-      if (::mount("tmpfs", kBudget, "tmpfs", MS_NOSUID | MS_NODEV, options.c_str()) != 0)
-        return core::fail_errno("mount(\"tmpfs\", " + quoted(op.target) + ", \"" + options + "\")");
-      budget_mounted_ = true;
-    }
+  /// The tmpfs of the shared budget (MountOp::size_bytes; 0: the kernel's default size),
+  /// mounted the first time it is needed.
+  Result<void> ensure_budget(std::uint64_t size_bytes) {
+    if (budget_mounted_) return {};
+    if (::mkdir(kBudget, 0700) != 0)
+      return core::fail_errno(std::string("mkdir(\"") + kBudget + "\")");
+    std::string options = "mode=0755";
+    if (size_bytes != 0) options += ",size=" + std::to_string(size_bytes);
+    if (::mount("tmpfs", kBudget, "tmpfs", MS_NOSUID | MS_NODEV, options.c_str()) != 0)
+      return core::fail_errno(std::string("mount(\"tmpfs\", \"") + kBudget + "\", \"" + options +
+                              "\")");
+    budget_mounted_ = true;
+    return {};
+  }
+
+  /// A new directory of the budget tmpfs with `mode`.
+  Result<fs::path> budget_directory(std::uint64_t size_bytes, const std::string& mode) {
+    if (auto r = ensure_budget(size_bytes); !r) return std::unexpected(r.error());
     const fs::path dir = fs::path(kBudget) / std::to_string(budget_dirs_++);
     if (::mkdir(dir.c_str(), 0700) != 0) return core::fail_errno("mkdir(" + quoted(dir) + ")");
     // mkdir(2) applies the umask; the mode is the plan's.
-    if (::chmod(dir.c_str(), static_cast<mode_t>(std::stoul(op.mode, nullptr, 8))) != 0)
-      return core::fail_errno("chmod(" + quoted(dir) + ", " + op.mode + ")");
-    UniqueFd fd(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-    if (!fd) return core::fail_errno("open(" + quoted(dir) + ", O_PATH)");
+    if (::chmod(dir.c_str(), static_cast<mode_t>(std::stoul(mode, nullptr, 8))) != 0)
+      return core::fail_errno("chmod(" + quoted(dir) + ", " + mode + ")");
+    return dir;
+  }
+
+  /// policy::Access::CopyOnWrite: overlayfs with the host directory as its only lower layer
+  /// (Documentation/filesystems/overlayfs.rst) and a throw-away upper layer in the budget. In
+  /// a user namespace the kernel needs "userxattr" (Linux 5.11+). Where no overlay can be
+  /// mounted, the directory is bound read-only instead, with one note.
+  Result<void> overlay(const MountOp& op) {
+    if (std::ranges::find(skipped_, op.target) != skipped_.end()) return {};
+    constexpr std::uint64_t kSafe = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+    const int lower = sources_.at(op.source).get();
+    auto scratch = budget_directory(op.size_bytes, "0755");
+    if (!scratch) return std::unexpected(scratch.error());
+    const fs::path upper = *scratch / "upper", work = *scratch / "work";
+    if (::mkdir(upper.c_str(), 0755) != 0 || ::mkdir(work.c_str(), 0755) != 0)
+      return core::fail_errno("mkdir(" + quoted(upper) + ")");
+    // The upper directory's root takes the lower one's owner and mode, as on the host.
+    struct stat st {};
+    if (::fstat(lower, &st) == 0) {
+      (void)::chown(upper.c_str(), st.st_uid, st.st_gid);
+      (void)::chmod(upper.c_str(), st.st_mode & 07777);
+    }
+    int error = 0;
+    for (const bool userxattr : {false, true}) {
+      auto mounted = overlay_mount(lower, upper, work, userxattr);
+      if (mounted) {
+        auto where = open_target(op.target, NodeKind::Directory);
+        if (!where) return std::unexpected(where.error());
+        mount_attr attr{};
+        attr.attr_set = kSafe;
+        if (::syscall(SYS_mount_setattr, mounted->get(), "", AT_EMPTY_PATH, &attr, sizeof attr) !=
+            0)
+          return core::fail_errno("mount_setattr(" + quoted(op.target) + ")");
+        if (::syscall(SYS_move_mount, mounted->get(), "", where->get(), "",
+                      MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0)
+          return core::fail_errno("move_mount(" + quoted(op.target) + ")");
+        return {};
+      }
+      error = mounted.error();
+    }
+    std::fprintf(stderr,
+                 "pi-sandbox: note: %s is read-only in this sandbox, not copy-on-write "
+                 "(overlayfs: %s)\n",
+                 op.target.c_str(), std::strerror(error));
+    return bind(lower, op.target, NodeKind::Directory, kSafe | MOUNT_ATTR_RDONLY);
+  }
+
+  /// A detached overlay mount (fsopen/fsconfig/fsmount), or the errno of the failing step.
+  static std::expected<UniqueFd, int> overlay_mount(int lower, const fs::path& upper,
+                                                    const fs::path& work, bool userxattr) {
+    UniqueFd context(static_cast<int>(::syscall(SYS_fsopen, "overlay", FSOPEN_CLOEXEC)));
+    if (!context) return std::unexpected(errno);
+    const std::string lower_path = fd_path(lower);
+    const auto set = [&](const char* key, const char* value) {
+      return ::syscall(SYS_fsconfig, context.get(), FSCONFIG_SET_STRING, key, value, 0) == 0;
+    };
+    if (!set("lowerdir", lower_path.c_str()) || !set("upperdir", upper.c_str()) ||
+        !set("workdir", work.c_str()))
+      return std::unexpected(errno);
+    if (userxattr &&
+        ::syscall(SYS_fsconfig, context.get(), FSCONFIG_SET_FLAG, "userxattr", nullptr, 0) != 0)
+      return std::unexpected(errno);
+    if (::syscall(SYS_fsconfig, context.get(), FSCONFIG_CMD_CREATE, nullptr, nullptr, 0) != 0)
+      return std::unexpected(errno);
+    UniqueFd mount(static_cast<int>(::syscall(SYS_fsmount, context.get(), FSMOUNT_CLOEXEC, 0)));
+    if (!mount) return std::unexpected(errno);
+    return mount;
+  }
+
+  /// An empty read-only file or directory over op.target (a credential inside a re-exposed
+  /// directory). Nothing to hide when it has gone meanwhile.
+  Result<void> conceal(const MountOp& op) {
+    struct stat st {};
+    if (::lstat(in_root(op.target).c_str(), &st) != 0) return {};
+    auto dir = budget_directory(op.size_bytes, "0555");
+    if (!dir) return std::unexpected(dir.error());
+    fs::path source = *dir;
+    if (op.node == NodeKind::File) {
+      source = *dir / "empty";
+      const int fd = ::open(source.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0444);
+      if (fd < 0) return core::fail_errno("open(" + quoted(source) + ", O_CREAT)");
+      ::close(fd);
+    }
+    UniqueFd fd(::open(source.c_str(), O_PATH | O_CLOEXEC));
+    if (!fd) return core::fail_errno("open(" + quoted(source) + ", O_PATH)");
+    return bind(fd.get(), op.target, op.node,
+                MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+  }
+
+  /// One directory of the shared tmpfs budget, bound onto op.target with op.mode.
+  Result<void> shared_tmpfs(const MountOp& op) {
+    auto dir = budget_directory(op.size_bytes, op.mode);
+    if (!dir) return std::unexpected(dir.error());
+    UniqueFd fd(::open(dir->c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!fd) return core::fail_errno("open(" + quoted(*dir) + ", O_PATH)");
     return bind(fd.get(), op.target, NodeKind::Directory, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
   }
 

@@ -153,8 +153,51 @@ std::optional<Placeholder> adopt_if_placeholder(const fs::path& path) {
   return adopted;
 }
 
+core::Result<std::optional<Placeholder>> create_scaffold(const fs::path& path) {
+  const fs::path parent = path.parent_path();
+  UniqueFd dir(open_no_symlinks(parent, O_RDONLY | O_DIRECTORY));
+  if (!dir) return core::fail_errno("open(\"" + parent.string() + "\", O_DIRECTORY)");
+  const std::string name = path.filename().string();
+  if (::mkdirat(dir.get(), name.c_str(), 0755) != 0) {
+    const int err = errno;
+    if (err == EEXIST && open_directory(dir.get(), name.c_str())) return std::nullopt;
+    return std::unexpected(core::sys_error("mkdirat(\"" + path.string() + "\")", err));
+  }
+  UniqueFd fd = open_directory(dir.get(), name.c_str());
+  if (!fd) return core::fail_errno("openat(\"" + path.string() + "\", O_DIRECTORY)");
+  (void)::fsetxattr(fd.get(), kScaffoldXattr, "1", 1, 0);
+  const ino_t inode = inode_of(fd.get());
+  return Placeholder{path, inode, std::move(fd), true};
+}
+
+namespace {
+
+bool is_scaffold(int fd) {
+  char value[8];
+  return ::fgetxattr(fd, kScaffoldXattr, value, sizeof value) >= 0;
+}
+
+/// Removes the empty scaffolds at and above `path`, nearest first.
+void remove_empty_scaffolds(fs::path path) {
+  for (; path.has_relative_path(); path = path.parent_path()) {
+    UniqueFd dir(open_no_symlinks(path.parent_path(), O_RDONLY | O_DIRECTORY));
+    if (!dir) return;
+    const std::string name = path.filename().string();
+    UniqueFd fd = open_directory(dir.get(), name.c_str());
+    if (!fd || !is_scaffold(fd.get()) || !is_empty_directory(fd.get())) return;
+    if (::unlinkat(dir.get(), name.c_str(), AT_REMOVEDIR) != 0) return;
+  }
+}
+
+}  // namespace
+
 void remove_placeholder(Placeholder& placeholder, Unmask unmask) {
   if (unmask == Unmask::Yes) ::umount2(placeholder.path.c_str(), MNT_DETACH);
+  if (placeholder.scaffold) {
+    placeholder.lock.reset();
+    remove_empty_scaffolds(placeholder.path);
+    return;
+  }
   UniqueFd dir(open_no_symlinks(placeholder.path.parent_path(), O_RDONLY | O_DIRECTORY));
   if (!dir) return;
   const std::string name = placeholder.path.filename().string();
@@ -164,8 +207,9 @@ void remove_placeholder(Placeholder& placeholder, Unmask unmask) {
   // Converting our shared lock to an exclusive one fails while any other sandbox holds it.
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) return;
   if (inode_of(fd) == placeholder.inode && same_inode(dir.get(), name.c_str(), fd) &&
-      may_be_ours(fd) && is_empty_directory(fd))
-    ::unlinkat(dir.get(), name.c_str(), AT_REMOVEDIR);
+      may_be_ours(fd) && is_empty_directory(fd) &&
+      ::unlinkat(dir.get(), name.c_str(), AT_REMOVEDIR) == 0)
+    remove_empty_scaffolds(placeholder.path.parent_path());
   placeholder.lock.reset();
 }
 

@@ -30,13 +30,21 @@ namespace pisandbox::sandbox::linux_ {
 /// The extended attribute that marks a placeholder.
 inline constexpr const char* kPlaceholderXattr = "user.pi-sandbox.placeholder";
 
-/// One placeholder this sandbox masks (created by it or adopted from another sandbox).
+/// The extended attribute that marks a scaffold: a missing parent of a protected name
+/// (`.claude` of `.claude/commands`), made as an ordinary directory so that it can be used,
+/// and removed after the command only while it is still empty (docs/cases.md, C-15).
+inline constexpr const char* kScaffoldXattr = "user.pi-sandbox.scaffold";
+
+/// One placeholder this sandbox masks (created by it or adopted from another sandbox), or a
+/// scaffold it made.
 ///   path: absolute host path; inode: its inode number;
 ///   lock: an O_RDONLY descriptor holding a shared flock (invalid in the supervisor).
+///   scaffold: a scaffold (kScaffoldXattr), not a placeholder.
 struct Placeholder {
   std::filesystem::path path;
   ino_t inode = 0;
   core::UniqueFd lock;
+  bool scaffold = false;
 };
 
 /// What stands at a protected path once create_placeholder() returns.
@@ -55,13 +63,19 @@ core::Result<PlaceholderSlot> create_placeholder(const std::filesystem::path& pa
 /// its creator does not remove it while this sandbox masks it. Returns nullopt otherwise.
 std::optional<Placeholder> adopt_if_placeholder(const std::filesystem::path& path);
 
+/// Makes the scaffold directory `path` (its parent must exist). Returns nullopt when a
+/// directory stands there already (made by the user or another sandbox: never removed by
+/// this one). Errors name the failing call and path.
+core::Result<std::optional<Placeholder>> create_scaffold(const std::filesystem::path& path);
+
 /// Whether to unmount the placeholder's mask first (only inside the sandbox's own mount
 /// namespace, where the mask is still in place).
 enum class Unmask { No, Yes };
 
 /// Removes `placeholder` from the host when no other sandbox holds it and it is still an
 /// empty, marked directory with the same inode; otherwise leaves it. Never fails loudly: what
-/// it cannot remove, the last sandbox that holds it will.
+/// it cannot remove, the last sandbox that holds it will. Then the scaffolds above it that
+/// are empty (whichever sandbox made them) are removed too.
 void remove_placeholder(Placeholder& placeholder, Unmask unmask);
 
 }  // namespace pisandbox::sandbox::linux_

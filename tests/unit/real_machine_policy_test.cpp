@@ -1,0 +1,268 @@
+// Real developer machines: repositories around the workspace, toolchains in the home,
+// configured writable caches, a workspace in the private /tmp (docs/security.md,
+// "Repositories around the workspace", "Toolchains in the home").
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+
+#include "policy/sandbox_policy.hpp"
+#include "policy/toolchains.hpp"
+#include "sandbox/linux/mount_plan.hpp"
+
+namespace pisandbox::policy {
+namespace {
+
+using sandbox::linux_::MountOp;
+using sandbox::linux_::MountOpKind;
+using sandbox::linux_::PathFacts;
+using sandbox::linux_::PathKind;
+
+constexpr auto F = NodeKind::File;
+constexpr auto D = NodeKind::Directory;
+constexpr auto kCow = Access::CopyOnWrite;
+constexpr auto kRw = Access::ReadWrite;
+
+PolicyInputs inputs(const fs::path& ws) {
+  PolicyInputs in{ws, "/home/u", "/usr/bin/pi-sandbox", {}, {}};
+  return in;
+}
+
+bool protects(const SandboxPolicy& p, const ProtectedPath& expected) {
+  return std::ranges::find(p.protected_paths, expected) != p.protected_paths.end();
+}
+
+const Exposure* exposure(const std::vector<Exposure>& list, const fs::path& path) {
+  auto it = std::ranges::find(list, path, &Exposure::path);
+  return it == list.end() ? nullptr : &*it;
+}
+
+// Row 1: the workspace is a subdirectory of a repository in the home.
+TEST(GitLayoutPolicy, ASubdirectoryOfARepositorySeesItsRepositoryAndWritesItsGitDirectory) {
+  PolicyInputs in = inputs("/home/u/repo/packages/app");
+  in.git = GitLayout{"/home/u/repo", "/home/u/repo/.git", "/home/u/repo/.git"};
+  in.git->module_dirs = {"/home/u/repo/.git/modules/lib"};
+  in.git->worktree_dirs = {"/home/u/repo/.git/worktrees/wt"};
+  const SandboxPolicy p = default_policy(in);
+  const Exposure* tree = exposure(p.home_read_allowed, "/home/u/repo");
+  ASSERT_NE(tree, nullptr);
+  EXPECT_EQ(tree->access, Access::ReadOnly);
+  EXPECT_EQ(tree->why, "the repository that contains the workspace (read-only outside it)");
+  const Exposure* git = exposure(p.writable, "/home/u/repo/.git");
+  ASSERT_NE(git, nullptr);
+  EXPECT_EQ(git->access, kRw);
+  constexpr auto kGit = ProtectReason::GitControl;
+  EXPECT_TRUE(protects(p, {"/home/u/repo/.git/hooks", kGit, D, true}));
+  EXPECT_TRUE(protects(p, {"/home/u/repo/.git/config", kGit, F, false}));
+  EXPECT_TRUE(protects(p, {"/home/u/repo/.git/info", kGit, D, true}));
+  EXPECT_TRUE(protects(p, {"/home/u/repo/.git/config.worktree", kGit, F, false}));
+  EXPECT_TRUE(protects(p, {"/home/u/repo/.git/modules/lib/hooks", kGit, D, true}));
+  EXPECT_TRUE(protects(p, {"/home/u/repo/.git/modules/lib/config", kGit, F, false}));
+  EXPECT_TRUE(protects(p, {"/home/u/repo/.git/worktrees/wt/commondir", kGit, F, false}));
+  EXPECT_EQ(p.writable.front().path, "/home/u/repo/packages/app");
+}
+
+// Row 2: a linked worktree writes its own git directory and what a commit writes in the
+// main repository; the main repository's hooks and config stay read-only (not writable).
+TEST(GitLayoutPolicy, ALinkedWorktreeWritesObjectsRefsLogsAndItsOwnDirectoryOnly) {
+  PolicyInputs in = inputs("/home/u/wt");
+  in.git = GitLayout{"/home/u/wt", "/home/u/repo/.git/worktrees/wt", "/home/u/repo/.git",
+                     "/home/u/wt/.git", true};
+  const SandboxPolicy p = default_policy(in);
+  const Exposure* common = exposure(p.home_read_allowed, "/home/u/repo/.git");
+  ASSERT_NE(common, nullptr);
+  EXPECT_EQ(common->access, Access::ReadOnly);
+  std::vector<fs::path> writable;
+  for (const auto& e : p.writable) writable.push_back(e.path);
+  EXPECT_EQ(writable, (std::vector<fs::path>{"/home/u/wt", "/home/u/repo/.git/objects",
+                                             "/home/u/repo/.git/refs", "/home/u/repo/.git/logs",
+                                             "/home/u/repo/.git/packed-refs",
+                                             "/home/u/repo/.git/worktrees/wt"}));
+  constexpr auto kGit = ProtectReason::GitControl;
+  EXPECT_TRUE(protects(p, {"/home/u/wt/.git", kGit, F, false}));
+  EXPECT_TRUE(protects(p, {"/home/u/repo/.git/worktrees/wt/commondir", kGit, F, false}));
+  // extensions.worktreeConfig is on: a missing config.worktree is held too.
+  EXPECT_TRUE(protects(p, {"/home/u/repo/.git/worktrees/wt/config.worktree", kGit, F, true}));
+  EXPECT_EQ(exposure(p.writable, "/home/u/repo/.git"), nullptr);
+}
+
+TEST(GitLayoutPolicy, ARepositoryThatHoldsTheHomeIsNotExposed) {
+  PolicyInputs in = inputs("/home/u/src/app");
+  in.git = GitLayout{"/home/u", "/home/u/.git", "/home/u/.git"};
+  const SandboxPolicy p = default_policy(in);
+  EXPECT_EQ(exposure(p.home_read_allowed, "/home/u"), nullptr);
+  EXPECT_EQ(p.writable.size(), 1u);
+  EXPECT_EQ(p.notes, std::vector<std::string>{
+                         "the repository at /home/u contains the home: it is not exposed (the "
+                         "home stays hidden)"});
+}
+
+TEST(GitLayoutPolicy, TheWorkspacesOwnGitDirectoryChangesNothing) {
+  PolicyInputs in = inputs("/home/u/repo");
+  in.git = GitLayout{"/home/u/repo", "/home/u/repo/.git", "/home/u/repo/.git"};
+  PolicyInputs without = inputs("/home/u/repo");
+  EXPECT_EQ(default_policy(in), default_policy(without));
+}
+
+// Row 3: toolchains in the home.
+TEST(Toolchains, PathEntriesInTheHomeBringTheirToolchainRoots) {
+  std::vector<fs::path> hidden;
+  const auto exposed = toolchain_exposures(
+      "/home/u", "/home/u/ws",
+      {"/home/u/.cargo/bin", "/home/u/.pyenv/shims", "/home/u/.pyenv/bin",
+       "/home/u/.nvm/versions/node/v20.1.0/bin", "/home/u/.local/bin", "/usr/bin",
+       "/home/u/.npm-global/bin", "/home/u/ws/node_modules/.bin", "/home/u", "/home/u/.ssh/bin"},
+      {}, hidden);
+  std::vector<std::pair<fs::path, std::string>> got;
+  for (const auto& e : exposed) {
+    EXPECT_EQ(e.access, kCow) << e.path;
+    got.emplace_back(e.path, e.why);
+  }
+  EXPECT_EQ(
+      got,
+      (std::vector<std::pair<fs::path, std::string>>{
+          {"/home/u/.cargo", "$PATH entry /home/u/.cargo/bin: rustup and cargo"},
+          {"/home/u/.rustup", "$PATH entry /home/u/.cargo/bin: rustup and cargo"},
+          {"/home/u/.pyenv", "$PATH entry /home/u/.pyenv/shims: pyenv"},
+          {"/home/u/.nvm", "$PATH entry /home/u/.nvm/versions/node/v20.1.0/bin: nvm"},
+          {"/home/u/.local/bin", "$PATH entry /home/u/.local/bin: ~/.local (pip --user, pipx)"},
+          {"/home/u/.local/lib", "$PATH entry /home/u/.local/bin: ~/.local (pip --user, pipx)"},
+          {"/home/u/.local/share/pipx",
+           "$PATH entry /home/u/.local/bin: ~/.local (pip --user, pipx)"},
+          {"/home/u/.npm-global/bin", "$PATH entry /home/u/.npm-global/bin: a $PATH entry"},
+      }));
+  EXPECT_EQ(hidden, (std::vector<fs::path>{"/home/u", "/home/u/.ssh/bin"}));
+}
+
+TEST(Toolchains, MovedRootsFollowTheirVariables) {
+  std::vector<fs::path> hidden;
+  const auto exposed = toolchain_exposures(
+      "/home/u", "/w", {"/home/u/tools/cargo/bin", "/home/u/go-work/bin"},
+      {{"CARGO_HOME", "/home/u/tools/cargo"}, {"GOPATH", "/home/u/go-work"}}, hidden);
+  std::vector<fs::path> paths;
+  for (const auto& e : exposed) paths.push_back(e.path);
+  EXPECT_EQ(paths,
+            (std::vector<fs::path>{"/home/u/tools/cargo", "/home/u/.rustup", "/home/u/go-work"}));
+  EXPECT_EQ(exposed.front().why,
+            "$PATH entry /home/u/tools/cargo/bin: rustup and cargo ($CARGO_HOME)");
+  EXPECT_TRUE(hidden.empty());
+}
+
+TEST(Toolchains, ThePolicyReExposesThemCopyOnWriteAndHidesCargoCredentials) {
+  PolicyInputs in = inputs("/home/u/ws");
+  in.path_dirs = {"/home/u/.cargo/bin", "/usr/bin", "/home/u"};
+  const SandboxPolicy p = default_policy(in);
+  ASSERT_NE(exposure(p.home_read_allowed, "/home/u/.cargo"), nullptr);
+  EXPECT_EQ(exposure(p.home_read_allowed, "/home/u/.cargo")->access, kCow);
+  EXPECT_EQ(p.concealed, (std::vector<fs::path>{"/home/u/.cargo/credentials.toml",
+                                                "/home/u/.cargo/credentials"}));
+  EXPECT_EQ(p.hidden_path_dirs, std::vector<fs::path>{"/home/u"});
+}
+
+TEST(Toolchains, TheSwitchTurnsTheAutomaticPartOff) {
+  PolicyInputs in = inputs("/home/u/ws");
+  in.path_dirs = {"/home/u/.cargo/bin", "/usr/bin"};
+  in.expose_home_toolchains = false;
+  const SandboxPolicy p = default_policy(in);
+  EXPECT_EQ(exposure(p.home_read_allowed, "/home/u/.cargo"), nullptr);
+  EXPECT_TRUE(p.concealed.empty());
+  EXPECT_EQ(p.hidden_path_dirs, std::vector<fs::path>{"/home/u/.cargo/bin"});
+}
+
+TEST(Toolchains, ConfiguredReadPathsAreCopyOnWriteToo) {
+  PolicyInputs in = inputs("/home/u/ws");
+  in.additional_allow_read = {"/home/u/.cargo"};
+  in.expose_home_toolchains = false;
+  const SandboxPolicy p = default_policy(in);
+  ASSERT_NE(exposure(p.home_read_allowed, "/home/u/.cargo"), nullptr);
+  EXPECT_EQ(exposure(p.home_read_allowed, "/home/u/.cargo")->access, kCow);
+  EXPECT_EQ(p.concealed.size(), 2u);
+}
+
+// Row 5: configured writable caches.
+TEST(AdditionalWrite, CachesPersistAndDangerousPlacesAreRefused) {
+  PolicyInputs in = inputs("/home/u/ws");
+  in.path_dirs = {"/home/u/.local/bin", "/usr/bin"};
+  in.additional_allow_write = {"/home/u/.cache/go-build",
+                               "/home/u/.cargo/registry",
+                               "/home/u/ws/cache",
+                               "/",
+                               "/home",
+                               "/home/u",
+                               "/tmp",
+                               "/etc/x",
+                               "/home/u/.ssh",
+                               "/home/u/.config",
+                               "/home/u/.local",
+                               "/home/u/.pi/agent",
+                               "/usr/local"};
+  const SandboxPolicy p = default_policy(in);
+  EXPECT_EQ(exposure(p.writable, "/home/u/.cache/go-build")->why, kConfiguredWritable);
+  EXPECT_EQ(exposure(p.writable, "/home/u/.cargo/registry")->access, kRw);
+  EXPECT_EQ(exposure(p.writable, "/home/u/ws/cache"), nullptr);  // writable already
+  EXPECT_EQ(
+      p.refused,
+      (std::vector<std::string>{
+          R"(filesystem.additionalAllowWrite: "/" is the root of the host)",
+          R"(filesystem.additionalAllowWrite: "/home" is or contains the home /home/u)",
+          R"(filesystem.additionalAllowWrite: "/home/u" is or contains the home /home/u)",
+          R"(filesystem.additionalAllowWrite: "/tmp" is a private temporary directory in every sandbox already)",
+          R"(filesystem.additionalAllowWrite: "/etc/x" is or lies inside /etc, part of the system)",
+          R"(filesystem.additionalAllowWrite: "/home/u/.ssh" lies inside the protected path /home/u/.ssh)",
+          R"(filesystem.additionalAllowWrite: "/home/u/.config" contains the protected path /home/u/.config/git/config)",
+          R"(filesystem.additionalAllowWrite: "/home/u/.local" contains the protected path /home/u/.local/share/systemd)",
+          R"(filesystem.additionalAllowWrite: "/home/u/.pi/agent" contains the protected path /home/u/.pi/agent/settings.json)",
+          R"(filesystem.additionalAllowWrite: "/usr/local" is or lies inside /usr, part of the system)",
+      }));
+}
+
+// Row 7.
+TEST(PrivateTmp, AWorkspaceUnderTmpIsWarnedAbout) {
+  EXPECT_EQ(default_policy(inputs("/tmp/x/ws")).warnings,
+            std::vector<std::string>{
+                "the workspace lies in /tmp, which is private to each command: what it writes "
+                "there outside the workspace is discarded when it ends"});
+  EXPECT_TRUE(default_policy(inputs("/home/u/ws")).warnings.empty());
+}
+
+// The planner: copy-on-write overlays, concealed credentials, extra read-write binds.
+TEST(RealMachinePlan, OverlaysConcealAndWritableBindsInOrder) {
+  PolicyInputs in = inputs("/home/u/ws");
+  in.path_dirs = {"/home/u/.cargo/bin"};
+  in.additional_allow_write = {"/home/u/.cargo/registry"};
+  const SandboxPolicy p = default_policy(in);
+  std::map<fs::path, PathFacts> host = {
+      {"/home", {PathKind::Directory, {}}},
+      {"/home/u", {PathKind::Directory, {}}},
+      {"/home/u/ws", {PathKind::Directory, {}}},
+      {"/home/u/.cargo", {PathKind::Directory, {}}},
+      {"/home/u/.cargo/bin", {PathKind::Directory, {}}},
+      {"/home/u/.cargo/registry", {PathKind::Directory, {}}},
+      {"/home/u/.cargo/credentials.toml", {PathKind::File, {}}},
+      {"/home/u/.rustup", {PathKind::Directory, {}}},
+  };
+  const auto plan = sandbox::linux_::plan_mounts(p, p.protected_paths, [&](const fs::path& path) {
+    auto it = host.find(path);
+    return it == host.end() ? PathFacts{} : it->second;
+  });
+  std::vector<std::string> lines;
+  for (const auto& op : plan.ops)
+    if ((op.target.string().starts_with("/home/u/.") &&
+         !op.target.string().starts_with("/home/u/.pi")) ||
+        op.target == "/home/u/ws")
+      lines.push_back(sandbox::linux_::describe(op));
+  EXPECT_EQ(lines, (std::vector<std::string>{
+                       "overlay           /home/u/.cargo  # re-exposed copy-on-write: $PATH entry "
+                       "/home/u/.cargo/bin: rustup and cargo",
+                       "overlay           /home/u/.rustup  # re-exposed copy-on-write: $PATH entry "
+                       "/home/u/.cargo/bin: rustup and cargo",
+                       "conceal-file      /home/u/.cargo/credentials.toml  # a credential inside a "
+                       "re-exposed directory, hidden again",
+                       "bind-rw           /home/u/ws  # workspace (read-write)",
+                       "bind-rw           /home/u/.cargo/registry  # read-write: "
+                       "filesystem.additionalAllowWrite (persists)",
+                   }));
+}
+
+}  // namespace
+}  // namespace pisandbox::policy
