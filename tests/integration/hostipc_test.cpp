@@ -199,6 +199,34 @@ TEST_F(HostIpc, SshAddReachesATestAgentOnlyThroughAnApprovedRetry) {
   ::kill(agent_pid, SIGTERM);
 }
 
+TEST_F(HostIpc, AHostRunKeepsTheCallersSshAuthSockAndTokens) {
+  // The environment filter (docs/security.md, "Environment") keeps SSH_AUTH_SOCK, so that the
+  // sandboxed attempt meets the refused socket and the retry is offered; it removes GH_TOKEN
+  // inside the sandbox, and the approved host run gets both from the caller.
+  PI_SANDBOX_REQUIRE(::access("/usr/bin/ssh-agent", X_OK) == 0, "ssh-agent is not installed");
+  const fs::path agent_socket = scratch_.root / "agent.sock";
+  const RunResult agent = run_process({"/usr/bin/ssh-agent", "-a", agent_socket.string()});
+  ASSERT_EQ(agent.exit_code, 0) << agent.err;
+  const auto pid_at = agent.out.find("SSH_AGENT_PID=");
+  ASSERT_NE(pid_at, std::string::npos) << agent.out;
+  const pid_t agent_pid = std::atoi(agent.out.c_str() + pid_at + 14);
+  auto env = scratch_.env();
+  env["SSH_AUTH_SOCK"] = agent_socket.string();
+  env["GH_TOKEN"] = "t";
+  const std::string command = "echo \"${GH_TOKEN-unset}\"; ssh-add -l";
+  const std::vector<std::string> argv = {
+      sandbox_binary(), "run",          "--cwd",      scratch_.ws.string(),
+      "--config",       config(kRetry), "--reviewer", reviewer("allow"),
+      "--no-prompt",    "-c",           command};
+  const RunResult r = run_process(argv, env);
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // ssh-add -l: 1 = the agent holds no identity
+  EXPECT_EQ(r.out, "unset\nt\nThe agent has no identities.\n");
+  EXPECT_NE(r.err.find("Error connecting to agent: Operation not permitted"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(kBanner), std::string::npos) << r.err;
+  ::kill(agent_pid, SIGTERM);
+}
+
 TEST_F(HostIpc, AHostRunLeavesNothingRunningAndHoldsNothingOpen) {
   const RunResult r =
       scratch_.run("tmux -S " + tmux_socket_.string() + " has-session; sleep 617 & echo started",
