@@ -3,8 +3,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "policy/environment.hpp"
 #include "sandbox/linux/runner.hpp"
 #include "session/policy_setup.hpp"
+#include "session/session.hpp"
 
 namespace pisandbox::cli {
 
@@ -154,6 +156,51 @@ void print_text(const policy::SandboxPolicy& p, const lx::PreparedSandbox& prepa
               << rule.why << "\n";
 }
 
+// --- The environment policy (docs/security.md, "Environment"): names only, never values.
+
+/// `default` or `configuration`: which rule removed a variable.
+std::string_view to_string(policy::RemovalSource source) {
+  return source == policy::RemovalSource::Default ? "default" : "configuration";
+}
+
+/// The environment policy and what it removes from pi-sandbox's own (the caller's) environment.
+json environment_json(const policy::EnvironmentSpec& spec) {
+  const auto decided = policy::filter_environment(session::caller_environment(), spec);
+  json removed = json::array();
+  for (const auto& r : decided.removed)
+    removed.push_back({{"name", r.name}, {"rule", r.rule}, {"source", to_string(r.source)}});
+  return {{"default_removed", policy::kDefaultRemoved},
+          {"pass_through", spec.pass_through},
+          {"remove", spec.remove},
+          {"removed", removed},
+          {"set", policy::sandbox_variable_names()}};
+}
+
+/// `a, b, c`, or `none`.
+template <typename Names>
+std::string listed(const Names& names) {
+  std::string out;
+  for (const auto& name : names) out += (out.empty() ? "" : ", ") + std::string(name);
+  return out.empty() ? "none" : out;
+}
+
+void print_environment(const policy::EnvironmentSpec& spec) {
+  const auto decided = policy::filter_environment(session::caller_environment(), spec);
+  std::cout << "environment (the caller's, less credentials):\n"
+            << "  removed by default: " << listed(policy::kDefaultRemoved) << "\n"
+            << "  environment.passThrough: " << listed(spec.pass_through) << "\n"
+            << "  environment.remove: " << listed(spec.remove) << "\n"
+            << "  removed from this environment:" << (decided.removed.empty() ? " none" : "")
+            << "\n";
+  for (const auto& r : decided.removed)
+    std::cout << "    " << r.name << "  ["
+              << (r.source == policy::RemovalSource::Default ? "default rule "
+                                                             : "environment.remove entry ")
+              << r.rule << "]\n";
+  std::cout << "  set by pi-sandbox (the caller's values replaced, JAVA_TOOL_OPTIONS merged): "
+            << listed(policy::sandbox_variable_names()) << "\n";
+}
+
 }  // namespace
 
 void add_policy_command(CLI::App& app, int& exit_code) {
@@ -180,10 +227,12 @@ void add_policy_command(CLI::App& app, int& exit_code) {
     if (*as_json) {
       json out = policy_json(*p, *prepared);
       out["limits"] = limits_json(*p, loaded.config->limits, *prepared);
+      out["environment"] = environment_json(loaded.config->environment);
       std::cout << out.dump(2) << "\n";
     } else {
       print_text(*p, *prepared);
       print_limits(*p, loaded.config->limits, *prepared);
+      print_environment(loaded.config->environment);
     }
     exit_code = 0;
   });

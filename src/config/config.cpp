@@ -23,8 +23,8 @@ using Failure = std::unexpected<ConfigError>;
 // let a second value hide behind the first (docs/configuration.md), so the DOM is built by this SAX
 // handler, which stops at the first duplicate key of the root object or of a section.
 
-constexpr std::array<std::string_view, 6> kSections = {"subagents", "filesystem", "hostIPC",
-                                                       "network",   "approval",   "limits"};
+constexpr std::array<std::string_view, 7> kSections = {
+    "subagents", "filesystem", "hostIPC", "network", "approval", "limits", "environment"};
 
 bool is_section(std::string_view key) {
   return std::ranges::find(kSections, key) != kSections.end();
@@ -539,6 +539,46 @@ std::expected<policy::LimitsSpec, ConfigError> parse_limits(const Document& docu
   return out;
 }
 
+// `environment.<key>`: first the shape of the whole array, then each entry (as for
+// `network.<key>`).
+std::expected<std::vector<std::string>, ConfigError> parse_variable_patterns(const Json& entries,
+                                                                             std::string_view key) {
+  const std::string name = "environment." + std::string(key);
+  const auto non_empty = [](const Json& v) {
+    return v.is_string() && !v.get_ref<const std::string&>().empty();
+  };
+  if (!entries.is_array() || !std::ranges::all_of(entries, non_empty))
+    return invalid(name + " must be an array of non-empty strings");
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const auto& entry = entries[i].get_ref<const std::string&>();
+    if (!policy::is_variable_pattern(entry))
+      return invalid(name + "[" + std::to_string(i) +
+                         "] contains an invalid variable name pattern: " + core::printable(entry),
+                     "an entry is a variable name (ASCII letters, digits and _) in which * matches "
+                     "any run of characters, e.g. GITHUB_TOKEN or *_API_KEY");
+    append_unique(out, entry);
+  }
+  return out;
+}
+
+std::expected<policy::EnvironmentSpec, ConfigError> parse_environment(const Document& document) {
+  static constexpr std::array<std::string_view, 2> kKeys = {"passThrough", "remove"};
+  policy::EnvironmentSpec out;
+  auto object = section(document, "environment", kKeys);
+  if (!object) return Failure(std::move(object.error()));
+  if (*object == nullptr) return out;
+  for (const auto& [key, target] :
+       {std::pair{"passThrough", &out.pass_through}, std::pair{"remove", &out.remove}}) {
+    const Json* entries = member(**object, key);
+    if (entries == nullptr) continue;
+    auto patterns = parse_variable_patterns(*entries, key);
+    if (!patterns) return Failure(std::move(patterns.error()));
+    *target = std::move(*patterns);
+  }
+  return out;
+}
+
 std::expected<Config, ConfigError> build_config(const Document& document) {
   if (!document.root.is_object()) return invalid("root must be an object");
   if (auto error = unknown_keys(document, "root", kSections)) return Failure(std::move(*error));
@@ -561,6 +601,9 @@ std::expected<Config, ConfigError> build_config(const Document& document) {
   auto limits = parse_limits(document);
   if (!limits) return Failure(std::move(limits.error()));
   config.limits = *limits;
+  auto environment = parse_environment(document);
+  if (!environment) return Failure(std::move(environment.error()));
+  config.environment = std::move(*environment);
   return config;
 }
 
@@ -637,6 +680,8 @@ std::string to_json(const Config& config) {
         {"deniedDomains", patterns_json(config.network.denied_domains)}}},
       {"approval", approval},
       {"limits", limits_json(config.limits)},
+      {"environment",
+       {{"passThrough", config.environment.pass_through}, {"remove", config.environment.remove}}},
   };
   // Strings from parse() are valid UTF-8; a Config built in code might not be, and printing
   // must not throw.

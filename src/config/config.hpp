@@ -17,6 +17,7 @@
 
 #include "core/error.hpp"
 #include "policy/domain_pattern.hpp"
+#include "policy/environment.hpp"
 #include "policy/limits.hpp"
 
 namespace pisandbox::config {
@@ -113,6 +114,10 @@ struct Config {
   ///   maxProcesses: 8-4194304 (default 1024); memory and tmpfs: bytes (16 MiB to 1 PiB) or
   ///   "N%" of the machine's memory (defaults "50%" and "25%"); cpu: 1-10000 (default 50).
   policy::LimitsSpec limits;
+  /// `environment`: which of the caller's variables a sandboxed command inherits
+  /// (policy/environment.hpp; docs/configuration.md, docs/security.md "Environment").
+  ///   passThrough / remove: variable names or `*` patterns (letters, digits, `_`, `*`).
+  policy::EnvironmentSpec environment;
   friend bool operator==(const Config&, const Config&) = default;
 };
 
@@ -154,12 +159,14 @@ struct ConfigError {
 ///   - not JSON, or an empty text: Kind::InvalidJson;
 ///   - a key twice in the root object or in a section: `duplicate <where> key: <k>`;
 ///   - `root must be an object`; `unknown <where> key: a` / `unknown <where> keys: a, b`
-///     (where = root, subagents, filesystem, hostIPC, network, approval, limits; keys in document
+///     (where = root, subagents, filesystem, hostIPC, network, approval, limits, environment; keys
+///     in document
 ///     order); `<section> must be an object` (also for arrays and null);
 ///   - one message per field (see the docs/configuration.md schema), e.g.
 ///     `subagents.provider must be one of builtin, pi-subagents, off`,
 ///     `network.allowedDomains[0] contains an invalid domain pattern: https://github.com`,
-///     `approval.reviewerTimeoutSeconds must be an integer between 1 and 600`.
+///     `approval.reviewerTimeoutSeconds must be an integer between 1 and 600`,
+///     `environment.remove[0] contains an invalid variable name pattern: A-B`.
 /// A null value is an error like any other wrong type, never "use the default". Integers are
 /// written without fraction or exponent (90, not 90.0 or 9e1). Never throws.
 std::expected<Config, ConfigError> parse(std::string_view json_text);

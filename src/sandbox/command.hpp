@@ -74,6 +74,8 @@ inline std::string_view to_string(Limit limit) {
 ///   proxy:     empty: the command has no network at all (only its own loopback); else the
 ///              sandbox makes the proxy's listeners and this starts the proxy on them.
 ///   limit_reached: told after the command of each resource limit it reached.
+///   direct_connection: told once after the command when it tried to reach the network without
+///              the proxy (docs/network.md, "Clients that ignore the proxy").
 struct RunOptions {
   std::optional<std::chrono::milliseconds> timeout;
   int cancel_fd = -1;
@@ -82,6 +84,9 @@ struct RunOptions {
   ProxyStarter proxy;
   /// Told after the command, once for each limit it reached (may be empty).
   std::function<void(Limit)> limit_reached;
+  /// Told once after the command when the kernel counted a packet with no route or a datagram
+  /// to a closed loopback port in the sandbox's network namespace (may be empty).
+  std::function<void()> direct_connection;
 };
 
 /// The command exited with `code` (0-255).

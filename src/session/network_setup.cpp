@@ -2,82 +2,10 @@
 
 #include <sys/resource.h>
 
-#include <array>
-#include <span>
-
 #include "proxy/protocol/destination.hpp"
 #include "session/approval_setup.hpp"
 
 namespace pisandbox::session {
-
-namespace {
-
-constexpr std::string_view kHttpProxy = "http://127.0.0.1:3128";
-constexpr std::string_view kSocksProxy = "socks5h://127.0.0.1:1080";
-
-constexpr std::array<std::string_view, 11> kHttpProxyVariables = {"HTTP_PROXY",
-                                                                  "HTTPS_PROXY",
-                                                                  "http_proxy",
-                                                                  "https_proxy",
-                                                                  "GRPC_PROXY",
-                                                                  "grpc_proxy",
-                                                                  "npm_config_proxy",
-                                                                  "npm_config_https_proxy",
-                                                                  "DOCKER_HTTP_PROXY",
-                                                                  "DOCKER_HTTPS_PROXY",
-                                                                  "GLOBAL_AGENT_HTTP_PROXY"};
-constexpr std::array<std::string_view, 4> kSocksProxyVariables = {"ALL_PROXY", "all_proxy",
-                                                                  "FTP_PROXY", "ftp_proxy"};
-constexpr std::array<std::string_view, 9> kOtherVariables = {"NO_PROXY",
-                                                             "no_proxy",
-                                                             "RSYNC_PROXY",
-                                                             "NODE_USE_ENV_PROXY",
-                                                             "CLOUDSDK_PROXY_TYPE",
-                                                             "CLOUDSDK_PROXY_ADDRESS",
-                                                             "CLOUDSDK_PROXY_PORT",
-                                                             "GIT_SSH_COMMAND",
-                                                             "npm_config_noproxy"};
-
-/// Quotes `text` for a POSIX shell (ssh runs ProxyCommand with the user's shell).
-std::string shell_quote(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-}  // namespace
-
-std::vector<std::string> proxy_environment(const std::filesystem::path& self_exe) {
-  std::vector<std::string> env;
-  for (auto name : kHttpProxyVariables)
-    env.push_back(std::string(name) + "=" + std::string(kHttpProxy));
-  for (auto name : kSocksProxyVariables)
-    env.push_back(std::string(name) + "=" + std::string(kSocksProxy));
-  env.emplace_back("NO_PROXY=localhost,127.0.0.1,::1");
-  env.emplace_back("no_proxy=localhost,127.0.0.1,::1");
-  env.emplace_back("npm_config_noproxy=localhost,127.0.0.1,::1");
-  env.emplace_back("RSYNC_PROXY=127.0.0.1:3128");
-  env.emplace_back("NODE_USE_ENV_PROXY=1");
-  env.emplace_back("CLOUDSDK_PROXY_TYPE=http");
-  env.emplace_back("CLOUDSDK_PROXY_ADDRESS=127.0.0.1");
-  env.emplace_back("CLOUDSDK_PROXY_PORT=3128");
-  // The ProxyCommand is parsed by ssh's shell: the path is quoted, and inside the quoted
-  // -o argument ssh's own %h %p expansion gives the host and port.
-  env.push_back(
-      "GIT_SSH_COMMAND=ssh -o ControlMaster=no -o ControlPath=none -o "
-      "ProxyCommand=" +
-      shell_quote(shell_quote(self_exe.string()) + " proxy-connect %h %p"));
-  return env;
-}
-
-bool is_proxy_variable(std::string_view name) {
-  for (const auto& list : {std::span<const std::string_view>(kHttpProxyVariables),
-                           std::span<const std::string_view>(kSocksProxyVariables),
-                           std::span<const std::string_view>(kOtherVariables)})
-    for (auto known : list)
-      if (known == name) return true;
-  return false;
-}
 
 NetworkDecider::NetworkDecider(config::NetworkConfig network, approval::Broker& broker,
                                std::shared_ptr<void> keep_alive, NetworkCommand command,

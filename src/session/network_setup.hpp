@@ -1,6 +1,6 @@
-// pisandbox::session — the network of one command as `run` wires it: the environment that points
-// tools at the proxy, the decision for each destination, and the proxy's start and stop
-// (docs/network.md).
+// pisandbox::session — the network of one command as `run` wires it (the environment that points
+// tools at the proxy is policy/proxy_environment.hpp): the decision for each destination, and the
+// proxy's start and stop (docs/network.md).
 #pragma once
 
 #include <cstdint>
@@ -18,21 +18,6 @@
 #include "sandbox/command.hpp"
 
 namespace pisandbox::session {
-
-/// The variables that point common tools at the proxy (docs/network.md, "The bridge";
-/// each is listed in docs/configuration.md "Network"): HTTP_PROXY, HTTPS_PROXY, http_proxy,
-/// https_proxy, GRPC_PROXY, grpc_proxy, npm_config_proxy, npm_config_https_proxy,
-/// DOCKER_HTTP_PROXY, DOCKER_HTTPS_PROXY, GLOBAL_AGENT_HTTP_PROXY = `http://127.0.0.1:3128`;
-/// ALL_PROXY, all_proxy, FTP_PROXY, ftp_proxy = `socks5h://127.0.0.1:1080`; RSYNC_PROXY =
-/// `127.0.0.1:3128`; NO_PROXY, no_proxy = `localhost,127.0.0.1,::1`; NODE_USE_ENV_PROXY=1;
-/// CLOUDSDK_PROXY_TYPE/ADDRESS/PORT; GIT_SSH_COMMAND = `ssh -o ControlMaster=no -o
-/// ControlPath=none -o ProxyCommand='<self_exe> proxy-connect %h %p'`.
-///   self_exe: pi-sandbox's own absolute path (visible read-only inside the sandbox).
-[[nodiscard]] std::vector<std::string> proxy_environment(const std::filesystem::path& self_exe);
-
-/// Whether `name` is one of the variables proxy_environment() sets (so a caller's own
-/// values are replaced, never merged).
-[[nodiscard]] bool is_proxy_variable(std::string_view name);
 
 /// What a NetworkDecider needs to know about the command.
 ///   session_id / scope_key: the broker's session and breaker scope of the command.

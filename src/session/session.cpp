@@ -12,6 +12,7 @@
 
 #include "core/io.hpp"
 #include "hostipc/host_ipc.hpp"
+#include "policy/environment.hpp"
 #include "process/host_runner.hpp"
 #include "sandbox/linux/runner.hpp"
 #include "session/network_setup.hpp"
@@ -21,24 +22,6 @@ extern char** environ;
 namespace pisandbox::session {
 
 namespace {
-
-/// The command's environment: the caller's, with the private temp directory (compatibility C24) and
-/// the proxy's variables (docs/network.md) replacing the caller's own.
-std::vector<std::string> command_environment(const std::filesystem::path& self_exe) {
-  std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string_view entry = *e;
-    const std::string_view name = entry.substr(0, entry.find('='));
-    if (name == "TMPDIR" || name == "TMP" || name == "TEMP" || name == "PI_SANDBOX" ||
-        is_proxy_variable(name))
-      continue;
-    env.emplace_back(entry);
-  }
-  for (const char* name : {"TMPDIR", "TMP", "TEMP"}) env.push_back(std::string(name) + "=/tmp");
-  env.emplace_back("PI_SANDBOX=1");
-  for (auto& variable : proxy_environment(self_exe)) env.push_back(std::move(variable));
-  return env;
-}
 
 /// Writes output to pi-sandbox's own stdout and stderr, whole (a closed reader drops it).
 class StdioSink final : public sandbox::OutputSink {
@@ -146,7 +129,12 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
                        ? std::vector<std::string>{"/bin/bash", "-c", args.shell_command}
                        : args.argv;
   p.command.cwd = p.policy.workspace;
-  p.command.env = command_environment(self_executable(p.policy));
+  // The caller's environment less credentials, then the private temp directory and the proxy's
+  // knobs (docs/security.md "Environment"). An approved host run gets the caller's whole
+  // environment instead (docs/host-ipc.md).
+  p.command.env = policy::command_environment(caller_environment(), p.loaded.config->environment,
+                                              self_executable(p.policy))
+                      .env;
   if (args.timeout_seconds > 0)
     p.options.timeout = std::chrono::milliseconds(std::llround(args.timeout_seconds * 1000));
   p.options.cancel_fd = io.cancel_fd;
@@ -158,6 +146,7 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
       say("the command was killed: out of memory (limit " + policy::mebibytes(memory) + ")");
     if (limit_reached) limit_reached(limit);
   };
+  p.options.direct_connection = [say = p.say] { say(std::string(kDirectConnectionHint)); };
   const auto reviewer = args.approval.reviewer.empty()
                             ? p.loaded.config->approval.reviewer
                             : std::vector<std::string>{args.approval.reviewer};
@@ -191,7 +180,7 @@ sandbox::Outcome run_with_host_ipc(const RunArgs& args, const RunIo& io, const P
   invocation.command = args.shell_command;
   invocation.cwd = p.policy.workspace.string();
   invocation.timeout = p.options.timeout;
-  invocation.subagent = args.subagent || hostipc::is_subagent(p.command.env);
+  invocation.subagent = args.subagent || hostipc::is_subagent(caller_environment());
   invocation.agent_name = args.agent_name;
   const approval::SteadyClock clock;
   hostipc::Collaborators with{

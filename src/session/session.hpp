@@ -65,6 +65,13 @@ struct RunIo {
 /// `run` prints and `serve` reports for RunFailureKind::TimedOut.
 [[nodiscard]] std::string timed_out_message(double seconds);
 
+/// What pi-sandbox says (after `pi-sandbox: ` on stderr; a `message` in `serve`) once after a
+/// command that tried to reach the network without the proxy (docs/network.md, "Clients that
+/// ignore the proxy").
+inline constexpr std::string_view kDirectConnectionHint =
+    "the command tried to connect directly, not through the proxy; some clients ignore "
+    "HTTP_PROXY: see docs/network.md, \"Clients that ignore the proxy\"";
+
 /// The caller's own environment (`environ`), unchanged: what an approved host run and a
 /// serve worker without an `env` of its own get.
 [[nodiscard]] std::vector<std::string> caller_environment();

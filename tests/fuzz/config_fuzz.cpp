@@ -8,8 +8,8 @@
 //   - an accepted configuration survives to_json -> parse unchanged;
 //   - policy::DomainPattern::parse either refuses with a reason, or yields a pattern whose
 //     canonical text parses to the same pattern and which matches its own domain;
-//   - the same bytes as a `network.deniedDomains` entry are accepted or refused with the
-//     documented messages.
+//   - the same bytes as a `network.deniedDomains` entry, and as an `environment.remove` entry,
+//     are accepted or refused with the documented messages.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -17,9 +17,11 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "config/config.hpp"
 #include "policy/domain_pattern.hpp"
+#include "policy/environment.hpp"
 
 namespace {
 
@@ -85,6 +87,30 @@ void check_config_entry(std::string_view entry) {
   if (message != shape && !message.starts_with(entry_prefix)) violation("entry message", message);
 }
 
+// The same bytes as an `environment.remove` entry: accepted exactly when they are a variable
+// pattern, which then matches itself (every `*` matching nothing or itself); else refused with
+// the documented messages.
+void check_environment_entry(std::string_view entry) {
+  const nlohmann::json document = {{"environment", {{"remove", {std::string(entry)}}}}};
+  const std::string text = document.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  auto parsed = config::parse(text);
+  const bool valid = policy::is_variable_pattern(entry);
+  if (parsed) {
+    if (!valid || parsed->environment.remove != std::vector<std::string>{std::string(entry)})
+      violation("environment entry accepted", entry);
+    if (!policy::matches_variable(entry, entry)) violation("no self match", entry);
+    return;
+  }
+  const std::string& message = parsed.error().message;
+  const std::string shape = std::string(config::kInvalidPrefix) +
+                            "environment.remove must be an array of non-empty strings";
+  const std::string entry_prefix =
+      std::string(config::kInvalidPrefix) +
+      "environment.remove[0] contains an invalid variable name pattern: ";
+  if (valid || (message != shape && !message.starts_with(entry_prefix)))
+    violation("environment entry message", message);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -93,5 +119,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   check_pattern(bytes, policy::ListKind::Allowed);
   check_pattern(bytes, policy::ListKind::Denied);
   check_config_entry(bytes);
+  check_environment_entry(bytes);
   return 0;
 }

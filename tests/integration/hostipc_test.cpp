@@ -48,6 +48,14 @@ class HostIpc : public ::testing::Test {
   std::string reviewer(const std::string& name) const {
     return (scratch_.root / (name + ".sh")).string();
   }
+  /// Starts a test ssh-agent listening on `socket`; `pid` is its process id.
+  static void start_ssh_agent(const fs::path& socket, pid_t& pid) {
+    const RunResult agent = run_process({"/usr/bin/ssh-agent", "-a", socket.string()});
+    ASSERT_EQ(agent.exit_code, 0) << agent.err;
+    const auto pid_at = agent.out.find("SSH_AGENT_PID=");
+    ASSERT_NE(pid_at, std::string::npos) << agent.out;
+    pid = std::atoi(agent.out.c_str() + pid_at + 14);
+  }
   std::string tmux_ls() const { return "tmux -S " + tmux_socket_.string() + " list-sessions"; }
 
   /// The audit lines written so far, parsed.
@@ -174,11 +182,8 @@ TEST_F(HostIpc, SubagentsAreRefusedBothWays) {
 TEST_F(HostIpc, SshAddReachesATestAgentOnlyThroughAnApprovedRetry) {
   PI_SANDBOX_REQUIRE(::access("/usr/bin/ssh-agent", X_OK) == 0, "ssh-agent is not installed");
   const fs::path agent_socket = scratch_.root / "agent.sock";
-  const RunResult agent = run_process({"/usr/bin/ssh-agent", "-a", agent_socket.string()});
-  ASSERT_EQ(agent.exit_code, 0) << agent.err;
-  const auto pid_at = agent.out.find("SSH_AGENT_PID=");
-  ASSERT_NE(pid_at, std::string::npos) << agent.out;
-  const pid_t agent_pid = std::atoi(agent.out.c_str() + pid_at + 14);
+  pid_t agent_pid = -1;
+  ASSERT_NO_FATAL_FAILURE(start_ssh_agent(agent_socket, agent_pid));
   const std::string command = "SSH_AUTH_SOCK=" + agent_socket.string() + " ssh-add -l";
 
   RunResult r = scratch_.run(command);
@@ -196,6 +201,31 @@ TEST_F(HostIpc, SshAddReachesATestAgentOnlyThroughAnApprovedRetry) {
                    {"--config", config(kRetry), "--reviewer", reviewer("deny"), "--no-prompt"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
+  ::kill(agent_pid, SIGTERM);
+}
+
+TEST_F(HostIpc, AHostRunKeepsTheCallersSshAuthSockAndTokens) {
+  // The environment filter (docs/security.md, "Environment") keeps SSH_AUTH_SOCK, so that the
+  // sandboxed attempt meets the refused socket and the retry is offered; it removes GH_TOKEN
+  // inside the sandbox, and the approved host run gets both from the caller.
+  PI_SANDBOX_REQUIRE(::access("/usr/bin/ssh-agent", X_OK) == 0, "ssh-agent is not installed");
+  const fs::path agent_socket = scratch_.root / "agent.sock";
+  pid_t agent_pid = -1;
+  ASSERT_NO_FATAL_FAILURE(start_ssh_agent(agent_socket, agent_pid));
+  auto env = scratch_.env();
+  env["SSH_AUTH_SOCK"] = agent_socket.string();
+  env["GH_TOKEN"] = "t";
+  const std::string command = "echo \"${GH_TOKEN-unset}\"; ssh-add -l";
+  const std::vector<std::string> argv = {
+      sandbox_binary(), "run",          "--cwd",      scratch_.ws.string(),
+      "--config",       config(kRetry), "--reviewer", reviewer("allow"),
+      "--no-prompt",    "-c",           command};
+  const RunResult r = run_process(argv, env);
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // ssh-add -l: 1 = the agent holds no identity
+  EXPECT_EQ(r.out, "unset\nt\nThe agent has no identities.\n");
+  EXPECT_NE(r.err.find("Error connecting to agent: Operation not permitted"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(kBanner), std::string::npos) << r.err;
   ::kill(agent_pid, SIGTERM);
 }
 

@@ -453,5 +453,122 @@ TEST_F(NetworkTest, AThousandConcurrentTunnels) {
   EXPECT_EQ(r.out, "ok 1000\n");
 }
 
+// --- Clients that ignore the proxy (docs/network.md, "Clients that ignore the proxy").
+
+const std::string kDirectHint =
+    "pi-sandbox: the command tried to connect directly, not through the proxy; some clients "
+    "ignore HTTP_PROXY: see docs/network.md, \"Clients that ignore the proxy\"\n";
+
+TEST_F(NetworkTest, ADirectConnectionGetsOneHintAfterTheCommand) {
+  // Two attempts, one line; curl -s prints nothing of its own.
+  const RunResult r = network_->run(
+      "curl -s --noproxy '*' http://web.test/hello; curl -s --noproxy '*' http://web.test/; "
+      "echo $?");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, "7\n");
+  EXPECT_EQ(r.err, kDirectHint);
+}
+
+TEST_F(NetworkTest, APythonSocketToAnAddressGetsTheHint) {
+  const RunResult r = network_->run(
+      "python3 -c \"import socket\n"
+      "try: socket.create_connection(('203.0.113.2', 80), timeout=5)\n"
+      "except OSError as e: print(e.errno)\"");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "101\n");  // ENETUNREACH
+  EXPECT_EQ(r.err, kDirectHint);
+}
+
+TEST_F(NetworkTest, AnIpv6AddressAndALocalResolverGetTheHint) {
+  const RunResult v6 = network_->run(
+      "python3 -c \"import socket\n"
+      "s = socket.socket(socket.AF_INET6)\n"
+      "try: s.connect(('2001:db8::2', 80))\n"
+      "except OSError as e: print(e.errno)\"");
+  EXPECT_EQ(v6.exit_code, 0) << v6.err;
+  EXPECT_EQ(v6.out, "101\n");
+  EXPECT_EQ(v6.err, kDirectHint);
+  // A name lookup through a stub resolver on the loopback (systemd-resolved's 127.0.0.53),
+  // which does not exist inside the sandbox.
+  const RunResult stub = network_->run(
+      "python3 -c \"import socket\n"
+      "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+      "s.sendto(b'x', ('127.0.0.53', 53))\"");
+  EXPECT_EQ(stub.exit_code, 0) << stub.err;
+  EXPECT_EQ(stub.err, kDirectHint);
+}
+
+TEST_F(NetworkTest, ClientsThatUseTheProxyGetNoHint) {
+  const RunResult r = network_->run(
+      "curl -sS http://web.test/hello && curl -sS --proxytunnel http://web.test/hello && "
+      "curl -sS -x \"$ALL_PROXY\" http://web.test/hello && "
+      "python3 -c \"import urllib.request; "
+      "print(urllib.request.urlopen('http://web.test/hello').read().decode(), end='')\" && "
+      "curl -s http://127.0.0.1:9/ ; echo $?");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, kHello + kHello + kHello + kHello + "7\n");
+  EXPECT_EQ(r.err, "");  // a refused connection to the command's own loopback is no hint either
+}
+
+// --- Tools that ignore HTTP_PROXY get their own knob (docs/network.md, "Environment of the
+// command").
+
+/// A stand-in JVM: reads nothing but JAVA_TOOL_OPTIONS' -Dhttp.proxyHost/-Dhttp.proxyPort (the
+/// last of each, as the JVM does) and fetches its argument through that proxy, or directly.
+const char* const kJvmStandIn = R"PY(import os, sys, urllib.request
+props = {}
+for word in os.environ.get("JAVA_TOOL_OPTIONS", "").split():
+    if word.startswith("-D") and "=" in word:
+        key, value = word[2:].split("=", 1)
+        props[key] = value
+proxies = {}
+if "http.proxyHost" in props:
+    proxies["http"] = "http://%s:%s" % (props["http.proxyHost"], props.get("http.proxyPort", "80"))
+opener = urllib.request.build_opener(urllib.request.ProxyHandler(proxies))
+print(opener.open(sys.argv[1], timeout=10).read().decode(), end="")
+)PY";
+
+TEST_F(NetworkTest, AStandInJvmReadingOnlyJavaToolOptionsGoesThroughTheProxy) {
+  write_file(network_->scratch.ws / "jvm.py", kJvmStandIn);
+  // env -i: the stand-in sees no other proxy variable at all.
+  const RunResult r = network_->run(
+      "env -i PATH=/usr/bin:/bin JAVA_TOOL_OPTIONS=\"$JAVA_TOOL_OPTIONS\" python3 jvm.py "
+      "http://web.test/hello");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, kHello);
+  EXPECT_EQ(r.err, "");
+  const RunResult without =
+      network_->run("env -i PATH=/usr/bin:/bin python3 jvm.py http://web.test/hello");
+  EXPECT_EQ(without.exit_code, 1);
+  EXPECT_NE(without.err.find("Network is unreachable"), std::string::npos) << without.err;
+  EXPECT_TRUE(without.err.ends_with(kDirectHint)) << without.err;
+}
+
+const char* const kFetchJava = R"JAVA(import java.io.InputStream;
+import java.net.URL;
+
+public class Fetch {
+  public static void main(String[] args) throws Exception {
+    try (InputStream in = new URL(args[0]).openStream()) {
+      System.out.print(new String(in.readAllBytes(), "UTF-8"));
+    }
+  }
+}
+)JAVA";
+
+TEST_F(NetworkTest, ARealJvmGoesThroughTheProxy) {
+  // Not a kernel feature: without a JDK the stand-in above holds the guarantee.
+  if (::access("/usr/bin/java", X_OK) != 0) GTEST_SKIP() << "java is not installed";
+  write_file(network_->scratch.ws / "Fetch.java", kFetchJava);
+  const RunResult r = network_->run("java Fetch.java http://web.test/hello");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, kHello);
+  // The JVM says which options it picked up; nothing else.
+  EXPECT_EQ(r.err,
+            "Picked up JAVA_TOOL_OPTIONS: -Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=3128 "
+            "-Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=3128 "
+            "-Dhttp.nonProxyHosts=localhost|127.*|[::1]\n");
+}
+
 }  // namespace
 }  // namespace pisandbox::testing

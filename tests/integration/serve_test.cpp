@@ -468,5 +468,27 @@ TEST(Serve, SixtyFourConcurrentCommandsEachHaveACgroupAndNoneIsLeft) {
   }
 }
 
+TEST(Serve, AnExecsEnvironmentLosesItsCredentialsAndADirectConnectionGetsTheHint) {
+  Scratch scratch;
+  Serve serve(scratch);
+  json request = exec("env",
+                      R"(printf '%s|%s|%s\n' "${GH_TOKEN-unset}" "$KEEP" "$HTTPS_PROXY"; )"
+                      "python3 -c \"import socket\n"
+                      "try: socket.create_connection(('192.0.2.1', 80), timeout=5)\n"
+                      "except OSError as e: print(e.errno)\"",
+                      scratch.ws);
+  request["env"] = {
+      {"PATH", "/usr/bin:/bin"}, {"HOME", scratch.home.string()}, {"GH_TOKEN", "t"}, {"KEEP", "k"}};
+  serve.send(request);
+  const auto events = serve.until_exit("env");
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back(), json::parse(R"({"type":"exit","id":"env","exit_code":0})"));
+  const auto [out, err] = streams(events);
+  EXPECT_EQ(out, "unset|k|http://127.0.0.1:3128\n101\n");
+  EXPECT_EQ(err,
+            "pi-sandbox: the command tried to connect directly, not through the proxy; some "
+            "clients ignore HTTP_PROXY: see docs/network.md, \"Clients that ignore the proxy\"\n");
+}
+
 }  // namespace
 }  // namespace pisandbox::testing

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "config/loader.hpp"
@@ -459,8 +460,58 @@ TEST(ConfigToJson, DefaultsFilledIn) {
     "memory": "50%",
     "tmpfs": "25%",
     "cpu": 50
+  },
+  "environment": {
+    "passThrough": [],
+    "remove": []
   }
 })");
+}
+
+TEST(ConfigEnvironment, ListsAsWrittenDuplicatesRemovedAndTheirRoundTrip) {
+  auto config =
+      parse(R"({"environment": {"passThrough": ["GITHUB_TOKEN", "*_API_KEY", "GITHUB_TOKEN"],)"
+            R"( "remove": ["DATABASE_URL", "corp_*"]}})");
+  ASSERT_TRUE(config.has_value()) << config.error().describe(kPath);
+  EXPECT_EQ(config->environment.pass_through,
+            (std::vector<std::string>{"GITHUB_TOKEN", "*_API_KEY"}));
+  EXPECT_EQ(config->environment.remove, (std::vector<std::string>{"DATABASE_URL", "corp_*"}));
+  auto again = parse(to_json(*config));
+  ASSERT_TRUE(again.has_value()) << again.error().describe(kPath);
+  EXPECT_EQ(*again, *config);
+}
+
+TEST(ConfigEnvironment, ExactMessages) {
+  const std::string prefix(kInvalidPrefix);
+  const std::string hint =
+      "an entry is a variable name (ASCII letters, digits and _) in which * matches any run of "
+      "characters, e.g. GITHUB_TOKEN or *_API_KEY";
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
+      {R"({"environment": []})", "environment must be an object", ""},
+      {R"({"environment": null})", "environment must be an object", ""},
+      {R"({"environment": {"pass": []}})", "unknown environment key: pass", ""},
+      {R"({"environment": {"a": 1, "b": 2}})", "unknown environment keys: a, b", ""},
+      {R"({"environment": {"passThrough": "X"}})",
+       "environment.passThrough must be an array of non-empty strings", ""},
+      {R"({"environment": {"remove": ["X", ""]}})",
+       "environment.remove must be an array of non-empty strings", ""},
+      {R"({"environment": {"remove": [null]}})",
+       "environment.remove must be an array of non-empty strings", ""},
+      {R"({"environment": {"passThrough": ["OK", "A-B"]}})",
+       "environment.passThrough[1] contains an invalid variable name pattern: A-B", hint},
+      {R"({"environment": {"remove": ["X=1"]}})",
+       "environment.remove[0] contains an invalid variable name pattern: X=1", hint},
+      {R"({"environment": {"remove": [" X"]}})",
+       "environment.remove[0] contains an invalid variable name pattern:  X", hint},
+      {R"({"environment": {"remove": ["X"], "remove": []}})", "duplicate environment key: remove",
+       ""},
+  };
+  for (const auto& [text, message, expected_hint] : cases) {
+    auto config = parse(text);
+    ASSERT_FALSE(config.has_value()) << text;
+    EXPECT_EQ(config.error().describe(kPath), prefix + message) << text;
+    EXPECT_EQ(config.error().hint, expected_hint) << text;
+  }
 }
 
 TEST(ConfigLimits, ValuesAndTheirRoundTrip) {

@@ -16,6 +16,7 @@
 
 #include "core/deadline.hpp"
 #include "core/unique_fd.hpp"
+#include "sandbox/linux/net_counters.hpp"
 #include "sandbox/linux/placeholders.hpp"
 #include "sandbox/output_pipes.hpp"
 
@@ -247,6 +248,13 @@ void report_limits(const SandboxCgroup* cgroup, const RunOptions& options) {
   if (reached.processes) options.limit_reached(Limit::Processes);
 }
 
+/// Tells the caller when the command tried to reach the network without the proxy.
+void report_direct_connection(const NetCounters& counters, const RunOptions& options) {
+  if (!options.direct_connection) return;
+  if (const auto attempts = counters.read(); attempts && attempts->any())
+    options.direct_connection();
+}
+
 }  // namespace
 
 Outcome launch(LaunchSpec spec, const RunOptions& options) {
@@ -278,6 +286,9 @@ Outcome launch(LaunchSpec spec, const RunOptions& options) {
   if (!child)
     return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, child.error().describe()});
   child_end.reset();
+  // Opened before pid 1 runs anything, read after it has gone: the files hold the namespace.
+  const NetCounters counters =
+      options.direct_connection ? NetCounters::open(child->pid) : NetCounters{};
   pipes.write_out.reset();  // pid 1 has them now
   pipes.write_err.reset();
   Report report;
@@ -311,6 +322,7 @@ Outcome launch(LaunchSpec spec, const RunOptions& options) {
   // the supervisor dies; then this finds nothing left to do.)
   for (auto& p : report.placeholders) remove_placeholder(p, Unmask::No);
   report_limits(cgroup, options);
+  report_direct_connection(counters, options);
   if (ending == Ending::TimedOut) return std::unexpected(RunFailure{RunFailureKind::TimedOut, ""});
   if (ending == Ending::Aborted) return std::unexpected(RunFailure{RunFailureKind::Aborted, ""});
   if (!report.error.empty())

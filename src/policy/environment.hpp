@@ -1,0 +1,94 @@
+// pisandbox::policy — the environment a sandboxed command inherits (pure: no syscalls, no I/O).
+//
+// Source: docs/security.md ("Environment"), docs/cases.md C-17 (credentials inherited from the
+// caller), issue 21 row 1. The caller's environment goes in less the variables whose names
+// carry credentials (kDefaultRemoved), adjusted by the trusted configuration's
+// `environment.passThrough` and `environment.remove`; then pi-sandbox's own variables (the
+// private temp directory, `PI_SANDBOX=1`, the proxy's knobs of proxy_environment.hpp) are added,
+// replacing the caller's values of the same names.
+//
+// A pattern is a variable name in which `*` matches any run of characters (also none):
+// `GITHUB_TOKEN`, `AWS_*`, `*_API_KEY`, `*TOKEN*`. Names are compared without regard to ASCII
+// case, because tools read both spellings (`http_proxy`, `HTTP_PROXY`) and a secret under
+// either is the same secret.
+#pragma once
+
+#include <array>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pisandbox::policy {
+
+/// The names removed from every sandboxed command's environment unless
+/// `environment.passThrough` keeps them (docs/security.md, "Environment", lists each with the
+/// reason). `*_API_KEY`, `GITHUB_TOKEN`, `GH_TOKEN`, `NPM_TOKEN`, `NODE_AUTH_TOKEN`,
+/// `PGPASSWORD`, `GOOGLE_APPLICATION_CREDENTIALS` and the like are covered by the substrings.
+/// Agent sockets (`SSH_AUTH_SOCK`, `GPG_AGENT_INFO`) stay: a socket's path is no secret, the
+/// sandbox refuses to connect to it, and that refusal is what offers the host-IPC retry
+/// (docs/host-ipc.md) whose host run then reaches the agent.
+inline constexpr std::array<std::string_view, 12> kDefaultRemoved = {
+    "*KEY*",        "*SECRET*", "*TOKEN*", "*PASSWORD*", "*PASSWD*",           "*PASSPHRASE*",
+    "*CREDENTIAL*", "*_AUTH",   "*_PAT",   "AWS_*",      "DOCKER_AUTH_CONFIG", "MYSQL_PWD"};
+
+/// The `environment` section of the trusted configuration (docs/configuration.md), entries as
+/// written (each valid per is_variable_pattern), duplicates removed keeping the first.
+///   pass_through: names kept even when a default rule would remove them.
+///   remove: names removed as well (wins over pass_through).
+struct EnvironmentSpec {
+  std::vector<std::string> pass_through;
+  std::vector<std::string> remove;
+  friend bool operator==(const EnvironmentSpec&, const EnvironmentSpec&) = default;
+};
+
+/// Whether `text` is a valid pattern: non-empty, only ASCII letters, digits, `_` and `*`.
+[[nodiscard]] bool is_variable_pattern(std::string_view text);
+
+/// Whether `name` matches `pattern` (`*` matches any run of characters, ASCII case ignored).
+[[nodiscard]] bool matches_variable(std::string_view pattern, std::string_view name);
+
+/// Why a variable of the caller was removed.
+///   Default: a kDefaultRemoved rule; Configuration: an `environment.remove` entry.
+enum class RemovalSource { Default, Configuration };
+
+/// One removed variable: its name (never its value) and the rule that removed it.
+struct RemovedVariable {
+  std::string name;
+  std::string rule;
+  RemovalSource source = RemovalSource::Default;
+  friend bool operator==(const RemovedVariable&, const RemovedVariable&) = default;
+};
+
+/// The environment a command gets and what was taken out of the caller's.
+///   env: `NAME=value` entries in the caller's order, then pi-sandbox's own.
+///   removed: the caller's removed variables, in the caller's order.
+struct CommandEnvironment {
+  std::vector<std::string> env;
+  std::vector<RemovedVariable> removed;
+};
+
+/// The decision for one name, first match wins: an `environment.remove` entry → removed;
+/// an `environment.passThrough` entry → kept; a kDefaultRemoved rule → removed; else kept.
+/// Returns the removal, or a RemovedVariable with an empty rule when the name is kept.
+[[nodiscard]] RemovedVariable decide_variable(std::string_view name, const EnvironmentSpec& spec);
+
+/// The caller's environment (`NAME=value` entries; an entry without `=` is a name with no
+/// value) less the variables decide_variable() removes. Removes nothing else.
+[[nodiscard]] CommandEnvironment filter_environment(std::span<const std::string> caller,
+                                                    const EnvironmentSpec& spec);
+
+/// The whole environment of a sandboxed command: filter_environment(), then the caller's
+/// `TMPDIR`, `TMP`, `TEMP`, `PI_SANDBOX` and proxy variables dropped, then `TMPDIR=/tmp`,
+/// `TMP=/tmp`, `TEMP=/tmp` (compatibility C24), `PI_SANDBOX=1` and proxy_environment()
+/// appended (`JAVA_TOOL_OPTIONS` merged with the caller's value, when it was kept).
+///   self_exe: pi-sandbox's own absolute path (for the SSH ProxyCommand).
+[[nodiscard]] CommandEnvironment command_environment(std::span<const std::string> caller,
+                                                     const EnvironmentSpec& spec,
+                                                     const std::filesystem::path& self_exe);
+
+/// The names command_environment() sets itself, in the order it appends them.
+[[nodiscard]] std::vector<std::string> sandbox_variable_names();
+
+}  // namespace pisandbox::policy

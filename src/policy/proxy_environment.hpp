@@ -1,0 +1,53 @@
+// pisandbox::policy — the variables that point a command's tools at the per-command proxy
+// (pure: no syscalls, no I/O).
+//
+// Source: docs/network.md ("Environment of the command", one row per tool family), issue 21
+// row 2 (tools that ignore HTTP_PROXY but have a standard knob of their own). The proxy listens
+// inside the sandbox on 127.0.0.1:3128 (HTTP) and 127.0.0.1:1080 (SOCKS5).
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pisandbox::policy {
+
+/// The proxy's addresses as the command's tools are given them.
+inline constexpr std::string_view kHttpProxyUrl = "http://127.0.0.1:3128";
+inline constexpr std::string_view kSocksProxyUrl = "socks5h://127.0.0.1:1080";
+
+/// The Java system properties that send a JVM's HTTP and HTTPS through the proxy and keep its
+/// loopback direct (the JDK's networking properties http.proxyHost, http.proxyPort,
+/// https.proxyHost, https.proxyPort and http.nonProxyHosts, which https uses as well),
+/// separated by single spaces.
+inline constexpr std::string_view kJavaProxyOptions =
+    "-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=3128 -Dhttps.proxyHost=127.0.0.1 "
+    "-Dhttps.proxyPort=3128 -Dhttp.nonProxyHosts=localhost|127.*|[::1]";
+
+/// `JAVA_TOOL_OPTIONS` for the command: the caller's value (when it has one and it is not
+/// blank), a space, then kJavaProxyOptions, so that the proxy's properties win (the JVM reads
+/// the options in order; a later `-D` of the same property replaces an earlier one).
+[[nodiscard]] std::string java_tool_options(std::optional<std::string_view> caller_value);
+
+/// The `NAME=value` entries that point common tools at the proxy, in the order of
+/// docs/network.md: HTTP_PROXY, HTTPS_PROXY, http_proxy, https_proxy, GRPC_PROXY, grpc_proxy,
+/// npm_config_proxy, npm_config_https_proxy, DOCKER_HTTP_PROXY, DOCKER_HTTPS_PROXY,
+/// GLOBAL_AGENT_HTTP_PROXY, YARN_HTTP_PROXY, YARN_HTTPS_PROXY = kHttpProxyUrl; ALL_PROXY,
+/// all_proxy, FTP_PROXY, ftp_proxy = kSocksProxyUrl; NO_PROXY, no_proxy, npm_config_noproxy =
+/// `localhost,127.0.0.1,::1`; RSYNC_PROXY = `127.0.0.1:3128`; NODE_USE_ENV_PROXY=1;
+/// ELECTRON_GET_USE_PROXY=true; CLOUDSDK_PROXY_TYPE/ADDRESS/PORT = http, 127.0.0.1, 3128;
+/// GIT_SSH_COMMAND = `ssh -o ControlMaster=no -o ControlPath=none -o
+/// ProxyCommand='<self_exe> proxy-connect %h %p'`; JAVA_TOOL_OPTIONS = java_tool_options().
+///   self_exe: pi-sandbox's own absolute path (visible read-only inside the sandbox).
+///   caller_java_tool_options: the caller's JAVA_TOOL_OPTIONS, merged (the only merged one).
+[[nodiscard]] std::vector<std::string> proxy_environment(
+    const std::filesystem::path& self_exe,
+    std::optional<std::string_view> caller_java_tool_options = std::nullopt);
+
+/// Whether `name` is one of the variables proxy_environment() sets (exact spelling), so that
+/// the caller's own value is replaced (JAVA_TOOL_OPTIONS: merged).
+[[nodiscard]] bool is_proxy_variable(std::string_view name);
+
+}  // namespace pisandbox::policy

@@ -1,0 +1,209 @@
+// The environment a sandboxed command inherits (policy/environment.hpp) and the variables that
+// point its tools at the proxy (policy/proxy_environment.hpp).
+#include "policy/environment.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "policy/proxy_environment.hpp"
+
+namespace {
+
+using namespace pisandbox::policy;
+
+std::vector<std::string> names(const std::vector<RemovedVariable>& removed) {
+  std::vector<std::string> out;
+  for (const auto& r : removed) out.push_back(r.name);
+  return out;
+}
+
+TEST(VariablePattern, Matching) {
+  EXPECT_TRUE(matches_variable("GITHUB_TOKEN", "GITHUB_TOKEN"));
+  EXPECT_TRUE(matches_variable("GITHUB_TOKEN", "github_token"));
+  EXPECT_FALSE(matches_variable("GITHUB_TOKEN", "GITHUB_TOKENS"));
+  EXPECT_TRUE(matches_variable("*TOKEN*", "TOKEN"));
+  EXPECT_TRUE(matches_variable("*TOKEN*", "SECRET_TOKEN"));
+  EXPECT_TRUE(matches_variable("*TOKEN*", "npm_token_x"));
+  EXPECT_FALSE(matches_variable("*TOKEN*", "TOKE"));
+  EXPECT_TRUE(matches_variable("AWS_*", "AWS_REGION"));
+  EXPECT_FALSE(matches_variable("AWS_*", "MY_AWS_REGION"));
+  EXPECT_TRUE(matches_variable("*_API_KEY", "OPENAI_API_KEY"));
+  EXPECT_FALSE(matches_variable("*_API_KEY", "OPENAI_API_KEY_FILE"));
+  EXPECT_TRUE(matches_variable("A*B*C", "AxxBxxBxxC"));
+  EXPECT_FALSE(matches_variable("A*B*C", "AxxBxxCxxB"));
+  EXPECT_TRUE(matches_variable("*", ""));
+  EXPECT_TRUE(matches_variable("**", "X"));
+  EXPECT_FALSE(matches_variable("X", ""));
+}
+
+TEST(VariablePattern, Validity) {
+  for (const char* good : {"A", "a_b", "*", "*_API_KEY", "X1", "1X"})
+    EXPECT_TRUE(is_variable_pattern(good)) << good;
+  for (const char* bad : {"", "A-B", "A=B", " A", "A?", "A.B", "\xc3\xa9"})
+    EXPECT_FALSE(is_variable_pattern(bad)) << bad;
+}
+
+TEST(EnvironmentFilter, TheIssueInputLosesBothSecretsAndKeepsTheRest) {
+  const std::vector<std::string> caller = {"PATH=/usr/bin", "SECRET_TOKEN=x",
+                                           "AWS_SECRET_ACCESS_KEY=y", "HOME=/home/me", "LANG=C"};
+  const CommandEnvironment out = filter_environment(caller, {});
+  EXPECT_EQ(out.env, (std::vector<std::string>{"PATH=/usr/bin", "HOME=/home/me", "LANG=C"}));
+  EXPECT_EQ(out.removed, (std::vector<RemovedVariable>{
+                             {"SECRET_TOKEN", "*SECRET*", RemovalSource::Default},
+                             {"AWS_SECRET_ACCESS_KEY", "*KEY*", RemovalSource::Default}}));
+}
+
+TEST(EnvironmentFilter, EveryDefaultRuleRemovesItsWellKnownNames) {
+  const std::vector<std::string> caller = {"GITHUB_TOKEN=1",
+                                           "GH_TOKEN=1",
+                                           "NPM_TOKEN=1",
+                                           "NODE_AUTH_TOKEN=1",
+                                           "OPENAI_API_KEY=1",
+                                           "ANTHROPIC_API_KEY=1",
+                                           "AWS_PROFILE=1",
+                                           "AWS_SESSION_TOKEN=1",
+                                           "PGPASSWORD=1",
+                                           "TWINE_PASSWORD=1",
+                                           "GOOGLE_APPLICATION_CREDENTIALS=1",
+                                           "AZURE_CLIENT_SECRET=1",
+                                           "DOCKER_AUTH_CONFIG=1",
+                                           "MYSQL_PWD=1",
+                                           "npm_config__auth=1",
+                                           "GITHUB_PAT=1",
+                                           "GPG_PASSPHRASE=1",
+                                           "SMB_PASSWD=1",
+                                           "github_token=1"};
+  const CommandEnvironment out = filter_environment(caller, {});
+  EXPECT_EQ(out.env, std::vector<std::string>{});
+  EXPECT_EQ(out.removed.size(), caller.size());
+}
+
+TEST(EnvironmentFilter, OrdinaryNamesPass) {
+  const std::vector<std::string> caller = {"PATH=/bin",
+                                           "HOME=/h",
+                                           "USER=me",
+                                           "SHELL=/bin/bash",
+                                           "TERM=xterm",
+                                           "LANG=C.UTF-8",
+                                           "PWD=/w",
+                                           "OLDPWD=/",
+                                           "EDITOR=vi",
+                                           "GOPATH=/g",
+                                           "GIT_AUTHOR_NAME=me",
+                                           "GIT_AUTHOR_EMAIL=m@x",
+                                           "KUBECONFIG=/k",
+                                           "SSH_AGENT_PID=1",
+                                           "SSH_AUTH_SOCK=/run/a.sock",
+                                           "XDG_RUNTIME_DIR=/run/user/1",
+                                           "DISPLAY=:0",
+                                           "NO_EQUALS_SIGN",
+                                           "PI_SANDBOX_SUBAGENT_DEPTH=1"};
+  const CommandEnvironment out = filter_environment(caller, {});
+  EXPECT_EQ(out.env, caller);
+  EXPECT_TRUE(out.removed.empty());
+}
+
+TEST(EnvironmentFilter, PassThroughKeepsRemoveWinsAndAddsNames) {
+  EnvironmentSpec spec;
+  spec.pass_through = {"GITHUB_TOKEN", "*_API_KEY"};
+  spec.remove = {"DATABASE_URL", "OPENAI_*"};
+  const std::vector<std::string> caller = {"GITHUB_TOKEN=g",      "OPENAI_API_KEY=o",
+                                           "ANTHROPIC_API_KEY=a", "DATABASE_URL=postgres://u:p@h",
+                                           "NPM_TOKEN=n",         "PATH=/bin"};
+  const CommandEnvironment out = filter_environment(caller, spec);
+  EXPECT_EQ(out.env,
+            (std::vector<std::string>{"GITHUB_TOKEN=g", "ANTHROPIC_API_KEY=a", "PATH=/bin"}));
+  EXPECT_EQ(out.removed, (std::vector<RemovedVariable>{
+                             {"OPENAI_API_KEY", "OPENAI_*", RemovalSource::Configuration},
+                             {"DATABASE_URL", "DATABASE_URL", RemovalSource::Configuration},
+                             {"NPM_TOKEN", "*TOKEN*", RemovalSource::Default}}));
+}
+
+TEST(EnvironmentFilter, PassThroughStarTurnsTheDefaultsOff) {
+  EnvironmentSpec spec;
+  spec.pass_through = {"*"};
+  const std::vector<std::string> caller = {"GITHUB_TOKEN=g", "AWS_REGION=r"};
+  EXPECT_EQ(filter_environment(caller, spec).env, caller);
+}
+
+TEST(CommandEnvironment, OwnVariablesAreAddedAfterTheFilterAndReplaceTheCallers) {
+  EnvironmentSpec spec;
+  spec.remove = {"HTTP_PROXY", "TMPDIR"};
+  const std::vector<std::string> caller = {"PATH=/bin",         "HTTP_PROXY=http://corp:8080",
+                                           "TMPDIR=/var/x",     "PI_SANDBOX=0",
+                                           "YARN_HTTP_PROXY=x", "GH_TOKEN=t"};
+  const CommandEnvironment out = command_environment(caller, spec, "/opt/pi-sandbox");
+  EXPECT_EQ(names(out.removed), (std::vector<std::string>{"HTTP_PROXY", "TMPDIR", "GH_TOKEN"}));
+  std::vector<std::string> expected = {"PATH=/bin", "TMPDIR=/tmp", "TMP=/tmp", "TEMP=/tmp",
+                                       "PI_SANDBOX=1"};
+  for (auto& entry : proxy_environment("/opt/pi-sandbox")) expected.push_back(entry);
+  EXPECT_EQ(out.env, expected);
+  const auto names_set = sandbox_variable_names();
+  ASSERT_EQ(names_set.size(), expected.size() - 1);
+  for (std::size_t i = 0; i < names_set.size(); ++i)
+    EXPECT_TRUE(expected[i + 1].starts_with(names_set[i] + "=")) << names_set[i];
+}
+
+TEST(CommandEnvironment, JavaToolOptionsAreMergedWithTheCallers) {
+  const std::vector<std::string> caller = {"JAVA_TOOL_OPTIONS=-Xmx512m -Dhttp.proxyHost=corp"};
+  const CommandEnvironment out = command_environment(caller, {}, "/p");
+  const std::string expected =
+      "JAVA_TOOL_OPTIONS=-Xmx512m -Dhttp.proxyHost=corp -Dhttp.proxyHost=127.0.0.1 "
+      "-Dhttp.proxyPort=3128 -Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=3128 "
+      "-Dhttp.nonProxyHosts=localhost|127.*|[::1]";
+  EXPECT_EQ(std::ranges::count(out.env, expected), 1);
+  EXPECT_EQ(std::ranges::count_if(
+                out.env, [](const std::string& e) { return e.starts_with("JAVA_TOOL_OPTIONS="); }),
+            1);
+}
+
+TEST(ProxyEnvironment, JavaToolOptions) {
+  EXPECT_EQ(java_tool_options(std::nullopt), kJavaProxyOptions);
+  EXPECT_EQ(java_tool_options(""), kJavaProxyOptions);
+  EXPECT_EQ(java_tool_options("  "), kJavaProxyOptions);
+  EXPECT_EQ(java_tool_options("-Xss1m"), "-Xss1m " + std::string(kJavaProxyOptions));
+}
+
+TEST(ProxyEnvironment, TheWholeList) {
+  EXPECT_EQ(proxy_environment("/usr/bin/pi-sandbox"),
+            (std::vector<std::string>{
+                "HTTP_PROXY=http://127.0.0.1:3128",
+                "HTTPS_PROXY=http://127.0.0.1:3128",
+                "http_proxy=http://127.0.0.1:3128",
+                "https_proxy=http://127.0.0.1:3128",
+                "GRPC_PROXY=http://127.0.0.1:3128",
+                "grpc_proxy=http://127.0.0.1:3128",
+                "npm_config_proxy=http://127.0.0.1:3128",
+                "npm_config_https_proxy=http://127.0.0.1:3128",
+                "DOCKER_HTTP_PROXY=http://127.0.0.1:3128",
+                "DOCKER_HTTPS_PROXY=http://127.0.0.1:3128",
+                "GLOBAL_AGENT_HTTP_PROXY=http://127.0.0.1:3128",
+                "YARN_HTTP_PROXY=http://127.0.0.1:3128",
+                "YARN_HTTPS_PROXY=http://127.0.0.1:3128",
+                "ALL_PROXY=socks5h://127.0.0.1:1080",
+                "all_proxy=socks5h://127.0.0.1:1080",
+                "FTP_PROXY=socks5h://127.0.0.1:1080",
+                "ftp_proxy=socks5h://127.0.0.1:1080",
+                "NO_PROXY=localhost,127.0.0.1,::1",
+                "no_proxy=localhost,127.0.0.1,::1",
+                "npm_config_noproxy=localhost,127.0.0.1,::1",
+                "RSYNC_PROXY=127.0.0.1:3128",
+                "NODE_USE_ENV_PROXY=1",
+                "ELECTRON_GET_USE_PROXY=true",
+                "CLOUDSDK_PROXY_TYPE=http",
+                "CLOUDSDK_PROXY_ADDRESS=127.0.0.1",
+                "CLOUDSDK_PROXY_PORT=3128",
+                "GIT_SSH_COMMAND=ssh -o ControlMaster=no -o ControlPath=none -o "
+                "ProxyCommand=''\\''/usr/bin/pi-sandbox'\\'' proxy-connect %h %p'",
+                "JAVA_TOOL_OPTIONS=" + std::string(kJavaProxyOptions),
+            }));
+  EXPECT_TRUE(is_proxy_variable("JAVA_TOOL_OPTIONS"));
+  EXPECT_TRUE(is_proxy_variable("YARN_HTTPS_PROXY"));
+  EXPECT_FALSE(is_proxy_variable("http_Proxy"));
+  EXPECT_FALSE(is_proxy_variable("YARN_NO_PROXY"));
+}
+
+}  // namespace
