@@ -222,9 +222,22 @@ std::vector<std::string> list_dir(const fs::path& dir) {
   return names;
 }
 
+fs::path scratch_base() {
+  // Not under /tmp: a workspace there draws a warning on every run (its surroundings are
+  // private to each command), which the tests of exact output would have to expect.
+  if (const char* base = ::getenv("PI_SANDBOX_TEST_TMPDIR"); base != nullptr && base[0] == '/')
+    return base;
+  const char* home = ::getenv("HOME");
+  if (home == nullptr || home[0] != '/' || fs::path(home) == "/")
+    throw std::runtime_error("set PI_SANDBOX_TEST_TMPDIR or HOME to a writable directory");
+  return fs::path(home) / ".cache/pi-sandbox-tests";
+}
+
 Scratch::Scratch() {
-  char tmpl[] = "/tmp/pi-sandbox-it-XXXXXX";
-  if (::mkdtemp(tmpl) == nullptr) throw std::runtime_error("mkdtemp");
+  const fs::path base = scratch_base();
+  fs::create_directories(base);
+  std::string tmpl = (base / "it-XXXXXX").string();
+  if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp in " + base.string());
   root = tmpl;
   home = root / "home";
   ws = home / "ws";

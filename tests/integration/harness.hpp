@@ -82,6 +82,11 @@ std::vector<std::string> list_dir(const fs::path& dir);
   } while (0)
 bool require_all();
 
+/// The directory scratch trees are made in: $PI_SANDBOX_TEST_TMPDIR, else
+/// $HOME/.cache/pi-sandbox-tests (not /tmp: a workspace there draws a warning on every run).
+/// Throws std::runtime_error when neither is usable.
+fs::path scratch_base();
+
 /// A scratch directory tree for one test: `root` holds a fake `home` (with .ssh/id_rsa and
 /// .gitconfig) and a workspace `home/ws`; removed afterwards.
 class Scratch {

@@ -214,7 +214,8 @@ int exec_in_path(const Command& command, std::vector<char*>& argv, std::vector<c
 
 void report_placeholders(int launch_fd, const std::vector<Placeholder>& placeholders) {
   for (const auto& p : placeholders)
-    send(launch_fd, LaunchMessage::Placeholder, std::to_string(p.inode) + " " + p.path.string());
+    send(launch_fd, LaunchMessage::Placeholder,
+         std::to_string(p.inode) + (p.scaffold ? "s " : " ") + p.path.string());
 }
 
 /// Who removes the host placeholders when pid 1 ends.

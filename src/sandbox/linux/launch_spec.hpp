@@ -48,7 +48,7 @@ inline constexpr int kSocksProxyPort = 1080;
 enum class LaunchMessage : char {
   Go = 'G',           ///< supervisor -> pid 1: the id maps are written, go on
   Error = 'E',        ///< setup failed: "<step>: <syscall>: <errno>" [\n hint]
-  Placeholder = 'P',  ///< "<inode> <path>": a host placeholder to remove afterwards
+  Placeholder = 'P',  ///< "<inode>[s] <path>": a host placeholder (with `s`: a scaffold) to remove
   Result = 'X',       ///< "exit <code>" or "signal <number>"
   Listeners = 'L',    ///< "<kind>..." with one SCM_RIGHTS descriptor per kind letter:
                       ///< `h` an HTTP proxy listener, `s` a SOCKS5 listener

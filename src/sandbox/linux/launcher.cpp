@@ -87,7 +87,9 @@ void parse_placeholder(const std::string& text, Report& report) {
   const auto space = text.find(' ');
   if (space == std::string::npos) return;
   Placeholder p;
-  p.inode = static_cast<ino_t>(std::strtoull(text.c_str(), nullptr, 10));
+  char* end = nullptr;
+  p.inode = static_cast<ino_t>(std::strtoull(text.c_str(), &end, 10));
+  p.scaffold = end != nullptr && *end == 's';  // "<inode>s <path>": a scaffold
   p.path = text.substr(space + 1);
   report.placeholders.push_back(std::move(p));
 }

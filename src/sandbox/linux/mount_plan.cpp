@@ -112,10 +112,16 @@ class Planner {
             IfSourceMissing::Skip, SourceSymlinks::Follow});
     }
     for (const auto& path : policy_.concealed) {
-      const PathKind kind = resolve(path).kind;
-      if (kind != PathKind::File && kind != PathKind::Directory) continue;
-      push({MountOpKind::Conceal, path, "", true,
-            kind == PathKind::Directory ? NodeKind::Directory : NodeKind::File, "",
+      // A symlink is concealed where it leads, when that is visible (a mount never goes on
+      // a symlink: see mounts.cpp).
+      const Resolution r = resolve(path);
+      if (r.kind != PathKind::File && r.kind != PathKind::Directory) continue;
+      if (std::ranges::none_of(policy_.home_read_allowed, [&](const policy::Exposure& e) {
+            return is_within(r.resolved, e.path);
+          }))
+        continue;
+      push({MountOpKind::Conceal, r.resolved, "", true,
+            r.kind == PathKind::Directory ? NodeKind::Directory : NodeKind::File, "",
             "a credential inside a re-exposed directory, hidden again"});
     }
   }

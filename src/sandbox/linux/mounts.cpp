@@ -72,15 +72,39 @@ Result<void> mkdirs(const fs::path& path) {
 }
 
 /// Makes sure a mount point of the right kind exists at `target` (inside a private tmpfs
-/// when it has to be created; the read-only host view already has every host path).
+/// when it has to be created; the read-only host view already has every host path). Never
+/// follows a symlink on the way: under the workspace another sandbox may swap a directory
+/// for a symlink at any moment, and a mount point made through it would be made on the host,
+/// outside the workspace (ELOOP instead).
 Result<void> ensure_mount_point(const fs::path& target, NodeKind node) {
-  struct stat st {};
-  if (::lstat(target.c_str(), &st) == 0) return {};
-  if (node == NodeKind::Directory) return mkdirs(target);
-  if (auto r = mkdirs(target.parent_path()); !r) return r;
-  const int fd = ::open(target.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
-  if (fd < 0) return core::fail_errno("open(" + quoted(target) + ", O_CREAT)");
-  ::close(fd);
+  if (UniqueFd(open_no_symlinks(target, O_PATH))) return {};
+  if (errno != ENOENT)
+    return core::fail_errno("openat2(" + quoted(target) + ", O_PATH)", symlink_hint());
+  UniqueFd dir(::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  fs::path current = "/";
+  const fs::path relative = target.relative_path();
+  const std::vector<fs::path> parts(relative.begin(), relative.end());
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const bool last = i + 1 == parts.size();
+    const std::string name = parts[i].string();
+    current /= parts[i];
+    if (last && node == NodeKind::File) {
+      const int fd = ::openat(dir.get(), name.c_str(),
+                              O_CREAT | O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644);
+      if (fd < 0) return core::fail_errno("open(" + quoted(current) + ", O_CREAT)");
+      ::close(fd);
+      return {};
+    }
+    if (::mkdirat(dir.get(), name.c_str(), 0755) != 0 && errno != EEXIST)
+      return core::fail_errno("mkdir(" + quoted(current) + ")");
+    open_how how{};
+    how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+    how.resolve = RESOLVE_NO_SYMLINKS;
+    UniqueFd next(
+        static_cast<int>(::syscall(SYS_openat2, dir.get(), name.c_str(), &how, sizeof how)));
+    if (!next) return core::fail_errno("openat2(" + quoted(current) + ")", symlink_hint());
+    dir = std::move(next);
+  }
   return {};
 }
 

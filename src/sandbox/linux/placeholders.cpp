@@ -177,9 +177,16 @@ bool is_scaffold(int fd) {
   return ::fgetxattr(fd, kScaffoldXattr, value, sizeof value) >= 0;
 }
 
-/// Removes the empty scaffolds at and above `path`, nearest first.
-void remove_empty_scaffolds(fs::path path) {
+/// Removes the empty scaffolds at and above `path`, nearest first (unmounting this
+/// sandbox's pin on each first, inside its own mount namespace).
+void remove_empty_scaffolds(fs::path path, Unmask unmask) {
   for (; path.has_relative_path(); path = path.parent_path()) {
+    {
+      // A pin is a bind of the scaffold onto itself: what it shows is the scaffold.
+      UniqueFd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (!fd || !is_scaffold(fd.get()) || !is_empty_directory(fd.get())) return;
+    }
+    if (unmask == Unmask::Yes) ::umount2(path.c_str(), MNT_DETACH | UMOUNT_NOFOLLOW);
     UniqueFd dir(open_no_symlinks(path.parent_path(), O_RDONLY | O_DIRECTORY));
     if (!dir) return;
     const std::string name = path.filename().string();
@@ -195,7 +202,7 @@ void remove_placeholder(Placeholder& placeholder, Unmask unmask) {
   if (unmask == Unmask::Yes) ::umount2(placeholder.path.c_str(), MNT_DETACH);
   if (placeholder.scaffold) {
     placeholder.lock.reset();
-    remove_empty_scaffolds(placeholder.path);
+    remove_empty_scaffolds(placeholder.path, unmask);
     return;
   }
   UniqueFd dir(open_no_symlinks(placeholder.path.parent_path(), O_RDONLY | O_DIRECTORY));
@@ -209,7 +216,7 @@ void remove_placeholder(Placeholder& placeholder, Unmask unmask) {
   if (inode_of(fd) == placeholder.inode && same_inode(dir.get(), name.c_str(), fd) &&
       may_be_ours(fd) && is_empty_directory(fd) &&
       ::unlinkat(dir.get(), name.c_str(), AT_REMOVEDIR) == 0)
-    remove_empty_scaffolds(placeholder.path.parent_path());
+    remove_empty_scaffolds(placeholder.path.parent_path(), unmask);
   placeholder.lock.reset();
 }
 
