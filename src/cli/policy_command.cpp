@@ -4,6 +4,7 @@
 
 #include "cli/commands.hpp"
 #include "policy/environment.hpp"
+#include "proxy/protocol/parent_proxy.hpp"
 #include "sandbox/linux/runner.hpp"
 #include "session/policy_setup.hpp"
 #include "session/session.hpp"
@@ -201,6 +202,54 @@ void print_environment(const policy::EnvironmentSpec& spec) {
             << listed(policy::sandbox_variable_names()) << "\n";
 }
 
+// --- The proxy chain (docs/network.md, "A parent proxy"): never a parent's credentials.
+
+json parent_json(const std::optional<proxy::ParentSetting>& setting) {
+  if (!setting) return nullptr;
+  if (!setting->proxy) return {{"variable", setting->variable}, {"error", setting->proxy.error()}};
+  return {{"variable", setting->variable},
+          {"url", setting->proxy->display()},
+          {"credentials", setting->proxy->user.has_value()}};
+}
+
+json network_json(const proxy::ParentProxies& parents) {
+  return {
+      {"parent_proxy",
+       {{"connect_and_socks5", parent_json(parents.tunnel)}, {"http", parent_json(parents.plain)}}},
+      {"no_proxy",
+       {{"variable", parents.no_proxy_variable},
+        {"all", parents.no_proxy.all()},
+        {"domains", parents.no_proxy.domains()},
+        {"ignored", parents.no_proxy.ignored()}}}};
+}
+
+std::string parent_text(const std::optional<proxy::ParentSetting>& setting) {
+  if (!setting) return "none (directly)";
+  if (!setting->proxy)
+    return "unusable (from " + setting->variable + "): its URL " + setting->proxy.error() +
+           "; these connections fail";
+  return setting->proxy->display() + " (credentials: " + (setting->proxy->user ? "yes" : "no") +
+         ", from " + setting->variable + ")";
+}
+
+void print_network(const proxy::ParentProxies& parents) {
+  std::cout << "network: the command -> pi-sandbox's proxy (127.0.0.1:3128 HTTP, 127.0.0.1:1080 "
+               "SOCKS5) -> "
+            << (parents.any() ? "the parent proxy, unless NO_PROXY matches" : "directly")
+            << " -> the destination\n";
+  if (!parents.any()) return;
+  std::cout << "  parent proxy for CONNECT and SOCKS5: " << parent_text(parents.tunnel) << "\n"
+            << "  parent proxy for http:// requests: " << parent_text(parents.plain) << "\n";
+  if (parents.no_proxy_variable.empty()) return;
+  const auto& no_proxy = parents.no_proxy;
+  std::cout << "  directly (" << parents.no_proxy_variable << "): "
+            << (no_proxy.all() ? std::string("every destination") : listed(no_proxy.domains()));
+  if (!no_proxy.ignored().empty())
+    std::cout << "; ignored (addresses and ports never match a host name): "
+              << listed(no_proxy.ignored());
+  std::cout << "\n";
+}
+
 }  // namespace
 
 void add_policy_command(CLI::App& app, int& exit_code) {
@@ -224,8 +273,10 @@ void add_policy_command(CLI::App& app, int& exit_code) {
       exit_code = 2;
       return;
     }
+    const auto parents = proxy::parent_proxies_from_environment(session::caller_environment());
     if (*as_json) {
       json out = policy_json(*p, *prepared);
+      out["network"] = network_json(parents);
       out["limits"] = limits_json(*p, loaded.config->limits, *prepared);
       out["environment"] = environment_json(loaded.config->environment);
       std::cout << out.dump(2) << "\n";
@@ -233,6 +284,7 @@ void add_policy_command(CLI::App& app, int& exit_code) {
       print_text(*p, *prepared);
       print_limits(*p, loaded.config->limits, *prepared);
       print_environment(loaded.config->environment);
+      print_network(parents);
     }
     exit_code = 0;
   });

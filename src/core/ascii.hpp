@@ -2,6 +2,10 @@
 // unlike <cctype>).
 #pragma once
 
+#include <algorithm>
+#include <string>
+#include <string_view>
+
 namespace pisandbox::core {
 
 /// Space, tab, LF, CR, FF, VT.
@@ -23,6 +27,19 @@ namespace pisandbox::core {
 /// `A`-`Z` to `a`-`z`; every other byte unchanged.
 [[nodiscard]] constexpr char to_lower(char c) {
   return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+/// `text` without leading and trailing is_space() characters (a view into `text`).
+[[nodiscard]] constexpr std::string_view trim(std::string_view text) {
+  while (!text.empty() && is_space(text.front())) text.remove_prefix(1);
+  while (!text.empty() && is_space(text.back())) text.remove_suffix(1);
+  return text;
+}
+/// A copy of `text` with `A`-`Z` lowered (to_lower()); other bytes unchanged.
+[[nodiscard]] inline std::string lowercase(std::string_view text) {
+  std::string out(text);
+  std::ranges::transform(out, out.begin(), to_lower);
+  return out;
 }
 
 }  // namespace pisandbox::core

@@ -18,21 +18,11 @@ using Reason = std::unexpected<std::string>;
 using core::is_digit;
 using core::is_hex_digit;
 using core::is_space;
+using core::lowercase;
 using core::to_lower;
+using core::trim;
 
 using core::is_label_char;
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && is_space(text.front())) text.remove_prefix(1);
-  while (!text.empty() && is_space(text.back())) text.remove_suffix(1);
-  return text;
-}
-
-std::string lowercase(std::string_view text) {
-  std::string out(text);
-  std::ranges::transform(out, out.begin(), to_lower);
-  return out;
-}
 
 // Rejects the shapes users write when they mean a URL or an address rather than a host
 // (docs/cases.md, C-07, C-09), before the generic character check, so the reason names the mistake.

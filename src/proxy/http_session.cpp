@@ -1,9 +1,12 @@
 // The HTTP proxy protocol on one client connection (docs/network.md, "Answers the command sees";
 // compatibility C43-C45): CONNECT → 200 and a tunnel; absolute-form requests forwarded one by one
 // on a keep-alive connection, each decided separately; everything else answered with an error.
+// Through a parent proxy both kinds are tunnelled with CONNECT (docs/network.md, "A parent
+// proxy"): the absolute-form request then goes to the destination in origin-form, as directly.
 #include <asio/co_spawn.hpp>
 #include <asio/detached.hpp>
 #include <asio/write.hpp>
+#include <utility>
 
 #include "proxy/protocol/destination.hpp"
 #include "proxy/protocol/http.hpp"
@@ -119,7 +122,9 @@ asio::awaitable<bool> HttpSession::handle(const RequestHead& head) {
     co_await refuse(refused, detail);
     co_return false;
   }
-  const Verdict verdict = co_await check_destination(*host, head.port);
+  const ParentUse use =
+      head.form == TargetForm::Authority ? ParentUse::Tunnel : ParentUse::PlainHttp;
+  const Verdict verdict = co_await check_destination(*host, head.port, use);
   if (closed_) co_return false;
   if (verdict.kind == Verdict::Kind::Refused) {
     if (!verdict.by_decider) note_refusal(target_text(*host, head.port), verdict.reason);
@@ -130,11 +135,13 @@ asio::awaitable<bool> HttpSession::handle(const RequestHead& head) {
     co_await answer(502, failed, verdict.reason);
     co_return false;
   }
-  const auto failure = co_await connect_upstream(verdict.endpoints);
+  const auto failure = co_await connect_destination(verdict, *host, head.port);
   if (closed_) co_return false;
   if (failure) {
-    const std::string detail =
-        "could not connect to " + target_text(*host, head.port) + " (" + failure->message + ")";
+    const std::string detail = failure->parent
+                                   ? failure->message
+                                   : "could not connect to " + target_text(*host, head.port) +
+                                         " (" + failure->message + ")";
     co_await answer(502, failed, detail);
     co_return false;
   }
@@ -283,7 +290,7 @@ asio::awaitable<bool> HttpSession::exchange(const RequestHead& head, const std::
 asio::awaitable<HttpSession::Outcome> HttpSession::relay_response(const RequestHead& head,
                                                                   const std::string& failed) {
   ResponseHeadParser parser;
-  std::string pending;
+  std::string pending = std::exchange(early_download_, {});  // through a parent: its first bytes
   while (true) {
     if (pending.empty() && !co_await read_upstream(pending)) {
       if (!closed_) co_await answer(502, failed, "the server sent no complete response");

@@ -1,6 +1,6 @@
 // pisandbox::proxy::Server — the per-command network proxy: HTTP CONNECT and absolute-form
 // HTTP on one set of listeners, SOCKS5 on another; every destination decided, resolved once,
-// checked and connected to exactly as checked.
+// checked and connected to exactly as checked, or reached through the parent proxy.
 //
 // Source: docs/network.md ("Deciding a destination", "Answers the command sees");
 // compatibility C31-C48. The server owns the listening sockets it
@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "proxy/protocol/address.hpp"
+#include "proxy/protocol/parent_proxy.hpp"
 
 namespace pisandbox::proxy {
 
@@ -73,6 +74,15 @@ using AddressFilter = std::function<bool(const asio::ip::address&, std::string& 
 ///                    not a host name, an IP destination, an address that is not public,
 ///                    no decision in time) as (`host:port` as the client sent it, reason), on
 ///                    the I/O thread; may be empty. The Decider reports its own refusals.
+///   parents:         the parent proxies (docs/network.md, "A parent proxy"; reference item
+///                    142): an allowed destination that `parents.route()` sends through one is
+///                    reached with CONNECT through it, without a local lookup or address check
+///                    (the parent resolves the name); other destinations go directly, as
+///                    without a parent. Empty (the default): every destination goes directly.
+///   parent_failed:   told of every allowed destination that could not be reached through its
+///                    parent (an unusable URL, the parent unreachable or answering CONNECT
+///                    with an error) as (`host:port`, reason naming the parent and its
+///                    variable, never its credentials), on the I/O thread; may be empty.
 struct ServerOptions {
   std::vector<int> http_listeners;
   std::vector<int> socks_listeners;
@@ -84,6 +94,8 @@ struct ServerOptions {
   std::chrono::seconds head_timeout{30};
   std::function<void(std::string_view)> log;
   std::function<void(const std::string& destination, const std::string& reason)> refused;
+  ParentProxies parents;
+  std::function<void(const std::string& destination, const std::string& reason)> parent_failed;
 };
 
 /// The proxy of one sandboxed command. Not copyable or movable. start() and stop() may be

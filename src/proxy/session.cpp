@@ -12,6 +12,7 @@
 
 #include "core/printable.hpp"
 #include "core/unique_fd.hpp"
+#include "proxy/protocol/http.hpp"
 
 namespace pisandbox::proxy {
 namespace {
@@ -259,7 +260,8 @@ asio::awaitable<bool> Session::write_client(std::string_view bytes) {
   co_return !error;
 }
 
-asio::awaitable<Verdict> Session::check_destination(const std::string& host, std::uint16_t port) {
+asio::awaitable<Verdict> Session::check_destination(const std::string& host, std::uint16_t port,
+                                                    ParentUse use) {
   phase_ = Phase::Deciding;
   set_deadline(Clock::duration::max(), Extend::Never);
   const auto& options = context_.options;
@@ -270,6 +272,13 @@ asio::awaitable<Verdict> Session::check_destination(const std::string& host, std
       Verdict::Kind::Refused, "no decision within " + seconds_text(options.decision_timeout), {}};
   Verdict decided = co_await blocking_call(context_, decide, options.decision_timeout, undecided);
   if (decided.kind != Verdict::Kind::Allowed || closed_) co_return decided;
+  if (const ParentSetting* via = options.parents.route(host, use)) {
+    Verdict parent = co_await look_up_parent(*via);
+    phase_ = Phase::Connecting;
+    if (parent.kind != Verdict::Kind::Allowed && options.parent_failed && !closed_)
+      options.parent_failed(host + ":" + std::to_string(port), parent.reason);
+    co_return parent;
+  }
   std::function<Verdict()> look_up = [filter = context_.address_allowed, host, port] {
     return resolve_and_check(host, port, *filter);
   };
@@ -280,6 +289,30 @@ asio::awaitable<Verdict> Session::check_destination(const std::string& host, std
   Verdict resolved =
       co_await blocking_call(context_, look_up, options.connect_timeout, slow_lookup);
   phase_ = Phase::Connecting;
+  co_return resolved;
+}
+
+// The parent's own address (docs/network.md, "A parent proxy"): looked up like any name but not
+// checked, since the parent is the caller's configuration, not a destination of the command.
+asio::awaitable<Verdict> Session::look_up_parent(const ParentSetting& via) {
+  const std::string named = "the parent proxy in " + via.variable;
+  if (!via.proxy)
+    co_return Verdict{
+        Verdict::Kind::Unreachable, named + " cannot be used: its URL " + via.proxy.error(), {}};
+  const std::string name = via.proxy->display() + " (" + via.variable + ")";
+  std::function<Verdict()> look_up = [parent = *via.proxy] {
+    return resolve_and_check(parent.host, parent.port,
+                             [](const asio::ip::address&, std::string&) { return true; });
+  };
+  const Verdict slow{Verdict::Kind::Unreachable,
+                     "looking up the parent proxy " + name + " took longer than " +
+                         seconds_text(context_.options.connect_timeout),
+                     {}};
+  Verdict resolved =
+      co_await blocking_call(context_, look_up, context_.options.connect_timeout, slow);
+  if (resolved.kind != Verdict::Kind::Allowed && !resolved.reason.starts_with("looking up"))
+    resolved.reason = "the parent proxy " + name + ": " + resolved.reason;
+  resolved.via = &via;
   co_return resolved;
 }
 
@@ -296,16 +329,7 @@ asio::awaitable<std::optional<Session::ConnectFailure>> Session::connect_upstrea
       failure = ConnectFailure{"socket(): " + error.message(), error};
       continue;
     }
-    const std::uint64_t attempt = ++connect_attempt_;
-    connecting_ = true;
-    connect_timed_out_ = false;
-    connect_timer_.expires_after(context_.options.connect_timeout);
-    connect_timer_.async_wait([self = shared_from_this(), attempt](const asio::error_code& e) {
-      if (e || !self->connecting_ || self->connect_attempt_ != attempt) return;
-      self->connect_timed_out_ = true;
-      asio::error_code ignored;
-      self->upstream_.cancel(ignored);
-    });
+    arm_connect_timer();
     auto [connect_error] = co_await upstream_.async_connect(endpoint, kNoThrow);
     connecting_ = false;
     connect_timer_.cancel();
@@ -325,6 +349,103 @@ asio::awaitable<std::optional<Session::ConnectFailure>> Session::connect_upstrea
   co_return failure;
 }
 
+// Limits the pending operation on upstream_ (a connect, or the wait for the parent's answer)
+// to connect_timeout: the timer cancels it and sets connect_timed_out_.
+void Session::arm_connect_timer() {
+  const std::uint64_t attempt = ++connect_attempt_;
+  connecting_ = true;
+  connect_timed_out_ = false;
+  connect_timer_.expires_after(context_.options.connect_timeout);
+  connect_timer_.async_wait([self = shared_from_this(), attempt](const asio::error_code& e) {
+    if (e || !self->connecting_ || self->connect_attempt_ != attempt) return;
+    self->connect_timed_out_ = true;
+    asio::error_code ignored;
+    self->upstream_.cancel(ignored);
+  });
+}
+
+asio::awaitable<std::optional<Session::ConnectFailure>> Session::connect_destination(
+    const Verdict& verdict, const std::string& host, std::uint16_t port) {
+  auto failure = co_await connect_upstream(verdict.endpoints);
+  if (verdict.via == nullptr || closed_) co_return failure;
+  const ParentProxy& parent = *verdict.via->proxy;
+  const std::string name = parent.display() + " (" + verdict.via->variable + ")";
+  if (failure) {
+    failure->message = "could not connect to the parent proxy " + name + ": " + failure->message;
+  } else if (auto refused = co_await open_parent_tunnel(host, port, parent)) {
+    if (closed_) co_return ConnectFailure{"connection closed", asio::error::operation_aborted};
+    failure = ConnectFailure{"the parent proxy " + name + " " + *refused, {}};
+    asio::error_code ignored;
+    upstream_.close(ignored);
+  } else {
+    co_return std::nullopt;
+  }
+  failure->parent = true;
+  if (context_.options.parent_failed)
+    context_.options.parent_failed(host + ":" + std::to_string(port), failure->message);
+  co_return failure;
+}
+
+// CONNECT host:port through the parent (RFC 9110 section 9.3.6): any 2xx opens the tunnel;
+// the bytes after its head are the destination's and go to the client first. Returns what
+// went wrong, completing "the parent proxy <name> ...". The answer is untrusted bytes: the
+// proxy's response parser reads it, within connect_timeout.
+asio::awaitable<std::optional<std::string>> Session::open_parent_tunnel(const std::string& host,
+                                                                        std::uint16_t port,
+                                                                        const ParentProxy& parent) {
+  const std::string request = parent.connect_request(host, port);
+  auto [write_error, written] =
+      co_await asio::async_write(upstream_, asio::buffer(request), kNoThrow);
+  if (write_error) co_return "could not be sent CONNECT: " + write_error.message();
+  arm_connect_timer();
+  ResponseHeadParser parser;
+  std::string pending;
+  std::optional<std::string> failure;
+  std::array<char, 4096> buffer;
+  while (true) {
+    if (pending.empty()) {
+      auto [error, n] = co_await upstream_.async_read_some(asio::buffer(buffer), kNoThrow);
+      if (error) {
+        failure =
+            connect_timed_out_
+                ? "did not answer CONNECT within " + seconds_text(context_.options.connect_timeout)
+            : error == asio::error::eof ? "closed the connection without answering CONNECT"
+                                        : "failed while answering CONNECT: " + error.message();
+        break;
+      }
+      pending.assign(buffer.data(), n);
+    }
+    auto result = parser.feed(pending);
+    if (auto* error = std::get_if<HttpError>(&result)) {
+      failure = "answered CONNECT with a malformed response: " + error->reason;
+      break;
+    }
+    auto* parsed = std::get_if<Parsed<ResponseHead>>(&result);
+    if (parsed == nullptr) {
+      pending.clear();  // the parser keeps what it needs
+      continue;
+    }
+    pending.erase(0, parsed->consumed);
+    const ResponseHead& response = parsed->head;
+    if (response.status < 200) {  // interim (RFC 9110 section 15.2): the next head follows
+      parser.reset();
+      continue;
+    }
+    if (response.status >= 300) {
+      failure = "answered CONNECT with " + std::to_string(response.status) + " " +
+                core::printable(response.reason);
+      if (response.status == 407)
+        *failure += parent.user ? " (it refused the credentials)" : " (no credentials were given)";
+    } else {
+      early_download_ = std::move(pending);
+    }
+    break;
+  }
+  connecting_ = false;
+  connect_timer_.cancel();
+  co_return failure;
+}
+
 asio::awaitable<void> Session::relay() {
   phase_ = Phase::Relaying;
   set_deadline(context_.options.idle_timeout, Extend::OnActivity);
@@ -340,7 +461,7 @@ asio::awaitable<void> Session::relay() {
         self->join_timer_.cancel();
       },
       asio::detached);
-  co_await pump(upstream_, client_, nullptr);
+  co_await pump(upstream_, client_, &early_download_);
   if (!upload_done_ && !closed_) {
     join_timer_.expires_at(Clock::time_point::max());
     co_await join_timer_.async_wait(kNoThrow);

@@ -44,12 +44,16 @@ inline constexpr auto kNoThrow = asio::experimental::as_tuple(asio::use_awaitabl
 ///   Allowed: go on (after the lookup, `endpoints` holds every checked address, in order);
 ///   Refused: the Decider refused, or an address is not allowed (→ 403, SOCKS 0x02);
 ///   Unreachable: the name lookup failed or timed out (→ 502, SOCKS 0x04).
+/// `via`: when the destination goes through a parent proxy (docs/network.md, "A parent
+/// proxy"), its setting (owned by ServerOptions::parents), and `endpoints` are the parent's
+/// addresses, unchecked; nullptr for a direct connection.
 struct Verdict {
   enum class Kind { Allowed, Refused, Unreachable };
   Kind kind = Kind::Refused;
   std::string reason;
   std::vector<tcp::endpoint> endpoints;
   bool by_decider = false;  ///< a refusal the Decider made (and reported) itself
+  const ParentSetting* via = nullptr;
 };
 
 /// Lets a worker hand a result to the I/O thread only while the io_context exists: a worker
@@ -132,19 +136,33 @@ class Session : public std::enable_shared_from_this<Session> {
   asio::awaitable<bool> read_more();
   /// Writes all of `bytes` to the client. False on error.
   asio::awaitable<bool> write_client(std::string_view bytes);
-  /// Steps 2 and 3 for a normalised destination: the Decider, then the lookup and the check.
-  asio::awaitable<Verdict> check_destination(const std::string& host, std::uint16_t port);
-  /// Step 4: connects upstream_ to the checked endpoints in order, each attempt limited to
-  /// connect_timeout. Returns nullopt when connected, else what failed.
+  /// Steps 2 and 3 for a normalised destination: the Decider, then the lookup and the check;
+  /// or, when ServerOptions::parents routes the destination reached by `use` through a parent
+  /// proxy, the Decider, then the lookup of the parent (Verdict::via set).
+  asio::awaitable<Verdict> check_destination(const std::string& host, std::uint16_t port,
+                                             ParentUse use);
+  /// What failed when connecting. `parent`: the failure is the parent proxy's (its address,
+  /// or its answer to CONNECT), and `message` names it (already told to
+  /// ServerOptions::parent_failed).
   struct ConnectFailure {
     std::string message;
     asio::error_code code;
     bool timed_out = false;
+    bool parent = false;
   };
+  /// Step 4: connects upstream_ to the checked endpoints in order, each attempt limited to
+  /// connect_timeout. Returns nullopt when connected, else what failed.
   asio::awaitable<std::optional<ConnectFailure>> connect_upstream(
       const std::vector<tcp::endpoint>& endpoints);
+  /// Step 4 for any Verdict: connect_upstream(), then, through a parent, the CONNECT to
+  /// `host:port` (open_parent_tunnel()). Returns nullopt when upstream_ leads to the
+  /// destination.
+  asio::awaitable<std::optional<ConnectFailure>> connect_destination(const Verdict& verdict,
+                                                                     const std::string& host,
+                                                                     std::uint16_t port);
   /// The opaque tunnel between client_ and upstream_ (docs/network.md); in_ (bytes the
-  /// client sent early) goes upstream first. Returns when both directions ended.
+  /// client sent early) goes upstream first, and bytes that came with a parent's answer to
+  /// CONNECT go to the client first. Returns when both directions ended.
   asio::awaitable<void> relay();
   /// Sends what was written, stops sending, reads and drops what the client still sends for
   /// a moment (so that closing does not reset the connection before the client read our
@@ -168,12 +186,18 @@ class Session : public std::enable_shared_from_this<Session> {
   tcp::socket client_;
   tcp::socket upstream_;
   std::string in_;
+  std::string early_download_;  // destination bytes that came with a parent's 2xx, sent first
   Phase phase_ = Phase::Handshake;
   bool closed_ = false;
   bool quiet_timeout_ = false;  // an idle keep-alive connection ending is not worth a log line
 
  private:
   asio::awaitable<void> watchdog();
+  asio::awaitable<Verdict> look_up_parent(const ParentSetting& via);
+  asio::awaitable<std::optional<std::string>> open_parent_tunnel(const std::string& host,
+                                                                 std::uint16_t port,
+                                                                 const ParentProxy& parent);
+  void arm_connect_timer();
   asio::awaitable<void> pump(tcp::socket& from, tcp::socket& to, std::string* early);
   asio::awaitable<bool> splice_pump(tcp::socket& from, tcp::socket& to);
 

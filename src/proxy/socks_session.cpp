@@ -122,7 +122,7 @@ asio::awaitable<void> SocksSession::run() {
     co_await reply_and_close(SocksReply::NotAllowed, refused, detail);
     co_return;
   }
-  const Verdict verdict = co_await check_destination(*host, request->port);
+  const Verdict verdict = co_await check_destination(*host, request->port, ParentUse::Tunnel);
   if (closed_) co_return;
   if (verdict.kind == Verdict::Kind::Refused) {
     if (!verdict.by_decider)
@@ -131,13 +131,18 @@ asio::awaitable<void> SocksSession::run() {
     co_return;
   }
   if (verdict.kind == Verdict::Kind::Unreachable) {
-    co_await reply_and_close(SocksReply::HostUnreachable, failed, verdict.reason);
+    const SocksReply reply =
+        verdict.via != nullptr ? SocksReply::GeneralFailure : SocksReply::HostUnreachable;
+    co_await reply_and_close(reply, failed, verdict.reason);
     co_return;
   }
-  const auto failure = co_await connect_upstream(verdict.endpoints);
+  const auto failure = co_await connect_destination(verdict, *host, request->port);
   if (closed_) co_return;
   if (failure) {
-    co_await reply_and_close(connect_failure_reply(failure->code), failed, failure->message);
+    // The parent's failures are no statement about the destination: general failure (0x01).
+    const SocksReply reply =
+        failure->parent ? SocksReply::GeneralFailure : connect_failure_reply(failure->code);
+    co_await reply_and_close(reply, failed, failure->message);
     co_return;
   }
   const auto succeeded = socks_reply(SocksReply::Succeeded);

@@ -24,6 +24,10 @@ proxy::Decision NetworkDecider::refuse(const std::string& destination, std::stri
   return proxy::Decision{false, std::move(reason)};
 }
 
+void NetworkDecider::failed(const std::string& destination, const std::string& reason) {
+  if (log_) log_("network: " + destination + " failed: " + reason);
+}
+
 proxy::Decision NetworkDecider::decide(const std::string& raw_host, std::uint16_t port) {
   const std::string port_text = std::to_string(port);
   auto host = proxy::normalise_host(raw_host);
@@ -58,9 +62,10 @@ proxy::Decision NetworkDecider::decide(const std::string& raw_host, std::uint16_
 }
 
 sandbox::ProxyStarter proxy_starter(std::shared_ptr<NetworkDecider> decider,
-                                    std::function<void(std::string_view)> log) {
-  return [decider = std::move(decider),
-          log = std::move(log)](sandbox::ProxyListeners listeners) -> std::shared_ptr<void> {
+                                    std::function<void(std::string_view)> log,
+                                    proxy::ParentProxies parents) {
+  return [decider = std::move(decider), log = std::move(log), parents = std::move(parents)](
+             sandbox::ProxyListeners listeners) -> std::shared_ptr<void> {
     // Each tunnel holds two descriptors in the supervisor: lift the soft limit (often 1024)
     // to the hard one. The sandbox was cloned before this, so the command keeps its own.
     rlimit files{};
@@ -77,6 +82,10 @@ sandbox::ProxyStarter proxy_starter(std::shared_ptr<NetworkDecider> decider,
     options.log = log;
     options.refused = [decider](const std::string& destination, const std::string& reason) {
       (void)decider->refuse(destination, reason);
+    };
+    options.parents = parents;
+    options.parent_failed = [decider](const std::string& destination, const std::string& reason) {
+      decider->failed(destination, reason);
     };
     auto server = std::make_shared<proxy::Server>(std::move(options));
     server->start();

@@ -54,6 +54,10 @@ class NetworkDecider {
   /// is not public, no decision in time).
   proxy::Decision refuse(const std::string& destination, std::string reason);
 
+  /// Reports an allowed destination that could not be reached through the parent proxy
+  /// (docs/network.md, "A parent proxy"): the line `network: <destination> failed: <reason>`.
+  void failed(const std::string& destination, const std::string& reason);
+
  private:
   config::NetworkConfig network_;
   approval::Broker& broker_;
@@ -66,8 +70,10 @@ class NetworkDecider {
 };
 
 /// A ProxyStarter that serves the sandbox's listeners with a proxy::Server deciding through
-/// `decider` (kept alive as long as the server).
+/// `decider` (kept alive as long as the server) and reaching destinations through `parents`
+/// (the caller's parent proxies, proxy::parent_proxies_from_environment()).
 [[nodiscard]] sandbox::ProxyStarter proxy_starter(std::shared_ptr<NetworkDecider> decider,
-                                                  std::function<void(std::string_view)> log);
+                                                  std::function<void(std::string_view)> log,
+                                                  proxy::ParentProxies parents = {});
 
 }  // namespace pisandbox::session

@@ -14,6 +14,7 @@
 #include "hostipc/host_ipc.hpp"
 #include "policy/environment.hpp"
 #include "process/host_runner.hpp"
+#include "proxy/protocol/parent_proxy.hpp"
 #include "sandbox/linux/runner.hpp"
 #include "session/network_setup.hpp"
 
@@ -164,7 +165,10 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
       [denied = io.denied](const std::string& target, const std::string& reason) {
         if (denied) denied("network", target, reason);
       });
-  p.options.proxy = proxy_starter(std::move(decider), {});
+  // The caller's parent proxy, if any (docs/network.md, "A parent proxy"): read here, from
+  // pi-sandbox's own environment; the command's proxy variables point at its own proxy.
+  p.options.proxy = proxy_starter(std::move(decider), {},
+                                  proxy::parent_proxies_from_environment(caller_environment()));
   return p;
 }
 

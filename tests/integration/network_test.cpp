@@ -94,11 +94,63 @@ async def echo(reader, writer):
     finally:
         writer.close()
 
+# A parent (company) proxy: CONNECT only. 3129 open, 3130 wants Basic credentials
+# alice / "p@ss:w rd", 3131 refuses everything (403). Each request is a line in parent.log:
+# "<port> <request line> auth=<Proxy-Authorization or ->". It resolves behind.test itself (the
+# sandbox's host cannot: that name is not in /etc/hosts), other names as usual.
+PARENT_NAMES = {"behind.test": "203.0.113.2"}
+PARENT_AUTH = "Basic YWxpY2U6cEBzczp3IHJk"
+
+async def pipe(reader, writer):
+    try:
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+        writer.write_eof()
+    except (ConnectionError, OSError):
+        pass
+
+async def parent(reader, writer, port):
+    try:
+        method, target, headers = await read_head(reader)
+    except (asyncio.IncompleteReadError, ConnectionError, ValueError):
+        writer.close()
+        return
+    auth = next((h.split(":", 1)[1].strip() for h in headers
+                 if h.lower().startswith("proxy-authorization:")), None)
+    with open(os.path.join(ROOT, "parent.log"), "a") as log:
+        log.write("%d %s %s auth=%s\n" % (port, method, target, auth or "-"))
+    def answer(status):
+        writer.write(b"HTTP/1.1 " + status + b"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+    if port == 3131:
+        answer(b"403 Forbidden")
+    elif port == 3130 and auth != PARENT_AUTH:
+        writer.write(b"HTTP/1.1 407 Proxy Authentication Required\r\n"
+                     b"Proxy-Authenticate: Basic realm=\"corp\"\r\nContent-Length: 0\r\n\r\n")
+    elif method != "CONNECT":
+        answer(b"405 Method Not Allowed")
+    else:
+        host, _, number = target.rpartition(":")
+        try:
+            up_reader, up_writer = await asyncio.open_connection(
+                PARENT_NAMES.get(host, host), int(number))
+        except OSError:
+            answer(b"502 Bad Gateway")
+        else:
+            writer.write(b"HTTP/1.1 200 Connection established\r\n\r\n")
+            await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+            up_writer.close()
+    await writer.drain()
+    writer.close()
+
 async def main():
     raise_fd_limit()
     servers = [await asyncio.start_server(http, "203.0.113.2", 80, backlog=2048),
                await asyncio.start_server(ssh_banner, "203.0.113.2", 22, backlog=128),
                await asyncio.start_server(echo, "203.0.113.2", 7, backlog=2048)]
+    for port in (3129, 3130, 3131):
+        servers.append(await asyncio.start_server(
+            lambda r, w, port=port: parent(r, w, port), "203.0.113.2", port, backlog=128))
     open(os.path.join(ROOT, "servers.ready"), "w").close()
     await asyncio.gather(*(s.serve_forever() for s in servers))
 
@@ -106,11 +158,11 @@ asyncio.run(main())
 )PY";
 
 const char* const kHosts =
-    "203.0.113.2 web.test git.test ssh.test blocked.test asked.test\n"
+    "203.0.113.2 web.test git.test ssh.test blocked.test asked.test parent.test\n"
     "127.0.0.1 local.test\n";
 
 const char* const kConfig = R"({"network": {
-  "allowedDomains": ["web.test", "git.test", "ssh.test", "local.test"],
+  "allowedDomains": ["web.test", "git.test", "ssh.test", "local.test", "behind.test"],
   "deniedDomains": ["blocked.test"]}})";
 
 /// One network for the whole suite.
@@ -147,8 +199,11 @@ class Network {
     }
   }
 
-  /// `pi-sandbox run` inside the test network: --config, --no-prompt, `extra`, -c `command`.
-  RunResult run(const std::string& command, const std::vector<std::string>& extra = {}) const {
+  /// `pi-sandbox run` inside the test network: --config, --no-prompt, `extra`, -c `command`;
+  /// pi-sandbox's own environment is the scratch's, without the test runner's proxy variables,
+  /// plus `env`.
+  RunResult run(const std::string& command, const std::vector<std::string>& extra = {},
+                const std::map<std::string, std::string>& env = {}) const {
     std::vector<std::string> argv = {"/usr/bin/nsenter",
                                      "--preserve-credentials",
                                      "-U",
@@ -167,7 +222,12 @@ class Network {
     argv.insert(argv.end(), extra.begin(), extra.end());
     argv.push_back("-c");
     argv.push_back(command);
-    return run_process(argv, scratch.env());
+    std::map<std::string, std::string> environment = scratch.env();
+    for (const char* name : {"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy",
+                             "ALL_PROXY", "no_proxy", "NO_PROXY"})
+      environment[name] = "";  // an empty proxy variable counts as unset
+    for (const auto& [name, value] : env) environment[name] = value;
+    return run_process(argv, environment);
   }
   std::string reviewer(const std::string& name) const {
     return (scratch.root / (name + ".sh")).string();
@@ -568,6 +628,201 @@ TEST_F(NetworkTest, ARealJvmGoesThroughTheProxy) {
             "Picked up JAVA_TOOL_OPTIONS: -Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=3128 "
             "-Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=3128 "
             "-Dhttp.nonProxyHosts=localhost|127.*|[::1]\n");
+}
+
+// --- A parent (company) proxy (docs/network.md, "A parent proxy"; reference item 142): the
+// proxy decides every destination as always, then reaches it through the parent in
+// pi-sandbox's own environment with CONNECT. The parent is the Python one in kServers.
+
+class ParentProxyTest : public NetworkTest {
+ protected:
+  void SetUp() override {
+    NetworkTest::SetUp();
+    fs::remove(network_->scratch.root / "parent.log");
+  }
+  /// What the parent received, one line per request.
+  static std::string parent_log() { return read_file(network_->scratch.root / "parent.log"); }
+};
+
+const std::string kOpenParent = "http://parent.test:3129";
+
+TEST_F(ParentProxyTest, ConnectSocksAndPlainHttpAllGoThroughTheParent) {
+  const RunResult r = network_->run(
+      "curl -sS --proxytunnel http://web.test/a && curl -sS http://web.test/b && "
+      "curl -sS -x \"$ALL_PROXY\" http://web.test/c",
+      {}, {{"HTTPS_PROXY", kOpenParent}, {"HTTP_PROXY", kOpenParent}});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, kHello + kHello + kHello);
+  EXPECT_EQ(r.err.find("pi-sandbox: network:"), std::string::npos) << r.err;
+  EXPECT_EQ(parent_log(),
+            "3129 CONNECT web.test:80 auth=-\n"
+            "3129 CONNECT web.test:80 auth=-\n"
+            "3129 CONNECT web.test:80 auth=-\n");
+}
+
+TEST_F(ParentProxyTest, ServerFirstProtocolsKeepTheirFirstBytes) {
+  // The SSH banner may arrive with the parent's 200: it must reach the client.
+  const RunResult r = network_->run(
+      "printf 'x\\n' | " + sandbox_binary() + " proxy-connect ssh.test 22 | head -c 21", {},
+      {{"HTTPS_PROXY", kOpenParent}});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "SSH-2.0-PiSandboxTest");
+  EXPECT_EQ(parent_log(), "3129 CONNECT ssh.test:22 auth=-\n");
+}
+
+TEST_F(ParentProxyTest, TheParentResolvesNamesThisHostCannot) {
+  // behind.test is in no /etc/hosts: only the parent knows it, as behind a company proxy.
+  RunResult r =
+      network_->run("curl -sS http://behind.test/hello", {}, {{"HTTP_PROXY", kOpenParent}});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, kHello);
+  EXPECT_EQ(parent_log(), "3129 CONNECT behind.test:80 auth=-\n");
+  // Without the parent the name does not resolve.
+  r = network_->run("curl -sS -o /dev/null -w '%{http_code}' http://behind.test/hello");
+  EXPECT_EQ(r.out, "502");
+}
+
+TEST_F(ParentProxyTest, CredentialsFromTheUrlAreSentAsBasic) {
+  const RunResult r =
+      network_->run("curl -sS --proxytunnel http://web.test/hello", {},
+                    {{"HTTPS_PROXY", "http://alice:p%40ss%3Aw%20rd@parent.test:3130"}});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, kHello);
+  EXPECT_EQ(parent_log(), "3130 CONNECT web.test:80 auth=Basic YWxpY2U6cEBzczp3IHJk\n");
+}
+
+TEST_F(ParentProxyTest, A407WithoutOrWithWrongCredentialsIsAFailureThatSaysSo) {
+  RunResult r = network_->run(
+      "curl -sS -o /dev/null -w '%{http_connect}' --proxytunnel http://web.test/hello", {},
+      {{"HTTPS_PROXY", "http://parent.test:3130"}});
+  EXPECT_EQ(r.out, "502");
+  EXPECT_EQ(r.exit_code, 56);
+  EXPECT_NE(r.err.find("pi-sandbox: network: web.test:80 failed: the parent proxy "
+                       "http://parent.test:3130 (HTTPS_PROXY) answered CONNECT with 407 Proxy "
+                       "Authentication Required (no credentials were given)\n"),
+            std::string::npos)
+      << r.err;
+  r = network_->run("curl -sS -o /dev/null -w '%{http_connect}' --proxytunnel http://web.test/", {},
+                    {{"HTTPS_PROXY", "http://alice:wrong@parent.test:3130"}});
+  EXPECT_EQ(r.out, "502");
+  EXPECT_NE(r.err.find("answered CONNECT with 407 Proxy Authentication Required (it refused "
+                       "the credentials)\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("wrong"), std::string::npos) << r.err;  // never the password
+}
+
+TEST_F(ParentProxyTest, AParentThatRefusesOrIsDownIsAFailureThatSaysSo) {
+  RunResult r = network_->run("curl -sS -i http://web.test/hello", {},
+                              {{"HTTP_PROXY", "http://parent.test:3131"}});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.starts_with("HTTP/1.1 502 Bad Gateway\r\n")) << r.out;
+  EXPECT_TRUE(
+      r.out.ends_with("the parent proxy http://parent.test:3131 (HTTP_PROXY) answered "
+                      "CONNECT with 403 Forbidden\n"))
+      << r.out;
+  EXPECT_NE(
+      r.err.find("pi-sandbox: network: web.test:80 failed: the parent proxy "
+                 "http://parent.test:3131 (HTTP_PROXY) answered CONNECT with 403 Forbidden\n"),
+      std::string::npos)
+      << r.err;
+  // SOCKS5: general failure (0x01); curl says so.
+  r = network_->run("curl -sS -x \"$ALL_PROXY\" http://web.test/hello", {},
+                    {{"HTTPS_PROXY", "http://203.0.113.2:3199"}});
+  EXPECT_EQ(r.exit_code, 97) << r.err;
+  EXPECT_NE(r.err.find("pi-sandbox: network: web.test:80 failed: could not connect to the parent "
+                       "proxy http://203.0.113.2:3199 (HTTPS_PROXY): 203.0.113.2:3199: Connection "
+                       "refused\n"),
+            std::string::npos)
+      << r.err;
+  // An unusable URL: these connections fail, never directly.
+  r = network_->run("curl -sS -o /dev/null -w '%{http_connect}' --proxytunnel http://web.test/", {},
+                    {{"ALL_PROXY", "socks5://parent.test:1080"}});
+  EXPECT_EQ(r.out, "502");
+  EXPECT_NE(r.err.find("pi-sandbox: network: web.test:80 failed: the parent proxy in ALL_PROXY "
+                       "cannot be used: its URL uses the scheme socks5; only http:// parent "
+                       "proxies are supported\n"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(ParentProxyTest, NoProxyDestinationsGoDirectlyWithTheAddressCheck) {
+  const std::map<std::string, std::string> env = {{"HTTPS_PROXY", kOpenParent},
+                                                  {"HTTP_PROXY", kOpenParent},
+                                                  {"NO_PROXY", ".web.test,local.test"}};
+  RunResult r = network_->run(
+      "curl -sS --proxytunnel http://web.test/a && curl -sS http://git.test/b", {}, env);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, kHello + kHello);
+  EXPECT_EQ(parent_log(), "3129 CONNECT git.test:80 auth=-\n");  // web.test went directly
+  r = network_->run("curl -sS -o /dev/null -w '%{http_connect}' --proxytunnel http://local.test/",
+                    {}, env);
+  EXPECT_EQ(r.out, "403");
+  EXPECT_NE(r.err.find("pi-sandbox: network: refused local.test:80: local.test resolves to "
+                       "127.0.0.1, which is loopback"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(parent_log(), "3129 CONNECT git.test:80 auth=-\n");
+}
+
+TEST_F(ParentProxyTest, RefusalsAreMadeBeforeTheParentIsAsked) {
+  const std::map<std::string, std::string> env = {{"HTTPS_PROXY", kOpenParent},
+                                                  {"HTTP_PROXY", kOpenParent}};
+  RunResult r = network_->run(
+      "curl -sS -o /dev/null -w '%{http_connect} ' --proxytunnel http://203.0.113.2/; "
+      "curl -sS -o /dev/null -w '%{http_code} ' http://blocked.test/; "
+      "curl -sS -o /dev/null -w '%{http_code}' http://asked.test/",
+      {}, env);
+  EXPECT_EQ(r.out, "403 403 403");
+  EXPECT_NE(r.err.find("pi-sandbox: network: refused 203.0.113.2:80: the host is an IP address "
+                       "literal"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(parent_log(), "");
+  // An approved destination goes through the parent.
+  r = network_->run("curl -sS http://asked.test/", {"--reviewer", network_->reviewer("allow")},
+                    env);
+  EXPECT_EQ(r.out, kHello);
+  EXPECT_EQ(parent_log(), "3129 CONNECT asked.test:80 auth=-\n");
+}
+
+TEST_F(ParentProxyTest, TheParentAndItsCredentialsAreNeverVisibleInside) {
+  const RunResult r = network_->run("env", {},
+                                    {{"HTTPS_PROXY", "http://alice:s3cret@parent.test:3130"},
+                                     {"http_proxy", "http://alice:s3cret@parent.test:3130"},
+                                     {"ALL_PROXY", "http://alice:s3cret@parent.test:3130"},
+                                     {"NO_PROXY", "corp.example"}});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("s3cret"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("parent.test"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nHTTPS_PROXY=http://127.0.0.1:3128\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nNO_PROXY=localhost,127.0.0.1,::1\n"), std::string::npos) << r.out;
+}
+
+TEST_F(ParentProxyTest, PolicyShowsTheChainWithoutTheCredentials) {
+  const RunResult r =
+      run_process({sandbox_binary(), "policy", "--cwd", network_->scratch.ws.string()},
+                  {{"HOME", network_->scratch.home.string()},
+                   {"HTTPS_PROXY", "http://alice:s3cret@parent.test:3130"},
+                   {"HTTP_PROXY", ""},
+                   {"http_proxy", ""},
+                   {"https_proxy", ""},
+                   {"all_proxy", ""},
+                   {"ALL_PROXY", ""},
+                   {"no_proxy", ""},
+                   {"NO_PROXY", "corp.example,127.0.0.1"}});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("network: the command -> pi-sandbox's proxy (127.0.0.1:3128 HTTP, "
+                       "127.0.0.1:1080 SOCKS5) -> the parent proxy, unless NO_PROXY matches -> "
+                       "the destination\n"
+                       "  parent proxy for CONNECT and SOCKS5: http://parent.test:3130 "
+                       "(credentials: yes, from HTTPS_PROXY)\n"
+                       "  parent proxy for http:// requests: none (directly)\n"
+                       "  directly (NO_PROXY): corp.example; ignored (addresses and ports never "
+                       "match a host name): 127.0.0.1\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("s3cret"), std::string::npos);
 }
 
 }  // namespace

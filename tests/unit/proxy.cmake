@@ -3,6 +3,7 @@ pisandbox_unit_test(unit_proxy
   SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/proxy_destination_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/proxy_http_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/proxy_parent_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/proxy_socks5_test.cpp
   LIBS pisandbox_proxy_protocol pisandbox_policy_domain)
 

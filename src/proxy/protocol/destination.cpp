@@ -17,6 +17,7 @@ using Reason = std::unexpected<std::string>;
 using core::is_digit;
 using core::is_hex_digit;
 using core::is_space;
+using core::trim;
 
 using core::is_label_char;
 
@@ -24,12 +25,6 @@ using core::to_lower;
 
 bool is_ascii(std::string_view text) {
   return std::ranges::all_of(text, [](char c) { return static_cast<unsigned char>(c) < 0x80; });
-}
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && is_space(text.front())) text.remove_prefix(1);
-  while (!text.empty() && is_space(text.back())) text.remove_suffix(1);
-  return text;
 }
 
 // Bytes that end a C string or cannot be part of a host name in any spelling; checked before
