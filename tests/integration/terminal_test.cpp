@@ -83,7 +83,9 @@ class OuterTerminal {
     return true;
   }
 
-  void type(const std::string& keys) { (void)!::write(master_, keys.data(), keys.size()); }
+  void type(const std::string& keys) {
+    if (!keys.empty()) (void)!::write(master_, keys.data(), keys.size());
+  }
 
   void resize(unsigned short rows, unsigned short columns) {
     const winsize size{rows, columns, 0, 0};
@@ -246,18 +248,20 @@ TEST_F(Terminal, TheWindowSizeIsCopiedAndAResizeArrives) {
 TEST_F(Terminal, JobControlWorksInAnInteractiveShell) {
   OuterTerminal t(run({"bash", "--norc", "--noprofile", "-i"}), env());
   ASSERT_TRUE(t.expect("PROMPT> ")) << t.screen;
-  t.type("sleep 9 &\r");
-  ASSERT_TRUE(t.expect("PROMPT> ")) << t.screen;
-  t.type("jobs\r");
-  ASSERT_TRUE(t.expect("[1]+  Running                 sleep 9 &\r\n")) << t.screen;
-  ASSERT_TRUE(t.expect("PROMPT> ")) << t.screen;
-  t.type("kill %1\r");
-  ASSERT_TRUE(t.expect("PROMPT> ")) << t.screen;
-  t.type("sleep 1 &\r");
-  ASSERT_TRUE(t.expect("PROMPT> ")) << t.screen;
-  t.type("fg\r");
-  ASSERT_TRUE(t.expect("sleep 1\r\n")) << t.screen;
-  ASSERT_TRUE(t.expect("PROMPT> ")) << t.screen;
+  // What is typed, then what the screen shows next.
+  const std::pair<std::string, std::string> dialogue[] = {
+      {"sleep 9 &\r", "PROMPT> "},
+      {"jobs\r", "[1]+  Running                 sleep 9 &\r\n"},
+      {"", "PROMPT> "},
+      {"kill %1\r", "PROMPT> "},
+      {"sleep 1 &\r", "PROMPT> "},
+      {"fg\r", "sleep 1\r\n"},
+      {"", "PROMPT> "},
+  };
+  for (const auto& [keys, shown] : dialogue) {
+    t.type(keys);
+    ASSERT_TRUE(t.expect(shown)) << "after " << keys << ":\n" << t.screen;
+  }
   t.type("exit 3\r");
   EXPECT_EQ(t.finish(), 3) << t.screen;
   EXPECT_NE(t.screen.find("Terminated              sleep 9"), std::string::npos) << t.screen;
