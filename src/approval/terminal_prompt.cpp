@@ -11,6 +11,7 @@
 
 #include "core/io.hpp"
 #include "core/printable.hpp"
+#include "core/terminal_lease.hpp"
 #include "core/unique_fd.hpp"
 
 namespace pisandbox::approval {
@@ -105,6 +106,9 @@ TerminalPrompt::TerminalPrompt(std::string tty_path) : tty_path_(std::move(tty_p
 
 HumanAnswer TerminalPrompt::ask(const HumanQuestion& question) {
   std::lock_guard lock(question_mutex());
+  // A command's private pty may be relaying this terminal in raw mode: the relay stops
+  // reading it and puts its settings back for as long as the question lasts.
+  const core::TerminalLease::Borrowed borrowed(core::TerminalLease::controlling());
   UniqueFd tty(::open(tty_path_.c_str(), O_RDWR | O_NOCTTY | O_CLOEXEC));
   if (!tty) return HumanAnswer::Unavailable;
   // A background job reading the terminal would be stopped by SIGTTIN: do not ask then.

@@ -29,7 +29,8 @@ inline constexpr std::string_view kHostIpcWarning =
 /// or `\u00NN`, so a command cannot drive the terminal.
 [[nodiscard]] std::string question_text(const HumanQuestion& question);
 
-/// Asks on `/dev/tty`. One question at a time per process (a process-wide mutex). While
+/// Asks on `/dev/tty`. One question at a time per process (a process-wide mutex). A
+/// command's private pty relay lets go of the terminal first (core::TerminalLease). While
 /// the answer is read the terminal is put in non-canonical mode without signals, so Ctrl-C
 /// arrives as the byte 0x03 and cancels the question instead of killing pi-sandbox; the
 /// settings are restored afterwards. Answers: `1` → AllowOnce, `2` → Deny; anything else

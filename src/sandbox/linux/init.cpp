@@ -64,6 +64,28 @@ core::Result<core::UniqueFd> listen_on(int family, int port) {
   return sock;
 }
 
+/// Sends one record of `type` with `fds` as SCM_RIGHTS descriptors (at most 4).
+core::Result<void> send_descriptors(int launch_fd, LaunchMessage type, const std::string& text,
+                                    const std::vector<int>& fds, const std::string& what) {
+  std::string record(1, static_cast<char>(type));
+  record += text;
+  iovec data{record.data(), record.size()};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 4)] = {};
+  msghdr message{};
+  message.msg_iov = &data;
+  message.msg_iovlen = 1;
+  message.msg_control = control;
+  message.msg_controllen = CMSG_SPACE(sizeof(int) * fds.size());
+  cmsghdr* header = CMSG_FIRSTHDR(&message);
+  header->cmsg_level = SOL_SOCKET;
+  header->cmsg_type = SCM_RIGHTS;
+  header->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
+  std::memcpy(CMSG_DATA(header), fds.data(), sizeof(int) * fds.size());
+  if (::sendmsg(launch_fd, &message, MSG_NOSIGNAL) < 0)
+    return core::fail_errno("sendmsg(SCM_RIGHTS) of " + what);
+  return {};
+}
+
 /// Creates the proxy's listeners on the loopback and hands them to the supervisor
 /// (docs/network.md, "The bridge"; docs/cases.md, C-06): they exist before the command's first
 /// instruction, so no connection can race them. IPv4 is required; [::1] is added when the
@@ -82,26 +104,23 @@ core::Result<void> pass_proxy_listeners(int launch_fd) {
       kinds += kind;
     }
   }
-  std::string record(1, static_cast<char>(LaunchMessage::Listeners));
-  record += kinds;
-  iovec data{record.data(), record.size()};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 4)] = {};
-  msghdr message{};
-  message.msg_iov = &data;
-  message.msg_iovlen = 1;
-  message.msg_control = control;
-  message.msg_controllen = CMSG_SPACE(sizeof(int) * fds.size());
-  cmsghdr* header = CMSG_FIRSTHDR(&message);
-  header->cmsg_level = SOL_SOCKET;
-  header->cmsg_type = SCM_RIGHTS;
-  header->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
-  for (std::size_t i = 0; i < fds.size(); ++i) {
-    const int fd = fds[i].get();
-    std::memcpy(CMSG_DATA(header) + i * sizeof(int), &fd, sizeof fd);
-  }
-  if (::sendmsg(launch_fd, &message, MSG_NOSIGNAL) < 0)
-    return core::fail_errno("sendmsg(SCM_RIGHTS) of the proxy listeners");
-  return {};
+  std::vector<int> numbers;
+  for (const auto& fd : fds) numbers.push_back(fd.get());
+  return send_descriptors(launch_fd, LaunchMessage::Listeners, kinds, numbers,
+                          "the proxy listeners");
+}
+
+/// Makes the command's private pty (docs/security.md, "The terminal") and sends its master
+/// to the supervisor, which relays it to the caller's terminal; returns the slave, which
+/// pid 1 holds only until the command is forked.
+core::Result<core::UniqueFd> pass_private_pty(int launch_fd, const PtySetup& setup) {
+  auto pty = open_private_pty(setup);
+  if (!pty) return std::unexpected(pty.error());
+  if (auto r = send_descriptors(launch_fd, LaunchMessage::Terminal, "", {pty->master.get()},
+                                "the pty's master");
+      !r)
+    return std::unexpected(r.error());
+  return std::move(pty->slave);
 }
 
 core::Result<void> loopback_up() {
@@ -181,7 +200,18 @@ int exec_in_path(const Command& command, std::vector<char*>& argv, std::vector<c
   return found_error != 0 ? found_error : ENOENT;
 }
 
-[[noreturn]] void exec_command(const LaunchSpec& spec, int launch_fd) {
+/// Makes `slave` the controlling terminal of a new session and the command's stdin, stdout
+/// and stderr where `setup` says so (before confine(), so that the Landlock grant for stdio
+/// terminals names the slave and no descriptor of the caller's terminal is left there).
+core::Result<void> attach_private_pty(const PtySetup& setup, int slave) {
+  if (auto r = take_controlling_terminal(slave); !r) return r;
+  for (int target = 0; target < 3; ++target)
+    if (setup.slave[static_cast<std::size_t>(target)] && ::dup2(slave, target) < 0)
+      return core::fail_errno("dup2(the private pty, " + std::to_string(target) + ")");
+  return {};
+}
+
+[[noreturn]] void exec_command(const LaunchSpec& spec, int launch_fd, int slave) {
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -192,6 +222,11 @@ int exec_in_path(const Command& command, std::vector<char*>& argv, std::vector<c
          core::sys_error("chdir(\"" + command.cwd.string() + "\")", errno).describe());
     ::_exit(125);
   }
+  if (spec.pty)
+    if (auto r = attach_private_pty(*spec.pty, slave); !r) {
+      send(launch_fd, LaunchMessage::Error, r.error().describe());
+      ::_exit(125);
+    }
   if (auto r = confine(spec); !r) {
     send(launch_fd, LaunchMessage::Error, r.error().describe());
     ::_exit(125);
@@ -307,10 +342,19 @@ void prepare_signals() {
   if (spec.proxy_listeners)
     if (auto r = pass_proxy_listeners(launch_fd); !r) fail(r.error());
   if (auto r = apply_mount_plan(spec.mounts, placeholders); !r) fail(r.error());
+  core::UniqueFd slave;
+  if (spec.pty) {
+    auto made = pass_private_pty(launch_fd, *spec.pty);
+    if (!made) fail(made.error());
+    slave = std::move(*made);
+  }
   report_placeholders(launch_fd, placeholders);
   const pid_t command = ::fork();
   if (command < 0) fail(core::sys_error("fork()", errno));
-  if (command == 0) exec_command(spec, launch_fd);
+  if (command == 0) exec_command(spec, launch_fd, slave.get());
+  // Only the command's processes hold the slave now: when the last of them closes it, the
+  // supervisor reads EIO on the master.
+  slave.reset();
   reap(launch_fd, command, placeholders);
 }
 

@@ -1,6 +1,7 @@
 // pisandbox::sandbox::linux_ — everything pid 1 of a sandbox needs, computed before clone.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "policy/limits.hpp"
@@ -9,6 +10,7 @@
 #include "sandbox/linux/landlock.hpp"
 #include "sandbox/linux/mount_plan.hpp"
 #include "sandbox/linux/seccomp.hpp"
+#include "sandbox/linux/terminal.hpp"
 
 namespace pisandbox::sandbox::linux_ {
 
@@ -37,6 +39,9 @@ struct LaunchSpec {
   CgroupSupport cgroups;
   /// RLIMIT_NPROC for the command, 0 for none (set by launch() when no cgroup holds it).
   std::uint64_t rlimit_nproc = 0;
+  /// A private pty for the command (set by launch() from plan_terminal()): pid 1 makes it
+  /// and sends its master over the launch socket.
+  std::optional<PtySetup> pty;
 };
 
 /// The proxy's ports on the sandbox's own loopback (docs/network.md, "The bridge").
@@ -52,6 +57,7 @@ enum class LaunchMessage : char {
   Result = 'X',       ///< "exit <code>" or "signal <number>"
   Listeners = 'L',    ///< "<kind>..." with one SCM_RIGHTS descriptor per kind letter:
                       ///< `h` an HTTP proxy listener, `s` a SOCKS5 listener
+  Terminal = 'T',     ///< no text, one SCM_RIGHTS descriptor: the private pty's master
 };
 
 /// Runs as pid 1 of the new namespaces (never returns): waits for Go, applies the mount

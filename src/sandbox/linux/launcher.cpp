@@ -13,11 +13,13 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <span>
 
 #include "core/deadline.hpp"
 #include "core/unique_fd.hpp"
 #include "sandbox/linux/net_counters.hpp"
 #include "sandbox/linux/placeholders.hpp"
+#include "sandbox/linux/terminal.hpp"
 #include "sandbox/output_pipes.hpp"
 
 namespace pisandbox::sandbox::linux_ {
@@ -62,10 +64,11 @@ struct Report {
   std::optional<std::variant<Exited, Signaled>> result;
   std::vector<Placeholder> placeholders;
   std::optional<ProxyListeners> listeners;  ///< received, not yet handed to the proxy
+  UniqueFd terminal;                        ///< the private pty's master, not yet relayed
 };
 
-/// The descriptors of a Listeners record, in the order of its kind letters.
-void take_listeners(const std::string& kinds, msghdr& message, Report& report) {
+/// The SCM_RIGHTS descriptors of one record, in order.
+std::vector<UniqueFd> received_descriptors(msghdr& message) {
   std::vector<UniqueFd> fds;
   for (cmsghdr* h = CMSG_FIRSTHDR(&message); h != nullptr; h = CMSG_NXTHDR(&message, h)) {
     if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS) continue;
@@ -76,6 +79,12 @@ void take_listeners(const std::string& kinds, msghdr& message, Report& report) {
       fds.emplace_back(fd);
     }
   }
+  return fds;
+}
+
+/// The descriptors of a Listeners record, in the order of its kind letters.
+void take_listeners(const std::string& kinds, msghdr& message, Report& report) {
+  std::vector<UniqueFd> fds = received_descriptors(message);
   if (fds.size() != kinds.size()) return;  // malformed: the descriptors close here
   ProxyListeners listeners;
   for (std::size_t i = 0; i < fds.size(); ++i)
@@ -112,6 +121,10 @@ bool read_records(int fd, Report& report) {
     switch (static_cast<LaunchMessage>(buffer[0])) {
       case LaunchMessage::Listeners:
         take_listeners(text, message, report);
+        break;
+      case LaunchMessage::Terminal:
+        if (auto fds = received_descriptors(message); fds.size() == 1)
+          report.terminal = std::move(fds[0]);
         break;
       case LaunchMessage::Error:
         report.error = text;
@@ -195,28 +208,52 @@ bool out_of_memory(const Child& child, const SandboxCgroup* cgroup, short revent
   return true;
 }
 
+/// The private pty's relay (inactive without one) and its plan.
+struct Terminal {
+  TerminalPlan plan;
+  TerminalRelay relay;
+};
+
+/// Starts relaying the private pty once pid 1 has sent its master; a relay that cannot
+/// start is a setup failure (the sandbox is stopped).
+bool start_relay(const Child& child, Report& report, Terminal& terminal) {
+  if (!report.terminal) return true;
+  auto started = terminal.relay.start(terminal.plan, std::move(report.terminal));
+  if (started) return true;
+  report.error = "private terminal: " + started.error().describe();
+  stop_sandbox(child);
+  return false;
+}
+
 Ending supervise(const Child& child, int launch_fd, const RunOptions& options, Report& report,
-                 OutputPipes& pipes, std::shared_ptr<void>& proxy, const SandboxCgroup* cgroup) {
+                 OutputPipes& pipes, std::shared_ptr<void>& proxy, const SandboxCgroup* cgroup,
+                 Terminal& terminal) {
   const auto deadline =
       options.timeout ? std::optional(Clock::now() + *options.timeout) : std::nullopt;
   bool socket_open = true;
+  constexpr std::size_t kOwn = 6, kAll = kOwn + TerminalRelay::kPollFds;
   for (;;) {
     const int oom_fd = cgroup != nullptr ? cgroup->oom_fd() : -1;
-    pollfd fds[6] = {{child.pidfd.get(), POLLIN, 0},
-                     {socket_open ? launch_fd : -1, POLLIN, 0},
-                     {options.cancel_fd, POLLIN, 0},
-                     {pipes.out ? pipes.out.get() : -1, POLLIN, 0},
-                     {pipes.err ? pipes.err.get() : -1, POLLIN, 0},
-                     {oom_fd, POLLIN | POLLPRI, 0}};
+    pollfd fds[kAll] = {{child.pidfd.get(), POLLIN, 0},
+                        {socket_open ? launch_fd : -1, POLLIN, 0},
+                        {options.cancel_fd, POLLIN, 0},
+                        {pipes.out ? pipes.out.get() : -1, POLLIN, 0},
+                        {pipes.err ? pipes.err.get() : -1, POLLIN, 0},
+                        {oom_fd, POLLIN | POLLPRI, 0}};
+    const std::span<pollfd, TerminalRelay::kPollFds> relayed(fds + kOwn, TerminalRelay::kPollFds);
+    for (auto& entry : relayed) entry = {-1, 0, 0};
+    if (terminal.relay.active()) terminal.relay.fill(relayed);
     const int wait_ms = core::poll_timeout(deadline);
     if (wait_ms == 0) {
       stop_sandbox(child);
       return Ending::TimedOut;
     }
-    if (::poll(fds, 6, wait_ms) < 0 && errno != EINTR) continue;
+    if (::poll(fds, kAll, wait_ms) < 0 && errno != EINTR) continue;
     out_of_memory(child, cgroup, fds[5].revents);
+    if (terminal.relay.active()) terminal.relay.handle(relayed);
     if (fds[3].revents != 0 || fds[4].revents != 0) pipes.pump(*options.output);
     if (fds[1].revents != 0) socket_open = read_records(launch_fd, report);
+    if (!start_relay(child, report, terminal)) return Ending::Exited;
     if (report.listeners && options.proxy) {
       proxy = options.proxy(std::move(*report.listeners));
       report.listeners.reset();
@@ -278,6 +315,12 @@ Outcome launch(LaunchSpec spec, const RunOptions& options) {
   }
   spec.stdio.in = options.stdin_fd;
   spec.proxy_listeners = static_cast<bool>(options.proxy);
+  // A command run from a terminal gets a private pty (docs/security.md, "The terminal").
+  // SIGWINCH is blocked before the clone, so that every thread started later (the proxy's)
+  // inherits the block and the relay's signalfd receives it.
+  Terminal terminal{plan_terminal(terminal_facts(options)), {}};
+  if (terminal.plan.private_pty) spec.pty = pty_setup(terminal.plan);
+  const BlockedSignal winch(terminal.plan.private_pty ? SIGWINCH : 0);
   int pair[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
     return std::unexpected(RunFailure{RunFailureKind::LaunchFailed,
@@ -305,8 +348,14 @@ Outcome launch(LaunchSpec spec, const RunOptions& options) {
   const char go = static_cast<char>(LaunchMessage::Go);
   (void)::send(parent_end.get(), &go, 1, MSG_NOSIGNAL);
   std::shared_ptr<void> proxy;
-  const Ending ending = supervise(*child, parent_end.get(), options, report, pipes, proxy, cgroup);
+  const Ending ending =
+      supervise(*child, parent_end.get(), options, report, pipes, proxy, cgroup, terminal);
   const int status = wait_child(*child);
+  // Every process of the sandbox is gone: the rest of the pty's output, then the caller's
+  // terminal as it was, before the proxy stops (a question on its threads may be waiting
+  // for the terminal).
+  terminal.relay.drain();
+  terminal.relay.restore();
   proxy.reset();  // the command is gone: stop the proxy and close its connections
   // Every process of the sandbox is gone with pid 1, so the pipes reach end of file.
   while (pipes.open()) {
