@@ -317,21 +317,23 @@ void add_git_rules(SandboxPolicy& policy, const PolicyInputs& inputs) {
       writable(common / name, "written by a commit in a linked worktree");
     writable(git_dir, "this linked worktree's git directory");
     control(git_dir / "commondir", NodeKind::File, false);
-    control(git_dir / "config.worktree", NodeKind::File, git.worktree_config);
+    // Held even while extensions.worktreeConfig is off: `git sparse-checkout init` turns it
+    // on later, and a planted file would then be read.
+    control(git_dir / "config.worktree", NodeKind::File, true);
     return;
   }
   writable(git_dir, "the git directory of the repository that contains the workspace");
   control(git_dir / "hooks", NodeKind::Directory, true);
   control(git_dir / "config", NodeKind::File, false);
   control(git_dir / "info", NodeKind::Directory, true);
-  control(git_dir / "config.worktree", NodeKind::File, git.worktree_config);
+  control(git_dir / "config.worktree", NodeKind::File, true);
   for (const auto& module : git.module_dirs) {
     control(module / "hooks", NodeKind::Directory, true);
     control(module / "config", NodeKind::File, false);
   }
   for (const auto& worktree : git.worktree_dirs) {
     control(worktree / "commondir", NodeKind::File, false);
-    control(worktree / "config.worktree", NodeKind::File, git.worktree_config);
+    control(worktree / "config.worktree", NodeKind::File, true);
   }
 }
 

@@ -90,8 +90,6 @@ struct Exposure {
 ///   common_dir:    where objects, refs and the shared config live (`commondir`); equal to
 ///                  git_dir except for a linked worktree.
 ///   git_file:      `<root>/.git` when it is a file, else empty.
-///   worktree_config: the common config turns on `extensions.worktreeConfig`, so
-///                  `config.worktree` files are read as configuration.
 ///   module_dirs:   git directories of submodules under `<common_dir>/modules`.
 ///   worktree_dirs: `<common_dir>/worktrees/<name>` of every linked worktree.
 struct GitLayout {
@@ -99,7 +97,6 @@ struct GitLayout {
   fs::path git_dir;
   fs::path common_dir;
   fs::path git_file = {};
-  bool worktree_config = false;
   std::vector<fs::path> module_dirs = {};
   std::vector<fs::path> worktree_dirs = {};
 

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <climits>
 #include <fstream>
 #include <sstream>
@@ -70,23 +69,6 @@ std::string first_line(const fs::path& path) {
   return line;
 }
 
-/// Whether a git configuration file turns on `extensions.worktreeConfig` (a lenient reading:
-/// any `worktreeConfig = true` line counts, wherever it stands, which errs towards protecting).
-bool turns_on_worktree_config(const fs::path& config) {
-  std::ifstream in(config);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::string compact;
-    for (const unsigned char c : line)
-      if (!std::isspace(c)) compact.push_back(static_cast<char>(std::tolower(c)));
-    if (compact.starts_with("worktreeconfig=") &&
-        (compact.substr(15).starts_with("true") || compact.substr(15).starts_with("yes") ||
-         compact.substr(15).starts_with("on") || compact.substr(15).starts_with("1")))
-      return true;
-  }
-  return false;
-}
-
 /// The git directories of submodules under `modules` (each has a HEAD), nested ones too.
 void find_module_dirs(const fs::path& modules, int depth, std::vector<fs::path>& out) {
   if (depth > 4) return;
@@ -132,7 +114,6 @@ std::optional<policy::GitLayout> discover_git(const fs::path& workspace) {
             fs::path(common).is_absolute() ? fs::path(common) : layout.git_dir / common;
         if (fs::path real = existing_real_path(named); !real.empty()) layout.common_dir = real;
       }
-      layout.worktree_config = turns_on_worktree_config(layout.common_dir / "config");
       find_module_dirs(layout.common_dir / "modules", 0, layout.module_dirs);
       std::error_code list_error;
       for (const auto& entry : fs::directory_iterator(layout.common_dir / "worktrees", list_error))

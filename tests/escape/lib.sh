@@ -5,7 +5,8 @@
 #
 # An attempt is `bash attempts/NN-name.sh [setup]`, run by tests/escape/run with:
 #   PI_BIN      the pi-sandbox binary under test (outside the fake home)
-#   FIXTURE     a fresh mktemp -d holding everything below
+#   FIXTURE     a fresh mktemp -d holding everything below (in $PI_SANDBOX_TEST_TMPDIR, else
+#               ~/.cache/pi-sandbox-tests)
 #   FAKE_HOME   $FIXTURE/home: a realistic home (~/.gitconfig, ~/.ssh/id_ed25519, ...)
 #   WS          $FAKE_HOME/ws: a git repository with one commit (the usual workspace)
 #   HOST_DIR    $FIXTURE/host: scratch space on the host, outside the home and the workspace
@@ -173,7 +174,9 @@ under_pty() {
     echo
   } >"$HOST_DIR/pty.sh"
   capture script -qec "bash $HOST_DIR/pty.sh" /dev/null
-  OUT="$(tr -d '\r' <<<"$OUT")"
+  # script(1) passes the end of its own (non-terminal) stdin on as a NUL byte, which the
+  # command's private terminal echoes as `^@` at the start of a line.
+  OUT="$(tr -d '\r' <<<"$OUT" | sed 's/^\^@//')"
 }
 
 # proxy_refuses HOST...: with a host HTTP server on 127.0.0.1 (host_listen http), asks the
@@ -274,7 +277,10 @@ WS_WATCHED=(.gitconfig .gitmodules .bashrc .bash_profile .zshrc .zprofile .profi
 
 # fixture_create: sets and exports FIXTURE FAKE_HOME WS HOST_DIR TAG.
 fixture_create() {
-  FIXTURE="$(mktemp -d /tmp/pi-escape.XXXXXX)"
+  # Not under /tmp: a workspace there draws a warning on every run (docs/security.md).
+  local base="${PI_SANDBOX_TEST_TMPDIR:-$HOME/.cache/pi-sandbox-tests}"
+  mkdir -p "$base"
+  FIXTURE="$(mktemp -d "$base/pi-escape.XXXXXX")"
   FAKE_HOME="$FIXTURE/home"
   WS="$FAKE_HOME/ws"
   HOST_DIR="$FIXTURE/host"

@@ -55,7 +55,7 @@ TEST(GitLayoutPolicy, ASubdirectoryOfARepositorySeesItsRepositoryAndWritesItsGit
   EXPECT_TRUE(protects(p, {"/home/u/repo/.git/hooks", kGit, D, true}));
   EXPECT_TRUE(protects(p, {"/home/u/repo/.git/config", kGit, F, false}));
   EXPECT_TRUE(protects(p, {"/home/u/repo/.git/info", kGit, D, true}));
-  EXPECT_TRUE(protects(p, {"/home/u/repo/.git/config.worktree", kGit, F, false}));
+  EXPECT_TRUE(protects(p, {"/home/u/repo/.git/config.worktree", kGit, F, true}));
   EXPECT_TRUE(protects(p, {"/home/u/repo/.git/modules/lib/hooks", kGit, D, true}));
   EXPECT_TRUE(protects(p, {"/home/u/repo/.git/modules/lib/config", kGit, F, false}));
   EXPECT_TRUE(protects(p, {"/home/u/repo/.git/worktrees/wt/commondir", kGit, F, false}));
@@ -67,7 +67,7 @@ TEST(GitLayoutPolicy, ASubdirectoryOfARepositorySeesItsRepositoryAndWritesItsGit
 TEST(GitLayoutPolicy, ALinkedWorktreeWritesObjectsRefsLogsAndItsOwnDirectoryOnly) {
   PolicyInputs in = inputs("/home/u/wt");
   in.git = GitLayout{"/home/u/wt", "/home/u/repo/.git/worktrees/wt", "/home/u/repo/.git",
-                     "/home/u/wt/.git", true};
+                     "/home/u/wt/.git"};
   const SandboxPolicy p = default_policy(in);
   const Exposure* common = exposure(p.home_read_allowed, "/home/u/repo/.git");
   ASSERT_NE(common, nullptr);
@@ -81,7 +81,7 @@ TEST(GitLayoutPolicy, ALinkedWorktreeWritesObjectsRefsLogsAndItsOwnDirectoryOnly
   constexpr auto kGit = ProtectReason::GitControl;
   EXPECT_TRUE(protects(p, {"/home/u/wt/.git", kGit, F, false}));
   EXPECT_TRUE(protects(p, {"/home/u/repo/.git/worktrees/wt/commondir", kGit, F, false}));
-  // extensions.worktreeConfig is on: a missing config.worktree is held too.
+  // Held even while extensions.worktreeConfig is off (`git sparse-checkout init` turns it on).
   EXPECT_TRUE(protects(p, {"/home/u/repo/.git/worktrees/wt/config.worktree", kGit, F, true}));
   EXPECT_EQ(exposure(p.writable, "/home/u/repo/.git"), nullptr);
 }

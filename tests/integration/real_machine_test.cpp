@@ -1,0 +1,381 @@
+// Real developer machines (docs/security.md, "Repositories around the workspace", "Toolchains
+// in the home"): a workspace inside a repository, a linked worktree, a submodule, toolchains
+// installed in the home, copy-on-write re-exposes, configured caches, missing parents of
+// protected names, a workspace in the private /tmp. Each test leaves the host exactly as
+// before but for what the command was meant to change (hashed before and after). Runs as root
+// and as an unprivileged user (scripts/test runs this binary twice).
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "harness.hpp"
+
+namespace pisandbox::testing {
+namespace {
+
+/// Every entry below `root` (type, mode, size, content hash, link target), one line each,
+/// leaving out the subtrees `skip` (relative to `root`).
+std::string tree_state(const fs::path& root, const std::vector<fs::path>& skip = {}) {
+  std::ostringstream out;
+  std::error_code error;
+  for (auto it = fs::recursive_directory_iterator(root, error);
+       it != fs::recursive_directory_iterator(); it.increment(error)) {
+    const fs::path relative = it->path().lexically_relative(root);
+    if (std::ranges::any_of(skip, [&](const fs::path& s) {
+          return relative == s || relative.string().starts_with(s.string() + "/");
+        })) {
+      if (it->is_directory(error) && !it->is_symlink(error)) it.disable_recursion_pending();
+      continue;
+    }
+    struct stat st {};
+    if (::lstat(it->path().c_str(), &st) != 0) continue;
+    out << relative.string() << " " << std::oct << st.st_mode << std::dec;
+    if (S_ISREG(st.st_mode))
+      out << " " << st.st_size << " " << std::hash<std::string>{}(read_file(it->path()));
+    if (S_ISLNK(st.st_mode)) out << " -> " << fs::read_symlink(it->path(), error).string();
+    out << "\n";
+  }
+  return out.str();
+}
+
+RunResult git(const fs::path& dir, const std::string& args, const Scratch& s) {
+  return run_process({"/bin/sh", "-c", "cd '" + dir.string() + "' && git " + args}, s.env());
+}
+
+/// A repository at `dir` with one commit of `file`.
+void make_repository(const fs::path& dir, const std::string& file, const Scratch& s) {
+  fs::create_directories(dir / fs::path(file).parent_path());
+  write_file(dir / file, "first\n");
+  ASSERT_EQ(run_process({"/bin/sh", "-c",
+                         "cd '" + dir.string() +
+                             "' && git -c init.defaultBranch=main init -q && git add -A && git "
+                             "commit -qm first"},
+                        s.env())
+                .exit_code,
+            0);
+}
+
+/// The stderr lines that are not the "no cgroup" warning (which depends on the machine).
+std::string stderr_lines(const std::string& err) {
+  std::istringstream in(err);
+  std::string line, out;
+  while (std::getline(in, line))
+    if (line.find("no cgroup for this command") == std::string::npos) out += line + "\n";
+  return out;
+}
+
+// Row 1: `repo/packages/app` under the home.
+TEST(RealMachine, AWorkspaceInsideARepositoryCommitsAndLeavesTheRestReadOnly) {
+  Scratch s;
+  const fs::path repo = s.home / "repo";
+  write_file(repo / "top.txt", "top\n");
+  make_repository(repo, "packages/app/a.txt", s);
+  const fs::path app = repo / "packages/app";
+  const std::string before = tree_state(s.home, {"repo/.git", "repo/packages/app"});
+  const std::string control = tree_state(repo / ".git/hooks") + read_file(repo / ".git/config");
+  const RunResult r = s.run(
+      "git status --short; echo second > b.txt; git add -A && git commit -qm second && "
+      "git log --format=%s; cat ../../top.txt; echo x > ../../top.txt; "
+      "echo evil > ../../.git/hooks/post-commit; echo evil >> ../../.git/config; "
+      "mkdir ../../.git/info/x; echo done",
+      {}, app);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "second\nfirst\ntop\ndone\n");
+  EXPECT_EQ(stderr_lines(r.err),
+            "/bin/bash: line 1: ../../top.txt: Read-only file system\n"
+            "/bin/bash: line 1: ../../.git/hooks/post-commit: Read-only file system\n"
+            "/bin/bash: line 1: ../../.git/config: Read-only file system\n"
+            "mkdir: cannot create directory '../../.git/info/x': Read-only file system\n");
+  // On the host: the commit, nothing else.
+  EXPECT_EQ(git(app, "log --format=%s", s).out, "second\nfirst\n");
+  EXPECT_EQ(git(app, "status --short", s).out, "");
+  EXPECT_EQ(tree_state(s.home, {"repo/.git", "repo/packages/app"}), before);
+  EXPECT_EQ(tree_state(repo / ".git/hooks") + read_file(repo / ".git/config"), control);
+}
+
+// Row 2: a linked worktree, and a submodule.
+TEST(RealMachine, ALinkedWorktreeCommitsAndTheMainRepositorysControlStaysProtected) {
+  Scratch s;
+  const fs::path repo = s.home / "repo";
+  make_repository(repo, "a.txt", s);
+  ASSERT_EQ(git(repo, "worktree add -q ../wt 2>&1", s).exit_code, 0);
+  const fs::path wt = s.home / "wt";
+  const std::string control =
+      tree_state(repo / ".git/hooks") + read_file(repo / ".git/config") + read_file(wt / ".git");
+  const std::string main_tree = tree_state(repo, {".git"});
+  const RunResult r = s.run(
+      "echo x > f && git add f && git commit -qm wt && git log --format=%s; git status --short; "
+      "echo evil > ../repo/.git/hooks/post-commit; echo evil >> ../repo/.git/config; "
+      "echo 'gitdir: /tmp/elsewhere' > .git; echo done",
+      {}, wt);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "wt\nfirst\ndone\n");
+  EXPECT_EQ(stderr_lines(r.err),
+            "/bin/bash: line 1: ../repo/.git/hooks/post-commit: Read-only file system\n"
+            "/bin/bash: line 1: ../repo/.git/config: Read-only file system\n"
+            "/bin/bash: line 1: .git: Read-only file system\n");
+  EXPECT_EQ(git(wt, "log --format=%s", s).out, "wt\nfirst\n");
+  EXPECT_EQ(
+      tree_state(repo / ".git/hooks") + read_file(repo / ".git/config") + read_file(wt / ".git"),
+      control);
+  EXPECT_EQ(tree_state(repo, {".git"}), main_tree);
+}
+
+TEST(RealMachine, ASubmoduleCommitsAndItsGitDirectoryKeepsItsHooks) {
+  Scratch s;
+  make_repository(s.home / "lib", "lib.txt", s);
+  const fs::path super = s.home / "super";
+  make_repository(super, "a.txt", s);
+  ASSERT_EQ(git(super,
+                "-c protocol.file.allow=always submodule add -q ../lib lib 2>&1 && git commit "
+                "-qm sub",
+                s)
+                .exit_code,
+            0);
+  const fs::path modules = super / ".git/modules/lib";
+  ASSERT_TRUE(fs::is_directory(modules));
+  const std::string control = tree_state(modules / "hooks") + read_file(modules / "config");
+  const RunResult r = s.run(
+      "echo y > y && git add y && git commit -qm in-sub && git log --format=%s; "
+      "echo evil > " +
+          (modules / "hooks/post-commit").string() + "; echo evil >> " +
+          (modules / "config").string() + "; echo done",
+      {}, super / "lib");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "in-sub\nfirst\ndone\n");
+  EXPECT_EQ(stderr_lines(r.err), "/bin/bash: line 1: " + (modules / "hooks/post-commit").string() +
+                                     ": Read-only file system\n/bin/bash: line 1: " +
+                                     (modules / "config").string() + ": Read-only file system\n");
+  EXPECT_EQ(git(super / "lib", "log --format=%s", s).out, "in-sub\nfirst\n");
+  EXPECT_EQ(tree_state(modules / "hooks") + read_file(modules / "config"), control);
+}
+
+/// The real toolchains copied by tests/integration/devtools.sh ($PI_SANDBOX_TEST_DEVTOOLS).
+fs::path devtools() {
+  const char* dir = ::getenv("PI_SANDBOX_TEST_DEVTOOLS");
+  return dir != nullptr ? fs::path(dir) : fs::path();
+}
+
+void copy_tree(const fs::path& from, const fs::path& to) {
+  fs::create_directories(to.parent_path());
+  ASSERT_EQ(run_process({"/bin/cp", "-a", from.string(), to.string()}).exit_code, 0) << from;
+}
+
+/// A home laid out as rustup, nvm, pyenv and pip install into it, with real toolchains where
+/// the machine has them. Returns the PATH a login there would have.
+std::string install_toolchains(const Scratch& s) {
+  const fs::path tools = devtools();
+  copy_tree(tools / "rustup", s.home / ".rustup");
+  copy_tree(tools / "cargo", s.home / ".cargo");
+  write_file(s.home / ".cargo/credentials.toml", "[registry]\ntoken = \"cio-secret\"\n");
+  const fs::path node_bin = s.home / ".nvm/versions/node/v20.0.0/bin";
+  copy_tree(tools / "node/bin/node", node_bin / "node");
+  // pyenv: a copied interpreter (a venv made with --copies) behind pyenv's shim.
+  const fs::path python = s.home / ".pyenv/versions/3.11.0";
+  EXPECT_EQ(
+      run_process({"/usr/bin/python3", "-m", "venv", "--copies", "--without-pip", python.string()})
+          .exit_code,
+      0);
+  write_file(s.home / ".pyenv/shims/python",
+             "#!/bin/sh\nexec \"$HOME/.pyenv/versions/3.11.0/bin/python\" \"$@\"\n");
+  fs::permissions(s.home / ".pyenv/shims/python",
+                  fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                      fs::perms::others_read | fs::perms::others_exec);
+  write_file(s.home / ".local/bin/mytool", "#!/bin/sh\necho mytool works\n");
+  fs::permissions(s.home / ".local/bin/mytool",
+                  fs::perms::owner_all | fs::perms::others_exec | fs::perms::others_read);
+  return (s.home / ".cargo/bin").string() + ":" + node_bin.string() + ":" +
+         (s.home / ".pyenv/shims").string() + ":" + (s.home / ".local/bin").string() +
+         ":/usr/bin:/bin";
+}
+
+std::map<std::string, std::string> toolchain_env(const Scratch& s, const std::string& path) {
+  auto env = s.env();
+  env["PATH"] = path;
+  env["CARGO_HOME"] = (s.home / ".cargo").string();
+  env["RUSTUP_HOME"] = (s.home / ".rustup").string();
+  env["PYENV_ROOT"] = (s.home / ".pyenv").string();
+  env["RUSTUP_AUTO_INSTALL"] = "0";
+  return env;
+}
+
+// Row 3 and row 4: cargo, node, pyenv's python and ~/.local/bin are found; a crate builds
+// (cargo writes its caches in ~/.cargo: copy-on-write); nothing reaches the real home, and
+// cargo's credentials stay hidden.
+TEST(RealMachine, ToolchainsInTheHomeRunAndWriteCopyOnWrite) {
+  PI_SANDBOX_REQUIRE(
+      fs::exists(devtools() / "rustup/settings.toml") && fs::exists(devtools() / "node/bin/node"),
+      "PI_SANDBOX_TEST_DEVTOOLS has no rustup toolchain or node (scripts/test "
+      "makes it with tests/integration/devtools.sh)");
+  Scratch s;
+  const std::string path = install_toolchains(s);
+  const std::string before = tree_state(s.home, {"ws"});
+  const auto env = toolchain_env(s, path);
+  const RunResult r = run_process(
+      {sandbox_binary(), "run", "--cwd", s.ws.string(), "-c",
+       "cargo new -q --vcs none hello && cd hello && cargo build -q --offline && "
+       "./target/debug/hello && cd .. && node -e 'console.log(\"node\", process.version)' && "
+       "python -c 'import sys; print(sys.prefix)' && mytool && echo cow > ~/.cargo/probe && "
+       "cat ~/.cargo/probe && wc -c < ~/.cargo/credentials.toml"},
+      env);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const std::string node_version =
+      run_process({(s.home / ".nvm/versions/node/v20.0.0/bin/node").string(), "-e",
+                   "console.log(process.version)"})
+          .out;
+  EXPECT_EQ(r.out, "Hello, world!\nnode " + node_version +
+                       (s.home / ".pyenv/versions/3.11.0").string() + "\nmytool works\ncow\n0\n");
+  EXPECT_EQ(stderr_lines(r.err), "");
+  EXPECT_EQ(tree_state(s.home, {"ws"}), before);
+  // The workspace got the crate.
+  EXPECT_TRUE(fs::exists(s.ws / "hello/target/debug/hello"));
+  // `pi-sandbox policy` says why each is there.
+  const RunResult policy = run_process({sandbox_binary(), "policy", "--cwd", s.ws.string()}, env);
+  for (const std::string& line :
+       {"  re-exposed copy-on-write: " + (s.home / ".cargo").string() + "  # $PATH entry " +
+            (s.home / ".cargo/bin").string() + ": rustup and cargo ($CARGO_HOME)",
+        "  re-exposed copy-on-write: " + (s.home / ".nvm").string() + "  # $PATH entry " +
+            (s.home / ".nvm/versions/node/v20.0.0/bin").string() + ": nvm",
+        "  re-exposed copy-on-write: " + (s.home / ".local/bin").string() + "  # $PATH entry " +
+            (s.home / ".local/bin").string() + ": ~/.local (pip --user, pipx)",
+        "  concealed (a credential, hidden again): " +
+            (s.home / ".cargo/credentials.toml").string()})
+    EXPECT_NE(policy.out.find(line + "\n"), std::string::npos) << line << "\n" << policy.out;
+}
+
+TEST(RealMachine, TheToolchainSwitchHidesThemAndDoctorNamesThem) {
+  Scratch s;
+  write_file(s.home / ".local/bin/mytool", "#!/bin/sh\necho mytool works\n");
+  fs::permissions(s.home / ".local/bin/mytool", fs::perms::owner_all);
+  auto env = s.env();
+  env["PATH"] = (s.home / ".local/bin").string() + ":/usr/bin:/bin";
+  const fs::path config = s.root / "config.json";
+  write_file(config, R"({"filesystem": {"exposeHomeToolchains": false}})");
+  const RunResult off = run_process({sandbox_binary(), "run", "--cwd", s.ws.string(), "--config",
+                                     config.string(), "-c", "mytool"},
+                                    env);
+  EXPECT_EQ(off.exit_code, 127);
+  EXPECT_EQ(stderr_lines(off.err), "/bin/bash: line 1: mytool: command not found\n");
+  const RunResult on =
+      run_process({sandbox_binary(), "run", "--cwd", s.ws.string(), "-c", "mytool"}, env);
+  EXPECT_EQ(on.exit_code, 0) << on.err;
+  EXPECT_EQ(on.out, "mytool works\n");
+  // doctor reads the default configuration: put the switch there.
+  write_file(s.home / ".pi/agent/extensions/pi-sandbox/config.json",
+             R"({"filesystem": {"exposeHomeToolchains": false}})");
+  const RunResult doctor = run_process({sandbox_binary(), "doctor"}, env);
+  EXPECT_NE(doctor.out.find("weaker   $PATH entries inside the hidden home: hidden, so their "
+                            "programs are not found inside: " +
+                            (s.home / ".local/bin").string() +
+                            "\n         fix: set filesystem.exposeHomeToolchains to true, or "
+                            "list the directories in filesystem.additionalAllowRead "
+                            "(docs/configuration.md)\n"),
+            std::string::npos)
+      << doctor.out;
+}
+
+// Row 4 with a configured read path: writes succeed inside, never reach the host.
+TEST(RealMachine, AConfiguredReadPathIsCopyOnWrite) {
+  Scratch s;
+  write_file(s.home / "tool-cache/index", "v1\n");
+  const fs::path config = s.root / "config.json";
+  write_file(config, R"({"filesystem": {"additionalAllowRead": [")" +
+                         (s.home / "tool-cache").string() + R"("]}})");
+  const std::string before = tree_state(s.home, {"ws"});
+  const RunResult r = run_process(
+      {sandbox_binary(), "run", "--cwd", s.ws.string(), "--config", config.string(), "-c",
+       "cat ~/tool-cache/index; echo v2 > ~/tool-cache/index; mkdir -p ~/tool-cache/new/deep && "
+       "echo n > ~/tool-cache/new/deep/f; rm ~/tool-cache/index; ls ~/tool-cache"},
+      s.env());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "v1\nnew\n");
+  EXPECT_EQ(stderr_lines(r.err), "");
+  EXPECT_EQ(tree_state(s.home, {"ws"}), before);
+}
+
+// Row 5: a configured cache persists; dangerous entries are refused.
+TEST(RealMachine, AConfiguredWritableCachePersistsAndDangerousOnesAreRefused) {
+  Scratch s;
+  const fs::path cache = s.home / ".cache/go-build";
+  const fs::path config = s.root / "config.json";
+  write_file(config, R"({"filesystem": {"additionalAllowWrite": [")" + cache.string() + R"("]}})");
+  const std::string before = tree_state(s.home, {"ws", ".cache"});
+  for (int round = 1; round <= 2; ++round) {
+    const RunResult r = run_process(
+        {sandbox_binary(), "run", "--cwd", s.ws.string(), "--config", config.string(), "-c",
+         "ls ~/.cache/go-build; echo " + std::to_string(round) + " > ~/.cache/go-build/r" +
+             std::to_string(round) + "; echo ~/.cache/other > ~/.cache/other"},
+        s.env());
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, round == 1 ? "" : "r1\n");
+  }
+  EXPECT_EQ(list_dir(cache), (std::vector<std::string>{"r1", "r2"}));
+  EXPECT_EQ(list_dir(s.home / ".cache"), std::vector<std::string>{"go-build"});
+  EXPECT_EQ(tree_state(s.home, {"ws", ".cache"}), before);
+  for (const auto& [entry, why] : std::vector<std::pair<std::string, std::string>>{
+           {"/", "is the root of the host"},
+           {s.home.string(), "is or contains the home " + s.home.string()},
+           {(s.home / ".ssh").string(),
+            "lies inside the protected path " + (s.home / ".ssh").string()},
+           {(s.home / ".config").string(),
+            "contains the protected path " + (s.home / ".config/git/config").string()}}) {
+    write_file(config, R"({"filesystem": {"additionalAllowWrite": [")" + entry + R"("]}})");
+    const RunResult refused = run_process({sandbox_binary(), "run", "--cwd", s.ws.string(),
+                                           "--config", config.string(), "--", "/bin/true"},
+                                          s.env());
+    EXPECT_EQ(refused.exit_code, 125);
+    EXPECT_EQ(refused.err, "pi-sandbox: filesystem.additionalAllowWrite: \"" + entry + "\" " + why +
+                               "\nhint: list only cache directories there, such as "
+                               "~/.cache/go-build, ~/.cargo/registry, ~/.npm or ~/.cache/pip "
+                               "(docs/configuration.md)\n");
+  }
+}
+
+// Row 6: only the protected names themselves are uncreatable; their parents are usable, and
+// stay when the command used them (and go when it did not).
+TEST(RealMachine, ParentsOfProtectedNamesCanBeCreatedAndUsed) {
+  Scratch s;
+  make_repository(s.ws, "a.txt", s);
+  const RunResult r = s.run(
+      "mkdir -p .claude/worktrees && echo w > .claude/worktrees/w && mkdir .pi/notes && "
+      "echo n > .pi/notes/n && cat .claude/worktrees/w .pi/notes/n; mkdir .claude/commands/x; "
+      "echo '{}' > .pi/settings.json; echo done");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "w\nn\ndone\n");
+  EXPECT_EQ(stderr_lines(r.err),
+            "mkdir: cannot create directory '.claude/commands/x': Read-only file system\n"
+            "/bin/bash: line 1: .pi/settings.json: Is a directory\n");
+  EXPECT_EQ(list_dir(s.ws / ".claude"), std::vector<std::string>{"worktrees"});
+  EXPECT_EQ(list_dir(s.ws / ".pi"), std::vector<std::string>{"notes"});
+  EXPECT_EQ(read_file(s.ws / ".claude/worktrees/w"), "w\n");
+  // Unused, they go.
+  Scratch fresh;
+  EXPECT_EQ(fresh.run("ls -d .claude .pi").out, ".claude\n.pi\n");
+  EXPECT_EQ(list_dir(fresh.ws), std::vector<std::string>{});
+}
+
+// Row 7: a workspace in the private /tmp is warned about once, at start, and by `policy`.
+TEST(RealMachine, AWorkspaceInThePrivateTmpIsWarnedAbout) {
+  Scratch s;
+  char tmpl[] = "/tmp/pi-sandbox-it-ws-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const fs::path ws = tmpl;
+  const std::string warning =
+      "pi-sandbox: warning: the workspace lies in /tmp, which is private to each command: what "
+      "it writes there outside the workspace is discarded when it ends\n";
+  const RunResult r = s.run("echo x > ../sibling-" + ws.filename().string() + "; echo ok", {}, ws);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, "ok\n");
+  EXPECT_EQ(stderr_lines(r.err), warning);
+  EXPECT_FALSE(fs::exists(ws.parent_path() / ("sibling-" + ws.filename().string())));
+  const RunResult policy = run_process({sandbox_binary(), "policy", "--cwd", ws.string()}, s.env());
+  EXPECT_NE(policy.out.find("warning: the workspace lies in /tmp"), std::string::npos);
+  fs::remove_all(ws);
+}
+
+}  // namespace
+}  // namespace pisandbox::testing
