@@ -15,27 +15,46 @@ namespace pisandbox::cli {
 
 namespace {
 
+/// The policy of a scratch workspace in /tmp (removed when this goes), as `run` builds it.
+class ScratchPolicy {
+ public:
+  ScratchPolicy() {
+    char scratch[] = "/tmp/pi-sandbox-doctor-XXXXXX";
+    if (::mkdtemp(scratch) == nullptr) {
+      policy = core::fail_errno("mkdtemp(\"/tmp/pi-sandbox-doctor-XXXXXX\")",
+                                "hint: make /tmp writable");
+      return;
+    }
+    dir_ = scratch;
+    session::PolicyArgs args;
+    args.cwd = dir_;
+    policy = session::build_policy(args);
+  }
+  ~ScratchPolicy() {
+    std::error_code error;
+    if (!dir_.empty()) std::filesystem::remove_all(dir_, error);
+  }
+  ScratchPolicy(const ScratchPolicy&) = delete;
+  ScratchPolicy& operator=(const ScratchPolicy&) = delete;
+
+  core::Result<policy::SandboxPolicy> policy = core::fail("not built");
+
+ private:
+  std::string dir_;
+};
+
 /// The definitive check: the whole sandbox (namespaces, mounts, Landlock, seccomp) around
 /// /bin/true in a scratch workspace, exactly as `run` builds it.
-sandbox::linux_::KernelCheck trial_run() {
+sandbox::linux_::KernelCheck trial_run(const ScratchPolicy& scratch) {
   sandbox::linux_::KernelCheck check{"a sandboxed /bin/true", false, true, "", ""};
-  char scratch[] = "/tmp/pi-sandbox-doctor-XXXXXX";
-  if (::mkdtemp(scratch) == nullptr) {
-    check.detail = "mkdtemp failed";
-    check.fix = "make /tmp writable";
-    return check;
-  }
-  session::PolicyArgs args;
-  args.cwd = scratch;
+  const auto& policy = scratch.policy;
   std::string warnings;
-  auto policy = session::build_policy(args);
   sandbox::Outcome outcome =
       policy ? sandbox::linux_::run_sandboxed(
                    *policy, sandbox::Command{{"/bin/true"}, policy->workspace, {"PATH=/bin"}}, {},
                    [&](const std::string& line) { warnings += line + "; "; })
              : std::unexpected(sandbox::RunFailure{sandbox::RunFailureKind::LaunchFailed,
                                                    policy.error().describe()});
-  std::filesystem::remove_all(scratch);
   check.ok = outcome && std::holds_alternative<sandbox::Exited>(*outcome) &&
              std::get<sandbox::Exited>(*outcome).code == 0;
   check.detail = check.ok ? "works" : (outcome ? "did not exit 0" : outcome.error().message);
@@ -46,18 +65,9 @@ sandbox::linux_::KernelCheck trial_run() {
 
 /// Whether the caller's $PATH works inside: entries inside the hidden home are re-exposed
 /// with their toolchains (docs/security.md, "Toolchains in the home"), or named here.
-sandbox::linux_::KernelCheck path_check() {
+sandbox::linux_::KernelCheck path_check(const ScratchPolicy& scratch) {
   sandbox::linux_::KernelCheck check{"$PATH entries inside the hidden home", false, false, "", ""};
-  char scratch[] = "/tmp/pi-sandbox-doctor-XXXXXX";
-  if (::mkdtemp(scratch) == nullptr) {
-    check.detail = "mkdtemp failed";
-    check.fix = "make /tmp writable";
-    return check;
-  }
-  session::PolicyArgs args;
-  args.cwd = scratch;
-  auto policy = session::build_policy(args);
-  std::filesystem::remove(scratch);
+  const auto& policy = scratch.policy;
   if (!policy) {
     check.detail = policy.error().describe();
     check.fix = "fix the configuration (pi-sandbox config check)";
@@ -104,8 +114,9 @@ void add_doctor_command(CLI::App& app, int& exit_code) {
     bool usable = true;
     auto checks = sandbox::linux_::probe_kernel();
     checks.push_back(cgroup_check());
-    checks.push_back(path_check());
-    checks.push_back(trial_run());
+    const ScratchPolicy scratch;
+    checks.push_back(path_check(scratch));
+    checks.push_back(trial_run(scratch));
     for (const auto& check : checks) {
       const char* status = check.ok ? "ok     " : (check.required ? "MISSING" : "weaker ");
       std::cout << status << "  " << check.name << ": " << check.detail << "\n";
