@@ -86,7 +86,9 @@ sandbox::linux_::KernelCheck path_check(const ScratchPolicy& scratch) {
   check.detail = "hidden, so their programs are not found inside:";
   for (const auto& dir : policy->hidden_path_dirs) check.detail += " " + dir.string();
   check.fix =
-      "set filesystem.exposeHomeToolchains to true, or list the directories in "
+      "nothing re-exposes them while filesystem.exposeHomeToolchains is false, nor ever the "
+      "home itself or a credential store (~/.ssh, ~/.docker, ...: docs/security.md, "
+      "\"Toolchains in the home\"); list the directories you need in "
       "filesystem.additionalAllowRead (docs/configuration.md)";
   return check;
 }

@@ -96,6 +96,11 @@ class Scanner {
         if (::fstatat(dir_fd, (name + "/" + sub).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0)
           add(path / sub, ProtectReason::DangerousFile, NodeKind::Directory, false);
       }
+      for (auto sub : {"settings.json", "settings.local.json"}) {
+        struct stat st {};
+        if (::fstatat(dir_fd, (name + "/" + sub).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0)
+          add(path / sub, ProtectReason::DangerousFile, NodeKind::File, false);
+      }
     }
     if (type == DT_DIR && depth < options_.max_depth && !is_skipped_directory_name(name) &&
         !is_dangerous_directory(name))

@@ -52,6 +52,12 @@ const std::vector<std::string_view>& dangerous_directories() {
   return names;
 }
 
+const std::vector<std::string_view>& agent_settings_files() {
+  static const std::vector<std::string_view> names = {".claude/settings.json",
+                                                      ".claude/settings.local.json"};
+  return names;
+}
+
 const std::vector<StartupName>& home_startup_names() {
   constexpr auto F = NodeKind::File;
   constexpr auto D = NodeKind::Directory;
@@ -115,6 +121,10 @@ const std::vector<StartupName>& home_startup_names() {
       {".cargo/bin", D},
       {".curlrc", F},
       {".wgetrc", F},
+      {".gradle/init.d", D},
+      {".gradle/init.gradle", F},
+      {".gradle/init.gradle.kts", F},
+      {".gradle/gradle.properties", F},
       // Cloud and container tools (credential helpers run programs).
       {".aws", D},
       {".azure", D},
@@ -203,6 +213,8 @@ void add_workspace_rules(SandboxPolicy& policy) {
     add(policy.protected_paths, ws / name, ProtectReason::DangerousFile, kFile, true);
   for (auto name : dangerous_directories())
     add(policy.protected_paths, ws / name, ProtectReason::DangerousFile, kDir, true);
+  for (auto name : agent_settings_files())
+    add(policy.protected_paths, ws / name, ProtectReason::DangerousFile, kFile, true);
   for (auto name : root_secret_files())
     add(policy.protected_paths, ws / name, ProtectReason::Secret, kFile, true);
   for (auto name : secret_directories())
@@ -308,32 +320,32 @@ void add_git_rules(SandboxPolicy& policy, const PolicyInputs& inputs) {
   if (root != ws && needs_reexpose(policy, root))
     add_exposure(policy.home_read_allowed,
                  {root, "the repository that contains the workspace (read-only outside it)"});
+  // `config.worktree` is read only while extensions.worktreeConfig is on. Off, a missing one
+  // is held (`git sparse-checkout init` turns the extension on later, and a planted file
+  // would then be read); on, it cannot be: git refuses to run while a placeholder stands
+  // there, so a missing one stays creatable (docs/security.md, "Repositories around the
+  // workspace").
+  const bool hold_worktree_config = !git.worktree_config;
   if (common != git_dir) {
-    // A linked worktree: its own directory and what a commit writes in the common dir.
-    if (needs_reexpose(policy, common))
-      add_exposure(policy.home_read_allowed,
-                   {common, "the main repository's git directory of this linked worktree"});
-    for (auto name : {"objects", "refs", "logs", "packed-refs"})
-      writable(common / name, "written by a commit in a linked worktree");
-    writable(git_dir, "this linked worktree's git directory");
+    // A linked worktree: its own git directory lies in the common one, which is written as a
+    // main worktree's is (packed-refs.lock, gc.pid, new branches and stashes).
     control(git_dir / "commondir", NodeKind::File, false);
-    // Held even while extensions.worktreeConfig is off: `git sparse-checkout init` turns it
-    // on later, and a planted file would then be read.
-    control(git_dir / "config.worktree", NodeKind::File, true);
-    return;
+    control(git_dir / "config.worktree", NodeKind::File, hold_worktree_config);
   }
-  writable(git_dir, "the git directory of the repository that contains the workspace");
-  control(git_dir / "hooks", NodeKind::Directory, true);
-  control(git_dir / "config", NodeKind::File, false);
-  control(git_dir / "info", NodeKind::Directory, true);
-  control(git_dir / "config.worktree", NodeKind::File, true);
+  writable(common, common == git_dir
+                       ? "the git directory of the repository that contains the workspace"
+                       : "the git directory of the main repository of this linked worktree");
+  control(common / "hooks", NodeKind::Directory, true);
+  control(common / "config", NodeKind::File, false);
+  control(common / "info", NodeKind::Directory, true);
+  control(common / "config.worktree", NodeKind::File, hold_worktree_config);
   for (const auto& module : git.module_dirs) {
     control(module / "hooks", NodeKind::Directory, true);
     control(module / "config", NodeKind::File, false);
   }
   for (const auto& worktree : git.worktree_dirs) {
     control(worktree / "commondir", NodeKind::File, false);
-    control(worktree / "config.worktree", NodeKind::File, true);
+    control(worktree / "config.worktree", NodeKind::File, hold_worktree_config);
   }
 }
 
@@ -359,6 +371,11 @@ std::string refusal(const SandboxPolicy& policy, const PolicyInputs& inputs, con
       if (auto why = clash(policy.home / name); !why.empty()) return why;
   for (const auto& dir : inputs.path_dirs)
     if (auto why = clash(dir.lexically_normal()); !why.empty()) return why + " (a $PATH directory)";
+  // A toolchain root holds the programs the host runs (`~/.rustup`): writable, a command
+  // could replace them. A cache inside one (`~/.cargo/registry`) is fine.
+  for (const auto& e : policy.home_read_allowed)
+    if (e.why.starts_with("$PATH entry") && is_within(e.path, path))
+      return "is or contains the toolchain directory " + e.path.string() + " (" + e.why + ")";
   return "";
 }
 
@@ -424,7 +441,8 @@ SandboxPolicy default_policy(const PolicyInputs& inputs) {
     // A $PATH entry stays hidden unless some exposure covers it.
     for (const auto& dir : hidden)
       if (std::ranges::none_of(policy.home_read_allowed,
-                               [&](const Exposure& e) { return is_within(dir, e.path); }))
+                               [&](const Exposure& e) { return is_within(dir, e.path); }) &&
+          std::ranges::find(policy.hidden_path_dirs, dir) == policy.hidden_path_dirs.end())
         policy.hidden_path_dirs.push_back(dir);
   }
   policy.writable = {{policy.workspace, "the workspace", Access::ReadWrite}};

@@ -90,6 +90,8 @@ struct Exposure {
 ///   common_dir:    where objects, refs and the shared config live (`commondir`); equal to
 ///                  git_dir except for a linked worktree.
 ///   git_file:      `<root>/.git` when it is a file, else empty.
+///   worktree_config: the common config turns on `extensions.worktreeConfig`, so git reads
+///                  `config.worktree` files (and refuses to run when one is a directory).
 ///   module_dirs:   git directories of submodules under `<common_dir>/modules`.
 ///   worktree_dirs: `<common_dir>/worktrees/<name>` of every linked worktree.
 struct GitLayout {
@@ -97,6 +99,7 @@ struct GitLayout {
   fs::path git_dir;
   fs::path common_dir;
   fs::path git_file = {};
+  bool worktree_config = false;
   std::vector<fs::path> module_dirs = {};
   std::vector<fs::path> worktree_dirs = {};
 
@@ -178,6 +181,12 @@ struct SandboxPolicy {
 /// or not (compatibility C25, C26): files first, then directories.
 const std::vector<std::string_view>& dangerous_files();
 const std::vector<std::string_view>& dangerous_directories();
+
+/// Claude Code's project settings (`.claude/settings.json`, `.claude/settings.local.json`):
+/// their hooks run commands on the host when Claude Code starts there. Protected at the
+/// workspace root, existing or not, and wherever the scan finds them (a widening of
+/// compatibility C25).
+const std::vector<std::string_view>& agent_settings_files();
 
 /// A name relative to the home that a program starting on the host reads and may execute or
 /// trust: login and shell start files, desktop autostart and user units, package-manager and

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <fstream>
 #include <sstream>
@@ -69,6 +70,25 @@ std::string first_line(const fs::path& path) {
   return line;
 }
 
+/// Whether a git configuration file turns on `extensions.worktreeConfig` (a lenient reading:
+/// any `worktreeConfig = <true>` line counts, in whatever section, which errs towards
+/// treating it as on).
+bool turns_on_worktree_config(const fs::path& config) {
+  std::ifstream in(config);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::string compact;
+    for (const unsigned char c : line)
+      if (!std::isspace(c)) compact.push_back(static_cast<char>(std::tolower(c)));
+    constexpr std::string_view kKey = "worktreeconfig=";
+    if (!compact.starts_with(kKey)) continue;
+    const std::string value = compact.substr(kKey.size());
+    for (auto yes : {"true", "yes", "on", "1"})
+      if (value.starts_with(yes)) return true;
+  }
+  return false;
+}
+
 /// The git directories of submodules under `modules` (each has a HEAD), nested ones too.
 void find_module_dirs(const fs::path& modules, int depth, std::vector<fs::path>& out) {
   if (depth > 4) return;
@@ -114,6 +134,7 @@ std::optional<policy::GitLayout> discover_git(const fs::path& workspace) {
             fs::path(common).is_absolute() ? fs::path(common) : layout.git_dir / common;
         if (fs::path real = existing_real_path(named); !real.empty()) layout.common_dir = real;
       }
+      layout.worktree_config = turns_on_worktree_config(layout.common_dir / "config");
       find_module_dirs(layout.common_dir / "modules", 0, layout.module_dirs);
       std::error_code list_error;
       for (const auto& entry : fs::directory_iterator(layout.common_dir / "worktrees", list_error))
@@ -169,6 +190,14 @@ core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args,
   if (*workspace == "/")
     return core::fail("refusing the workspace \"/\": it would make the whole host writable",
                       "hint: run pi-sandbox from a project directory (--cwd DIR)");
+  // pi-sandbox assembles the sandbox's root on a private tmpfs over /tmp in its own mount
+  // namespace, and a bind of the host's /tmp itself would carry that tmpfs along: what a
+  // command wrote into a workspace "/tmp" would be lost.
+  if (*workspace == "/tmp")
+    return core::fail(
+        "refusing the workspace \"/tmp\": every sandbox gets a private, empty /tmp, so what "
+        "the command wrote there would be lost",
+        "hint: use a directory inside it: mkdir /tmp/work && pi-sandbox run --cwd /tmp/work ...");
   auto loaded = load_config(args.config);
   if (!loaded) return std::unexpected(loaded.error());
   if (loaded->source && !args.config.empty()) {
@@ -198,10 +227,13 @@ core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args,
   inputs.limits = policy::resolve_limits(loaded->config->limits, machine_memory_bytes());
   for (const auto& path : loaded->config->filesystem.additional_allow_read)
     inputs.additional_allow_read.emplace_back(path);
-  // Written paths are bound by their real path where they exist (a symlinked cache dir).
+  // Written paths are decided (and made, when missing) by where they really lead: the real
+  // path of their longest existing part, so that `~/cachelink/new` with `~/cachelink ->
+  // ~/.ssh` is refused as a path inside ~/.ssh, never made there.
   for (const auto& path : loaded->config->filesystem.additional_allow_write) {
-    const fs::path real = existing_real_path(path);
-    inputs.additional_allow_write.push_back(real.empty() ? fs::path(path) : real);
+    std::error_code error;
+    const fs::path real = fs::weakly_canonical(path, error);
+    inputs.additional_allow_write.push_back(error ? fs::path(path) : real);
   }
   inputs.expose_home_toolchains = loaded->config->filesystem.expose_home_toolchains;
   inputs.toolchain_env = toolchain_environment();

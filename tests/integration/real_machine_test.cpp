@@ -11,6 +11,7 @@
 #include <fstream>
 #include <functional>
 #include <sstream>
+#include <thread>
 
 #include "harness.hpp"
 
@@ -97,6 +98,27 @@ TEST(RealMachine, AWorkspaceInsideARepositoryCommitsAndLeavesTheRestReadOnly) {
   EXPECT_EQ(tree_state(repo / ".git/hooks") + read_file(repo / ".git/config"), control);
 }
 
+// `git sparse-checkout` turns extensions.worktreeConfig on: git must keep working, inside and
+// on the host while a command runs (no placeholder where it reads config.worktree).
+TEST(RealMachine, GitWorksWithWorktreeConfigOn) {
+  Scratch s;
+  const fs::path repo = s.home / "repo";
+  make_repository(repo, "app/a.txt", s);
+  ASSERT_EQ(git(repo, "config extensions.worktreeConfig true", s).exit_code, 0);
+  const pid_t sleeper = spawn_process(
+      {sandbox_binary(), "run", "--cwd", (repo / "app").string(), "--", "sleep", "3"}, s.env());
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  const RunResult host = git(repo, "status --short 2>&1", s);
+  const RunResult r =
+      s.run("echo b > b && git add b && git commit -qm b && git log --format=%s", {}, repo / "app");
+  EXPECT_EQ(wait_process(sleeper), 0);
+  EXPECT_EQ(host.exit_code, 0);
+  EXPECT_EQ(host.out, "");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "b\nfirst\n");
+  EXPECT_EQ(stderr_lines(r.err), "");
+}
+
 // Row 2: a linked worktree, and a submodule.
 TEST(RealMachine, ALinkedWorktreeCommitsAndTheMainRepositorysControlStaysProtected) {
   Scratch s;
@@ -109,16 +131,21 @@ TEST(RealMachine, ALinkedWorktreeCommitsAndTheMainRepositorysControlStaysProtect
   const std::string main_tree = tree_state(repo, {".git"});
   const RunResult r = s.run(
       "echo x > f && git add f && git commit -qm wt && git log --format=%s; git status --short; "
+      "git branch tmpb && git branch -d tmpb >/dev/null 2>&1 && echo z > z && git add z && "
+      "git stash -q && git stash pop -q && git stash list && git reset -q && rm z && "
+      "git pack-refs --all && echo refs-ok; "
       "echo evil > ../repo/.git/hooks/post-commit; echo evil >> ../repo/.git/config; "
       "echo 'gitdir: /tmp/elsewhere' > .git; echo done",
       {}, wt);
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "wt\nfirst\ndone\n");
+  EXPECT_EQ(r.out, "wt\nfirst\nrefs-ok\ndone\n");
   EXPECT_EQ(stderr_lines(r.err),
             "/bin/bash: line 1: ../repo/.git/hooks/post-commit: Read-only file system\n"
             "/bin/bash: line 1: ../repo/.git/config: Read-only file system\n"
             "/bin/bash: line 1: .git: Read-only file system\n");
   EXPECT_EQ(git(wt, "log --format=%s", s).out, "wt\nfirst\n");
+  EXPECT_EQ(git(wt, "branch --list tmpb", s).out, "");
+  EXPECT_EQ(git(wt, "stash list", s).out, "");
   EXPECT_EQ(
       tree_state(repo / ".git/hooks") + read_file(repo / ".git/config") + read_file(wt / ".git"),
       control);
@@ -271,9 +298,11 @@ TEST(RealMachine, TheToolchainSwitchHidesThemAndDoctorNamesThem) {
   EXPECT_NE(doctor.out.find("weaker   $PATH entries inside the hidden home: hidden, so their "
                             "programs are not found inside: " +
                             (s.home / ".local/bin").string() +
-                            "\n         fix: set filesystem.exposeHomeToolchains to true, or "
-                            "list the directories in filesystem.additionalAllowRead "
-                            "(docs/configuration.md)\n"),
+                            "\n         fix: nothing re-exposes them while "
+                            "filesystem.exposeHomeToolchains is false, nor ever the home itself "
+                            "or a credential store (~/.ssh, ~/.docker, ...: docs/security.md, "
+                            "\"Toolchains in the home\"); list the directories you need in "
+                            "filesystem.additionalAllowRead (docs/configuration.md)\n"),
             std::string::npos)
       << doctor.out;
 }
@@ -343,12 +372,13 @@ TEST(RealMachine, ParentsOfProtectedNamesCanBeCreatedAndUsed) {
   const RunResult r = s.run(
       "mkdir -p .claude/worktrees && echo w > .claude/worktrees/w && mkdir .pi/notes && "
       "echo n > .pi/notes/n && cat .claude/worktrees/w .pi/notes/n; mkdir .claude/commands/x; "
-      "echo '{}' > .pi/settings.json; echo done");
+      "echo '{}' > .pi/settings.json; echo '{}' > .claude/settings.local.json; echo done");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "w\nn\ndone\n");
   EXPECT_EQ(stderr_lines(r.err),
             "mkdir: cannot create directory '.claude/commands/x': Read-only file system\n"
-            "/bin/bash: line 1: .pi/settings.json: Is a directory\n");
+            "/bin/bash: line 1: .pi/settings.json: Is a directory\n"
+            "/bin/bash: line 1: .claude/settings.local.json: Is a directory\n");
   EXPECT_EQ(list_dir(s.ws / ".claude"), std::vector<std::string>{"worktrees"});
   EXPECT_EQ(list_dir(s.ws / ".pi"), std::vector<std::string>{"notes"});
   EXPECT_EQ(read_file(s.ws / ".claude/worktrees/w"), "w\n");
@@ -356,6 +386,35 @@ TEST(RealMachine, ParentsOfProtectedNamesCanBeCreatedAndUsed) {
   Scratch fresh;
   EXPECT_EQ(fresh.run("ls -d .claude .pi").out, ".claude\n.pi\n");
   EXPECT_EQ(list_dir(fresh.ws), std::vector<std::string>{});
+}
+
+// The host's /tmp itself is refused as a workspace: every sandbox gets a private one.
+TEST(RealMachine, TmpItselfIsRefusedAsAWorkspace) {
+  Scratch s;
+  const RunResult r = s.run("echo x > lost", {}, fs::path("/tmp"));
+  EXPECT_EQ(r.exit_code, 125);
+  EXPECT_EQ(r.err,
+            "pi-sandbox: refusing the workspace \"/tmp\": every sandbox gets a private, empty "
+            "/tmp, so what the command wrote there would be lost\nhint: use a directory inside "
+            "it: mkdir /tmp/work && pi-sandbox run --cwd /tmp/work ...\n");
+}
+
+// A configured cache reached through a symlink is decided where it leads: refused inside
+// ~/.ssh, and nothing made there.
+TEST(RealMachine, AWritableCacheThroughASymlinkIsDecidedWhereItLeads) {
+  Scratch s;
+  fs::create_symlink(s.home / ".ssh", s.home / "cachelink");
+  const fs::path config = s.root / "config.json";
+  write_file(config, R"({"filesystem": {"additionalAllowWrite": [")" +
+                         (s.home / "cachelink/newdir").string() + R"("]}})");
+  const RunResult r = run_process({sandbox_binary(), "run", "--cwd", s.ws.string(), "--config",
+                                   config.string(), "--", "/bin/true"},
+                                  s.env());
+  EXPECT_EQ(r.exit_code, 125);
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
+            "pi-sandbox: filesystem.additionalAllowWrite: \"" + (s.home / ".ssh/newdir").string() +
+                "\" lies inside the protected path " + (s.home / ".ssh").string());
+  EXPECT_EQ(list_dir(s.home / ".ssh"), std::vector<std::string>{"id_rsa"});
 }
 
 // Row 7: a workspace in the private /tmp is warned about once, at start, and by `policy`.

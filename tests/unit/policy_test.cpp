@@ -31,6 +31,8 @@ std::vector<ProtectedPath> expected_protected(const fs::path& ws, const fs::path
     out.push_back({ws / name, kDanger, F, true});
   for (auto name : {".vscode", ".idea", ".claude/commands", ".claude/agents"})
     out.push_back({ws / name, kDanger, D, true});
+  for (auto name : {".claude/settings.json", ".claude/settings.local.json"})
+    out.push_back({ws / name, kDanger, F, true});
   for (auto name : {".env", ".env.local", ".env.development", ".env.development.local", ".env.test",
                     ".env.test.local", ".env.production", ".env.production.local", ".env.staging",
                     ".env.staging.local", ".env.ci"})

@@ -62,28 +62,40 @@ TEST(GitLayoutPolicy, ASubdirectoryOfARepositorySeesItsRepositoryAndWritesItsGit
   EXPECT_EQ(p.writable.front().path, "/home/u/repo/packages/app");
 }
 
-// Row 2: a linked worktree writes its own git directory and what a commit writes in the
-// main repository; the main repository's hooks and config stay read-only (not writable).
-TEST(GitLayoutPolicy, ALinkedWorktreeWritesObjectsRefsLogsAndItsOwnDirectoryOnly) {
+// Row 2: a linked worktree writes the main repository's git directory as a main worktree
+// does (branches, stashes, packed-refs.lock), with that repository's control protected.
+TEST(GitLayoutPolicy, ALinkedWorktreeWritesTheCommonDirectoryButNotItsControl) {
   PolicyInputs in = inputs("/home/u/wt");
   in.git = GitLayout{"/home/u/wt", "/home/u/repo/.git/worktrees/wt", "/home/u/repo/.git",
                      "/home/u/wt/.git"};
+  in.git->worktree_dirs = {"/home/u/repo/.git/worktrees/other", "/home/u/repo/.git/worktrees/wt"};
   const SandboxPolicy p = default_policy(in);
-  const Exposure* common = exposure(p.home_read_allowed, "/home/u/repo/.git");
-  ASSERT_NE(common, nullptr);
-  EXPECT_EQ(common->access, Access::ReadOnly);
+  EXPECT_EQ(p.home_read_allowed.size(), 2u);  // git's user configuration only
   std::vector<fs::path> writable;
   for (const auto& e : p.writable) writable.push_back(e.path);
-  EXPECT_EQ(writable, (std::vector<fs::path>{"/home/u/wt", "/home/u/repo/.git/objects",
-                                             "/home/u/repo/.git/refs", "/home/u/repo/.git/logs",
-                                             "/home/u/repo/.git/packed-refs",
-                                             "/home/u/repo/.git/worktrees/wt"}));
+  EXPECT_EQ(writable, (std::vector<fs::path>{"/home/u/wt", "/home/u/repo/.git"}));
+  EXPECT_EQ(p.writable.back().why,
+            "the git directory of the main repository of this linked worktree");
   constexpr auto kGit = ProtectReason::GitControl;
-  EXPECT_TRUE(protects(p, {"/home/u/wt/.git", kGit, F, false}));
-  EXPECT_TRUE(protects(p, {"/home/u/repo/.git/worktrees/wt/commondir", kGit, F, false}));
-  // Held even while extensions.worktreeConfig is off (`git sparse-checkout init` turns it on).
-  EXPECT_TRUE(protects(p, {"/home/u/repo/.git/worktrees/wt/config.worktree", kGit, F, true}));
-  EXPECT_EQ(exposure(p.writable, "/home/u/repo/.git"), nullptr);
+  for (const ProtectedPath& expected :
+       std::vector<ProtectedPath>{{"/home/u/wt/.git", kGit, F, false},
+                                  {"/home/u/repo/.git/worktrees/wt/commondir", kGit, F, false},
+                                  {"/home/u/repo/.git/worktrees/wt/config.worktree", kGit, F, true},
+                                  {"/home/u/repo/.git/hooks", kGit, D, true},
+                                  {"/home/u/repo/.git/config", kGit, F, false},
+                                  {"/home/u/repo/.git/info", kGit, D, true},
+                                  {"/home/u/repo/.git/worktrees/other/commondir", kGit, F, false}})
+    EXPECT_TRUE(protects(p, expected)) << expected.path;
+}
+
+// With extensions.worktreeConfig on, git refuses to run while a placeholder stands at a
+// missing config.worktree: it is held only when it exists.
+TEST(GitLayoutPolicy, AMissingConfigWorktreeIsHeldOnlyWhileTheExtensionIsOff) {
+  PolicyInputs in = inputs("/home/u/repo/app");
+  in.git = GitLayout{"/home/u/repo", "/home/u/repo/.git", "/home/u/repo/.git"};
+  in.git->worktree_config = true;
+  EXPECT_TRUE(protects(default_policy(in),
+                       {"/home/u/repo/.git/config.worktree", ProtectReason::GitControl, F, false}));
 }
 
 TEST(GitLayoutPolicy, ARepositoryThatHoldsTheHomeIsNotExposed) {
@@ -161,7 +173,7 @@ TEST(Toolchains, ThePolicyReExposesThemCopyOnWriteAndHidesCargoCredentials) {
 
 TEST(Toolchains, TheSwitchTurnsTheAutomaticPartOff) {
   PolicyInputs in = inputs("/home/u/ws");
-  in.path_dirs = {"/home/u/.cargo/bin", "/usr/bin"};
+  in.path_dirs = {"/home/u/.cargo/bin", "/usr/bin", "/home/u/.cargo/bin"};
   in.expose_home_toolchains = false;
   const SandboxPolicy p = default_policy(in);
   EXPECT_EQ(exposure(p.home_read_allowed, "/home/u/.cargo"), nullptr);
@@ -226,6 +238,19 @@ TEST(PrivateTmp, AWorkspaceUnderTmpIsWarnedAbout) {
 }
 
 // The planner: copy-on-write overlays, concealed credentials, extra read-write binds.
+TEST(AdditionalWrite, AToolchainRootIsRefusedACacheInsideItIsNot) {
+  PolicyInputs in = inputs("/home/u/ws");
+  in.path_dirs = {"/home/u/.cargo/bin"};
+  in.additional_allow_write = {"/home/u/.rustup", "/home/u/.cargo/registry", "/home/u/.gradle"};
+  const SandboxPolicy p = default_policy(in);
+  EXPECT_NE(exposure(p.writable, "/home/u/.cargo/registry"), nullptr);
+  EXPECT_EQ(
+      p.refused,
+      (std::vector<std::string>{
+          R"(filesystem.additionalAllowWrite: "/home/u/.rustup" is or contains the toolchain directory /home/u/.rustup ($PATH entry /home/u/.cargo/bin: rustup and cargo))",
+          R"(filesystem.additionalAllowWrite: "/home/u/.gradle" contains the protected path /home/u/.gradle/init.d)"}));
+}
+
 TEST(RealMachinePlan, OverlaysConcealAndWritableBindsInOrder) {
   PolicyInputs in = inputs("/home/u/ws");
   in.path_dirs = {"/home/u/.cargo/bin"};
