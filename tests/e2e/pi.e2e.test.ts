@@ -17,7 +17,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -42,9 +42,20 @@ if (!BINARY) throw new Error("set PI_SANDBOX_BINARY to the pi-sandbox binary und
 
 // ---- scratch ---------------------------------------------------------------------------
 
+/**
+ * Where scratch trees go: $PI_SANDBOX_TEST_TMPDIR, else ~/.cache/pi-sandbox-tests. Not /tmp: a
+ * workspace there draws a warning on every command (docs/security.md), which would be part of
+ * every tool result these tests compare.
+ */
+function scratchBase(): string {
+  const base = process.env.PI_SANDBOX_TEST_TMPDIR || join(homedir(), ".cache", "pi-sandbox-tests");
+  mkdirSync(base, { recursive: true });
+  return base;
+}
+
 /** A scratch HOME, workspace and `bin/pi-sandbox` link; `outside` is neither home nor workspace. */
 class Scratch {
-  readonly base = mkdtempSync(join(tmpdir(), "pi-sandbox-e2e-"));
+  readonly base = mkdtempSync(join(scratchBase(), "pi-sandbox-e2e-"));
   readonly home = join(this.base, "home");
   readonly ws = join(this.base, "ws");
   readonly bin = join(this.base, "bin");
@@ -348,11 +359,12 @@ describe("pi --mode json with the extension installed", () => {
       const name = JSON.parse(readFileSync(join(EXTENSION, "package.json"), "utf8")).name;
       piInstall(scratch, `npm:${name}@file:${tarball}`);
       // First show that the installed extension is the one running bash (Pi's own bash
-      // would write there), then the timeout.
+      // would write there: the sandbox sees the host outside the workspace read-only), then
+      // the timeout.
       const outside = join(scratch.outside, "x");
       const refused = await runJson(scratch, { command: `echo no > ${outside}` }, { extensions: [FAUX] });
       assert.deepEqual(refused.results, [
-        { text: `/bin/bash: line 1: ${outside}: No such file or directory\n\n\nCommand exited with code 1`, isError: true },
+        { text: `/bin/bash: line 1: ${outside}: Read-only file system\n\n\nCommand exited with code 1`, isError: true },
       ]);
       assert.equal(existsSync(outside), false);
       const timedOut = await runJson(scratch, { command: "echo started; sleep 30", timeout: 1 }, { extensions: [FAUX] });

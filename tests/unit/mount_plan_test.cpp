@@ -115,7 +115,7 @@ TEST(MountPlan, MissingProtectedNamesGetPlaceholdersAndHomeOnesAreMaskedInTheTmp
   expected.push_back({K::HostScaffold, "/home/u/ws/.claude", "", false, D, "",
                       "dangerous-file (missing parent: made, removed afterwards if empty)"});
   expected.push_back({K::Bind, "/home/u/ws/.claude", "/home/u/ws/.claude", false, D, "",
-                      "pinned parent of a protected path", IfSourceMissing::Skip});
+                      "pinned parent of a protected path", IfSourceMissing::Scaffold});
   expected.push_back({K::HostPlaceholder, "/home/u/ws/.bashrc", "", true, D, "",
                       "dangerous-file (missing: placeholder)"});
   expected.push_back({K::HostPlaceholder, "/home/u/ws/.claude/commands", "", true, D, "",
@@ -149,11 +149,11 @@ TEST(MountPlan, SymlinksArePinnedAndTheirTargetsProtected) {
   expected.push_back({K::HostScaffold, "/home/u/ws/dots", "", false, D, "",
                       "dangerous-file (missing parent: made, removed afterwards if empty)"});
   expected.push_back({K::Bind, "/home/u/ws/sub", "/home/u/ws/sub", false, D, "",
-                      "pinned parent of a protected path", IfSourceMissing::Skip});
+                      "pinned parent of a protected path", IfSourceMissing::Scaffold});
   expected.push_back({K::Bind, "/home/u/ws/dots", "/home/u/ws/dots", false, D, "",
-                      "pinned parent of a protected path", IfSourceMissing::Skip});
+                      "pinned parent of a protected path", IfSourceMissing::Scaffold});
   expected.push_back({K::Bind, "/home/u/ws/.git", "/home/u/ws/.git", false, D, "",
-                      "pinned parent of a protected path", IfSourceMissing::Skip});
+                      "pinned parent of a protected path", IfSourceMissing::Scaffold});
   expected.push_back({K::PinSymlink, "/home/u/ws/.bashrc", "/home/u/ws/.bashrc", true, F, "",
                       "dangerous-file (symlink)"});
   expected.push_back({K::PinSymlink, "/home/u/ws/.vscode", "/home/u/ws/.vscode", true, F, "",
@@ -275,7 +275,7 @@ TEST(MountPlan, AHomeInTheWorkspaceIsReadOnlyButForItsOrdinaryEntries) {
           {K::Bind, "/home/u/projects", "/home/u/projects", false, D, "",
            "an ordinary entry of the home (read-write)", IfSourceMissing::Skip},
           {K::Bind, "/home/u/projects/.git", "/home/u/projects/.git", false, D, "",
-           "pinned parent of a protected path", IfSourceMissing::Skip},
+           "pinned parent of a protected path", IfSourceMissing::Scaffold},
           {K::Bind, "/home/u/projects/.git/hooks", "/home/u/projects/.git/hooks", true, D, "",
            "git-hooks", IfSourceMissing::Placeholder},
       });

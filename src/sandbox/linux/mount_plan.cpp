@@ -368,7 +368,7 @@ class Planner {
         continue;  // bound onto itself already
       if (std::ranges::any_of(kept, [&](const MountOp& op) { return op.target == dir; })) continue;
       push({MountOpKind::Bind, dir, dir, false, NodeKind::Directory, "",
-            "pinned parent of a protected path", IfSourceMissing::Skip});
+            "pinned parent of a protected path", IfSourceMissing::Scaffold});
     }
     std::ranges::stable_sort(kept, {}, [](const MountOp& op) { return depth(op.target); });
     for (auto& op : kept) push(std::move(op));

@@ -62,6 +62,8 @@ enum class IfSourceMissing {
   Fail,         ///< a setup error (the workspace, device nodes)
   Skip,         ///< nothing to expose (a re-exposed path inside the hidden home)
   Placeholder,  ///< a protection: put a placeholder there instead (placeholders.hpp)
+  Scaffold,     ///< a pinned parent of a protected path: made as a scaffold when missing, and
+                ///< a scaffold held (shared lock) so that no other sandbox removes it meanwhile
 };
 
 /// Whether a Bind op's source may be reached through symlinks: only paths re-exposed in the

@@ -157,7 +157,7 @@ class Applier {
         return open_source(op.target, O_PATH | O_NOFOLLOW);
       }
       case MountOpKind::HostScaffold: {
-        auto made = create_scaffold(op.target);
+        auto made = hold_or_make_scaffold(op.target);
         if (!made) return std::unexpected(made.error());
         if (*made) placeholders_.push_back(std::move(**made));
         return {};
@@ -181,6 +181,12 @@ class Applier {
   }
 
   Result<void> prepare_bind(const MountOp& op) {
+    if (op.if_missing == IfSourceMissing::Scaffold) {
+      // A pinned parent: made again if a scaffold vanished, held while it is one.
+      auto held = hold_or_make_scaffold(op.source);
+      if (!held) return std::unexpected(held.error());
+      if (*held) placeholders_.push_back(std::move(**held));
+    }
     if (op.if_missing == IfSourceMissing::Placeholder) {
       // An existing protected entry may be another sandbox's placeholder: hold it.
       if (auto adopted = adopt_if_placeholder(op.source))

@@ -153,21 +153,40 @@ std::optional<Placeholder> adopt_if_placeholder(const fs::path& path) {
   return adopted;
 }
 
-core::Result<std::optional<Placeholder>> create_scaffold(const fs::path& path) {
+core::Result<std::optional<Placeholder>> hold_or_make_scaffold(const fs::path& path) {
   const fs::path parent = path.parent_path();
-  UniqueFd dir(open_no_symlinks(parent, O_RDONLY | O_DIRECTORY));
-  if (!dir) return core::fail_errno("open(\"" + parent.string() + "\", O_DIRECTORY)");
   const std::string name = path.filename().string();
-  if (::mkdirat(dir.get(), name.c_str(), 0755) != 0) {
-    const int err = errno;
-    if (err == EEXIST && open_directory(dir.get(), name.c_str())) return std::nullopt;
-    return std::unexpected(core::sys_error("mkdirat(\"" + path.string() + "\")", err));
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    UniqueFd dir(open_no_symlinks(parent, O_RDONLY | O_DIRECTORY));
+    if (!dir) return core::fail_errno("open(\"" + parent.string() + "\", O_DIRECTORY)");
+    bool made = false;
+    if (::mkdirat(dir.get(), name.c_str(), 0755) == 0) {
+      made = true;
+    } else if (errno != EEXIST) {
+      return core::fail_errno("mkdirat(\"" + path.string() + "\")");
+    }
+    UniqueFd fd = open_directory(dir.get(), name.c_str());
+    if (!fd) {
+      struct stat st {};
+      if (::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // gone
+      return core::fail("\"" + path.string() + "\" is not a directory",
+                        "hint: a symlink or file appeared there while the sandbox was set up; "
+                        "run it again");
+    }
+    if (made) (void)::fsetxattr(fd.get(), kScaffoldXattr, "1", 1, 0);
+    char value[8];
+    if (::fgetxattr(fd.get(), kScaffoldXattr, value, sizeof value) < 0)
+      return std::nullopt;  // an ordinary directory: nothing to hold or remove
+    // Held shared, a scaffold is not removed by another sandbox meanwhile; one that was removed
+    // between the open and the lock is made again.
+    if (::flock(fd.get(), LOCK_SH) != 0)
+      return core::fail_errno("flock(\"" + path.string() + "\")");
+    if (!same_inode(dir.get(), name.c_str(), fd.get())) continue;
+    const ino_t inode = inode_of(fd.get());
+    return Placeholder{path, inode, std::move(fd), true};
   }
-  UniqueFd fd = open_directory(dir.get(), name.c_str());
-  if (!fd) return core::fail_errno("openat(\"" + path.string() + "\", O_DIRECTORY)");
-  (void)::fsetxattr(fd.get(), kScaffoldXattr, "1", 1, 0);
-  const ino_t inode = inode_of(fd.get());
-  return Placeholder{path, inode, std::move(fd), true};
+  return core::fail("scaffold \"" + path.string() +
+                    "\" kept appearing and vanishing while the sandbox was set up");
 }
 
 namespace {
@@ -181,17 +200,16 @@ bool is_scaffold(int fd) {
 /// sandbox's pin on each first, inside its own mount namespace).
 void remove_empty_scaffolds(fs::path path, Unmask unmask) {
   for (; path.has_relative_path(); path = path.parent_path()) {
-    {
-      // A pin is a bind of the scaffold onto itself: what it shows is the scaffold.
-      UniqueFd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-      if (!fd || !is_scaffold(fd.get()) || !is_empty_directory(fd.get())) return;
-    }
+    // A pin is a bind of the scaffold onto itself: what it shows is the scaffold, and the
+    // lock taken through it is the scaffold's. Exclusive only while no other sandbox holds it.
+    UniqueFd held(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!held || !is_scaffold(held.get()) || !is_empty_directory(held.get())) return;
+    if (::flock(held.get(), LOCK_EX | LOCK_NB) != 0) return;
     if (unmask == Unmask::Yes) ::umount2(path.c_str(), MNT_DETACH | UMOUNT_NOFOLLOW);
     UniqueFd dir(open_no_symlinks(path.parent_path(), O_RDONLY | O_DIRECTORY));
     if (!dir) return;
     const std::string name = path.filename().string();
-    UniqueFd fd = open_directory(dir.get(), name.c_str());
-    if (!fd || !is_scaffold(fd.get()) || !is_empty_directory(fd.get())) return;
+    if (!same_inode(dir.get(), name.c_str(), held.get()) || !is_empty_directory(held.get())) return;
     if (::unlinkat(dir.get(), name.c_str(), AT_REMOVEDIR) != 0) return;
   }
 }

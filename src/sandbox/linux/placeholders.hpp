@@ -63,10 +63,12 @@ core::Result<PlaceholderSlot> create_placeholder(const std::filesystem::path& pa
 /// its creator does not remove it while this sandbox masks it. Returns nullopt otherwise.
 std::optional<Placeholder> adopt_if_placeholder(const std::filesystem::path& path);
 
-/// Makes the scaffold directory `path` (its parent must exist). Returns nullopt when a
-/// directory stands there already (made by the user or another sandbox: never removed by
-/// this one). Errors name the failing call and path.
-core::Result<std::optional<Placeholder>> create_scaffold(const std::filesystem::path& path);
+/// Makes the scaffold directory `path` (its parent must exist), or holds the one another
+/// sandbox made: a shared flock(2) on it for the length of the command, so that it is not
+/// removed meanwhile (its remover needs an exclusive one). Returns nullopt when an ordinary
+/// directory stands there (the user's: never held or removed). Errors name the failing call
+/// and path.
+core::Result<std::optional<Placeholder>> hold_or_make_scaffold(const std::filesystem::path& path);
 
 /// Whether to unmount the placeholder's mask first (only inside the sandbox's own mount
 /// namespace, where the mask is still in place).
