@@ -75,7 +75,7 @@ sandbox::linux_::KernelCheck path_check(const ScratchPolicy& scratch) {
   }
   std::size_t toolchains = 0;
   for (const auto& e : policy->home_read_allowed)
-    if (e.why.starts_with("$PATH entry")) ++toolchains;
+    if (e.origin == policy::Origin::Toolchain) ++toolchains;
   check.ok = policy->hidden_path_dirs.empty();
   if (check.ok) {
     check.detail = toolchains == 0 ? "none"

@@ -374,7 +374,7 @@ std::string refusal(const SandboxPolicy& policy, const PolicyInputs& inputs, con
   // A toolchain root holds the programs the host runs (`~/.rustup`): writable, a command
   // could replace them. A cache inside one (`~/.cargo/registry`) is fine.
   for (const auto& e : policy.home_read_allowed)
-    if (e.why.starts_with("$PATH entry") && is_within(e.path, path))
+    if (e.origin == Origin::Toolchain && is_within(e.path, path))
       return "is or contains the toolchain directory " + e.path.string() + " (" + e.why + ")";
   return "";
 }
@@ -387,7 +387,8 @@ void add_additional_write(SandboxPolicy& policy, const PolicyInputs& inputs) {
       policy.refused.push_back("filesystem.additionalAllowWrite: \"" + path.string() + "\" " + why);
       continue;
     }
-    add_exposure(policy.writable, {path, std::string(kConfiguredWritable), Access::ReadWrite});
+    add_exposure(policy.writable, {path, std::string(kConfiguredWritable), Access::ReadWrite,
+                                   Origin::ConfiguredWrite});
   }
 }
 
@@ -421,8 +422,8 @@ SandboxPolicy default_policy(const PolicyInputs& inputs) {
       // anyway, and must never stand in for a protection (the planner protects what lies
       // beneath it).
       if (!needs_reexpose(policy, normal)) continue;
-      add_exposure(policy.home_read_allowed,
-                   {normal, "filesystem.additionalAllowRead", Access::CopyOnWrite});
+      add_exposure(policy.home_read_allowed, {normal, "filesystem.additionalAllowRead",
+                                              Access::CopyOnWrite, Origin::ConfiguredRead});
     }
     // pi-sandbox itself stays runnable inside (`pi-sandbox proxy-connect` is the SSH
     // ProxyCommand, docs/network.md) when it is installed in the home, e.g. ~/.local/bin.

@@ -64,6 +64,15 @@ enum class Access {
 /// The text of an Access as `pi-sandbox policy` prints it ("read-only", ...).
 std::string_view to_string(Access access);
 
+/// Where an exposure comes from, for the rules that depend on it (pi-sandbox's own reasons
+/// are in Exposure::why).
+enum class Origin {
+  Default,         ///< the default policy (git's configuration, the workspace, a repository)
+  Toolchain,       ///< a `$PATH` entry in the home and its roots (policy/toolchains.hpp)
+  ConfiguredRead,  ///< `filesystem.additionalAllowRead`
+  ConfiguredWrite  ///< `filesystem.additionalAllowWrite`: made on the host when missing
+};
+
 /// One host path made visible again inside the hidden home, or made writable.
 ///   path: absolute, lexically normal (a real path where the session could resolve it).
 ///   why:  the reason `pi-sandbox policy` prints ("$PATH entry /home/u/.cargo/bin: rustup
@@ -72,10 +81,11 @@ struct Exposure {
   fs::path path;
   std::string why;
   Access access = Access::ReadOnly;
+  Origin origin = Origin::Default;
 
   Exposure() = default;
-  Exposure(fs::path p, std::string w = {}, Access a = Access::ReadOnly)
-      : path(std::move(p)), why(std::move(w)), access(a) {}
+  Exposure(fs::path p, std::string w = {}, Access a = Access::ReadOnly, Origin o = Origin::Default)
+      : path(std::move(p)), why(std::move(w)), access(a), origin(o) {}
   Exposure(const char* p) : path(p) {}  // NOLINT: a list of paths reads naturally in tests
 
   friend bool operator==(const Exposure&, const Exposure&) = default;
@@ -106,8 +116,7 @@ struct GitLayout {
   friend bool operator==(const GitLayout&, const GitLayout&) = default;
 };
 
-/// The `why` of an Exposure from `filesystem.additionalAllowWrite`: such a directory is made
-/// on the host when it does not exist yet, so that it persists.
+/// The `why` of an Exposure from `filesystem.additionalAllowWrite` (Origin::ConfiguredWrite).
 inline constexpr std::string_view kConfiguredWritable =
     "filesystem.additionalAllowWrite (persists)";
 

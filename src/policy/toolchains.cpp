@@ -110,7 +110,7 @@ std::vector<Exposure> toolchain_exposures(
   const auto add = [&](const fs::path& root, const std::string& why) {
     const fs::path normal = root.lexically_normal();
     if (std::ranges::any_of(out, [&](const Exposure& e) { return e.path == normal; })) return;
-    out.push_back({normal, why, Access::CopyOnWrite});
+    out.push_back({normal, why, Access::CopyOnWrite, Origin::Toolchain});
   };
   for (const auto& raw : path_dirs) {
     const fs::path dir = raw.lexically_normal();

@@ -122,7 +122,7 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
   for (const auto& exposure : p.policy.writable) {
     if (exposure.path == p.policy.workspace) continue;
     std::error_code error;
-    if (exposure.why == policy::kConfiguredWritable &&
+    if (exposure.origin == policy::Origin::ConfiguredWrite &&
         !std::filesystem::exists(exposure.path, error))
       std::filesystem::create_directories(exposure.path, error);
   }
