@@ -1,0 +1,648 @@
+#include "policy/git_config_guard.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <set>
+#include <utility>
+
+#include "core/ascii.hpp"
+
+namespace pisandbox::policy {
+
+namespace {
+
+using Condition = GitValueCondition;
+
+// The rules, grouped as docs/security.md lists them; each reason names the git-config(1) item
+// (or the manual page of the command that reads it). Not here, with docs/security.md saying
+// why: keys that only name a tool (diff.tool, merge.tool, web.browser, man.viewer,
+// help.browser, instaweb.browser: the tool is built into git's list or defined by a *.cmd or
+// *.path key that is here), and files read as data, not as configuration or code
+// (core.attributesFile, core.excludesFile, commit.template, mailmap.file,
+// blame.ignoreRevsFile, diff.orderFile, format.signatureFile, sendemail.aliasesFile).
+const std::vector<GitConfigRule> kRules = {
+    // Hooks and configuration read from elsewhere.
+    {"core.hooksPath", "core", "", "hookspath", Condition::Any,
+     "the directory host git runs hooks from (core.hooksPath, githooks(5))"},
+    {"hook.*.command", "hook", "*", "command", Condition::Any,
+     "a hook command run on the events of hook.*.event (hook.<name>.command, git-hook(1))"},
+    {"include.path", "include", "", "path", Condition::Any,
+     "git reads that file as configuration (include.path, \"Includes\")"},
+    {"includeIf.*.path", "includeif", "*", "path", Condition::Any,
+     "git reads that file as configuration when the condition holds (includeIf.<cond>.path)"},
+    {"extensions.worktreeConfig", "extensions", "", "worktreeconfig", Condition::NotFalse,
+     "git then reads config.worktree of each worktree as configuration too "
+     "(extensions.worktreeConfig)"},
+    {"core.worktree", "core", "", "worktree", Condition::Any,
+     "points host git at another working tree: checkout, reset and stash write files there "
+     "(core.worktree)"},
+    {"submodule.*.gitdir", "submodule", "*", "gitdir", Condition::Any,
+     "the git directory of a submodule, with its config and hooks "
+     "(submodule.<name>.gitdir, extensions.submodulePathConfig)"},
+    {"init.templateDir", "init", "", "templatedir", Condition::Any,
+     "hooks and config of that directory are copied into repositories git init and git clone "
+     "create (git-init(1) TEMPLATE DIRECTORY)"},
+    // Programs run by everyday commands.
+    {"core.fsmonitor", "core", "", "fsmonitor", Condition::NotBoolean,
+     "a hook command run by every status, diff and add (core.fsmonitor; a boolean selects "
+     "git's built-in daemon)"},
+    {"core.editor", "core", "", "editor", Condition::Any,
+     "program run to edit commit and tag messages (core.editor)"},
+    {"sequence.editor", "sequence", "", "editor", Condition::Any,
+     "program run to edit the rebase todo list (sequence.editor)"},
+    {"core.pager", "core", "", "pager", Condition::Any,
+     "command run as the pager of log, diff, show (core.pager)"},
+    {"pager.*", "pager", "", "*", Condition::NotBoolean,
+     "a non-boolean value is the pager command of that subcommand (pager.<cmd>)"},
+    {"alias.*", "alias", "?", "*", Condition::Any,
+     "a `!` alias runs a shell command; any other runs git with options of its choosing "
+     "(rebase --exec, fetch --upload-pack, submodule foreach), and a repository's alias "
+     "overrides the user's own of the same name (alias.*, alias.*.command: every key of the "
+     "section is an alias, alias.c)"},
+    {"core.alternateRefsCommand", "core", "", "alternaterefscommand", Condition::Any,
+     "shell command run to list the refs of an alternate (core.alternateRefsCommand)"},
+    {"gc.recentObjectsHook", "gc", "", "recentobjectshook", Condition::Any,
+     "shell command run by gc and repack (gc.recentObjectsHook)"},
+    {"interactive.diffFilter", "interactive", "", "difffilter", Condition::Any,
+     "command the diff of add -p is piped through (interactive.diffFilter)"},
+    {"trailer.*.command", "trailer", "*", "command", Condition::Any,
+     "shell command run by commit --trailer and interpret-trailers (trailer.<key>.command)"},
+    {"trailer.*.cmd", "trailer", "*", "cmd", Condition::Any,
+     "shell command run by commit --trailer and interpret-trailers (trailer.<key>.cmd)"},
+    // Content filters and drivers (gitattributes(5) names them; the command is here).
+    {"filter.*.clean", "filter", "*", "clean", Condition::Any,
+     "command run on every add, status, diff of a file with that filter (filter.<driver>.clean)"},
+    {"filter.*.smudge", "filter", "*", "smudge", Condition::Any,
+     "command run on every checkout of a file with that filter (filter.<driver>.smudge)"},
+    {"filter.*.process", "filter", "*", "process", Condition::Any,
+     "long-running filter command (filter.<driver>.process)"},
+    {"diff.external", "diff", "", "external", Condition::Any,
+     "command run for every diff (diff.external)"},
+    {"diff.*.command", "diff", "*", "command", Condition::Any,
+     "external diff command of that driver (diff.<driver>.command)"},
+    {"diff.*.textconv", "diff", "*", "textconv", Condition::Any,
+     "command run to convert files for diff, log -p, blame (diff.<driver>.textconv)"},
+    {"merge.*.driver", "merge", "*", "driver", Condition::Any,
+     "command run as a merge driver (merge.<driver>.driver)"},
+    {"difftool.*.cmd", "difftool", "*", "cmd", Condition::Any,
+     "command run by difftool (difftool.<tool>.cmd)"},
+    {"difftool.*.path", "difftool", "*", "path", Condition::Any,
+     "program run by difftool for a built-in tool (difftool.<tool>.path)"},
+    {"mergetool.*.cmd", "mergetool", "*", "cmd", Condition::Any,
+     "command run by mergetool (mergetool.<tool>.cmd)"},
+    {"mergetool.*.path", "mergetool", "*", "path", Condition::Any,
+     "program run by mergetool for a built-in tool (mergetool.<tool>.path)"},
+    // Transports and remotes.
+    {"core.sshCommand", "core", "", "sshcommand", Condition::Any,
+     "command run instead of ssh by fetch, push, clone (core.sshCommand)"},
+    {"core.gitProxy", "core", "", "gitproxy", Condition::Any,
+     "command run to connect with the git:// protocol (core.gitProxy)"},
+    {"remote.*.uploadpack", "remote", "*", "uploadpack", Condition::Any,
+     "program fetch runs, on the host itself for a local remote (remote.<name>.uploadpack)"},
+    {"remote.*.receivepack", "remote", "*", "receivepack", Condition::Any,
+     "program push runs, on the host itself for a local remote (remote.<name>.receivepack)"},
+    {"remote.*.vcs", "remote", "*", "vcs", Condition::Any,
+     "runs the remote helper git-remote-<vcs>; `ext` runs commands (remote.<name>.vcs)"},
+    {"remote.*.url", "remote", "*", "url", Condition::CommandTransport,
+     "the ext:: transport runs a command, fd:: uses inherited descriptors "
+     "(remote.<name>.url, git-remote-ext(1))"},
+    {"remote.*.pushurl", "remote", "*", "pushurl", Condition::CommandTransport,
+     "the ext:: transport runs a command, fd:: uses inherited descriptors "
+     "(remote.<name>.pushurl, git-remote-ext(1))"},
+    {"submodule.*.url", "submodule", "*", "url", Condition::CommandTransport,
+     "the ext:: transport runs a command, fd:: uses inherited descriptors "
+     "(submodule.<name>.url, git-remote-ext(1))"},
+    {"url.*.insteadOf", "url", "*", "insteadof", Condition::BaseIsCommandTransport,
+     "rewrites matching URLs to an ext:: or fd:: URL, which runs a command "
+     "(url.<base>.insteadOf)"},
+    {"url.*.pushInsteadOf", "url", "*", "pushinsteadof", Condition::BaseIsCommandTransport,
+     "rewrites matching push URLs to an ext:: or fd:: URL, which runs a command "
+     "(url.<base>.pushInsteadOf)"},
+    {"protocol.allow", "protocol", "", "allow", Condition::NotNever,
+     "allows transports, ext:: among them, that git refuses by default (protocol.allow)"},
+    {"protocol.*.allow", "protocol", "*", "allow", Condition::NotNever,
+     "allows that transport; protocol.ext.allow lets URLs run commands (protocol.<name>.allow)"},
+    {"submodule.*.update", "submodule", "*", "update", Condition::ShellCommand,
+     "`!command` is run by submodule update (submodule.<name>.update)"},
+    {"uploadpack.packObjectsHook", "uploadpack", "", "packobjectshook", Condition::Any,
+     "command run instead of pack-objects when serving a fetch (uploadpack.packObjectsHook; "
+     "git reads it only from protected configuration, flagged all the same)"},
+    // Credentials, signing.
+    {"core.askPass", "core", "", "askpass", Condition::Any,
+     "program run to ask for a user name or password (core.askPass)"},
+    {"credential.helper", "credential", "", "helper", Condition::Any,
+     "program run to get and store credentials, which it receives (credential.helper)"},
+    {"credential.*.helper", "credential", "*", "helper", Condition::Any,
+     "program run to get and store the credentials of that URL (credential.<url>.helper)"},
+    {"gpg.program", "gpg", "", "program", Condition::Any,
+     "program run to sign and verify (gpg.program)"},
+    {"gpg.*.program", "gpg", "*", "program", Condition::Any,
+     "program run to sign and verify in that format (gpg.<format>.program)"},
+    {"gpg.ssh.defaultKeyCommand", "gpg", "ssh", "defaultkeycommand", Condition::Any,
+     "command run to choose the signing key (gpg.ssh.defaultKeyCommand)"},
+    {"gpg.ssh.allowedSignersFile", "gpg", "ssh", "allowedsignersfile", Condition::Any,
+     "the file of trusted signing keys: a written one makes forged signatures verify "
+     "(gpg.ssh.allowedSignersFile)"},
+    {"gpg.ssh.revocationFile", "gpg", "ssh", "revocationfile", Condition::Any,
+     "the file of revoked signing keys: another one un-revokes keys (gpg.ssh.revocationFile)"},
+    // Helpers of less common commands.
+    {"browser.*.cmd", "browser", "*", "cmd", Condition::Any,
+     "command run by help --web, instaweb, web--browse (browser.<tool>.cmd)"},
+    {"browser.*.path", "browser", "*", "path", Condition::Any,
+     "program run as that browser (browser.<tool>.path)"},
+    {"man.*.cmd", "man", "*", "cmd", Condition::Any,
+     "command run by help to show manual pages (man.<tool>.cmd)"},
+    {"man.*.path", "man", "*", "path", Condition::Any,
+     "program run as that manual viewer (man.<tool>.path)"},
+    {"guitool.*.cmd", "guitool", "*", "cmd", Condition::Any,
+     "shell command of a git gui Tools menu entry (guitool.<name>.cmd)"},
+    {"instaweb.httpd", "instaweb", "", "httpd", Condition::Any,
+     "the web server command instaweb runs (instaweb.httpd)"},
+    {"instaweb.modulePath", "instaweb", "", "modulepath", Condition::Any,
+     "the directory instaweb's Apache loads modules (code) from (instaweb.modulePath)"},
+    {"tar.*.command", "tar", "*", "command", Condition::Any,
+     "compressor command archive runs for that format (git-archive(1) tar.<format>.command)"},
+    {"imap.tunnel", "imap", "", "tunnel", Condition::Any,
+     "command imap-send runs to reach the server (imap.tunnel)"},
+    {"sendemail[.*].sendmailCmd", "sendemail", "?", "sendmailcmd", Condition::Any,
+     "command send-email runs to send (sendemail.sendmailCmd, also per identity)"},
+    {"sendemail[.*].toCmd", "sendemail", "?", "tocmd", Condition::Any,
+     "command send-email runs per patch (sendemail.toCmd, also per identity)"},
+    {"sendemail[.*].ccCmd", "sendemail", "?", "cccmd", Condition::Any,
+     "command send-email runs per patch (sendemail.ccCmd, also per identity)"},
+    {"sendemail[.*].headerCmd", "sendemail", "?", "headercmd", Condition::Any,
+     "command send-email runs per patch (sendemail.headerCmd, also per identity)"},
+    {"sendemail[.*].smtpServer", "sendemail", "?", "smtpserver", Condition::PathLike,
+     "a path is a sendmail-like program send-email runs (sendemail.smtpServer)"},
+    {"svn.authorsProg", "svn", "", "authorsprog", Condition::Any,
+     "program git svn runs to map authors (git-svn(1) --authors-prog)"},
+    {"svn-remote.*.authorsProg", "svn-remote", "*", "authorsprog", Condition::Any,
+     "the same, per svn remote (git-svn(1) --authors-prog)"},
+    {"http[.*].cookieFile", "http", "?", "cookiefile", Condition::Any,
+     "git sends cookies read from that file and, with http.saveCookies, writes the server's "
+     "cookies into it: any file of the host user (http.cookieFile)"},
+};
+
+/// git's isspace (ctype.c sane_ctype): space, tab, LF, CR; not FF nor VT.
+constexpr bool is_git_space(int c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+constexpr bool is_alpha(int c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+/// config.c iskeychar(): a character of a section or variable name.
+constexpr bool is_key_char(int c) {
+  return is_alpha(c) || (c >= '0' && c <= '9') || c == '-';
+}
+
+bool equals_ignoring_case(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::ranges::equal(a, b, [](char x, char y) {
+           return core::to_lower(x) == core::to_lower(y);
+         });
+}
+
+bool starts_with_ignoring_case(std::string_view text, std::string_view prefix) {
+  return text.size() >= prefix.size() &&
+         equals_ignoring_case(text.substr(0, prefix.size()), prefix);
+}
+
+/// git_parse_maybe_bool(): true, yes, on, false, no, off (any case), empty (false), a decimal
+/// integer (nonzero is true), the implicit true; nullopt for anything else. git also takes
+/// octal, hexadecimal and unit suffixes (strtoimax base 0, k/m/g): those count as
+/// non-booleans here, which flags more, never less.
+std::optional<bool> git_boolean(std::string_view value, bool implicit) {
+  if (implicit) return true;
+  if (value.empty()) return false;
+  for (std::string_view word : {"true", "yes", "on"})
+    if (equals_ignoring_case(value, word)) return true;
+  for (std::string_view word : {"false", "no", "off"})
+    if (equals_ignoring_case(value, word)) return false;
+  std::string_view digits = value;
+  if (digits.front() == '-' || digits.front() == '+') digits.remove_prefix(1);
+  if (digits.empty() || !std::ranges::all_of(digits, core::is_digit)) return std::nullopt;
+  return !std::ranges::all_of(digits, [](char c) { return c == '0'; });
+}
+
+std::string_view trim_leading_space(std::string_view text) {
+  while (!text.empty() && is_git_space(static_cast<unsigned char>(text.front())))
+    text.remove_prefix(1);
+  return text;
+}
+
+/// A URL of the ext:: or fd:: transport: transport_get() takes `<transport>::<address>` as a
+/// remote helper, git's built-in remote-ext runs its address as a command
+/// (git-remote-ext(1)), remote-fd talks to inherited descriptors (git-remote-fd(1)). Compared
+/// case-insensitively (git compares exactly: this flags more).
+bool is_command_transport(std::string_view url) {
+  url = trim_leading_space(url);
+  return starts_with_ignoring_case(url, "ext::") || starts_with_ignoring_case(url, "fd::");
+}
+
+/// A key split as config.c parse_config_key() does: the section before the first dot, the
+/// variable after the last, the subsection between (which may hold dots, and be empty).
+struct KeyParts {
+  std::string_view section;
+  std::string_view subsection;
+  bool has_subsection = false;
+  std::string_view variable;
+};
+
+std::optional<KeyParts> split_key(std::string_view key) {
+  const std::size_t first = key.find('.');
+  if (first == std::string_view::npos) return std::nullopt;
+  const std::size_t last = key.rfind('.');
+  KeyParts parts{key.substr(0, first), {}, first != last, key.substr(last + 1)};
+  if (parts.has_subsection) parts.subsection = key.substr(first + 1, last - first - 1);
+  return parts;
+}
+
+bool subsection_matches(const GitConfigRule& rule, const KeyParts& parts) {
+  if (rule.subsection == "?") return true;
+  if (rule.subsection.empty()) return !parts.has_subsection;
+  if (!parts.has_subsection) return false;
+  return rule.subsection == "*" || equals_ignoring_case(rule.subsection, parts.subsection);
+}
+
+bool value_matches(GitValueCondition condition, const KeyParts& parts, std::string_view value,
+                   bool implicit) {
+  switch (condition) {
+    case Condition::Any:
+      return true;
+    case Condition::NotBoolean:
+      return !git_boolean(value, implicit).has_value();
+    case Condition::NotFalse:
+      return git_boolean(value, implicit) != std::optional<bool>(false);
+    case Condition::NotNever:
+      return implicit || value != "never";
+    case Condition::ShellCommand:
+      return trim_leading_space(value).starts_with('!');
+    case Condition::CommandTransport:
+      return is_command_transport(value);
+    case Condition::PathLike:
+      return value.find('/') != std::string_view::npos || value.starts_with('~');
+    case Condition::BaseIsCommandTransport:
+      return is_command_transport(parts.subsection);
+  }
+  return true;
+}
+
+/// The first rule `key` = `value` matches, or nullptr.
+const GitConfigRule* matching_rule(std::string_view key, std::string_view value, bool implicit) {
+  const auto parts = split_key(key);
+  if (!parts) return nullptr;
+  for (const auto& rule : kRules) {
+    if (rule.section != parts->section || !subsection_matches(rule, *parts)) continue;
+    if (rule.variable != "*" && rule.variable != parts->variable) continue;
+    if (value_matches(rule.condition, *parts, value, implicit)) return &rule;
+  }
+  return nullptr;
+}
+
+/// Where a dangerous entry lies in the text, in bytes.
+///   line_begin: the start of its first line; key_begin: its key's first byte;
+///   value_end: the end of its value, before its line end (`\n` or `\r\n`) if any;
+///   end: after that line end (or the end of the text).
+struct EntrySpan {
+  std::size_t line_begin = 0;
+  std::size_t key_begin = 0;
+  std::size_t value_end = 0;
+  std::size_t end = 0;
+};
+
+/// What the parser found: the scan, the span of each finding, and where parsing stopped.
+struct ParsedConfig {
+  GitConfigScan scan;
+  std::vector<EntrySpan> spans;  ///< parallel to scan.findings
+  std::size_t kept_end = 0;      ///< the text before the line of the failing construct
+};
+
+std::size_t line_begin_of(std::string_view text, std::size_t offset) {
+  const std::size_t newline = text.rfind('\n', offset == 0 ? 0 : offset - 1);
+  return (offset == 0 || newline == std::string_view::npos) ? 0 : newline + 1;
+}
+
+/// A port of config.c's parser (git_parse_source, get_next_char, get_base_var,
+/// get_extended_base_var, get_value, parse_value) over a string, keeping the dangerous
+/// entries instead of calling back. One pass, plus for each finding a look back to the start
+/// of its own line: linear in the text. Like git's strbuf, the section name stays in one buffer
+/// that is cut back to the header for each entry, so a long header costs once, not per entry.
+class ConfigParser {
+ public:
+  explicit ConfigParser(std::string_view text) : text_(text) { result_.kept_end = text.size(); }
+
+  ParsedConfig run() && {
+    if (skip_bom()) {
+      parse_all();
+    } else {
+      fail(0, 0, "a partial UTF-8 byte order mark");
+    }
+    return std::move(result_);
+  }
+
+ private:
+  /// get_next_char(): the next byte, `\r\n` read as `\n`, and `\n` with at_end_ set at the
+  /// end of the text or at a NUL byte (nul_ set: git would cut its C strings there).
+  int next() {
+    if (at_end_) return '\n';
+    if (pos_ == text_.size() || text_[pos_] == '\0') {
+      nul_ = pos_ != text_.size();
+      at_end_ = true;
+      return '\n';
+    }
+    int c = static_cast<unsigned char>(text_[pos_++]);
+    if (c == '\r' && pos_ < text_.size() && text_[pos_] == '\n') c = text_[pos_++];
+    if (c == '\n') ++line_;
+    return c;
+  }
+
+  /// git_parse_source(): a whole UTF-8 BOM at the start is skipped, a partial one refused.
+  bool skip_bom() {
+    constexpr std::string_view kBom = "\xEF\xBB\xBF";
+    if (text_.starts_with(kBom)) {
+      pos_ = kBom.size();
+      return true;
+    }
+    return text_.empty() || text_.front() != kBom.front();
+  }
+
+  /// Records the failure of the construct that starts at `offset` on 0-based `line`.
+  void fail(std::size_t offset, std::size_t line, std::string_view what) {
+    result_.scan.malformed = true;
+    result_.scan.malformed_reason = "line " + std::to_string(line + 1) + ": " + std::string(what);
+    result_.kept_end = line_begin_of(text_, offset);
+  }
+
+  /// git_parse_source()'s loop: whitespace, comments, section headers and entries.
+  void parse_all() {
+    bool comment = false;
+    for (;;) {
+      const std::size_t construct = pos_;
+      const std::size_t construct_line = line_;
+      const int c = next();
+      if (nul_) return fail(construct, construct_line, "a NUL byte");
+      if (c == '\n') {
+        if (at_end_) return;
+        comment = false;
+        continue;
+      }
+      if (comment || is_git_space(c)) continue;
+      if (c == '#' || c == ';') {
+        comment = true;
+        continue;
+      }
+      if (c == '[') {
+        const char* error = section_header(construct);
+        if (error != nullptr) return fail(construct, construct_line, error);
+        continue;
+      }
+      if (!is_alpha(c)) return fail(construct, construct_line, "bad config line");
+      const char* error = entry(c, construct, construct_line);
+      if (error != nullptr) return fail(construct, construct_line, error);
+    }
+  }
+
+  /// get_base_var() after the `[` at `open`: key characters and dots, lowercased, then `]`
+  /// or a quoted subsection. The error, or nullptr.
+  const char* section_header(std::size_t open) {
+    name_.clear();
+    for (;;) {
+      const int c = next();
+      if (nul_) return "a NUL byte";
+      if (at_end_) return "bad section header";
+      if (pos_ - open > kMaxGitSectionHeaderBytes) return "section header too long";
+      if (c == ']') break;
+      if (is_git_space(c)) {
+        const char* error = subsection(c, open);
+        if (error != nullptr) return error;
+        break;
+      }
+      if (!is_key_char(c) && c != '.') return "bad section header";
+      name_.push_back(core::to_lower(static_cast<char>(c)));
+    }
+    if (name_.empty()) return "bad section header";
+    name_.push_back('.');
+    base_length_ = name_.size();
+    return nullptr;
+  }
+
+  /// get_extended_base_var(): spaces, `"subsection"` (`\x` is `x`; a line end is refused),
+  /// `]`. The error, or nullptr.
+  const char* subsection(int c, std::size_t open) {
+    do {
+      if (c == '\n') return nul_ ? "a NUL byte" : "bad section header";
+      c = next();
+    } while (is_git_space(c));
+    if (c != '"') return "bad section header";
+    name_.push_back('.');
+    for (;;) {
+      c = next();
+      if (c == '"') break;
+      if (c == '\\') c = next();
+      if (c == '\n') return nul_ ? "a NUL byte" : "bad section header";
+      if (pos_ - open > kMaxGitSectionHeaderBytes) return "section header too long";
+      name_.push_back(static_cast<char>(c));
+    }
+    if (next() != ']') return nul_ ? "a NUL byte" : "bad section header";
+    return nullptr;
+  }
+
+  /// get_value(): the variable name from its first letter `first`, then nothing (the
+  /// implicit true) or `=` and a value; keeps the entry when a rule matches. The error, or
+  /// nullptr.
+  const char* entry(int first, std::size_t key_begin, std::size_t first_line) {
+    name_.resize(base_length_);
+    name_.push_back(core::to_lower(static_cast<char>(first)));
+    int c = next();
+    while (!at_end_ && is_key_char(c)) {
+      name_.push_back(core::to_lower(static_cast<char>(c)));
+      c = next();
+    }
+    while (c == ' ' || c == '\t') c = next();
+    value_.clear();
+    const bool implicit = c == '\n';
+    const char* error = nullptr;
+    if (!implicit) error = c == '=' ? value() : "bad config line";
+    if (nul_) return "a NUL byte";
+    if (error != nullptr) return error;
+    const GitConfigRule* rule = matching_rule(name_, value_, implicit);
+    if (rule == nullptr) return nullptr;
+    if (result_.scan.findings.size() == kMaxGitConfigFindings) return "too many dangerous entries";
+    keep(rule, implicit, key_begin, first_line);
+    return nullptr;
+  }
+
+  /// parse_value(): leading spaces skipped, trailing ones trimmed (unless quoted or escaped),
+  /// `"` toggles quoting, `#` and `;` outside quotes start a comment, escapes `\n` `\t` `\b`
+  /// `\\` `\"`, a backslash at the line end continues the value. The error, or nullptr.
+  const char* value() {
+    bool quote = false;
+    bool comment = false;
+    std::size_t trim_length = 0;  // 0: nothing to trim (git's trim_len)
+    for (;;) {
+      int c = next();
+      if (c == '\n') {
+        if (quote) return "unterminated quoted value";
+        if (trim_length != 0) value_.resize(trim_length);
+        return nullptr;
+      }
+      if (comment) continue;
+      if (is_git_space(c) && !quote) {
+        if (trim_length == 0) trim_length = value_.size();
+        if (!value_.empty()) value_.push_back(static_cast<char>(c));
+        continue;
+      }
+      if (!quote && (c == ';' || c == '#')) {
+        comment = true;
+        continue;
+      }
+      trim_length = 0;
+      if (c == '\\') {
+        c = next();
+        switch (c) {
+          case '\n':
+            continue;
+          case 't':
+            c = '\t';
+            break;
+          case 'b':
+            c = '\b';
+            break;
+          case 'n':
+            c = '\n';
+            break;
+          case '\\':
+          case '"':
+            break;
+          default:
+            return "invalid escape sequence in value";
+        }
+        value_.push_back(static_cast<char>(c));
+        continue;
+      }
+      if (c == '"') {
+        quote = !quote;
+        continue;
+      }
+      value_.push_back(static_cast<char>(c));
+    }
+  }
+
+  /// Keeps the entry just parsed (name_ = value_) as a finding, with its span.
+  void keep(const GitConfigRule* rule, bool implicit, std::size_t key_begin,
+            std::size_t first_line) {
+    EntrySpan span{line_begin_of(text_, key_begin), key_begin, pos_, pos_};
+    if (!at_end_) {
+      span.value_end = pos_ - 1;
+      if (span.value_end > 0 && text_[span.value_end - 1] == '\r') --span.value_end;
+    }
+    const std::size_t last_line = at_end_ ? line_ : line_ - 1;
+    result_.scan.findings.push_back({name_, value_, implicit, first_line, last_line, rule});
+    result_.spans.push_back(span);
+  }
+
+  std::string_view text_;
+  std::size_t pos_ = 0;
+  std::size_t line_ = 0;  ///< 0-based: the `\n` read so far
+  bool at_end_ = false;
+  bool nul_ = false;
+  std::string name_;             ///< "section.sub." then the variable (git's var strbuf)
+  std::size_t base_length_ = 0;  ///< the length of "section.sub." in name_
+  std::string value_;
+  ParsedConfig result_;
+};
+
+/// The condition as dangerous_git_config_patterns() prints it; empty for Any.
+std::string_view condition_text(GitValueCondition condition) {
+  switch (condition) {
+    case Condition::Any:
+      return "";
+    case Condition::NotBoolean:
+      return "unless a boolean";
+    case Condition::NotFalse:
+      return "unless false";
+    case Condition::NotNever:
+      return "unless never";
+    case Condition::ShellCommand:
+      return "a value starting with !";
+    case Condition::CommandTransport:
+      return "an ext:: or fd:: URL";
+    case Condition::PathLike:
+      return "a path";
+    case Condition::BaseIsCommandTransport:
+      return "<base> an ext:: or fd:: URL";
+  }
+  return "";
+}
+
+bool is_blank(std::string_view text) {
+  return std::ranges::all_of(text,
+                             [](char c) { return is_git_space(static_cast<unsigned char>(c)); });
+}
+
+/// The bytes without_findings() removes for one entry: its whole lines when nothing else
+/// stands before its key, else from the key (and the spaces before it) to its value's end.
+std::pair<std::size_t, std::size_t> removed_range(std::string_view text, const EntrySpan& span) {
+  if (is_blank(text.substr(span.line_begin, span.key_begin - span.line_begin)))
+    return {span.line_begin, span.end};
+  std::size_t begin = span.key_begin;
+  while (begin > span.line_begin && is_git_space(static_cast<unsigned char>(text[begin - 1])))
+    --begin;
+  return {begin, span.value_end};
+}
+
+}  // namespace
+
+GitConfigScan scan_git_config(std::string_view text) {
+  return ConfigParser(text).run().scan;
+}
+
+std::vector<GitConfigFinding> added_dangerous(const GitConfigScan& before,
+                                              const GitConfigScan& after) {
+  std::vector<GitConfigFinding> added;
+  for (const auto& finding : after.findings) {
+    const bool known = std::ranges::any_of(
+        before.findings, [&](const GitConfigFinding& old) { return old.same_entry(finding); });
+    if (!known) added.push_back(finding);
+  }
+  return added;
+}
+
+std::string without_findings(std::string_view text, const std::vector<GitConfigFinding>& findings) {
+  const ParsedConfig parsed = ConfigParser(text).run();
+  std::set<std::pair<std::size_t, std::string_view>> wanted;
+  for (const auto& finding : findings) wanted.emplace(finding.first_line, finding.key);
+  std::string out;
+  std::size_t copied = 0;
+  for (std::size_t i = 0; i < parsed.spans.size(); ++i) {
+    const auto& finding = parsed.scan.findings[i];
+    // A malformed text loses every dangerous entry of the part kept (the promise of a
+    // sanitised copy holds even for findings the caller did not pass).
+    if (!parsed.scan.malformed && !wanted.contains({finding.first_line, finding.key})) continue;
+    const auto [begin, end] = removed_range(text, parsed.spans[i]);
+    if (end > parsed.kept_end) break;
+    out.append(text.substr(copied, begin - copied));
+    copied = end;
+  }
+  if (copied < parsed.kept_end) out.append(text.substr(copied, parsed.kept_end - copied));
+  return out;
+}
+
+const std::vector<GitConfigRule>& dangerous_git_config_rules() {
+  return kRules;
+}
+
+const std::vector<std::string_view>& dangerous_git_config_patterns() {
+  static const std::vector<std::string> lines = [] {
+    std::vector<std::string> out;
+    for (const auto& rule : kRules) {
+      const std::string_view condition = condition_text(rule.condition);
+      out.push_back(std::string(rule.pattern) +
+                    (condition.empty() ? "" : " (" + std::string(condition) + ")"));
+    }
+    return out;
+  }();
+  static const std::vector<std::string_view> views(lines.begin(), lines.end());
+  return views;
+}
+
+}  // namespace pisandbox::policy
