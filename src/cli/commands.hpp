@@ -24,5 +24,6 @@ void add_approvals_command(CLI::App& app, int& exit_code);
 void add_proxy_connect_command(CLI::App& app, int& exit_code);
 void add_serve_command(CLI::App& app, int& exit_code);
 void add_serve_worker_command(CLI::App& app, int& exit_code);
+void add_quarantine_command(CLI::App& app, int& exit_code);
 
 }  // namespace pisandbox::cli

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   pisandbox::cli::add_proxy_connect_command(app, exit_code);
   pisandbox::cli::add_serve_command(app, exit_code);
   pisandbox::cli::add_serve_worker_command(app, exit_code);
+  pisandbox::cli::add_quarantine_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -35,7 +35,16 @@ json plan_json(const lx::PreparedSandbox& prepared) {
   for (const auto& rule : prepared.spec.seccomp)
     seccomp.push_back(
         {{"syscall", rule.syscall}, {"errno", core::errno_name(rule.error)}, {"why", rule.why}});
+  json guard = {{"quarantine", prepared.spec.guard.quarantine.string()}};
+  json names = json::array();
+  for (const auto& g : prepared.spec.guard.names)
+    names.push_back({{"path", g.path.string()}, {"base", g.base.string()}, {"why", g.why}});
+  json configs = json::array();
+  for (const auto& c : prepared.spec.guard.configs) configs.push_back(c.path.string());
+  guard["names"] = names;
+  guard["configs"] = configs;
   return {{"mounts", mounts},
+          {"guard", guard},
           {"landlock", {{"abi", prepared.spec.landlock_abi}, {"rules", landlock}}},
           {"seccomp", seccomp}};
 }
@@ -111,6 +120,7 @@ json policy_json(const policy::SandboxPolicy& p, const lx::PreparedSandbox& prep
           {"warnings", p.warnings},
           {"notes", p.notes},
           {"private_tmp", p.private_tmp},
+          {"protection", policy::to_string(p.protection)},
           {"protected", protected_paths},
           {"scan",
            {{"directories_read", prepared.scan.directories_read},
@@ -145,6 +155,14 @@ void print_text(const policy::SandboxPolicy& p, const lx::PreparedSandbox& prepa
               << (item.create_if_missing ? ", even if missing" : "") << "]\n";
   std::cout << "mount plan:\n";
   for (const auto& op : prepared.spec.mounts.ops) std::cout << "  " << lx::describe(op) << "\n";
+  std::cout << "guard (filesystem.protection: " << policy::to_string(p.protection)
+            << "; what a command creates at a guarded name goes to the quarantine "
+            << prepared.spec.guard.quarantine.string() << "):\n";
+  for (const auto& g : prepared.spec.guard.names)
+    std::cout << "  guard-name        " << g.path.string() << "  # " << g.why << "\n";
+  for (const auto& c : prepared.spec.guard.configs)
+    std::cout << "  guard-git-config  " << c.path.string()
+              << "  # a change that makes git run or read something is undone\n";
   std::cout << "landlock (ABI " << prepared.spec.landlock_abi
             << (prepared.spec.landlock_abi == 0 ? ", unavailable" : "") << "):\n";
   for (const auto& rule : prepared.spec.landlock.rules)

@@ -315,8 +315,8 @@ std::expected<SubagentsConfig, ConfigError> parse_subagents(const Document& docu
 }
 
 std::expected<FilesystemConfig, ConfigError> parse_filesystem(const Document& document) {
-  static constexpr std::array<std::string_view, 3> kKeys = {
-      "additionalAllowRead", "additionalAllowWrite", "exposeHomeToolchains"};
+  static constexpr std::array<std::string_view, 4> kKeys = {
+      "additionalAllowRead", "additionalAllowWrite", "exposeHomeToolchains", "protection"};
   FilesystemConfig out;
   auto object = section(document, "filesystem", kKeys);
   if (!object) return Failure(std::move(object.error()));
@@ -342,6 +342,13 @@ std::expected<FilesystemConfig, ConfigError> parse_filesystem(const Document& do
       return invalid("filesystem.exposeHomeToolchains must be a boolean");
     }
     out.expose_home_toolchains = expose->get<bool>();
+  }
+  if (const Json* protection = member(**object, "protection")) {
+    if (!protection->is_string() ||
+        (*protection != "guard" && *protection != "strict")) {
+      return invalid("filesystem.protection must be one of guard, strict");
+    }
+    out.strict_protection = *protection == "strict";
   }
   return out;
 }
@@ -670,7 +677,8 @@ std::string to_json(const Config& config) {
       {"filesystem",
        {{"additionalAllowRead", config.filesystem.additional_allow_read},
         {"additionalAllowWrite", config.filesystem.additional_allow_write},
-        {"exposeHomeToolchains", config.filesystem.expose_home_toolchains}}},
+        {"exposeHomeToolchains", config.filesystem.expose_home_toolchains},
+        {"protection", config.filesystem.strict_protection ? "strict" : "guard"}}},
       {"hostIPC",
        {{"mode", to_string(config.host_ipc.mode)},
         {"preflightCommandPrefixes", config.host_ipc.preflight_command_prefixes},

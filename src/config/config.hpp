@@ -63,10 +63,14 @@ struct SubagentsConfig {
 ///   expose_home_toolchains: `filesystem.exposeHomeToolchains` (default true): `$PATH`
 ///     entries inside the hidden home and the toolchain roots they need are re-exposed
 ///     (docs/configuration.md).
+///   strict_protection: `filesystem.protection` is "strict" (default "guard"): missing protected
+///     names are held by read-only placeholders instead of being guarded (docs/security.md,
+///     "The guard").
 struct FilesystemConfig {
   std::vector<std::string> additional_allow_read;
   std::vector<std::string> additional_allow_write = {};
   bool expose_home_toolchains = true;
+  bool strict_protection = false;
   friend bool operator==(const FilesystemConfig&, const FilesystemConfig&) = default;
 };
 

@@ -27,6 +27,10 @@ std::string_view to_string(ProtectReason reason) {
   return "unknown";
 }
 
+std::string_view to_string(Protection protection) {
+  return protection == Protection::Strict ? "strict" : "guard";
+}
+
 std::string_view to_string(Access access) {
   switch (access) {
     case Access::ReadOnly:
@@ -448,6 +452,7 @@ SandboxPolicy default_policy(const PolicyInputs& inputs) {
   }
   policy.writable = {{policy.workspace, "the workspace", Access::ReadWrite}};
   policy.limits = inputs.limits;
+  policy.protection = inputs.protection;
   add_workspace_rules(policy);
   add_startup_rules(policy, inputs);
   add_home_rules(policy, inputs);

@@ -52,6 +52,17 @@ struct ProtectedPath {
   friend bool operator==(const ProtectedPath&, const ProtectedPath&) = default;
 };
 
+/// How protected names that do not exist yet are kept from being created (docs/security.md,
+/// "The guard"; `filesystem.protection` in docs/configuration.md).
+enum class Protection {
+  Guard,   ///< watched by the supervisor: what a command creates there is moved to the
+           ///< quarantine at once; missing secret names are not protected (the default)
+  Strict,  ///< held by an empty read-only placeholder directory for the length of the command
+};
+
+/// The text of a Protection as the configuration spells it ("guard", "strict").
+std::string_view to_string(Protection protection);
+
 /// How an exposed host path is seen inside the sandbox.
 enum class Access {
   ReadOnly,     ///< a read-only bind mount
@@ -144,6 +155,8 @@ struct PolicyInputs {
   std::optional<GitLayout> git = {};
   /// `filesystem.additionalAllowWrite`: directories that stay writable and persist.
   std::vector<fs::path> additional_allow_write = {};
+  /// `filesystem.protection`: how missing protected names are protected.
+  Protection protection = Protection::Guard;
   /// `filesystem.exposeHomeToolchains`: re-expose $PATH entries inside the hidden home and
   /// the toolchain roots they need (policy/toolchains.hpp).
   bool expose_home_toolchains = true;
@@ -163,6 +176,7 @@ struct SandboxPolicy {
   /// and `filesystem.additionalAllowWrite`, parents before children.
   std::vector<Exposure> writable;
   bool private_tmp = true;                     ///< private /tmp and /var/tmp (compatibility C24)
+  Protection protection = Protection::Guard;   ///< how missing protected names are protected
   std::vector<ProtectedPath> protected_paths;  ///< fixed paths; scanned ones are added later
   /// The workspace is or contains the home: the home is bound read-only over the workspace's
   /// bind (nothing at its top level can be created, renamed or changed, and no dot-entry at

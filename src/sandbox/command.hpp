@@ -87,6 +87,10 @@ struct RunOptions {
   /// Told once after the command when the kernel counted a packet with no route or a datagram
   /// to a closed loopback port in the sandbox's network namespace (may be empty).
   std::function<void()> direct_connection;
+  /// Told after the command, one whole line at a time: what the guard moved to the quarantine
+  /// or undid (docs/security.md, "The guard"). May be empty: the lines are then not shown (the
+  /// quarantine keeps its records).
+  std::function<void(const std::string&)> notice;
 };
 
 /// The command exited with `code` (0-255).

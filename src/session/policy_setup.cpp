@@ -236,6 +236,8 @@ core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args,
     inputs.additional_allow_write.push_back(error ? fs::path(path) : real);
   }
   inputs.expose_home_toolchains = loaded->config->filesystem.expose_home_toolchains;
+  inputs.protection = loaded->config->filesystem.strict_protection ? policy::Protection::Strict
+                                                                   : policy::Protection::Guard;
   inputs.toolchain_env = toolchain_environment();
   inputs.git = discover_git(*workspace);
   const auto locations = config::default_locations(home);

@@ -108,6 +108,7 @@ const std::string kAllowRead = "filesystem.additionalAllowRead must be an array 
 const std::string kAllowWrite =
     "filesystem.additionalAllowWrite must be an array of absolute paths";
 const std::string kToolchains = "filesystem.exposeHomeToolchains must be a boolean";
+const std::string kProtection = "filesystem.protection must be one of guard, strict";
 const std::string kMode = "hostIPC.mode must be one of off, ask";
 const std::string kPrefixes =
     "hostIPC.preflightCommandPrefixes must be an array of non-empty strings";
@@ -143,6 +144,10 @@ INSTANTIATE_TEST_SUITE_P(
         Refused{"ToolchainsString", R"({"filesystem": {"exposeHomeToolchains": "false"}})",
                 kToolchains},
         Refused{"ToolchainsNull", R"({"filesystem": {"exposeHomeToolchains": null}})", kToolchains},
+        Refused{"ProtectionUnknown", R"({"filesystem": {"protection": "placeholders"}})",
+                kProtection},
+        Refused{"ProtectionCase", R"({"filesystem": {"protection": "Strict"}})", kProtection},
+        Refused{"ProtectionBool", R"({"filesystem": {"protection": true}})", kProtection},
         Refused{"ModeUnknown", R"({"hostIPC": {"mode": "on"}})", kMode},
         Refused{"ModeCase", R"({"hostIPC": {"mode": "ASK"}})", kMode},
         Refused{"ModeBool", R"({"hostIPC": {"mode": true}})", kMode},
@@ -378,6 +383,12 @@ TEST(ConfigParse, AdditionalAllowWriteAndToolchainSwitch) {
   EXPECT_TRUE(parse("{}")->filesystem.expose_home_toolchains);
 }
 
+TEST(ConfigParse, ProtectionIsGuardUnlessStrict) {
+  EXPECT_FALSE(parse("{}")->filesystem.strict_protection);
+  EXPECT_FALSE(parse(R"({"filesystem": {"protection": "guard"}})")->filesystem.strict_protection);
+  EXPECT_TRUE(parse(R"({"filesystem": {"protection": "strict"}})")->filesystem.strict_protection);
+}
+
 TEST(ConfigParse, PrefixesAreTrimmedThenDeduplicated) {
   auto config = parse(R"({"hostIPC": {"preflightCommandPrefixes": [" tmux ", "tmux"]}})");
   ASSERT_TRUE(config.has_value()) << config.error().describe(kPath);
@@ -440,7 +451,8 @@ TEST(ConfigToJson, DefaultsFilledIn) {
   "filesystem": {
     "additionalAllowRead": [],
     "additionalAllowWrite": [],
-    "exposeHomeToolchains": true
+    "exposeHomeToolchains": true,
+    "protection": "guard"
   },
   "hostIPC": {
     "mode": "off",

@@ -81,10 +81,19 @@ const MountOp* covering_mount(const MountPlan& plan, const fs::path& path) {
 
 /// Whether the protection of `p` holds in `plan`: the mount that covers it last is not a
 /// read-write bind of the host.
-bool holds(const MountPlan& plan, const ProtectedPath& p, const RandomHost& host) {
+bool holds(const MountPlan& plan, const ProtectedPath& p, const RandomHost& host,
+           policy::Protection protection) {
   const PathKind kind = host.probe(p.path).kind;
   const bool must_hold = kind != PathKind::Missing || p.create_if_missing;
   if (!must_hold) return true;
+  if (protection == policy::Protection::Guard && kind == PathKind::Missing) {
+    // Guarded from a writable root that contains it, or (a secret) deliberately creatable.
+    if (p.reason == policy::ProtectReason::Secret) return true;
+    if (std::ranges::any_of(plan.guarded, [&](const GuardedName& g) {
+          return g.path == p.path && is_within(g.path, g.base) && g.path != g.base;
+        }))
+      return true;
+  }
   const MountOp* op = covering_mount(plan, p.path);
   return op != nullptr && !(op->kind == MountOpKind::Bind && !op->read_only);
 }
@@ -149,6 +158,8 @@ TEST(MountPlanProperty, NoProtectedPathEndsUnderALaterWritableBind) {
     inputs.config_locations = {home / ".pi/agent/extensions/pi-sandbox/config.json"};
     for (const auto& [path, facts] : host.entries)
       if (path.parent_path() == home) inputs.home_entries.push_back(path.filename().string());
+    // Both protections, alternately: the guard must hold what strict mode holds.
+    inputs.protection = round % 2 == 0 ? policy::Protection::Guard : policy::Protection::Strict;
     policy::SandboxPolicy policy = policy::default_policy(inputs);
     // The planner must hold on its own too: re-exposes the policy would never produce (inside
     // the workspace, over the binary) are added directly.
@@ -167,7 +178,7 @@ TEST(MountPlanProperty, NoProtectedPathEndsUnderALaterWritableBind) {
     if (!plan.unprotectable.empty()) continue;  // the run refuses to start: nothing to hold
     for (const auto& p : protect) {
       ++checked;
-      ASSERT_TRUE(holds(plan, p, host)) << "round " << round << ": " << p.path << " is writable\n"
+      ASSERT_TRUE(holds(plan, p, host, policy.protection)) << "round " << round << ": " << p.path << " is writable\n"
                                         << describe_case(policy, host, plan);
     }
   }

@@ -71,6 +71,13 @@ policy::SandboxPolicy policy_for_ws() {
   return p;
 }
 
+/// The same in strict mode (filesystem.protection "strict"): placeholders, not the guard.
+policy::SandboxPolicy strict_policy_for_ws() {
+  policy::SandboxPolicy p = policy_for_ws();
+  p.protection = policy::Protection::Strict;
+  return p;
+}
+
 std::vector<MountOp> base_ops() {
   std::vector<MountOp> ops = {
       {K::RootReadOnly, "/", "/", true, D, "", "host root"},
@@ -101,7 +108,7 @@ std::vector<MountOp> base_ops() {
 // docs/cases.md, C-15: a missing parent of a protected name (`.claude`) is made as an
 // ordinary directory (a scaffold, pinned so it cannot be renamed away), and only the
 // protected name itself is held.
-TEST(MountPlan, MissingProtectedNamesGetPlaceholdersAndHomeOnesAreMaskedInTheTmpfs) {
+TEST(MountPlan, StrictMissingProtectedNamesGetPlaceholdersAndHomeOnesAreMaskedInTheTmpfs) {
   const std::vector<ProtectedPath> protect = {
       {"/home/u/ws/.bashrc", ProtectReason::DangerousFile, F, true},
       {"/home/u/ws/.claude/commands", ProtectReason::DangerousFile, D, true},
@@ -110,7 +117,7 @@ TEST(MountPlan, MissingProtectedNamesGetPlaceholdersAndHomeOnesAreMaskedInTheTmp
       {"/home/u/.pi/agent/logs", ProtectReason::SecurityControl, D, true},
       {"/usr/bin/pi-sandbox", ProtectReason::SandboxBinary, F, false},
   };
-  const MountPlan plan = plan_mounts(policy_for_ws(), protect, fake_host(base_host()));
+  const MountPlan plan = plan_mounts(strict_policy_for_ws(), protect, fake_host(base_host()));
   auto expected = base_ops();
   expected.push_back({K::HostScaffold, "/home/u/ws/.claude", "", false, D, "",
                       "dangerous-file (missing parent: made, removed afterwards if empty)"});
@@ -128,7 +135,7 @@ TEST(MountPlan, MissingProtectedNamesGetPlaceholdersAndHomeOnesAreMaskedInTheTmp
   EXPECT_TRUE(plan.unprotectable.empty());
 }
 
-TEST(MountPlan, SymlinksArePinnedAndTheirTargetsProtected) {
+TEST(MountPlan, StrictSymlinksArePinnedAndTheirTargetsProtected) {
   auto host = base_host();
   host["/home/u/ws/.bashrc"] =
       symlink_to("/home/u/dotfiles/bashrc");               // docs/cases.md, C-01: outside the ws
@@ -144,7 +151,7 @@ TEST(MountPlan, SymlinksArePinnedAndTheirTargetsProtected) {
       {"/home/u/ws/.zshrc", ProtectReason::DangerousFile, F, true},
       {"/home/u/ws/.git/hooks", ProtectReason::GitHooks, D, true},
   };
-  const MountPlan plan = plan_mounts(policy_for_ws(), protect, fake_host(host));
+  const MountPlan plan = plan_mounts(strict_policy_for_ws(), protect, fake_host(host));
   auto expected = base_ops();
   expected.push_back({K::HostScaffold, "/home/u/ws/dots", "", false, D, "",
                       "dangerous-file (missing parent: made, removed afterwards if empty)"});
@@ -167,6 +174,65 @@ TEST(MountPlan, SymlinksArePinnedAndTheirTargetsProtected) {
   expected.push_back({K::Bind, "/home/u/ws/.git/hooks", "/home/u/ws/.git/hooks", true, D, "",
                       "git-hooks", IfSourceMissing::Placeholder});
   expect_ops(plan.ops, expected);
+}
+
+// docs/security.md, "The guard": nothing is made on the host for a missing protected name;
+// the supervisor guards it from its writable root; a missing secret is not protected at all.
+TEST(MountPlan, MissingProtectedNamesAreGuardedWithoutPlaceholdersOrScaffolds) {
+  const std::vector<ProtectedPath> protect = {
+      {"/home/u/ws/.bashrc", ProtectReason::DangerousFile, F, true},
+      {"/home/u/ws/.claude/commands", ProtectReason::DangerousFile, D, true},
+      {"/home/u/ws/.env", ProtectReason::Secret, F, true},
+      {"/home/u/ws/secrets", ProtectReason::Secret, D, true},
+      {"/home/u/ws/key.pem", ProtectReason::Secret, F, false},
+      {"/home/u/.pi/agent/settings.json", ProtectReason::SecurityControl, F, true},
+      {"/usr/bin/pi-sandbox", ProtectReason::SandboxBinary, F, false},
+  };
+  const MountPlan plan = plan_mounts(policy_for_ws(), protect, fake_host(base_host()));
+  auto expected = base_ops();
+  expected.push_back(
+      {K::MaskMissing, "/home/u/.pi/agent/settings.json", "", true, F, "", "security-control"});
+  expect_ops(plan.ops, expected);
+  const std::vector<GuardedName> guarded = {
+      {"/home/u/ws/.bashrc", "/home/u/ws", "dangerous-file"},
+      {"/home/u/ws/.claude/commands", "/home/u/ws", "dangerous-file"}};
+  EXPECT_EQ(plan.guarded, guarded);
+  EXPECT_TRUE(plan.unprotectable.empty());
+}
+
+TEST(MountPlan, AGuardedNameBehindASymlinkIsGuardedWhereItLeadsAndTheLinkIsPinned) {
+  auto host = base_host();
+  host["/home/u/ws/.zshrc"] = symlink_to("dots/zshrc");  // dangling, inside the ws
+  host["/home/u/ws/.git"] = kDir;
+  const std::vector<ProtectedPath> protect = {
+      {"/home/u/ws/.zshrc", ProtectReason::DangerousFile, F, true},
+      {"/home/u/ws/.git/hooks", ProtectReason::GitHooks, D, true},
+  };
+  const MountPlan plan = plan_mounts(policy_for_ws(), protect, fake_host(host));
+  auto expected = base_ops();
+  expected.push_back({K::PinSymlink, "/home/u/ws/.zshrc", "/home/u/ws/.zshrc", true, F, "",
+                      "dangerous-file (symlink)"});
+  expect_ops(plan.ops, expected);
+  const std::vector<GuardedName> guarded = {
+      {"/home/u/ws/dots/zshrc", "/home/u/ws", "dangerous-file"},
+      {"/home/u/ws/.git/hooks", "/home/u/ws", "git-hooks"}};
+  EXPECT_EQ(plan.guarded, guarded);
+}
+
+// A guarded name in a git directory the workspace writes (the enclosing repository's) is
+// guarded from that read-write bind, the deepest writable root around it.
+TEST(MountPlan, AGuardedNameIsWalkedFromItsDeepestWritableRoot) {
+  auto host = base_host();
+  host["/home/u/repo"] = kDir;
+  host["/home/u/repo/.git"] = kDir;
+  policy::SandboxPolicy p = policy_for_ws();
+  p.writable.push_back({"/home/u/repo/.git", "git directory", policy::Access::ReadWrite});
+  const std::vector<ProtectedPath> protect = {
+      {"/home/u/repo/.git/hooks", ProtectReason::GitControl, D, true}};
+  const MountPlan plan = plan_mounts(p, protect, fake_host(host));
+  const std::vector<GuardedName> guarded = {
+      {"/home/u/repo/.git/hooks", "/home/u/repo/.git", "git-control"}};
+  EXPECT_EQ(plan.guarded, guarded);
 }
 
 TEST(MountPlan, NothingIsMountedBelowAReadOnlyDirectory) {

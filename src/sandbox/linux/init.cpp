@@ -253,6 +253,18 @@ void report_placeholders(int launch_fd, const std::vector<Placeholder>& placehol
          std::to_string(p.inode) + (p.scaffold ? "s " : " ") + p.path.string());
 }
 
+/// pid 1's guard (guard.hpp): its last sweep runs once every other process is gone, and its
+/// lines go to the supervisor. Unset until the mount plan is applied.
+std::optional<Guard> g_guard;
+int g_launch_fd = -1;
+
+void last_sweep() {
+  if (!g_guard) return;
+  g_guard->final_sweep();
+  for (const auto& line : g_guard->take_notices()) send(g_launch_fd, LaunchMessage::Notice, line);
+  send(g_launch_fd, LaunchMessage::Swept, "");
+}
+
 /// Who removes the host placeholders when pid 1 ends.
 enum class Cleanup {
   Supervisor,  ///< the supervisor, after the namespaces are gone (fast: no unmounting)
@@ -264,6 +276,7 @@ enum class Cleanup {
   ::kill(-1, SIGKILL);
   while (::waitpid(-1, nullptr, 0) > 0 || errno == EINTR) {
   }
+  last_sweep();
   sigset_t pending;
   // The supervisor may have died while pid 1 was finishing: then nobody else will clean up.
   if (::sigpending(&pending) == 0 && sigismember(&pending, SIGTERM)) cleanup = Cleanup::Here;
@@ -349,6 +362,14 @@ void prepare_signals() {
     slave = std::move(*made);
   }
   report_placeholders(launch_fd, placeholders);
+  g_launch_fd = launch_fd;
+  if (spec.quarantine_fd >= 0) {
+    auto guard = Guard::start(spec.guard,
+                              Quarantine{core::UniqueFd(spec.quarantine_fd), spec.guard.quarantine},
+                              Guard::Watch::No);
+    if (!guard) fail(guard.error());
+    g_guard.emplace(std::move(*guard));
+  }
   const pid_t command = ::fork();
   if (command < 0) fail(core::sys_error("fork()", errno));
   if (command == 0) exec_command(spec, launch_fd, slave.get());

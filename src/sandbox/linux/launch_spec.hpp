@@ -7,6 +7,7 @@
 #include "policy/limits.hpp"
 #include "sandbox/command.hpp"
 #include "sandbox/linux/cgroup.hpp"
+#include "sandbox/linux/guard.hpp"
 #include "sandbox/linux/landlock.hpp"
 #include "sandbox/linux/mount_plan.hpp"
 #include "sandbox/linux/seccomp.hpp"
@@ -42,6 +43,12 @@ struct LaunchSpec {
   /// A private pty for the command (set by launch() from plan_terminal()): pid 1 makes it
   /// and sends its master over the launch socket.
   std::optional<PtySetup> pty;
+  /// What the guard watches (guard.hpp): the supervisor watches it while the command runs and
+  /// sweeps it afterwards; pid 1 sweeps it when the supervisor has died.
+  GuardPlan guard;
+  /// The quarantine root's descriptor (set by launch(); pid 1 inherits it, the command never
+  /// does: O_CLOEXEC).
+  int quarantine_fd = -1;
 };
 
 /// The proxy's ports on the sandbox's own loopback (docs/network.md, "The bridge").
@@ -58,11 +65,14 @@ enum class LaunchMessage : char {
   Listeners = 'L',    ///< "<kind>..." with one SCM_RIGHTS descriptor per kind letter:
                       ///< `h` an HTTP proxy listener, `s` a SOCKS5 listener
   Terminal = 'T',     ///< no text, one SCM_RIGHTS descriptor: the private pty's master
+  Notice = 'N',       ///< one line of the guard's last sweep for the user (guard.hpp)
+  Swept = 'S',        ///< no text: pid 1 ran the guard's last sweep after every process was gone
 };
 
 /// Runs as pid 1 of the new namespaces (never returns): waits for Go, applies the mount
 /// plan, forks the command (which confines itself: no_new_privs, Landlock, capabilities,
-/// seccomp, exec), reaps, reports the result, kills what is left, removes placeholders.
+/// seccomp, exec), reaps, reports the result, kills what is left, runs the guard's last sweep
+/// (reporting it), removes placeholders.
 [[noreturn]] void sandbox_init_main(const LaunchSpec& spec, int launch_fd);
 
 }  // namespace pisandbox::sandbox::linux_

@@ -18,6 +18,7 @@
 #include "core/deadline.hpp"
 #include "core/unique_fd.hpp"
 #include "sandbox/linux/net_counters.hpp"
+#include "sandbox/linux/guard.hpp"
 #include "sandbox/linux/placeholders.hpp"
 #include "sandbox/linux/terminal.hpp"
 #include "sandbox/output_pipes.hpp"
@@ -65,6 +66,8 @@ struct Report {
   std::vector<Placeholder> placeholders;
   std::optional<ProxyListeners> listeners;  ///< received, not yet handed to the proxy
   UniqueFd terminal;                        ///< the private pty's master, not yet relayed
+  std::vector<std::string> notices;         ///< the lines of pid 1's last guard sweep
+  bool swept = false;                       ///< pid 1 ran the guard's last sweep
 };
 
 /// The SCM_RIGHTS descriptors of one record, in order.
@@ -131,6 +134,12 @@ bool read_records(int fd, Report& report) {
         break;
       case LaunchMessage::Placeholder:
         parse_placeholder(text, report);
+        break;
+      case LaunchMessage::Notice:
+        report.notices.push_back(text);
+        break;
+      case LaunchMessage::Swept:
+        report.swept = true;
         break;
       case LaunchMessage::Result:
         if (text.starts_with("exit "))
@@ -227,11 +236,11 @@ bool start_relay(const Child& child, Report& report, Terminal& terminal) {
 
 Ending supervise(const Child& child, int launch_fd, const RunOptions& options, Report& report,
                  OutputPipes& pipes, std::shared_ptr<void>& proxy, const SandboxCgroup* cgroup,
-                 Terminal& terminal) {
+                 Terminal& terminal, Guard& guard) {
   const auto deadline =
       options.timeout ? std::optional(Clock::now() + *options.timeout) : std::nullopt;
   bool socket_open = true;
-  constexpr std::size_t kOwn = 6, kAll = kOwn + TerminalRelay::kPollFds;
+  constexpr std::size_t kOwn = 7, kAll = kOwn + TerminalRelay::kPollFds;
   for (;;) {
     const int oom_fd = cgroup != nullptr ? cgroup->oom_fd() : -1;
     pollfd fds[kAll] = {{child.pidfd.get(), POLLIN, 0},
@@ -239,7 +248,8 @@ Ending supervise(const Child& child, int launch_fd, const RunOptions& options, R
                         {options.cancel_fd, POLLIN, 0},
                         {pipes.out ? pipes.out.get() : -1, POLLIN, 0},
                         {pipes.err ? pipes.err.get() : -1, POLLIN, 0},
-                        {oom_fd, POLLIN | POLLPRI, 0}};
+                        {oom_fd, POLLIN | POLLPRI, 0},
+                        {guard.fd(), POLLIN, 0}};
     const std::span<pollfd, TerminalRelay::kPollFds> relayed(fds + kOwn, TerminalRelay::kPollFds);
     for (auto& entry : relayed) entry = {-1, 0, 0};
     if (terminal.relay.active()) terminal.relay.fill(relayed);
@@ -250,6 +260,7 @@ Ending supervise(const Child& child, int launch_fd, const RunOptions& options, R
     }
     if (::poll(fds, kAll, wait_ms) < 0 && errno != EINTR) continue;
     out_of_memory(child, cgroup, fds[5].revents);
+    if (fds[6].revents != 0) guard.on_events();
     if (terminal.relay.active()) terminal.relay.handle(relayed);
     if (fds[3].revents != 0 || fds[4].revents != 0) pipes.pump(*options.output);
     if (fds[1].revents != 0) socket_open = read_records(launch_fd, report);
@@ -321,6 +332,19 @@ Outcome launch(LaunchSpec spec, const RunOptions& options) {
   Terminal terminal{plan_terminal(terminal_facts(options)), {}};
   if (terminal.plan.private_pty) spec.pty = pty_setup(terminal.plan);
   const BlockedSignal winch(terminal.plan.private_pty ? SIGWINCH : 0);
+  // The guard watches before anything of the command runs (docs/security.md, "The guard").
+  auto quarantine = open_quarantine(spec.guard.quarantine);
+  if (!quarantine)
+    return std::unexpected(RunFailure{
+        RunFailureKind::LaunchFailed,
+        "the guard's quarantine: " + quarantine.error().describe() +
+            "\nhint: the guard moves what a command creates at a protected name there; make " +
+            spec.guard.quarantine.parent_path().string() + " writable for this user"});
+  auto guard = Guard::start(spec.guard, std::move(*quarantine), Guard::Watch::Yes);
+  if (!guard)
+    return std::unexpected(
+        RunFailure{RunFailureKind::LaunchFailed, "the guard: " + guard.error().describe()});
+  spec.quarantine_fd = guard->quarantine_fd();
   int pair[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
     return std::unexpected(RunFailure{RunFailureKind::LaunchFailed,
@@ -349,7 +373,7 @@ Outcome launch(LaunchSpec spec, const RunOptions& options) {
   (void)::send(parent_end.get(), &go, 1, MSG_NOSIGNAL);
   std::shared_ptr<void> proxy;
   const Ending ending =
-      supervise(*child, parent_end.get(), options, report, pipes, proxy, cgroup, terminal);
+      supervise(*child, parent_end.get(), options, report, pipes, proxy, cgroup, terminal, *guard);
   const int status = wait_child(*child);
   // Every process of the sandbox is gone: the rest of the pty's output, then the caller's
   // terminal as it was, before the proxy stops (a question on its threads may be waiting
@@ -372,6 +396,13 @@ Outcome launch(LaunchSpec spec, const RunOptions& options) {
   // are removed without unmounting. (pid 1 removes them itself when it is stopped or when
   // the supervisor dies; then this finds nothing left to do.)
   for (auto& p : report.placeholders) remove_placeholder(p, Unmask::No);
+  // Every process of the sandbox is gone: nothing can create a guarded name any more. pid 1
+  // has swept already unless it was killed first.
+  if (!report.swept) guard->final_sweep();
+  std::vector<std::string> notices = guard->take_notices();
+  notices.insert(notices.end(), report.notices.begin(), report.notices.end());
+  for (const auto& line : notices)
+    if (options.notice) options.notice(line);
   report_limits(cgroup, options);
   report_direct_connection(counters, options);
   if (ending == Ending::TimedOut) return std::unexpected(RunFailure{RunFailureKind::TimedOut, ""});

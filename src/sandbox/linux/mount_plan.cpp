@@ -286,6 +286,14 @@ class Planner {
       case PathKind::Missing: {
         if ((!p.create_if_missing && !through_link_only) || r.first_missing.empty()) return;
         if (region(r.first_missing.parent_path()) != Region::Workspace) return;
+        if (policy_.protection == policy::Protection::Guard) {
+          // Creating a new secret is ordinary work (`cp .env.example .env`); existing ones
+          // stay protected against overwrite above.
+          if (p.reason == policy::ProtectReason::Secret) return;
+          const fs::path base = guard_base(r.resolved);
+          if (!base.empty()) guarded_.push_back({r.resolved, base, why});
+          return;
+        }
         // Missing parents (`.claude` of `.claude/commands`) are made as ordinary directories,
         // so that they stay usable; only the protected name itself is held.
         for (fs::path dir = r.first_missing; dir != r.resolved && is_within(r.resolved, dir);
@@ -300,6 +308,15 @@ class Planner {
       case PathKind::Symlink:
         return;  // pinned above
     }
+  }
+
+  /// The deepest writable mount root that contains `path`: a read-write bind or one of the
+  /// home's writable entries (each a mount point: it cannot be renamed), or empty.
+  fs::path guard_base(const fs::path& path) const {
+    fs::path found = writable_root(path);
+    for (const auto& entry : policy_.home_writable_entries)
+      if (is_within(path, entry) && depth(entry) > depth(found)) found = entry;
+    return found;
   }
 
   /// The deepest read-write bind that contains `path` (a mount point: it cannot be renamed),
@@ -372,6 +389,13 @@ class Planner {
     }
     std::ranges::stable_sort(kept, {}, [](const MountOp& op) { return depth(op.target); });
     for (auto& op : kept) push(std::move(op));
+    // A guarded name below a read-only directory cannot be created at all.
+    for (auto& name : guarded_)
+      if (!under_read_only_directory(name.path) &&
+          std::ranges::none_of(plan_.guarded,
+                               [&](const GuardedName& g) { return g.path == name.path; }) &&
+          std::ranges::none_of(kept, [&](const MountOp& op) { return op.target == name.path; }))
+        plan_.guarded.push_back(std::move(name));
   }
 
   const policy::SandboxPolicy& policy_;
@@ -388,6 +412,7 @@ class Planner {
   MountPlan plan_;
   std::vector<MountOp> protections_;
   std::vector<MountOp> scaffolds_;
+  std::vector<GuardedName> guarded_;
 };
 
 }  // namespace

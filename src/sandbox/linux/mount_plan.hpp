@@ -96,13 +96,31 @@ struct MountOp {
   friend bool operator==(const MountOp&, const MountOp&) = default;
 };
 
+/// A protected name missing in a writable place, guarded instead of held by a placeholder
+/// (policy::Protection::Guard; sandbox/linux/guard.hpp): nothing is made on the host, and what a
+/// command creates there is moved to the quarantine at once.
+///   path: absolute host path, without symlinks (the planner resolved them);
+///   base: the writable mount root that contains it (the workspace, a read-write git
+///     directory, ...): a mount point inside the sandbox, so it cannot be renamed, and the guard
+///     walks from it without following symlinks;
+///   why:  the protection's reason (`dangerous-file`, `git-hooks`, ...).
+struct GuardedName {
+  fs::path path;
+  fs::path base;
+  std::string why;
+
+  friend bool operator==(const GuardedName&, const GuardedName&) = default;
+};
+
 /// The whole plan plus what the supervisor must watch for after the command.
 ///   ops: applied in order.
 ///   unprotectable: protected paths the plan cannot enforce, each with the reason (the run
 ///     refuses to start when this is not empty: fail closed, docs/cases.md, C-04).
+///   guarded: the missing protected names the supervisor guards (empty in strict mode).
 struct MountPlan {
   std::vector<MountOp> ops;
   std::vector<std::string> unprotectable;
+  std::vector<GuardedName> guarded = {};
 };
 
 /// Host device nodes bound into the sandbox's private /dev.

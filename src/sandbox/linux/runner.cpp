@@ -23,6 +23,7 @@ core::Result<PreparedSandbox> prepare_sandbox(const policy::SandboxPolicy& polic
   if (!spec.mounts.unprotectable.empty())
     return core::fail("cannot enforce a protected path: " + spec.mounts.unprotectable.front(),
                       "hint: run pi-sandbox from a workspace outside the protected paths");
+  spec.guard = plan_guard(policy, prepared.protected_paths, spec.mounts);
   spec.landlock = plan_landlock(policy);
   spec.landlock_abi = landlock_abi_version();
   spec.seccomp = seccomp_rules();
@@ -32,27 +33,22 @@ core::Result<PreparedSandbox> prepare_sandbox(const policy::SandboxPolicy& polic
   return prepared;
 }
 
-HookWatch watch_hooks(const PreparedSandbox& prepared, const fs::path& workspace) {
-  HookWatch watch{workspace, {}};
-  for (const auto& p : prepared.protected_paths)
-    if (p.reason == policy::ProtectReason::GitHooks) watch.known_hooks.push_back(p.path);
-  return watch;
-}
-
-std::vector<fs::path> new_hooks(const HookWatch& watch) {
-  std::vector<fs::path> hooks;
-  for (const auto& p :
-       policy::scan_workspace(watch.workspace, policy::ScanOptions{}).protected_paths) {
-    if (p.reason != policy::ProtectReason::GitHooks) continue;
-    if (std::ranges::find(watch.known_hooks, p.path) != watch.known_hooks.end()) continue;
-    std::error_code ec;
-    for (const auto& entry : fs::recursive_directory_iterator(p.path, ec)) {
-      if (entry.is_directory(ec) || entry.path().extension() == ".sample") continue;
-      hooks.push_back(entry.path());
-    }
+GuardPlan plan_guard(const policy::SandboxPolicy& policy,
+                     const std::vector<policy::ProtectedPath>& protected_paths,
+                     const MountPlan& mounts) {
+  GuardPlan plan;
+  plan.names = mounts.guarded;
+  plan.workspace = policy.workspace;
+  plan.quarantine = default_quarantine_root(policy.home);
+  for (const auto& p : protected_paths) {
+    if (p.reason != policy::ProtectReason::GitHooks || !policy::is_within(p.path, policy.workspace))
+      continue;
+    const fs::path git_dir = p.path.parent_path();
+    plan.known_git_dirs.push_back(git_dir);
+    for (const char* leaf : {"config", "config.worktree"})
+      plan.configs.push_back({git_dir / leaf, policy.workspace});
   }
-  std::ranges::sort(hooks);
-  return hooks;
+  return plan;
 }
 
 Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
@@ -74,12 +70,9 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
     warn("warning: the workspace contains the home directory " + policy.home.string() +
          ", so the home is not hidden: the command can read it and write inside its ordinary "
          "directories, but not its top level nor any dot-file or dot-directory in it");
-  const HookWatch hooks = watch_hooks(*prepared, policy.workspace);
-  Outcome outcome = launch(std::move(prepared->spec), options);
-  for (const auto& hook : new_hooks(hooks))
-    warn("warning: the command created a Git hook, which git on the host would run: " +
-         hook.string() + " (review or delete it; later commands cannot write hooks)");
-  return outcome;
+  RunOptions with_notices = options;
+  if (!with_notices.notice) with_notices.notice = warn;
+  return launch(std::move(prepared->spec), with_notices);
 }
 
 }  // namespace pisandbox::sandbox::linux_

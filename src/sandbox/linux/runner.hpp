@@ -30,20 +30,17 @@ struct PreparedSandbox {
 /// (the workspace inside a protected directory): fail closed (docs/cases.md, C-04).
 core::Result<PreparedSandbox> prepare_sandbox(const policy::SandboxPolicy& policy, Command command);
 
-/// Git hooks created by a command (docs/cases.md, C-03). A repository the command itself creates
-/// has no protected hooks directory while it runs, so after the command every `.git/hooks` the
-/// bounded workspace scan finds that was not protected before is listed: its files other
-/// than git's `*.sample` templates.
-///   known_hooks: the `.git/hooks` paths the sandbox protected (existing or placeholders).
-struct HookWatch {
-  std::filesystem::path workspace;
-  std::vector<std::filesystem::path> known_hooks;
-};
-HookWatch watch_hooks(const PreparedSandbox& prepared, const std::filesystem::path& workspace);
-std::vector<std::filesystem::path> new_hooks(const HookWatch& watch);
+/// What the guard watches for this command (guard.hpp): the plan's guarded names, the
+/// `config` and `config.worktree` of every repository of the workspace the scan found (their
+/// git directories are then "known": the last sweep treats the others as created by the
+/// command), and the quarantine in the policy's home (default_quarantine_root()).
+GuardPlan plan_guard(const policy::SandboxPolicy& policy,
+                     const std::vector<policy::ProtectedPath>& protected_paths,
+                     const MountPlan& mounts);
 
-/// Runs `command` under `policy`: prepare_sandbox(), launch(), then the hook report.
-/// Warnings (Landlock unavailable, hooks created) go to `warn` as whole lines.
+/// Runs `command` under `policy`: prepare_sandbox(), then launch(). Warnings (Landlock
+/// unavailable, no cgroup) and, unless RunOptions::notice is set, the guard's reports go to
+/// `warn` as whole lines.
 Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
                       const RunOptions& options, const WarningSink& warn);
 

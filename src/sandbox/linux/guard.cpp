@@ -1,0 +1,375 @@
+#include "sandbox/linux/guard.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/inotify.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+
+#include "core/io.hpp"
+#include "policy/protected_scan.hpp"
+
+namespace pisandbox::sandbox::linux_ {
+
+using core::UniqueFd;
+
+namespace {
+
+/// Events that can make a guarded name or configuration appear or change.
+constexpr std::uint32_t kWatchMask =
+    IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_MODIFY | IN_ONLYDIR | IN_EXCL_UNLINK;
+
+/// A git configuration larger than this is not read: it is undone as a whole.
+constexpr std::size_t kMaxConfigBytes = std::size_t{4} << 20;
+
+std::vector<std::string> components(const fs::path& base, const fs::path& path) {
+  std::vector<std::string> parts;
+  for (const auto& part : path.lexically_relative(base))
+    if (!part.empty() && part != ".") parts.push_back(part.string());
+  return parts;
+}
+
+/// The content of the regular file `name` in `dir`; nullopt when it is missing; `symlink` set
+/// when a symlink (or anything but a regular file) stands there; `too_large` past the bound.
+struct FileRead {
+  std::optional<std::string> content;
+  bool not_regular = false;
+  bool too_large = false;
+  mode_t mode = 0644;
+};
+
+FileRead read_at(int dir, const std::string& name) {
+  FileRead read;
+  struct stat st {};
+  if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return read;
+  if (!S_ISREG(st.st_mode)) {
+    read.not_regular = true;
+    return read;
+  }
+  UniqueFd fd(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (!fd) {
+    if (errno == ELOOP || errno == ENXIO) read.not_regular = true;
+    return read;
+  }
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    read.not_regular = true;
+    return read;
+  }
+  read.mode = st.st_mode & 0666;
+  std::string text;
+  char buffer[16384];
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+    if (text.size() > kMaxConfigBytes) {
+      read.too_large = true;
+      break;
+    }
+  }
+  read.content = std::move(text);
+  return read;
+}
+
+/// Replaces `name` in `dir` with `bytes` atomically (a new file renamed over it).
+bool replace_at(int dir, const std::string& name, const std::string& bytes, mode_t mode) {
+  std::uint32_t salt = 0;
+  (void)::getrandom(&salt, sizeof salt, 0);
+  char temp[64];
+  std::snprintf(temp, sizeof temp, ".pi-sandbox-restore-%08x", salt);
+  UniqueFd fd(::openat(dir, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
+  if (!fd) return false;
+  const bool written = core::write_all(fd.get(), bytes);
+  fd.reset();
+  if (!written || ::renameat(dir, temp, dir, name.c_str()) != 0) {
+    (void)::unlinkat(dir, temp, 0);
+    return false;
+  }
+  return true;
+}
+
+std::string key_list(const std::vector<policy::GitConfigFinding>& findings) {
+  std::vector<std::string> keys;
+  for (const auto& f : findings)
+    if (std::ranges::find(keys, f.key) == keys.end()) keys.push_back(f.key);
+  std::string text;
+  for (const auto& k : keys) text += (text.empty() ? "" : ", ") + k;
+  return text;
+}
+
+}  // namespace
+
+core::Result<Guard> Guard::start(const GuardPlan& plan, Quarantine quarantine, Watch watch) {
+  Guard guard(plan, std::move(quarantine));
+  if (watch == Watch::Yes && (!plan.names.empty() || !plan.configs.empty())) {
+    guard.inotify_.reset(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
+    if (!guard.inotify_)
+      return std::unexpected(core::sys_error("inotify_init1()", errno,
+                                             "hint: raise fs.inotify.max_user_instances, or set "
+                                             "filesystem.protection to \"strict\""));
+  }
+  for (const auto& name : plan.names) {
+    for (const auto& part : components(name.base, name.path)) guard.relevant_names_.insert(part);
+  }
+  for (const auto& where : plan.configs) {
+    for (const auto& part : components(where.base, where.path)) guard.relevant_names_.insert(part);
+    Config config{where, std::nullopt, {}};
+    if (UniqueFd parent = guard.walk_to_parent(where.base, where.path, false)) {
+      FileRead read = read_at(parent.get(), where.path.filename().string());
+      if (read.content && !read.too_large) {
+        config.accepted_scan = policy::scan_git_config(*read.content);
+        config.accepted = std::move(read.content);
+      }
+    }
+    guard.configs_.push_back(std::move(config));
+  }
+  // The supervisor's first check: a name made between the plan and the watch. (pid 1 only
+  // sweeps at the end.)
+  if (watch == Watch::Yes) guard.check_all();
+  return guard;
+}
+
+int Guard::base_fd(const fs::path& base) {
+  auto it = bases_.find(base);
+  if (it == bases_.end())
+    it = bases_
+             .emplace(base, UniqueFd(::open(base.c_str(),
+                                            O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)))
+             .first;
+  return it->second.get();
+}
+
+void Guard::watch(int dir_fd) {
+  if (!inotify_) return;
+  struct stat st {};
+  if (::fstat(dir_fd, &st) != 0) return;
+  const std::pair key{st.st_dev, st.st_ino};
+  if (watched_.contains(key)) return;
+  // Through the descriptor's magic link: exactly the directory the walk holds.
+  const std::string link = "/proc/self/fd/" + std::to_string(dir_fd);
+  const int wd = ::inotify_add_watch(inotify_.get(), link.c_str(), kWatchMask);
+  if (wd < 0) return;
+  watched_.insert(key);
+  watch_inodes_[wd] = key;
+}
+
+UniqueFd Guard::walk_to_parent(const fs::path& base, const fs::path& path, bool) {
+  const int root = base_fd(base);
+  if (root < 0) return {};
+  UniqueFd current(::openat(root, ".", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!current) return {};
+  watch(current.get());
+  const auto parts = components(base, path);
+  if (parts.empty()) return {};
+  fs::path at = base;
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    const std::string& part = parts[i];
+    struct stat st {};
+    if (::fstatat(current.get(), part.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return {};
+    if (S_ISLNK(st.st_mode)) {
+      // The planner resolved every symlink of the path: this one was made since, and a host
+      // program reaching the guarded name would follow it.
+      move_out(current.get(), part, at / part,
+               "a symlink made on the way to the guarded " + path.string());
+      return {};
+    }
+    if (!S_ISDIR(st.st_mode)) return {};
+    UniqueFd next(::openat(current.get(), part.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!next) return {};
+    watch(next.get());
+    current = std::move(next);
+    at /= part;
+  }
+  return current;
+}
+
+void Guard::move_out(int parent_fd, const std::string& name, const fs::path& original,
+                     const std::string& why) {
+  auto moved = quarantine_move(quarantine_, parent_fd, name, original, why);
+  if (moved) {
+    notices_.push_back(describe_quarantined(*moved));
+    return;
+  }
+  if (moved.error().code == ENOENT) return;
+  // The quarantine cannot take it: defused in place under a name no host program reads,
+  // never deleted.
+  std::uint32_t salt = 0;
+  (void)::getrandom(&salt, sizeof salt, 0);
+  char suffix[32];
+  std::snprintf(suffix, sizeof suffix, ".pi-sandbox-defused-%08x", salt);
+  const std::string defused = name + suffix;
+  if (::renameat2(parent_fd, name.c_str(), parent_fd, defused.c_str(), RENAME_NOREPLACE) == 0)
+    notices_.push_back("renamed " + original.string() + " to " +
+                       (original.parent_path() / defused).string() + " (" + why +
+                       "); the quarantine failed: " + moved.error().describe());
+  else
+    notices_.push_back("warning: " + original.string() + " (" + why +
+                       ") could not be moved: " + moved.error().describe() +
+                       "; remove it before a program on the host reads it");
+}
+
+void Guard::check_name(const GuardedName& name) {
+  UniqueFd parent = walk_to_parent(name.base, name.path, true);
+  if (!parent) return;
+  const std::string leaf = name.path.filename().string();
+  struct stat st {};
+  if (::fstatat(parent.get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return;
+  move_out(parent.get(), leaf, name.path, "a guarded name: " + name.why);
+}
+
+void Guard::check_config(Config& config, bool final) {
+  UniqueFd parent = walk_to_parent(config.where.base, config.where.path, false);
+  if (!parent) return;
+  const std::string leaf = config.where.path.filename().string();
+  const FileRead read = read_at(parent.get(), leaf);
+  const fs::path& path = config.where.path;
+  if (!read.not_regular && !read.content) return;  // removed: git reads nothing there
+  if (!read.not_regular && read.content == config.accepted) return;
+  std::string reason;
+  std::string attempted;
+  if (read.not_regular) {
+    reason = "it was replaced by something that is not a file";
+  } else if (read.too_large) {
+    reason = "it grew past 4 MiB";
+    attempted = *read.content;
+  } else {
+    attempted = *read.content;
+    const policy::GitConfigScan scan = policy::scan_git_config(attempted);
+    if (scan.malformed) {
+      // git refuses to run on a malformed file; a half-written one is read again when the
+      // writer is done. After the command it is undone.
+      if (!final) return;
+      reason = "git cannot read it (" + scan.malformed_reason + ")";
+    } else {
+      const auto added = policy::added_dangerous(config.accepted_scan, scan);
+      if (added.empty()) {
+        config.accepted = attempted;
+        config.accepted_scan = scan;
+        return;
+      }
+      reason = "it set " + key_list(added) + ", which git on the host would run or read";
+    }
+  }
+  std::string stored;
+  if (read.not_regular) {
+    auto moved = quarantine_move(quarantine_, parent.get(), leaf, path, "replaced " + path.string());
+    if (moved) stored = moved->id;
+  } else {
+    auto kept = quarantine_bytes(quarantine_, attempted, path, "a change to " + path.string());
+    if (kept) stored = kept->id;
+  }
+  bool restored = false;
+  if (config.accepted) {
+    restored = replace_at(parent.get(), leaf, *config.accepted, read.mode);
+  } else if (!read.not_regular) {
+    restored = ::unlinkat(parent.get(), leaf.c_str(), 0) == 0;
+  } else {
+    restored = true;
+  }
+  std::string line = "undid a change to " + path.string() + ": " + reason;
+  line += restored ? (config.accepted ? "; its previous content is back" : "; it is removed")
+                   : "; WARNING: it could not be put back, check it before running git there";
+  if (!stored.empty())
+    line += "; the attempted version is in the quarantine: pi-sandbox quarantine restore " + stored;
+  notices_.push_back(std::move(line));
+}
+
+void Guard::check_all() {
+  for (const auto& name : plan_.names) check_name(name);
+  for (auto& config : configs_) check_config(config, false);
+}
+
+void Guard::on_events() {
+  if (!inotify_) return;
+  alignas(inotify_event) char buffer[16384];
+  bool relevant = false;
+  for (;;) {
+    const ssize_t n = ::read(inotify_.get(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    for (char* at = buffer; at < buffer + n;) {
+      const auto* event = reinterpret_cast<const inotify_event*>(at);
+      at += sizeof(inotify_event) + event->len;
+      if ((event->mask & IN_Q_OVERFLOW) != 0) relevant = true;
+      if ((event->mask & IN_IGNORED) != 0) {
+        if (auto it = watch_inodes_.find(event->wd); it != watch_inodes_.end()) {
+          watched_.erase(it->second);
+          watch_inodes_.erase(it);
+        }
+        continue;
+      }
+      if (event->len > 0 && relevant_names_.contains(event->name)) relevant = true;
+    }
+  }
+  if (relevant) check_all();
+}
+
+void Guard::check_new_repositories() {
+  if (plan_.workspace.empty()) return;
+  const auto scan = policy::scan_workspace(plan_.workspace, policy::ScanOptions{});
+  for (const auto& p : scan.protected_paths) {
+    if (p.reason != policy::ProtectReason::GitHooks) continue;
+    const fs::path git_dir = p.path.parent_path();
+    if (std::ranges::find(plan_.known_git_dirs, git_dir) != plan_.known_git_dirs.end()) continue;
+    // A repository the command created: its hooks and configuration were never guarded live.
+    if (UniqueFd hooks_parent = walk_to_parent(plan_.workspace, p.path / "x", false)) {
+      std::vector<std::string> hooks;
+      const int copy = ::openat(hooks_parent.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (DIR* stream = copy >= 0 ? ::fdopendir(copy) : nullptr) {
+        while (const dirent* e = ::readdir(stream)) {
+          const std::string name = e->d_name;
+          if (name == "." || name == ".." || name.ends_with(".sample")) continue;
+          hooks.push_back(name);
+        }
+        ::closedir(stream);
+      } else if (copy >= 0) {
+        ::close(copy);
+      }
+      std::ranges::sort(hooks);
+      for (const auto& hook : hooks)
+        move_out(hooks_parent.get(), hook, p.path / hook,
+                 "a Git hook in a repository the command created: git on the host would run it");
+    }
+    for (const char* leaf : {"config", "config.worktree"}) {
+      Config config{{git_dir / leaf, plan_.workspace}, std::nullopt, {}};
+      UniqueFd parent = walk_to_parent(plan_.workspace, config.where.path, false);
+      if (!parent) continue;
+      const FileRead read = read_at(parent.get(), leaf);
+      if (!read.content || read.not_regular) {
+        if (read.not_regular) check_config(config, true);
+        continue;
+      }
+      const auto scan = policy::scan_git_config(*read.content);
+      if (!scan.malformed && scan.findings.empty()) continue;
+      // No previous content to put back: the configuration without the offending entries.
+      const std::string cleaned = policy::without_findings(*read.content, scan.findings);
+      auto kept = quarantine_bytes(quarantine_, *read.content, config.where.path,
+                                   "a change to " + config.where.path.string());
+      const bool replaced = replace_at(parent.get(), leaf, cleaned, read.mode);
+      std::string line = "cleaned " + config.where.path.string() +
+                         " in a repository the command created: " +
+                         (scan.malformed ? "git cannot read it (" + scan.malformed_reason + ")"
+                                         : "it set " + key_list(scan.findings) +
+                                               ", which git on the host would run or read");
+      if (!replaced) line += "; WARNING: it could not be rewritten, check it before running git there";
+      if (kept) line += "; the original is in the quarantine: pi-sandbox quarantine restore " + kept->id;
+      notices_.push_back(std::move(line));
+    }
+  }
+}
+
+void Guard::final_sweep() {
+  for (const auto& name : plan_.names) check_name(name);
+  for (auto& config : configs_) check_config(config, true);
+  check_new_repositories();
+}
+
+std::vector<std::string> Guard::take_notices() { return std::exchange(notices_, {}); }
+
+}  // namespace pisandbox::sandbox::linux_

@@ -1,0 +1,130 @@
+// pisandbox::sandbox::linux_ — the guard: protected names that do not exist yet, and the git
+// configuration of the repositories a command may write (docs/security.md, "The guard").
+//
+// A missing protected name (`.vscode`, `.mcp.json`, `.git/hooks`, `.claude/commands`, ...) is
+// not held by a placeholder: the supervisor watches, with inotify(7), every existing directory
+// on the way to it (the writable root first, deeper ones as they appear, with a new check
+// after each new watch and after a queue overflow), and the moment the name appears it is
+// moved to the quarantine (sandbox/linux/quarantine.hpp). `<git dir>/config` and
+// `config.worktree` stay writable but are guarded by content: a change that adds a key that
+// makes a host git run a program or read another file (policy/git_config_guard.hpp) is undone
+// at once: the previous content put back, the attempted one quarantined. The same checks run
+// after the command, with the bounded workspace scan for repositories the command created
+// (their non-sample hooks quarantined, their configuration cleaned), and in pid 1 when the
+// supervisor has died, so nothing guarded survives whatever happens.
+//
+// Every walk starts from a descriptor of the writable root (a mount point inside the sandbox,
+// which a command cannot rename) and never follows a symlink: a symlink made on the way to a
+// guarded name is itself what is quarantined. A move never leaves the directory the guard
+// holds, so a command cannot make the guard move a host file it could not reach itself.
+#pragma once
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/unique_fd.hpp"
+#include "policy/git_config_guard.hpp"
+#include "sandbox/linux/mount_plan.hpp"
+#include "sandbox/linux/quarantine.hpp"
+
+namespace pisandbox::sandbox::linux_ {
+
+/// A git configuration file guarded by content.
+///   path: `<git dir>/config` or `<git dir>/config.worktree` (absolute, without symlinks);
+///   base: the writable mount root that contains it.
+struct GuardedConfig {
+  fs::path path;
+  fs::path base;
+
+  friend bool operator==(const GuardedConfig&, const GuardedConfig&) = default;
+};
+
+/// What the guard watches, computed before the clone (pure data; runner.cpp).
+///   names: missing protected names (MountPlan::guarded);
+///   configs: the git configuration files of the repositories known before the command;
+///   workspace: scanned (policy::scan_workspace) after the command for new repositories;
+///   known_git_dirs: the git directories known before the command (not "new" afterwards);
+///   quarantine: the quarantine root (default_quarantine_root()).
+struct GuardPlan {
+  std::vector<GuardedName> names;
+  std::vector<GuardedConfig> configs;
+  fs::path workspace;
+  std::vector<fs::path> known_git_dirs;
+  fs::path quarantine;
+
+  friend bool operator==(const GuardPlan&, const GuardPlan&) = default;
+};
+
+/// The guard of one command.
+class Guard {
+ public:
+  /// Whether to watch (the supervisor) or only check when asked (pid 1's last sweep).
+  enum class Watch { No, Yes };
+
+  /// Opens the writable roots, reads the guarded configurations' current content and, with
+  /// Watch::Yes, watches every existing directory on the way to a guarded name; then checks
+  /// everything once. `quarantine` is moved in. Errors: inotify_init1(2) failing (EMFILE).
+  static core::Result<Guard> start(const GuardPlan& plan, Quarantine quarantine, Watch watch);
+
+  Guard(Guard&&) = default;
+  Guard& operator=(Guard&&) = default;
+
+  /// The inotify descriptor to poll for POLLIN (-1 without watches).
+  [[nodiscard]] int fd() const { return inotify_.get(); }
+
+  /// Reads the pending events and checks what they may concern. Never blocks.
+  void on_events();
+
+  /// The last check, after the command (or in pid 1 once every process of the sandbox is
+  /// gone): every guarded name and configuration, a malformed configuration undone too, then
+  /// the repositories the command created (found by the bounded workspace scan).
+  void final_sweep();
+
+  /// The lines for the user gathered since the last call (describe_quarantined() and the
+  /// configuration reports), in order.
+  std::vector<std::string> take_notices();
+
+  /// The quarantine's root descriptor (for pid 1, which inherits it).
+  [[nodiscard]] int quarantine_fd() const { return quarantine_.root.get(); }
+
+ private:
+  struct Config {
+    GuardedConfig where;
+    std::optional<std::string> accepted;  ///< the last accepted content (nullopt: absent)
+    policy::GitConfigScan accepted_scan;
+  };
+
+  Guard(const GuardPlan& plan, Quarantine quarantine) : plan_(plan), quarantine_(std::move(quarantine)) {}
+
+  void check_all();
+  /// Walks from the base to the parent of `path`, watching each directory; returns the
+  /// parent's descriptor, or an invalid one when the way is missing (or was quarantined).
+  core::UniqueFd walk_to_parent(const fs::path& base, const fs::path& path, bool watch_missing_name);
+  void check_name(const GuardedName& name);
+  void check_config(Config& config, bool final);
+  void check_new_repositories();
+  void watch(int dir_fd);
+  void move_out(int parent_fd, const std::string& name, const fs::path& original,
+                const std::string& why);
+  int base_fd(const fs::path& base);
+
+  GuardPlan plan_;
+  Quarantine quarantine_;
+  core::UniqueFd inotify_;
+  std::vector<Config> configs_;
+  std::map<fs::path, core::UniqueFd> bases_;
+  std::set<std::pair<dev_t, ino_t>> watched_;
+  std::map<int, std::pair<dev_t, ino_t>> watch_inodes_;
+  std::set<std::string> relevant_names_;
+  std::vector<std::string> notices_;
+};
+
+}  // namespace pisandbox::sandbox::linux_

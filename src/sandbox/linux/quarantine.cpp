@@ -1,0 +1,326 @@
+#include "sandbox/linux/quarantine.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <ctime>
+#include <optional>
+#include <nlohmann/json.hpp>
+
+#include "core/io.hpp"
+
+namespace pisandbox::sandbox::linux_ {
+
+namespace fs = std::filesystem;
+using core::UniqueFd;
+
+namespace {
+
+std::unexpected<core::Error> fail_sys(std::string call, int err) {
+  return std::unexpected(core::sys_error(std::move(call), err));
+}
+
+constexpr const char* kRecord = "record.json";
+/// Directory levels a copy across mounts follows; deeper trees are refused (and the
+/// original stays where it is for the next sweep to try again).
+constexpr int kMaxCopyDepth = 64;
+
+std::string utc_now(const char* format) {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, format, &tm);
+  return text;
+}
+
+std::string random_hex() {
+  std::uint32_t value = 0;
+  if (::getrandom(&value, sizeof value, 0) != sizeof value)
+    value = static_cast<std::uint32_t>(::getpid()) ^ static_cast<std::uint32_t>(std::time(nullptr));
+  char text[9];
+  std::snprintf(text, sizeof text, "%08x", value);
+  return text;
+}
+
+/// Makes a new, empty entry directory; returns its id and descriptor.
+core::Result<std::pair<std::string, UniqueFd>> make_entry(const Quarantine& q) {
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    std::string id = utc_now("%Y%m%dT%H%M%SZ") + "-" + random_hex();
+    if (::mkdirat(q.root.get(), id.c_str(), 0700) != 0) {
+      if (errno == EEXIST) continue;
+      return fail_sys("mkdirat(\"" + (q.path / id).string() + "\")", errno);
+    }
+    UniqueFd fd(::openat(q.root.get(), id.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!fd) return fail_sys("open(\"" + (q.path / id).string() + "\")", errno);
+    return std::pair{std::move(id), std::move(fd)};
+  }
+  return core::fail("cannot make a quarantine entry in " + q.path.string());
+}
+
+bool write_file_at(int dir, const char* name, std::string_view bytes, mode_t mode) {
+  UniqueFd fd(::openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
+  return fd && core::write_all(fd.get(), bytes);
+}
+
+void write_record(int entry_fd, const QuarantineEntry& entry, const std::string& name) {
+  const nlohmann::json record = {{"original", entry.original.string()},
+                                 {"why", entry.why},
+                                 {"time", entry.time},
+                                 {"name", name}};
+  (void)write_file_at(entry_fd, kRecord, record.dump(2) + "\n", 0600);
+}
+
+void remove_node(int dir, const std::string& name, int depth);
+
+/// Removes every entry of the directory `fd` (never following a symlink).
+void remove_children(int fd, int depth) {
+  const int copy = ::dup(fd);
+  if (copy < 0) return;
+  DIR* stream = ::fdopendir(copy);
+  if (stream == nullptr) {
+    ::close(copy);
+    return;
+  }
+  std::vector<std::string> names;
+  while (const dirent* e = ::readdir(stream)) {
+    const std::string_view n = e->d_name;
+    if (n != "." && n != "..") names.emplace_back(n);
+  }
+  ::closedir(stream);
+  for (const auto& n : names) remove_node(fd, n, depth + 1);
+}
+
+void remove_node(int dir, const std::string& name, int depth) {
+  struct stat st {};
+  if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return;
+  if (S_ISDIR(st.st_mode) && depth < kMaxCopyDepth * 2) {
+    UniqueFd sub(::openat(dir, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (sub) remove_children(sub.get(), depth);
+    (void)::unlinkat(dir, name.c_str(), AT_REMOVEDIR);
+    return;
+  }
+  (void)::unlinkat(dir, name.c_str(), 0);
+}
+
+/// Copies `name` of `from` into `to` under the same name, never following a symlink.
+core::Result<void> copy_node(int from, const std::string& name, int to, int depth) {
+  struct stat st {};
+  if (::fstatat(from, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return fail_sys("fstatat(\"" + name + "\")", errno);
+  if (S_ISLNK(st.st_mode)) {
+    std::string target(PATH_MAX, '\0');
+    const ssize_t n = ::readlinkat(from, name.c_str(), target.data(), target.size());
+    if (n < 0) return fail_sys("readlinkat(\"" + name + "\")", errno);
+    target.resize(static_cast<std::size_t>(n));
+    if (::symlinkat(target.c_str(), to, name.c_str()) != 0)
+      return fail_sys("symlinkat(\"" + name + "\")", errno);
+    return {};
+  }
+  if (S_ISREG(st.st_mode)) {
+    UniqueFd in(::openat(from, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    if (!in) return fail_sys("open(\"" + name + "\")", errno);
+    UniqueFd out(::openat(to, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                          st.st_mode & 0700));
+    if (!out) return fail_sys("open(\"" + name + "\")", errno);
+    char buffer[65536];
+    for (;;) {
+      const ssize_t n = ::read(in.get(), buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return fail_sys("read(\"" + name + "\")", errno);
+      if (n == 0) break;
+      if (!core::write_all(out.get(), {buffer, static_cast<std::size_t>(n)}))
+        return fail_sys("write(\"" + name + "\")", errno);
+    }
+    return {};
+  }
+  if (!S_ISDIR(st.st_mode)) return {};  // a fifo or socket: not kept, removed with the rest
+  if (depth >= kMaxCopyDepth) return core::fail("\"" + name + "\": too deep to copy");
+  UniqueFd source(::openat(from, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!source) return fail_sys("open(\"" + name + "\")", errno);
+  if (::mkdirat(to, name.c_str(), 0700) != 0)
+    return fail_sys("mkdirat(\"" + name + "\")", errno);
+  UniqueFd target(::openat(to, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!target) return fail_sys("open(\"" + name + "\")", errno);
+  const int copy = ::dup(source.get());
+  DIR* stream = copy >= 0 ? ::fdopendir(copy) : nullptr;
+  if (stream == nullptr) {
+    if (copy >= 0) ::close(copy);
+    return fail_sys("opendir(\"" + name + "\")", errno);
+  }
+  std::vector<std::string> names;
+  while (const dirent* e = ::readdir(stream)) {
+    const std::string_view n = e->d_name;
+    if (n != "." && n != "..") names.emplace_back(n);
+  }
+  ::closedir(stream);
+  for (const auto& n : names)
+    if (auto r = copy_node(source.get(), n, target.get(), depth + 1); !r) return r;
+  return {};
+}
+
+std::optional<QuarantineEntry> read_entry(const fs::path& root, const std::string& id) {
+  QuarantineEntry entry;
+  entry.id = id;
+  std::error_code ec;
+  if (!fs::is_directory(fs::symlink_status(root / id, ec))) return std::nullopt;
+  FILE* file = std::fopen((root / id / kRecord).c_str(), "re");
+  std::string text;
+  if (file != nullptr) {
+    char buffer[4096];
+    std::size_t n;
+    while ((n = std::fread(buffer, 1, sizeof buffer, file)) > 0 && text.size() < 65536)
+      text.append(buffer, n);
+    std::fclose(file);
+  }
+  const auto record = nlohmann::json::parse(text, nullptr, false);
+  if (record.is_object()) {
+    entry.original = record.value("original", "");
+    entry.why = record.value("why", "");
+    entry.time = record.value("time", "");
+    const std::string name = record.value("name", "");
+    if (!name.empty() && name.find('/') == std::string::npos && name != "." && name != "..")
+      entry.stored = root / id / name;
+  }
+  return entry;
+}
+
+}  // namespace
+
+fs::path default_quarantine_root(const fs::path& home) {
+  if (home.empty() || home == "/")
+    return "/var/tmp/pi-sandbox-quarantine-" + std::to_string(::geteuid());
+  return home / ".local" / "state" / "pi-sandbox" / "quarantine";
+}
+
+core::Result<Quarantine> open_quarantine(const fs::path& root) {
+  if (!root.is_absolute()) return core::fail("the quarantine must be an absolute path: " + root.string());
+  fs::path made;
+  for (const auto& part : root) {
+    made /= part;
+    if (::mkdir(made.c_str(), 0700) != 0 && errno != EEXIST)
+      return fail_sys("mkdir(\"" + made.string() + "\")", errno);
+  }
+  UniqueFd fd(::open(root.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd) return fail_sys("open(\"" + root.string() + "\")", errno);
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) return fail_sys("fstat(\"" + root.string() + "\")", errno);
+  if (st.st_uid != ::geteuid())
+    return core::fail("the quarantine " + root.string() + " belongs to uid " +
+                          std::to_string(st.st_uid) + ", not to this user",
+                      "hint: remove it or set HOME to a home of your own");
+  return Quarantine{std::move(fd), root};
+}
+
+core::Result<QuarantineEntry> quarantine_move(const Quarantine& q, int parent_fd,
+                                              const std::string& name, const fs::path& original,
+                                              std::string_view why) {
+  auto made = make_entry(q);
+  if (!made) return std::unexpected(made.error());
+  auto& [id, entry_fd] = *made;
+  QuarantineEntry entry{id, original, std::string(why), utc_now("%Y-%m-%dT%H:%M:%SZ"),
+                        q.path / id / name};
+  int err = 0;
+  if (::renameat2(parent_fd, name.c_str(), entry_fd.get(), name.c_str(), RENAME_NOREPLACE) != 0) {
+    err = errno;
+    if (err == EXDEV) {
+      auto copied = copy_node(parent_fd, name, entry_fd.get(), 0);
+      if (copied) {
+        remove_node(parent_fd, name, 0);
+        err = 0;
+      } else {
+        remove_node(entry_fd.get(), name, 0);
+        err = EXDEV;
+      }
+    }
+  }
+  if (err != 0) {
+    (void)::unlinkat(q.root.get(), id.c_str(), AT_REMOVEDIR);
+    return fail_sys("rename(\"" + original.string() + "\" -> quarantine)", err);
+  }
+  write_record(entry_fd.get(), entry, name);
+  return entry;
+}
+
+core::Result<QuarantineEntry> quarantine_bytes(const Quarantine& q, std::string_view bytes,
+                                               const fs::path& original, std::string_view why) {
+  auto made = make_entry(q);
+  if (!made) return std::unexpected(made.error());
+  auto& [id, entry_fd] = *made;
+  const std::string name = original.filename().string();
+  QuarantineEntry entry{id, original, std::string(why), utc_now("%Y-%m-%dT%H:%M:%SZ"),
+                        q.path / id / name};
+  if (!write_file_at(entry_fd.get(), name.c_str(), bytes, 0600)) {
+    const int err = errno;
+    remove_children(entry_fd.get(), 0);
+    (void)::unlinkat(q.root.get(), id.c_str(), AT_REMOVEDIR);
+    return fail_sys("write(\"" + entry.stored.string() + "\")", err);
+  }
+  write_record(entry_fd.get(), entry, name);
+  return entry;
+}
+
+std::vector<QuarantineEntry> list_quarantine(const fs::path& root) {
+  std::vector<QuarantineEntry> entries;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(root, ec)) {
+    const std::string id = e.path().filename().string();
+    if (auto entry = read_entry(root, id)) entries.push_back(std::move(*entry));
+  }
+  std::ranges::sort(entries, {}, &QuarantineEntry::id);
+  return entries;
+}
+
+core::Result<QuarantineEntry> restore_quarantined(const fs::path& root, std::string_view id) {
+  const std::string name(id);
+  if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..")
+    return core::fail("no quarantine entry " + name,
+                      "hint: `pi-sandbox quarantine list` shows the entries");
+  auto entry = read_entry(root, name);
+  if (!entry) return core::fail("no quarantine entry " + name + " in " + root.string(),
+                                "hint: `pi-sandbox quarantine list` shows the entries");
+  if (entry->original.empty() || !entry->original.is_absolute() || entry->stored.empty())
+    return core::fail("the quarantine entry " + name + " has no readable record.json; its content is in " +
+                      (root / name).string());
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(entry->original, ec)))
+    return core::fail(entry->original.string() + " exists; nothing was restored",
+                      "hint: move it away first, or copy what you need from " +
+                          entry->stored.string());
+  const fs::path parent = entry->original.parent_path();
+  UniqueFd parent_fd(::open(parent.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!parent_fd) return fail_sys("open(\"" + parent.string() + "\")", errno);
+  UniqueFd entry_fd(::open((root / name).c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!entry_fd) return fail_sys("open(\"" + (root / name).string() + "\")", errno);
+  const std::string base = entry->stored.filename().string();
+  const std::string target = entry->original.filename().string();
+  if (::renameat2(entry_fd.get(), base.c_str(), parent_fd.get(), target.c_str(),
+                  RENAME_NOREPLACE) != 0) {
+    if (errno != EXDEV)
+      return fail_sys("rename(\"" + entry->stored.string() + "\", \"" +
+                                entry->original.string() + "\")",
+                            errno);
+    UniqueFd from(::open((root / name).c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    UniqueFd to(::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!from || !to) return fail_sys("open(\"" + parent.string() + "\")", errno);
+    if (base != target) return core::fail("cannot restore across filesystems under another name");
+    if (auto r = copy_node(from.get(), base, to.get(), 0); !r) return std::unexpected(r.error());
+  }
+  UniqueFd root_fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (root_fd) remove_node(root_fd.get(), name, 0);
+  return *entry;
+}
+
+std::string describe_quarantined(const QuarantineEntry& entry) {
+  return "moved " + entry.original.string() + " to the quarantine (" + entry.why +
+         "); restore with: pi-sandbox quarantine restore " + entry.id;
+}
+
+}  // namespace pisandbox::sandbox::linux_

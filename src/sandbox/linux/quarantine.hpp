@@ -1,0 +1,85 @@
+// pisandbox::sandbox::linux_ — the quarantine: where the guard moves what a command made at a
+// guarded name, and the attempted version of a git configuration it undid (docs/security.md,
+// "The guard").
+//
+// Layout, one directory per entry:
+//   <root>/<id>/record.json  {"original": "/ws/.vscode", "why": "...", "time": "<UTC>",
+//                             "name": ".vscode"}
+//   <root>/<id>/<name>       the moved file, directory or symlink, under its base name
+// where id is `<UTC yyyymmddThhmmssZ>-<8 hex digits>` (sortable by time; the digits from
+// getrandom(2)). The root is made 0700 and must be owned by the caller; it lies outside every
+// workspace (by default in the home, hidden from every sandbox that hides the home).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/unique_fd.hpp"
+
+namespace pisandbox::sandbox::linux_ {
+
+/// The default quarantine of a user whose home is `home`:
+/// `<home>/.local/state/pi-sandbox/quarantine` (the XDG state directory's default); for no
+/// home ("" or "/"), `/var/tmp/pi-sandbox-quarantine-<uid>`.
+std::filesystem::path default_quarantine_root(const std::filesystem::path& home);
+
+/// An open quarantine root.
+///   root: O_PATH|O_DIRECTORY|O_CLOEXEC descriptor of the root directory;
+///   path: the root's path as given (for messages and records).
+struct Quarantine {
+  core::UniqueFd root;
+  std::filesystem::path path;
+};
+
+/// Opens the quarantine root, making it (and missing parents) with mode 0700. Refuses a root
+/// that is a symlink or is not owned by the caller's effective uid. Errors name the failing call
+/// and path (`mkdir("/h/.local/state/pi-sandbox/quarantine"): EACCES (Permission denied)`).
+core::Result<Quarantine> open_quarantine(const std::filesystem::path& root);
+
+/// One quarantined item.
+///   id: the entry's directory name; original: the host path it was moved from (or the file
+///   whose attempted content it is); why: the reason the guard gave; time: UTC, ISO 8601
+///   (`2026-12-01T02:05:01Z`); stored: `<root>/<id>/<name>`.
+struct QuarantineEntry {
+  std::string id;
+  std::filesystem::path original;
+  std::string why;
+  std::string time;
+  std::filesystem::path stored;
+};
+
+/// Moves the entry `name` of the directory `parent_fd` into a new quarantine entry: one
+/// renameat2(2) when both lie on the same mount, otherwise a copy (files, directories and
+/// symlinks, never following a symlink; at most 64 levels deep) followed by the removal of the
+/// original. Errors: ENOENT when `name` vanished meanwhile (nothing is left behind then), or the
+/// failing call.
+core::Result<QuarantineEntry> quarantine_move(const Quarantine& quarantine, int parent_fd,
+                                              const std::string& name,
+                                              const std::filesystem::path& original,
+                                              std::string_view why);
+
+/// Stores `bytes` as a new entry: the attempted content of `original`, which the guard put back
+/// as it was.
+core::Result<QuarantineEntry> quarantine_bytes(const Quarantine& quarantine, std::string_view bytes,
+                                               const std::filesystem::path& original,
+                                               std::string_view why);
+
+/// Every entry under `root`, oldest first (an entry without a readable record is listed with
+/// an empty original). A missing root lists nothing.
+std::vector<QuarantineEntry> list_quarantine(const std::filesystem::path& root);
+
+/// Moves the entry `id` back to its original path and removes the entry. Fails, changing
+/// nothing, when the id is unknown, when something exists at the original path (move it away
+/// first), or when the original's parent directory is gone.
+core::Result<QuarantineEntry> restore_quarantined(const std::filesystem::path& root,
+                                                  std::string_view id);
+
+/// The line printed after a command for one quarantined item, e.g.
+/// `moved /ws/.vscode to the quarantine (a guarded name: dangerous-file);
+/// restore with: pi-sandbox quarantine restore 20261201T020501Z-1a2b3c4d`.
+std::string describe_quarantined(const QuarantineEntry& entry);
+
+}  // namespace pisandbox::sandbox::linux_
