@@ -58,6 +58,8 @@ enum class LaunchMessage : char {
   Listeners = 'L',    ///< "<kind>..." with one SCM_RIGHTS descriptor per kind letter:
                       ///< `h` an HTTP proxy listener, `s` a SOCKS5 listener
   Terminal = 'T',     ///< no text, one SCM_RIGHTS descriptor: the private pty's master
+  Phases = 'M',       ///< PI_SANDBOX_TRACE_PHASES: marks of pid 1 or of the command's process
+                      ///< (core::phases::take_unsent(), binary)
 };
 
 /// Runs as pid 1 of the new namespaces (never returns): waits for Go, applies the mount

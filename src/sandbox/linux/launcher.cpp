@@ -16,6 +16,7 @@
 #include <span>
 
 #include "core/deadline.hpp"
+#include "core/phase_trace.hpp"
 #include "core/unique_fd.hpp"
 #include "sandbox/linux/net_counters.hpp"
 #include "sandbox/linux/placeholders.hpp"
@@ -129,6 +130,9 @@ bool read_records(int fd, Report& report) {
       case LaunchMessage::Error:
         report.error = text;
         break;
+      case LaunchMessage::Phases:
+        core::phases::receive(text);
+        break;
       case LaunchMessage::Placeholder:
         parse_placeholder(text, report);
         break;
@@ -173,6 +177,7 @@ core::Result<Child> clone_sandbox(const LaunchSpec& spec, int parent_end, int ch
     ::close(parent_end);
     sandbox_init_main(spec, child_end);
   }
+  core::phases::mark(core::phases::Mark::Cloned);
   return Child{static_cast<pid_t>(pid), UniqueFd(pidfd)};
 }
 
@@ -345,6 +350,7 @@ Outcome launch(LaunchSpec spec, const RunOptions& options) {
     wait_child(*child);
     return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, placed.error().describe()});
   }
+  core::phases::mark(core::phases::Mark::IdMapsWritten);
   const char go = static_cast<char>(LaunchMessage::Go);
   (void)::send(parent_end.get(), &go, 1, MSG_NOSIGNAL);
   std::shared_ptr<void> proxy;
@@ -368,6 +374,7 @@ Outcome launch(LaunchSpec spec, const RunOptions& options) {
     pollfd pfd{parent_end.get(), POLLIN, 0};
     if (::poll(&pfd, 1, 0) <= 0) break;
   }
+  core::phases::mark(core::phases::Mark::SandboxGone);
   // The namespaces are gone with pid 1, so no mount holds the placeholders any more: they
   // are removed without unmounting. (pid 1 removes them itself when it is stopped or when
   // the supervisor dies; then this finds nothing left to do.)

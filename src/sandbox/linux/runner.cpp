@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "core/phase_trace.hpp"
 namespace pisandbox::sandbox::linux_ {
 
 namespace fs = std::filesystem;
@@ -13,6 +14,7 @@ core::Result<PreparedSandbox> prepare_sandbox(const policy::SandboxPolicy& polic
                                               Command command) {
   PreparedSandbox prepared;
   prepared.scan = policy::scan_workspace(policy.workspace, policy::ScanOptions{});
+  core::phases::mark(core::phases::Mark::Scanned);
   prepared.protected_paths = policy.protected_paths;
   for (const auto& p : prepared.scan.protected_paths)
     if (std::ranges::none_of(prepared.protected_paths,
@@ -29,6 +31,7 @@ core::Result<PreparedSandbox> prepare_sandbox(const policy::SandboxPolicy& polic
   spec.limits = policy.limits;
   if (policy.limits.max_processes != 0) spec.cgroups = probe_cgroups();
   spec.command = std::move(command);
+  core::phases::mark(core::phases::Mark::Planned);
   return prepared;
 }
 
@@ -76,9 +79,11 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
          "directories, but not its top level nor any dot-file or dot-directory in it");
   const HookWatch hooks = watch_hooks(*prepared, policy.workspace);
   Outcome outcome = launch(std::move(prepared->spec), options);
+  core::phases::mark(core::phases::Mark::CleanedUp);
   for (const auto& hook : new_hooks(hooks))
     warn("warning: the command created a Git hook, which git on the host would run: " +
          hook.string() + " (review or delete it; later commands cannot write hooks)");
+  core::phases::mark(core::phases::Mark::HooksScanned);
   return outcome;
 }
 
