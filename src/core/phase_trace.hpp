@@ -7,7 +7,8 @@
 // supervisor's main thread or in a process forked from it, and pid 1 and the command's
 // process send theirs over the launch socket (LaunchMessage::Phases). CLOCK_MONOTONIC is
 // one clock for every process of the machine (the sandbox gets no time namespace), so marks
-// from all three compare directly. Off, mark() is one load and one branch.
+// from all three compare directly (each phase is measured from the mark before it, see
+// phase_start()). Off, mark() is one load and one branch.
 #pragma once
 
 #include <time.h>
@@ -33,10 +34,12 @@ enum class Mark : std::uint8_t {
   Scanned,        ///< the workspace scanned for protected paths
   Planned,        ///< mount plan, Landlock rules, seccomp table, cgroup probe
   Cloned,         ///< clone3 returned in the supervisor (new namespaces made)
-  IdMapsWritten,  ///< uid/gid maps written and the cgroup joined: Go sent
+  IdMapsWritten,  ///< uid/gid maps written: Go sent
   GoReceived,     ///< pid 1: Go received
   NetworkUp,      ///< pid 1: loopback up, the proxy's listeners sent
   MountsApplied,  ///< pid 1: the mount plan applied and the root switched
+  CgroupJoined,   ///< the supervisor: pid 1 put into the v1 cgroups (alongside go, network
+                  ///< and mounts, which pid 1 does meanwhile), Limits sent
   Forked,         ///< pid 1: the command's process forked
   Confined,       ///< the command's process: no_new_privs, Landlock, capabilities,
                   ///< seccomp done, just before exec
@@ -47,10 +50,12 @@ enum class Mark : std::uint8_t {
   Count,
 };
 
+inline constexpr std::size_t kMarkCount = static_cast<std::size_t>(Mark::Count);
+
 /// The phase that ends at `mark`, as printed (`pi-sandbox: phase <name> <ms>`).
-inline constexpr std::array<std::string_view, static_cast<std::size_t>(Mark::Count)> kPhaseNames = {
-    "start",   "config", "policy", "session", "scan",    "plan",     "clone",   "id-maps", "go",
-    "network", "mounts", "fork",   "confine", "command", "teardown", "cleanup", "hooks",
+inline constexpr std::array<std::string_view, kMarkCount> kPhaseNames = {
+    "start",   "config", "policy", "session", "scan",    "plan",    "clone",    "id-maps", "go",
+    "network", "mounts", "cgroup", "fork",    "confine", "command", "teardown", "cleanup", "hooks",
 };
 
 /// One mark: which, and when (CLOCK_MONOTONIC, nanoseconds).
@@ -143,24 +148,43 @@ inline void receive(std::string_view bytes) {
   }
 }
 
-/// The report: one line per mark after Start, in time order, `pi-sandbox: phase <name> <ms>`
-/// with the milliseconds since the mark before it, then `pi-sandbox: phase total <ms>` (Start
-/// to the last mark). Empty when the trace is off.
+/// The mark a phase starts from: the one before it in Mark's order that was taken, except for
+/// CgroupJoined, which runs alongside pid 1's go, network and mounts and starts at
+/// IdMapsWritten (and is skipped as the start of the phases after it).
+inline const Stamp* phase_start(const std::array<const Stamp*, kMarkCount>& taken, Mark mark) {
+  if (mark == Mark::CgroupJoined) return taken[static_cast<std::size_t>(Mark::IdMapsWritten)];
+  for (auto i = static_cast<std::size_t>(mark); i-- > 0;)
+    if (taken[i] != nullptr && static_cast<Mark>(i) != Mark::CgroupJoined) return taken[i];
+  return nullptr;
+}
+
+/// The report: one line per phase taken, in Mark's order, `pi-sandbox: phase <name> <ms>` with
+/// the milliseconds since its phase_start(), then `pi-sandbox: phase total <ms>` (main() to the
+/// last mark). `cgroup` overlaps go, network and mounts, so the phases add up to more than the
+/// total by about its length. Empty when the trace is off.
 inline std::string report() {
   const Trace& t = trace();
   if (!t.enabled || t.count == 0) return {};
-  std::array<Stamp, 64> sorted = t.stamps;
-  std::stable_sort(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(t.count),
-                   [](const Stamp& a, const Stamp& b) { return a.ns < b.ns; });
+  std::array<const Stamp*, kMarkCount> taken{};
+  std::int64_t last = 0;
+  for (std::size_t i = 0; i < t.count; ++i) {
+    const Stamp& s = t.stamps[i];
+    if (taken[static_cast<std::size_t>(s.mark)] == nullptr)
+      taken[static_cast<std::size_t>(s.mark)] = &s;
+    last = std::max(last, s.ns);
+  }
+  if (taken[0] == nullptr) return {};
   std::string lines;
   const auto line = [&lines](std::string_view name, std::int64_t ns) {
     char ms[32];
     std::snprintf(ms, sizeof ms, "%.3f", static_cast<double>(ns) / 1e6);
     lines += "pi-sandbox: phase " + std::string(name) + " " + ms + "\n";
   };
-  for (std::size_t i = 1; i < t.count; ++i)
-    line(kPhaseNames[static_cast<std::size_t>(sorted[i].mark)], sorted[i].ns - sorted[i - 1].ns);
-  line("total", sorted[t.count - 1].ns - sorted[0].ns);
+  for (std::size_t i = 1; i < kMarkCount; ++i) {
+    const Stamp* start = phase_start(taken, static_cast<Mark>(i));
+    if (taken[i] != nullptr && start != nullptr) line(kPhaseNames[i], taken[i]->ns - start->ns);
+  }
+  line("total", last - taken[0]->ns);
   return lines;
 }
 

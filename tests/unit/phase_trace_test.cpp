@@ -15,7 +15,7 @@ TEST(PhaseTrace, OffItRecordsAndReportsNothing) {
   EXPECT_EQ(report(), "");
 }
 
-TEST(PhaseTrace, MarksOfAnotherProcessArriveInTimeOrder) {
+TEST(PhaseTrace, MarksOfAnotherProcessArriveAsTaken) {
   trace() = Trace{};
   trace().enabled = true;
   record(Mark::Start, 1'000'000);
@@ -32,12 +32,16 @@ TEST(PhaseTrace, MarksOfAnotherProcessArriveInTimeOrder) {
   record(Mark::IdMapsWritten, 3'750'000);
   receive(sent);
   record(Mark::Cloned, 3'500'000);
+  record(Mark::CgroupJoined, 7'000'000);  // alongside go and mounts
+  record(Mark::Forked, 7'500'000);
   EXPECT_EQ(report(),
             "pi-sandbox: phase clone 2.500\n"
             "pi-sandbox: phase id-maps 0.250\n"
             "pi-sandbox: phase go 0.250\n"
             "pi-sandbox: phase mounts 2.250\n"
-            "pi-sandbox: phase total 5.250\n");
+            "pi-sandbox: phase cgroup 3.250\n"
+            "pi-sandbox: phase fork 1.250\n"
+            "pi-sandbox: phase total 6.500\n");
 }
 
 TEST(PhaseTrace, AMalformedRecordIsIgnored) {

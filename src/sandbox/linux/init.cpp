@@ -363,6 +363,11 @@ void prepare_signals() {
     slave = std::move(*made);
   }
   report_placeholders(launch_fd, placeholders);
+  // The supervisor has put this process into the sandbox's cgroup before Limits: the command
+  // starts inside it. No Limits (the supervisor failed or died): nothing of the command ran.
+  if (char limits = 0;
+      ::recv(launch_fd, &limits, 1, 0) != 1 || limits != static_cast<char>(LaunchMessage::Limits))
+    fail(core::Error{"the supervisor did not confirm the cgroup", "", 0});
   const pid_t command = ::fork();
   if (command < 0) fail(core::sys_error("fork()", errno));
   if (command == 0) exec_command(spec, launch_fd, slave.get());

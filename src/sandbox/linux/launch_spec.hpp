@@ -52,6 +52,7 @@ inline constexpr int kSocksProxyPort = 1080;
 /// message per record). The first byte is the type; the rest is text.
 enum class LaunchMessage : char {
   Go = 'G',           ///< supervisor -> pid 1: the id maps are written, go on
+  Limits = 'C',       ///< supervisor -> pid 1: the cgroup is joined, fork the command
   Error = 'E',        ///< setup failed: "<step>: <syscall>: <errno>" [\n hint]
   Placeholder = 'P',  ///< "<inode>[s] <path>": a host placeholder (with `s`: a scaffold) to remove
   Result = 'X',       ///< "exit <code>" or "signal <number>"
@@ -63,8 +64,9 @@ enum class LaunchMessage : char {
 };
 
 /// Runs as pid 1 of the new namespaces (never returns): waits for Go, applies the mount
-/// plan, forks the command (which confines itself: no_new_privs, Landlock, capabilities,
-/// seccomp, exec), reaps, reports the result, kills what is left, removes placeholders.
+/// plan, waits for Limits, forks the command (which confines itself: no_new_privs, Landlock,
+/// capabilities, seccomp, exec), reaps, reports the result, kills what is left, removes
+/// placeholders.
 [[noreturn]] void sandbox_init_main(const LaunchSpec& spec, int launch_fd);
 
 }  // namespace pisandbox::sandbox::linux_

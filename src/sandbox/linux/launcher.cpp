@@ -284,6 +284,25 @@ core::Result<std::optional<SandboxCgroup>> limit_resources(LaunchSpec& spec) {
   return std::optional<SandboxCgroup>(std::move(*cgroup));
 }
 
+/// Puts pid 1 into the sandbox's v1 cgroups, then tells it to fork the command
+/// (LaunchMessage::Limits). pid 1 sets up its network and mounts meanwhile: a v1 attach waits
+/// for an RCU grace period (milliseconds on this project's machines), and no code of the
+/// command runs before it is done. On failure pid 1 is stopped (it removes what it made).
+core::Result<void> join_cgroup(const Child& child, const SandboxCgroup* cgroup, int launch_fd) {
+  if (cgroup != nullptr)
+    if (auto joined = cgroup->add(child.pid); !joined) {
+      ::syscall(SYS_pidfd_send_signal, child.pidfd.get(), SIGTERM, nullptr, 0);
+      ::shutdown(launch_fd, SHUT_RDWR);  // pid 1 stops waiting for Limits
+      stop_sandbox(child);
+      wait_child(child);
+      return joined;
+    }
+  core::phases::mark(core::phases::Mark::CgroupJoined);
+  const char limits = static_cast<char>(LaunchMessage::Limits);
+  (void)::send(launch_fd, &limits, 1, MSG_NOSIGNAL);
+  return {};
+}
+
 /// Tells the caller which limits the command reached.
 void report_limits(const SandboxCgroup* cgroup, const RunOptions& options) {
   if (cgroup == nullptr || !options.limit_reached) return;
@@ -342,17 +361,17 @@ Outcome launch(LaunchSpec spec, const RunOptions& options) {
   pipes.write_out.reset();  // pid 1 has them now
   pipes.write_err.reset();
   Report report;
-  // pid 1 waits for Go: it has run nothing of the command yet when it joins the cgroup.
-  auto placed = write_id_maps(child->pid);
-  if (placed && cgroup != nullptr) placed = cgroup->add(child->pid);
-  if (!placed) {
+  // pid 1 waits for Go: it has run nothing yet.
+  if (auto mapped = write_id_maps(child->pid); !mapped) {
     ::kill(child->pid, SIGKILL);
     wait_child(*child);
-    return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, placed.error().describe()});
+    return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, mapped.error().describe()});
   }
   core::phases::mark(core::phases::Mark::IdMapsWritten);
   const char go = static_cast<char>(LaunchMessage::Go);
   (void)::send(parent_end.get(), &go, 1, MSG_NOSIGNAL);
+  if (auto joined = join_cgroup(*child, cgroup, parent_end.get()); !joined)
+    return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, joined.error().describe()});
   std::shared_ptr<void> proxy;
   const Ending ending =
       supervise(*child, parent_end.get(), options, report, pipes, proxy, cgroup, terminal);
