@@ -264,6 +264,17 @@ PHASES = {
 }
 
 
+PHASE_TRACE_DOC = """`PI_SANDBOX_TRACE_PHASES=1 pi-sandbox run -- COMMAND` prints, after the command, one line
+per phase on stderr, `pi-sandbox: phase <name> <ms>`, then `pi-sandbox: phase total <ms>`:
+CLOCK_MONOTONIC marks taken in the supervisor (configuration, policy, session, scan, plan,
+clone, id maps, cgroup, teardown, cleanup, hooks), in pid 1 (Go received, network, mount plan
+applied, fork, command reaped) and in the command's process just before exec (confinement
+done), which pid 1 and that process send over the launch socket. Each phase is the time since
+the mark before it; `cgroup` runs alongside pid 1's work and is measured from the id maps.
+Without the variable nothing is recorded or sent. `bench/run` takes the "Phases" table from
+it."""
+
+
 def phase_medians(text):
     """{phase: median ms} of the blocks of `pi-sandbox: phase NAME MS` lines."""
     samples = {}
@@ -411,7 +422,7 @@ def main():
             "`PI_SANDBOX_BENCH_BINARY=FILE` measures FILE instead of building (the commit line",
             "above then says so). The Network part (`bench/network.sh`) needs user and network",
             "namespaces, `ip` (iproute2) and `curl`; without them its section says why it was not",
-            "measured.", ""]
+            "measured.", ""] + PHASE_TRACE_DOC.split("\n") + [""]
 
     text = "\n".join(out)
     # This machine's paths must not leak into a committed file.
