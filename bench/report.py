@@ -3,7 +3,7 @@
 
 Usage: report.py RESULTS_DIR LARGE_WORKSPACE OUTPUT
 RESULTS_DIR holds hyperfine.json, policy-{empty,large}.json, rss-{empty,large}.txt,
-bwrap-status, mode, commit and workspace.json (the generator's manifest), and what
+phases-{empty,large}.txt (PI_SANDBOX_TRACE_PHASES=1 output, one block per run), bwrap-status, mode, commit and workspace.json (the generator's manifest), and what
 bench/network.sh wrote: network-status, network-params.json, network-samples.txt,
 network-pss.jsonl, network-load.txt.
 LARGE_WORKSPACE is only used to turn the policy's absolute paths into relative ones.
@@ -240,6 +240,76 @@ def network_section(results_dir):
             out += ["", "### Where the proxy's costs come from", "", f.read().strip()]
     return out
 
+# The phases of PI_SANDBOX_TRACE_PHASES=1 (src/core/phase_trace.hpp), in its order.
+PHASES = {
+    "config": "`main()` to the trusted configuration read: arguments, the workspace's real path",
+    "policy": "the policy: home, toolchains on `$PATH`, protected paths",
+    "session": "approvals, the network decider, the proxy's starter",
+    "scan": "the workspace scanned for protected paths",
+    "plan": "mount plan, Landlock rules, seccomp table, cgroup probe",
+    "clone": "the command's cgroup made, `clone3` into six new namespaces",
+    "id-maps": "uid and gid maps written, Go sent",
+    "go": "pid 1 wakes up on Go",
+    "network": "pid 1: loopback up, the proxy's listeners",
+    "mounts": "pid 1: the mount plan applied (placeholders made on the host included), "
+              "`pivot_root`",
+    "cgroup": "the supervisor puts pid 1 into the v1 cgroups, alongside go, network and mounts",
+    "fork": "pid 1 waits for the cgroup, forks the command",
+    "confine": "the command's process: no_new_privs, Landlock, capabilities, seccomp",
+    "command": "exec of `/bin/true`, its run and exit, until pid 1 reaps it",
+    "teardown": "pid 1 kills what is left and exits, the namespaces go, the output drains",
+    "guard": "the guard's last sweep (in pid 1 once the command is gone: guarded names, git configuration, the bounded scan for repositories the command created) and its report",
+    "cleanup": "host placeholders (strict mode) and the cgroup removed",
+    "total": "`main()` to the last mark (not the process's exec and exit)",
+}
+
+
+PHASE_TRACE_DOC = """`PI_SANDBOX_TRACE_PHASES=1 pi-sandbox run -- COMMAND` prints, after the command, one line
+per phase on stderr, `pi-sandbox: phase <name> <ms>`, then `pi-sandbox: phase total <ms>`:
+CLOCK_MONOTONIC marks taken in the supervisor (configuration, policy, session, scan, plan,
+clone, id maps, cgroup, teardown, guard, cleanup), in pid 1 (Go received, network, mount plan
+applied, fork, command reaped) and in the command's process just before exec (confinement
+done), which pid 1 and that process send over the launch socket. Each phase is the time since
+the mark before it; `cgroup` runs alongside pid 1's work and is measured from the id maps.
+Without the variable nothing is recorded or sent. `bench/run` takes the "Phases" table from
+it."""
+
+
+def phase_medians(text):
+    """{phase: median ms} of the blocks of `pi-sandbox: phase NAME MS` lines."""
+    samples = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 4 and parts[:2] == ["pi-sandbox:", "phase"]:
+            samples.setdefault(parts[2], []).append(float(parts[3]))
+    return {name: statistics.median(values) for name, values in samples.items()}, \
+        max((len(v) for v in samples.values()), default=0)
+
+
+def phases_section(read):
+    out = ["", "## Phases", ""]
+    try:
+        medians = {w: phase_medians(read(f"phases-{w}.txt")) for w in ("empty", "large")}
+    except FileNotFoundError:
+        return out + ["Not measured: no phase trace in this run."]
+    runs = min(n for _, n in medians.values())
+    if runs == 0:
+        return out + ["Not measured: `PI_SANDBOX_TRACE_PHASES=1` printed no phases."]
+    out += [f"Where one `pi-sandbox run -- /bin/true` spends its time, from its own phase trace",
+            f"(`PI_SANDBOX_TRACE_PHASES=1`, CLOCK_MONOTONIC marks in the supervisor, in pid 1 and",
+            f"in the command's process): the median of each phase over {runs} traced runs per",
+            "workspace, taken after the runs above. The phases overlap where `cgroup` runs",
+            "alongside pid 1's work, and medians do not add up to the median total.", "",
+            "| phase | empty ms | `<large-ws>` ms | what |", "| --- | --- | --- | --- |"]
+    names = [n for n in PHASES if n in medians["empty"][0] or n in medians["large"][0]]
+    names += [n for w in ("empty", "large") for n in medians[w][0] if n not in names]
+    for name in dict.fromkeys(names):
+        cells = [f"{medians[w][0][name]:.2f}" if name in medians[w][0] else "–"
+                 for w in ("empty", "large")]
+        out.append(f"| {name} | {cells[0]} | {cells[1]} | {PHASES.get(name, '')} |")
+    return out
+
+
 def limits_section(results_dir, read):
     """The per-command cost of the sandbox's cgroup (anchors: under 0.5 ms)."""
     out = ["", "## Resource limits", ""]
@@ -337,6 +407,7 @@ def main():
             "in the Network section, while data flows."]
 
     out += limits_section(results_dir, read)
+    out += phases_section(read)
 
     if os.path.exists(NOTES):
         with open(NOTES) as f:
@@ -351,7 +422,7 @@ def main():
             "`PI_SANDBOX_BENCH_BINARY=FILE` measures FILE instead of building (the commit line",
             "above then says so). The Network part (`bench/network.sh`) needs user and network",
             "namespaces, `ip` (iproute2) and `curl`; without them its section says why it was not",
-            "measured.", ""]
+            "measured.", ""] + PHASE_TRACE_DOC.split("\n") + [""]
 
     text = "\n".join(out)
     # This machine's paths must not leak into a committed file.

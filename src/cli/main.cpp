@@ -7,8 +7,10 @@
 
 #include "approval/reviewer_process.hpp"
 #include "cli/commands.hpp"
+#include "core/phase_trace.hpp"
 
 int main(int argc, char** argv) {
+  pisandbox::core::phases::remember_start();
   CLI::App app{"pi-sandbox: run a coding agent's shell commands inside a Linux sandbox",
                "pi-sandbox"};
   app.require_subcommand(1);

@@ -5,6 +5,8 @@
 
 #include "cli/commands.hpp"
 #include "core/deadline.hpp"
+#include "core/io.hpp"
+#include "core/phase_trace.hpp"
 #include "core/printable.hpp"
 #include "core/unique_fd.hpp"
 #include "session/session.hpp"
@@ -21,7 +23,7 @@ int received_signal(int signal_fd) {
   return SIGTERM;
 }
 
-int run(const RunArgs& args) {
+int run_command(const RunArgs& args) {
   // SIGINT, SIGTERM and SIGHUP cancel the sandbox.
   core::UniqueFd signals = session::cancel_signals();
   session::RunIo io;
@@ -42,6 +44,16 @@ int run(const RunArgs& args) {
       return kExitSetupFailed;
   }
   return kExitSetupFailed;
+}
+
+/// The command, then with PI_SANDBOX_TRACE_PHASES=1 its phases on stderr (docs/benchmarks.md,
+/// "Phase trace").
+int run(const RunArgs& args) {
+  core::phases::enable_from_environment();
+  const int code = run_command(args);
+  if (const std::string phases = core::phases::report(); !phases.empty())
+    (void)core::write_all(STDERR_FILENO, phases);
+  return code;
 }
 
 }  // namespace

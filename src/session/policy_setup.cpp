@@ -11,6 +11,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/phase_trace.hpp"
+
 namespace pisandbox::session {
 
 namespace fs = std::filesystem;
@@ -200,6 +202,7 @@ core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args,
         "hint: use a directory inside it: mkdir /tmp/work && pi-sandbox run --cwd /tmp/work ...");
   auto loaded = load_config(args.config);
   if (!loaded) return std::unexpected(loaded.error());
+  core::phases::mark(core::phases::Mark::ConfigRead);
   if (loaded->source && !args.config.empty()) {
     // An explicit --config is never read from the workspace: an earlier sandboxed command
     // could have written it there (compatibility C1). The default locations are protected

@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "core/io.hpp"
+#include "core/phase_trace.hpp"
 #include "hostipc/host_ipc.hpp"
 #include "policy/environment.hpp"
 #include "process/host_runner.hpp"
@@ -109,6 +110,7 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
   Prepared p;
   auto policy = build_policy(args.policy, &p.loaded);
   if (!policy) return std::unexpected(policy.error());
+  core::phases::mark(core::phases::Mark::PolicyBuilt);
   p.policy = std::move(*policy);
   p.say = [message = io.message](const std::string& line) {
     if (message)
@@ -169,6 +171,7 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
   // pi-sandbox's own environment; the command's proxy variables point at its own proxy.
   p.options.proxy = proxy_starter(std::move(decider), {},
                                   proxy::parent_proxies_from_environment(caller_environment()));
+  core::phases::mark(core::phases::Mark::SessionReady);
   return p;
 }
 

@@ -92,8 +92,12 @@ class Guard {
   /// configuration reports), in order.
   std::vector<std::string> take_notices();
 
-  /// The quarantine's root descriptor (for pid 1, which inherits it).
-  [[nodiscard]] int quarantine_fd() const { return quarantine_.root.get(); }
+  /// The quarantine as pid 1 inherits it: the descriptor (the root's, or its deepest existing
+  /// ancestor's) and the components still to make below it.
+  [[nodiscard]] int quarantine_fd() const { return quarantine_descriptor(quarantine_); }
+  [[nodiscard]] std::vector<std::string> quarantine_missing() const {
+    return quarantine_.root ? std::vector<std::string>{} : quarantine_.missing;
+  }
 
  private:
   struct Config {

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/phase_trace.hpp"
 #include "core/unique_fd.hpp"
 #include "sandbox/linux/capabilities.hpp"
 #include "sandbox/linux/launch_spec.hpp"
@@ -31,6 +32,13 @@ void send(int fd, LaunchMessage type, const std::string& text) {
   std::string record(1, static_cast<char>(type));
   record += text;
   (void)::send(fd, record.data(), record.size(), MSG_NOSIGNAL);
+}
+
+/// Marks `mark` and sends this process's unsent phase marks (nothing when the trace is off).
+void send_phases(int launch_fd, core::phases::Mark mark) {
+  core::phases::mark(mark);
+  if (const std::string marks = core::phases::take_unsent(); !marks.empty())
+    send(launch_fd, LaunchMessage::Phases, marks);
 }
 
 /// A TCP socket listening on `address`:`port` of the sandbox's loopback.
@@ -231,6 +239,7 @@ core::Result<void> attach_private_pty(const PtySetup& setup, int slave) {
     send(launch_fd, LaunchMessage::Error, r.error().describe());
     ::_exit(125);
   }
+  send_phases(launch_fd, core::phases::Mark::Confined);
   const int stdio[3] = {spec.stdio.in, spec.stdio.out, spec.stdio.err};
   for (int target = 0; target < 3; ++target)
     if (stdio[target] >= 0 && ::dup2(stdio[target], target) < 0) {
@@ -298,6 +307,7 @@ enum class Cleanup {
     pid_t pid;
     while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
       if (pid != command) continue;
+      send_phases(launch_fd, core::phases::Mark::CommandExited);
       if (WIFSIGNALED(status)) {
         send(launch_fd, LaunchMessage::Result, "signal " + std::to_string(WTERMSIG(status)));
         finish(placeholders, 128 + WTERMSIG(status), Cleanup::Supervisor);
@@ -330,6 +340,7 @@ void prepare_signals() {
 }  // namespace
 
 [[noreturn]] void sandbox_init_main(const LaunchSpec& spec, int launch_fd) {
+  core::phases::forget_inherited();
   prepare_signals();
   // Armed before anything else: if the supervisor dies from now on, SIGTERM arrives. If it
   // died before this line, its end of the launch socket is closed and the recv() below
@@ -343,6 +354,7 @@ void prepare_signals() {
   pollfd peer{launch_fd, POLLRDHUP, 0};
   if (::poll(&peer, 1, 0) != 0 && (peer.revents & (POLLHUP | POLLRDHUP | POLLERR)) != 0)
     ::_exit(125);
+  core::phases::mark(core::phases::Mark::GoReceived);
   ::prctl(PR_SET_DUMPABLE, 0);
   std::vector<Placeholder> placeholders;
   auto fail = [&](const core::Error& error) {
@@ -354,7 +366,9 @@ void prepare_signals() {
   if (auto r = loopback_up(); !r) fail(r.error());
   if (spec.proxy_listeners)
     if (auto r = pass_proxy_listeners(launch_fd); !r) fail(r.error());
+  core::phases::mark(core::phases::Mark::NetworkUp);
   if (auto r = apply_mount_plan(spec.mounts, placeholders); !r) fail(r.error());
+  send_phases(launch_fd, core::phases::Mark::MountsApplied);
   core::UniqueFd slave;
   if (spec.pty) {
     auto made = pass_private_pty(launch_fd, *spec.pty);
@@ -364,15 +378,23 @@ void prepare_signals() {
   report_placeholders(launch_fd, placeholders);
   g_launch_fd = launch_fd;
   if (spec.quarantine_fd >= 0) {
-    auto guard = Guard::start(spec.guard,
-                              Quarantine{core::UniqueFd(spec.quarantine_fd), spec.guard.quarantine},
-                              Guard::Watch::No);
+    Quarantine quarantine{{}, spec.guard.quarantine};
+    (spec.quarantine_missing.empty() ? quarantine.root : quarantine.anchor)
+        .reset(spec.quarantine_fd);
+    quarantine.missing = spec.quarantine_missing;
+    auto guard = Guard::start(spec.guard, std::move(quarantine), Guard::Watch::No);
     if (!guard) fail(guard.error());
     g_guard.emplace(std::move(*guard));
   }
+  // The supervisor has put this process into the sandbox's cgroup before Limits: the command
+  // starts inside it. No Limits (the supervisor failed or died): nothing of the command ran.
+  if (char limits = 0;
+      ::recv(launch_fd, &limits, 1, 0) != 1 || limits != static_cast<char>(LaunchMessage::Limits))
+    fail(core::Error{"the supervisor did not confirm the cgroup", "", 0});
   const pid_t command = ::fork();
   if (command < 0) fail(core::sys_error("fork()", errno));
   if (command == 0) exec_command(spec, launch_fd, slave.get());
+  send_phases(launch_fd, core::phases::Mark::Forked);
   // Only the command's processes hold the slave now: when the last of them closes it, the
   // supervisor reads EIO on the master.
   slave.reset();

@@ -46,9 +46,11 @@ struct LaunchSpec {
   /// What the guard watches (guard.hpp): the supervisor watches it while the command runs and
   /// sweeps it afterwards; pid 1 sweeps it when the supervisor has died.
   GuardPlan guard;
-  /// The quarantine root's descriptor (set by launch(); pid 1 inherits it, the command never
-  /// does: O_CLOEXEC).
+  /// The quarantine's descriptor (set by launch(); pid 1 inherits it, the command never does:
+  /// O_CLOEXEC): its root, or while that does not exist its deepest existing ancestor.
   int quarantine_fd = -1;
+  /// The quarantine's components still to make below quarantine_fd (empty: it is the root).
+  std::vector<std::string> quarantine_missing = {};
 };
 
 /// The proxy's ports on the sandbox's own loopback (docs/network.md, "The bridge").
@@ -59,6 +61,7 @@ inline constexpr int kSocksProxyPort = 1080;
 /// message per record). The first byte is the type; the rest is text.
 enum class LaunchMessage : char {
   Go = 'G',           ///< supervisor -> pid 1: the id maps are written, go on
+  Limits = 'C',       ///< supervisor -> pid 1: the cgroup is joined, fork the command
   Error = 'E',        ///< setup failed: "<step>: <syscall>: <errno>" [\n hint]
   Placeholder = 'P',  ///< "<inode>[s] <path>": a host placeholder (with `s`: a scaffold) to remove
   Result = 'X',       ///< "exit <code>" or "signal <number>"
@@ -67,12 +70,14 @@ enum class LaunchMessage : char {
   Terminal = 'T',     ///< no text, one SCM_RIGHTS descriptor: the private pty's master
   Notice = 'N',       ///< one line of the guard's last sweep for the user (guard.hpp)
   Swept = 'S',        ///< no text: pid 1 ran the guard's last sweep after every process was gone
+  Phases = 'M',       ///< PI_SANDBOX_TRACE_PHASES: marks of pid 1 or of the command's process
+                      ///< (core::phases::take_unsent(), binary)
 };
 
 /// Runs as pid 1 of the new namespaces (never returns): waits for Go, applies the mount
-/// plan, forks the command (which confines itself: no_new_privs, Landlock, capabilities,
-/// seccomp, exec), reaps, reports the result, kills what is left, runs the guard's last sweep
-/// (reporting it), removes placeholders.
+/// plan, waits for Limits, forks the command (which confines itself: no_new_privs, Landlock,
+/// capabilities, seccomp, exec), reaps, reports the result, kills what is left, runs the
+/// guard's last sweep (reporting it), removes placeholders.
 [[noreturn]] void sandbox_init_main(const LaunchSpec& spec, int launch_fd);
 
 }  // namespace pisandbox::sandbox::linux_

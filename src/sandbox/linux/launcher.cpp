@@ -16,6 +16,7 @@
 #include <span>
 
 #include "core/deadline.hpp"
+#include "core/phase_trace.hpp"
 #include "core/unique_fd.hpp"
 #include "sandbox/linux/net_counters.hpp"
 #include "sandbox/linux/guard.hpp"
@@ -132,6 +133,9 @@ bool read_records(int fd, Report& report) {
       case LaunchMessage::Error:
         report.error = text;
         break;
+      case LaunchMessage::Phases:
+        core::phases::receive(text);
+        break;
       case LaunchMessage::Placeholder:
         parse_placeholder(text, report);
         break;
@@ -182,6 +186,7 @@ core::Result<Child> clone_sandbox(const LaunchSpec& spec, int parent_end, int ch
     ::close(parent_end);
     sandbox_init_main(spec, child_end);
   }
+  core::phases::mark(core::phases::Mark::Cloned);
   return Child{static_cast<pid_t>(pid), UniqueFd(pidfd)};
 }
 
@@ -290,6 +295,25 @@ core::Result<std::optional<SandboxCgroup>> limit_resources(LaunchSpec& spec) {
   return std::optional<SandboxCgroup>(std::move(*cgroup));
 }
 
+/// Puts pid 1 into the sandbox's v1 cgroups, then tells it to fork the command
+/// (LaunchMessage::Limits). pid 1 sets up its network and mounts meanwhile: a v1 attach waits
+/// for an RCU grace period (milliseconds on this project's machines), and no code of the
+/// command runs before it is done. On failure pid 1 is stopped (it removes what it made).
+core::Result<void> join_cgroup(const Child& child, const SandboxCgroup* cgroup, int launch_fd) {
+  if (cgroup != nullptr)
+    if (auto joined = cgroup->add(child.pid); !joined) {
+      ::syscall(SYS_pidfd_send_signal, child.pidfd.get(), SIGTERM, nullptr, 0);
+      ::shutdown(launch_fd, SHUT_RDWR);  // pid 1 stops waiting for Limits
+      stop_sandbox(child);
+      wait_child(child);
+      return joined;
+    }
+  core::phases::mark(core::phases::Mark::CgroupJoined);
+  const char limits = static_cast<char>(LaunchMessage::Limits);
+  (void)::send(launch_fd, &limits, 1, MSG_NOSIGNAL);
+  return {};
+}
+
 /// Tells the caller which limits the command reached.
 void report_limits(const SandboxCgroup* cgroup, const RunOptions& options) {
   if (cgroup == nullptr || !options.limit_reached) return;
@@ -345,6 +369,7 @@ Outcome launch(LaunchSpec spec, const RunOptions& options) {
     return std::unexpected(
         RunFailure{RunFailureKind::LaunchFailed, "the guard: " + guard.error().describe()});
   spec.quarantine_fd = guard->quarantine_fd();
+  spec.quarantine_missing = guard->quarantine_missing();
   int pair[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
     return std::unexpected(RunFailure{RunFailureKind::LaunchFailed,
@@ -361,16 +386,17 @@ Outcome launch(LaunchSpec spec, const RunOptions& options) {
   pipes.write_out.reset();  // pid 1 has them now
   pipes.write_err.reset();
   Report report;
-  // pid 1 waits for Go: it has run nothing of the command yet when it joins the cgroup.
-  auto placed = write_id_maps(child->pid);
-  if (placed && cgroup != nullptr) placed = cgroup->add(child->pid);
-  if (!placed) {
+  // pid 1 waits for Go: it has run nothing yet.
+  if (auto mapped = write_id_maps(child->pid); !mapped) {
     ::kill(child->pid, SIGKILL);
     wait_child(*child);
-    return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, placed.error().describe()});
+    return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, mapped.error().describe()});
   }
+  core::phases::mark(core::phases::Mark::IdMapsWritten);
   const char go = static_cast<char>(LaunchMessage::Go);
   (void)::send(parent_end.get(), &go, 1, MSG_NOSIGNAL);
+  if (auto joined = join_cgroup(*child, cgroup, parent_end.get()); !joined)
+    return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, joined.error().describe()});
   std::shared_ptr<void> proxy;
   const Ending ending =
       supervise(*child, parent_end.get(), options, report, pipes, proxy, cgroup, terminal, *guard);
@@ -392,10 +418,7 @@ Outcome launch(LaunchSpec spec, const RunOptions& options) {
     pollfd pfd{parent_end.get(), POLLIN, 0};
     if (::poll(&pfd, 1, 0) <= 0) break;
   }
-  // The namespaces are gone with pid 1, so no mount holds the placeholders any more: they
-  // are removed without unmounting. (pid 1 removes them itself when it is stopped or when
-  // the supervisor dies; then this finds nothing left to do.)
-  for (auto& p : report.placeholders) remove_placeholder(p, Unmask::No);
+  core::phases::mark(core::phases::Mark::SandboxGone);
   // Every process of the sandbox is gone: nothing can create a guarded name any more. pid 1
   // has swept already unless it was killed first.
   if (!report.swept) guard->final_sweep();
@@ -403,6 +426,11 @@ Outcome launch(LaunchSpec spec, const RunOptions& options) {
   notices.insert(notices.end(), report.notices.begin(), report.notices.end());
   for (const auto& line : notices)
     if (options.notice) options.notice(line);
+  core::phases::mark(core::phases::Mark::GuardSwept);
+  // The namespaces are gone with pid 1, so no mount holds the placeholders any more: they
+  // are removed without unmounting. (pid 1 removes them itself when it is stopped or when
+  // the supervisor dies; then this finds nothing left to do.)
+  for (auto& p : report.placeholders) remove_placeholder(p, Unmask::No);
   report_limits(cgroup, options);
   report_direct_connection(counters, options);
   if (ending == Ending::TimedOut) return std::unexpected(RunFailure{RunFailureKind::TimedOut, ""});

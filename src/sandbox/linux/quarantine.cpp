@@ -200,28 +200,68 @@ fs::path default_quarantine_root(const fs::path& home) {
   return home / ".local" / "state" / "pi-sandbox" / "quarantine";
 }
 
-core::Result<Quarantine> open_quarantine(const fs::path& root) {
-  if (!root.is_absolute()) return core::fail("the quarantine must be an absolute path: " + root.string());
-  fs::path made;
-  for (const auto& part : root) {
-    made /= part;
-    if (::mkdir(made.c_str(), 0700) != 0 && errno != EEXIST)
-      return fail_sys("mkdir(\"" + made.string() + "\")", errno);
-  }
-  UniqueFd fd(::open(root.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!fd) return fail_sys("open(\"" + root.string() + "\")", errno);
+namespace {
+
+core::Result<void> check_owner(int fd, const fs::path& root) {
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) return fail_sys("fstat(\"" + root.string() + "\")", errno);
+  if (::fstat(fd, &st) != 0) return fail_sys("fstat(\"" + root.string() + "\")", errno);
+  if (!S_ISDIR(st.st_mode))
+    return core::fail("the quarantine " + root.string() + " is not a directory");
   if (st.st_uid != ::geteuid())
     return core::fail("the quarantine " + root.string() + " belongs to uid " +
                           std::to_string(st.st_uid) + ", not to this user",
                       "hint: remove it or set HOME to a home of your own");
-  return Quarantine{std::move(fd), root};
+  return {};
 }
 
-core::Result<QuarantineEntry> quarantine_move(const Quarantine& q, int parent_fd,
+}  // namespace
+
+core::Result<Quarantine> open_quarantine(const fs::path& root) {
+  if (!root.is_absolute())
+    return core::fail("the quarantine must be an absolute path: " + root.string());
+  Quarantine q{UniqueFd(::open(root.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)), root};
+  if (q.root) {
+    if (auto owned = check_owner(q.root.get(), root); !owned) return std::unexpected(owned.error());
+    return q;
+  }
+  // The deepest existing ancestor: what is below it is made on first use.
+  fs::path at = root;
+  while (at.has_relative_path()) {
+    q.missing.insert(q.missing.begin(), at.filename().string());
+    at = at.parent_path();
+    q.anchor.reset(::open(at.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (q.anchor) return q;
+  }
+  return fail_sys("open(\"" + root.string() + "\")", ENOENT);
+}
+
+core::Result<void> ensure_quarantine_root(Quarantine& q) {
+  if (q.root) return {};
+  if (!q.anchor) return core::fail("the quarantine " + q.path.string() + " cannot be reached");
+  UniqueFd current(::openat(q.anchor.get(), ".", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  fs::path made = q.path;
+  for (std::size_t i = q.missing.size(); i > 0; --i) made = made.parent_path();
+  for (const auto& part : q.missing) {
+    made /= part;
+    if (::mkdirat(current.get(), part.c_str(), 0700) != 0 && errno != EEXIST)
+      return fail_sys("mkdirat(\"" + made.string() + "\")", errno);
+    UniqueFd next(
+        ::openat(current.get(), part.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!next) return fail_sys("open(\"" + made.string() + "\")", errno);
+    current = std::move(next);
+  }
+  if (auto owned = check_owner(current.get(), q.path); !owned)
+    return std::unexpected(owned.error());
+  q.root = std::move(current);
+  return {};
+}
+
+int quarantine_descriptor(const Quarantine& q) { return q.root ? q.root.get() : q.anchor.get(); }
+
+core::Result<QuarantineEntry> quarantine_move(Quarantine& q, int parent_fd,
                                               const std::string& name, const fs::path& original,
                                               std::string_view why) {
+  if (auto ready = ensure_quarantine_root(q); !ready) return std::unexpected(ready.error());
   auto made = make_entry(q);
   if (!made) return std::unexpected(made.error());
   auto& [id, entry_fd] = *made;
@@ -249,8 +289,9 @@ core::Result<QuarantineEntry> quarantine_move(const Quarantine& q, int parent_fd
   return entry;
 }
 
-core::Result<QuarantineEntry> quarantine_bytes(const Quarantine& q, std::string_view bytes,
+core::Result<QuarantineEntry> quarantine_bytes(Quarantine& q, std::string_view bytes,
                                                const fs::path& original, std::string_view why) {
+  if (auto ready = ensure_quarantine_root(q); !ready) return std::unexpected(ready.error());
   auto made = make_entry(q);
   if (!made) return std::unexpected(made.error());
   auto& [id, entry_fd] = *made;

@@ -26,18 +26,30 @@ namespace pisandbox::sandbox::linux_ {
 /// home ("" or "/"), `/var/tmp/pi-sandbox-quarantine-<uid>`.
 std::filesystem::path default_quarantine_root(const std::filesystem::path& home);
 
-/// An open quarantine root.
-///   root: O_PATH|O_DIRECTORY|O_CLOEXEC descriptor of the root directory;
-///   path: the root's path as given (for messages and records).
+/// A quarantine root, made on first use: nothing is created on the host until something is
+/// quarantined (docs/security.md, "Nothing left behind").
+///   root: O_PATH|O_DIRECTORY|O_CLOEXEC descriptor of the root directory, once it exists;
+///   path: the root's path as given (for messages and records);
+///   anchor: while the root does not exist, its deepest existing ancestor (O_PATH|O_DIRECTORY);
+///   missing: the components from the anchor down to the root, made 0700 on first use.
 struct Quarantine {
   core::UniqueFd root;
   std::filesystem::path path;
+  core::UniqueFd anchor = {};
+  std::vector<std::string> missing = {};
 };
 
-/// Opens the quarantine root, making it (and missing parents) with mode 0700. Refuses a root
-/// that is a symlink or is not owned by the caller's effective uid. Errors name the failing call
-/// and path (`mkdir("/h/.local/state/pi-sandbox/quarantine"): EACCES (Permission denied)`).
+/// Finds the quarantine root (nothing is made yet). Refuses a root that exists but is not a
+/// directory owned by the caller's effective uid. Errors name the failing call and path.
 core::Result<Quarantine> open_quarantine(const std::filesystem::path& root);
+
+/// Makes the root if it does not exist yet (mode 0700, missing parents too) and checks its
+/// owner. Errors name the failing call and path (`mkdirat("/h/.local/state"): EACCES
+/// (Permission denied)`).
+core::Result<void> ensure_quarantine_root(Quarantine& quarantine);
+
+/// The descriptor pid 1 inherits: the root's, or the anchor's while the root is missing.
+int quarantine_descriptor(const Quarantine& quarantine);
 
 /// One quarantined item.
 ///   id: the entry's directory name; original: the host path it was moved from (or the file
@@ -51,19 +63,20 @@ struct QuarantineEntry {
   std::filesystem::path stored;
 };
 
-/// Moves the entry `name` of the directory `parent_fd` into a new quarantine entry: one
+/// Moves the entry `name` of the directory `parent_fd` into a new quarantine entry (making
+/// the root on first use): one
 /// renameat2(2) when both lie on the same mount, otherwise a copy (files, directories and
 /// symlinks, never following a symlink; at most 64 levels deep) followed by the removal of the
 /// original. Errors: ENOENT when `name` vanished meanwhile (nothing is left behind then), or the
 /// failing call.
-core::Result<QuarantineEntry> quarantine_move(const Quarantine& quarantine, int parent_fd,
+core::Result<QuarantineEntry> quarantine_move(Quarantine& quarantine, int parent_fd,
                                               const std::string& name,
                                               const std::filesystem::path& original,
                                               std::string_view why);
 
 /// Stores `bytes` as a new entry: the attempted content of `original`, which the guard put back
 /// as it was.
-core::Result<QuarantineEntry> quarantine_bytes(const Quarantine& quarantine, std::string_view bytes,
+core::Result<QuarantineEntry> quarantine_bytes(Quarantine& quarantine, std::string_view bytes,
                                                const std::filesystem::path& original,
                                                std::string_view why);
 

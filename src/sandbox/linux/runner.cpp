@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "core/phase_trace.hpp"
 namespace pisandbox::sandbox::linux_ {
 
 namespace fs = std::filesystem;
@@ -13,6 +14,7 @@ core::Result<PreparedSandbox> prepare_sandbox(const policy::SandboxPolicy& polic
                                               Command command) {
   PreparedSandbox prepared;
   prepared.scan = policy::scan_workspace(policy.workspace, policy::ScanOptions{});
+  core::phases::mark(core::phases::Mark::Scanned);
   prepared.protected_paths = policy.protected_paths;
   for (const auto& p : prepared.scan.protected_paths)
     if (std::ranges::none_of(prepared.protected_paths,
@@ -30,6 +32,7 @@ core::Result<PreparedSandbox> prepare_sandbox(const policy::SandboxPolicy& polic
   spec.limits = policy.limits;
   if (policy.limits.max_processes != 0) spec.cgroups = probe_cgroups();
   spec.command = std::move(command);
+  core::phases::mark(core::phases::Mark::Planned);
   return prepared;
 }
 
@@ -72,7 +75,9 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
          "directories, but not its top level nor any dot-file or dot-directory in it");
   RunOptions with_notices = options;
   if (!with_notices.notice) with_notices.notice = warn;
-  return launch(std::move(prepared->spec), with_notices);
+  Outcome outcome = launch(std::move(prepared->spec), with_notices);
+  core::phases::mark(core::phases::Mark::CleanedUp);
+  return outcome;
 }
 
 }  // namespace pisandbox::sandbox::linux_

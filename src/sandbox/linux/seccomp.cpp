@@ -3,10 +3,14 @@
 #include <sched.h>
 #include <seccomp.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <memory>
+
+#include "core/unique_fd.hpp"
 
 namespace pisandbox::sandbox::linux_ {
 
@@ -66,6 +70,22 @@ core::Result<void> check(int rc, const std::string& call) {
   return std::unexpected(core::sys_error(call, -rc));
 }
 
+/// The BPF program of `ctx`, read back from a memfd (libseccomp 2.5 exports to a descriptor
+/// only).
+core::Result<std::vector<sock_filter>> export_program(void* ctx) {
+  core::UniqueFd file(::memfd_create("seccomp-bpf", MFD_CLOEXEC));
+  if (!file) return core::fail_errno("memfd_create(\"seccomp-bpf\")");
+  if (auto r = check(seccomp_export_bpf(ctx, file.get()), "seccomp_export_bpf()"); !r)
+    return std::unexpected(r.error());
+  const off_t size = ::lseek(file.get(), 0, SEEK_CUR);
+  if (size <= 0 || size % static_cast<off_t>(sizeof(sock_filter)) != 0)
+    return core::fail("seccomp_export_bpf() wrote " + std::to_string(size) + " bytes");
+  std::vector<sock_filter> program(static_cast<std::size_t>(size) / sizeof(sock_filter));
+  if (::pread(file.get(), program.data(), static_cast<std::size_t>(size), 0) != size)
+    return core::fail_errno("pread(the exported seccomp program)");
+  return program;
+}
+
 }  // namespace
 
 const std::vector<SeccompRule>& seccomp_rules() {
@@ -73,14 +93,14 @@ const std::vector<SeccompRule>& seccomp_rules() {
   return rules;
 }
 
-core::Result<void> apply_seccomp(const std::vector<SeccompRule>& rules) {
+core::Result<std::vector<sock_filter>> compile_seccomp(const std::vector<SeccompRule>& rules) {
   std::unique_ptr<void, FilterDeleter> ctx(seccomp_init(SCMP_ACT_ALLOW));
   if (!ctx) return core::fail("seccomp_init(SCMP_ACT_ALLOW) failed");
   // Syscalls of another architecture (i386 via int 0x80) or of the x32 ABI kill.
   if (auto r = check(seccomp_attr_set(ctx.get(), SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS),
                      "seccomp_attr_set(SCMP_FLTATR_ACT_BADARCH)");
       !r)
-    return r;
+    return std::unexpected(r.error());
   for (const auto& rule : rules) {
     const int nr = seccomp_syscall_resolve_name(rule.syscall.c_str());
     if (nr == __NR_SCMP_ERROR) continue;  // not on this architecture
@@ -93,9 +113,9 @@ core::Result<void> apply_seccomp(const std::vector<SeccompRule>& rules) {
     } else {
       rc = seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(rule.error), nr, 0);
     }
-    if (auto r = check(rc, call); !r) return r;
+    if (auto r = check(rc, call); !r) return std::unexpected(r.error());
   }
-  return check(seccomp_load(ctx.get()), "seccomp_load()");
+  return export_program(ctx.get());
 }
 
 }  // namespace pisandbox::sandbox::linux_
