@@ -33,6 +33,21 @@ sandbox_home() {
   HOME="$FAKE_HOME" "$PI_BIN" run --no-prompt --cwd "$FAKE_HOME" "$@"
 }
 
+# sandbox_strict ARGS...: `sandbox` with `filesystem.protection: "strict"` in a trusted
+# configuration file: missing protected names held by read-only placeholders for the length
+# of the command, instead of the guard (the default) moving them to the quarantine.
+sandbox_strict() {
+  local config="$HOST_DIR/strict-config.json"
+  [ -f "$config" ] || echo '{"filesystem": {"protection": "strict"}}' >"$config"
+  HOME="$FAKE_HOME" "$PI_BIN" run --config "$config" --no-prompt --cwd "$WS" "$@"
+}
+
+# The quarantine of the fake home, where the guard moves what a command made at a guarded
+# name (one directory per entry: record.json and the item under its own name).
+quarantine_dir() {
+  echo "$FAKE_HOME/.local/state/pi-sandbox/quarantine"
+}
+
 # capture COMMAND...: runs it; sets RC, OUT (stdout) and ERR (stderr).
 capture() {
   local o="$HOST_DIR/.capture.out" e="$HOST_DIR/.capture.err"
@@ -129,21 +144,96 @@ expect_done() {
   grep -qxF -- "DONE: $1" <<<"$OUT" || { show; escaped "expected to work inside: $1"; }
 }
 
-# expect_uncreatable RUNNER PATH...: inside (RUNNER: sandbox or sandbox_home), creates
-# each PATH (`mkdir -p` of its parent, then a write); each must fail, with a refusal on
-# stderr, and be absent from the host afterwards.
+# expect_uncreatable RUNNER PATH...: inside (RUNNER: sandbox, sandbox_home or
+# sandbox_strict), creates each PATH (`mkdir -p` of its parent, then a write); each must be
+# absent from the host afterwards, where a host program would read it. With sandbox_strict
+# (placeholders) every creation must fail with a refusal on stderr. Otherwise (the guard) a
+# creation may succeed inside, but then the path or one of its parents must have been moved
+# to the quarantine (expect_quarantined); a creation that failed needs either that or a
+# refusal on stderr (a read-only directory of the home workspace).
 expect_uncreatable() {
-  local runner="$1" f
+  local runner="$1" f q entries
   shift
+  entries="$(ls -A "$(quarantine_dir)" 2>/dev/null)"
   capture "$runner" -- /bin/bash -c 'for f in "$@"; do
   mkdir -p "$(dirname "$f")"
   if printf "pwned\n" >"$f"; then echo "CREATED $f"; else echo "REFUSED $f"; fi
 done' bash "$@"
   for f in "$@"; do
-    grep -qxF "REFUSED $f" <<<"$OUT" || { show; escaped "created inside: $f"; }
     host_absent "$f"
+    if [ "$runner" = sandbox_strict ]; then
+      grep -qxF "REFUSED $f" <<<"$OUT" || { show; escaped "created inside: $f"; }
+      continue
+    fi
+    q="$(quarantined_ancestor "$f")"
+    if [ -n "$q" ]; then
+      expect_quarantined "$q"
+    else
+      grep -qxF "REFUSED $f" <<<"$OUT" || { show; escaped "created inside and not quarantined: $f"; }
+    fi
   done
-  expect_err "${REFUSED[@]}" "Is a directory" "Device or resource busy"
+  if [ "$runner" = sandbox_strict ] || grep -q '^REFUSED ' <<<"$OUT"; then
+    expect_err "${REFUSED[@]}" "Is a directory" "Device or resource busy" "No such file or directory"
+  fi
+  if [ "$runner" = sandbox_strict ]; then
+    refute "to the quarantine"
+    [ "$(ls -A "$(quarantine_dir)" 2>/dev/null)" = "$entries" ] || escaped "strict mode quarantined something"
+  fi
+}
+
+# quarantined_ancestor PATH: PATH or its nearest parent that a `moved P to the quarantine`
+# line of the last capture names (empty when none does).
+quarantined_ancestor() {
+  local p="$1"
+  while [ -n "$p" ] && [ "$p" != / ]; do
+    if grep -qF -- "pi-sandbox: moved $p to the quarantine (" <<<"$ERR"; then
+      echo "$p"
+      return
+    fi
+    p="$(dirname "$p")"
+  done
+}
+
+# expect_quarantined PATH...: for each PATH the last capture's stderr has the guard's line
+# `pi-sandbox: moved PATH to the quarantine (...); restore with: pi-sandbox quarantine
+# restore ID`, the fake home's quarantine has ID/record.json naming PATH as the original with
+# the item beside it, and nothing is at PATH on the host.
+expect_quarantined() {
+  local p line id entry
+  for p in "$@"; do
+    host_absent "$p"
+    line="$(grep -F -- "pi-sandbox: moved $p to the quarantine (" <<<"$ERR" | tail -1)"
+    [ -n "$line" ] || { show; escaped "no quarantine line for: $p"; }
+    id="${line##*pi-sandbox quarantine restore }"
+    case "$id" in "" | */* | *" "*) show; escaped "no quarantine id in: $line" ;; esac
+    entry="$(quarantine_dir)/$id"
+    [ -f "$entry/record.json" ] || escaped "no $entry/record.json for $p"
+    "$PY" - "$entry" "$p" <<'PYEOF' || escaped "the quarantine entry $id does not hold $p"
+import json, os, sys
+entry, original = sys.argv[1], sys.argv[2]
+record = json.load(open(os.path.join(entry, "record.json")))
+name = record.get("name", "")
+sys.exit(0 if record.get("original") == original and name == os.path.basename(original)
+         and os.path.lexists(os.path.join(entry, name)) else 1)
+PYEOF
+  done
+}
+
+# expect_undone PATH KEY...: the last capture's stderr has the guard's line for a git
+# configuration it put back (`pi-sandbox: undid a change to PATH: it set KEYS, ...; the
+# attempted version is in the quarantine: pi-sandbox quarantine restore ID`) naming each KEY,
+# and the quarantine holds the attempted version under ID.
+expect_undone() {
+  local p="$1" line id k
+  shift
+  line="$(grep -F -- "pi-sandbox: undid a change to $p: " <<<"$ERR" | tr '\n' ' ')"
+  [ -n "$line" ] || { show; escaped "no undo line for: $p"; }
+  for k in "$@"; do
+    case "$line" in *"$k"*) ;; *) show; escaped "the undo lines for $p do not name $k" ;; esac
+  done
+  id="${line##*pi-sandbox quarantine restore }"
+  id="${id%% *}"
+  [ -f "$(quarantine_dir)/$id/record.json" ] || escaped "no quarantine entry $id for the change to $p"
 }
 
 # inside_sc SPEC...: captures helpers/sc.py run inside with these checks.
@@ -340,8 +430,12 @@ hash_tree() {
 snapshot() {
   echo "## the binary"
   stat -c '%n %s %.9Y %.9Z %i %a %u' "$PI_BIN"
-  echo "## the fake home (the workspace aside, the audit log aside)"
-  hash_tree "$FAKE_HOME" \( -path ./ws -o -path ./.pi/agent/logs \) -prune -o
+  echo "## the fake home (the workspace, the audit log and the quarantine aside)"
+  # The quarantine is pi-sandbox's own record of what the guard moved: expected to change.
+  # Its parents, made on first use, too (but nothing else made in them).
+  hash_tree "$FAKE_HOME" \( -path ./ws -o -path ./.pi/agent/logs \
+    -o -path ./.local/state/pi-sandbox/quarantine \) -prune -o |
+    grep -vxE '\./\.local/state(/pi-sandbox)? d 700 [0-9]+ [0-9]+'
   echo "## the workspace's .git"
   hash_tree "$WS/.git" \( -path ./index -o -path ./logs -o -path ./objects -o -path ./refs \
     -o -path ./ORIG_HEAD -o -path ./COMMIT_EDITMSG \) -prune -o

@@ -1,15 +1,22 @@
 #!/usr/bin/env bash
-# attempt: create the dangerous files that are missing at the workspace root (`.vscode/`, `.idea/`, `.mcp.json`, `.gitmodules`, `.gitconfig`, shell rc files, `.pi/settings.json`, `.claude/commands/`)
-# layer: mount plan: placeholders hold missing protected names read-only for the length of the command
+# attempt: create the dangerous files that are missing at the workspace root (`.vscode/`, `.idea/`, `.mcp.json`, `.gitmodules`, `.gitconfig`, shell rc files, `.pi/settings.json`, `.claude/commands/`), with the guard (the default) and with `filesystem.protection: "strict"`
+# layer: the guard: a missing protected name is moved to the quarantine the moment it appears (strict: placeholders hold it read-only for the length of the command)
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
 
+NAMES=(.vscode/tasks.json .idea/workspace.xml .mcp.json .gitmodules .gitconfig .bashrc
+  .bash_profile .zshrc .zprofile .profile .ripgreprc .pi/settings.json .pi/sandbox.json
+  .pi/pi-auto-review.json .claude/commands/x.md .claude/agents/x.md .claude/settings.json
+  .claude/settings.local.json)
+
 attempt() {
-  expect_uncreatable sandbox "$WS/.vscode/tasks.json" "$WS/.idea/workspace.xml" \
-    "$WS/.mcp.json" "$WS/.gitmodules" "$WS/.gitconfig" "$WS/.bashrc" "$WS/.bash_profile" \
-    "$WS/.zshrc" "$WS/.zprofile" "$WS/.profile" "$WS/.ripgreprc" "$WS/.pi/settings.json" \
-    "$WS/.pi/sandbox.json" "$WS/.pi/pi-auto-review.json" "$WS/.claude/commands/x.md" \
-    "$WS/.claude/agents/x.md"
+  local paths=() n
+  for n in "${NAMES[@]}"; do paths+=("$WS/$n"); done
+  expect_uncreatable sandbox "${paths[@]}"
+  # The guard keeps the ordinary parents it did not need to move (`.pi`, `.claude`): empty
+  # directories, which the next check of the snapshot must not see.
+  rmdir "$WS/.pi" "$WS/.claude" 2>/dev/null
+  expect_uncreatable sandbox_strict "${paths[@]}"
 }
 
 run_attempt "$@"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# attempt: SIGKILL pi-sandbox at random moments (0-50 ms after start, 30 times) while it sets up, runs `sleep`, and holds placeholders, hoping to leave the command running or placeholders behind
+# attempt: SIGKILL pi-sandbox at random moments (0-50 ms after start, 30 times, every other one with `filesystem.protection: "strict"`) while it sets up, runs `sleep`, and holds placeholders or watches, hoping to leave the command running or placeholders behind
 # layer: pid 1's parent-death signal; placeholders removed by pid 1 or adopted by the next sandbox
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
@@ -8,8 +8,13 @@ source "$(dirname "$0")/../lib.sh"
 attempt() {
   local before pid ms left
   before="$(ls -A "$WS")"
-  for _ in $(seq 30); do
-    HOME="$FAKE_HOME" "$PI_BIN" run --no-prompt --cwd "$WS" -- sleep "$TAG" </dev/null >/dev/null 2>&1 &
+  local i config=()
+  echo '{"filesystem": {"protection": "strict"}}' >"$HOST_DIR/strict-config.json"
+  for i in $(seq 30); do
+    # Every other run with placeholders (strict), the others with the guard (the default).
+    config=()
+    [ $((i % 2)) = 0 ] && config=(--config "$HOST_DIR/strict-config.json")
+    HOME="$FAKE_HOME" "$PI_BIN" run "${config[@]}" --no-prompt --cwd "$WS" -- sleep "$TAG" </dev/null >/dev/null 2>&1 &
     pid=$!
     ms=$((RANDOM % 51))
     sleep "$(printf '0.%03d' "$ms")"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # attempt: the workspace is a linked worktree (`git worktree add ../wt`) of a repository in the home: write the main repository's hooks and configuration, which its `.git` file points at
-# layer: mount plan: the main repository stays hidden with the home, or is exposed with its `hooks/` and `config` protected
+# layer: mount plan: the main repository stays hidden with the home, or is exposed with its `hooks/` and `config` protected; the guard quarantines a new `config.worktree`
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
 
@@ -21,8 +21,12 @@ try_write $common/worktrees/wt/config.worktree '[core]\n\thooksPath = /tmp\n'"
   expect_refused "mv $common/hooks $common/hooks-old" "Device or resource busy" \
     "Read-only file system" "No such file or directory"
   expect_refused "write $common/config" "Read-only file system" "No such file or directory"
-  # Hooks and config of the main repository are compared by the runner's snapshot.
+  # Hooks and config of the main repository are compared by the runner's snapshot. The
+  # worktree's missing config.worktree is a guarded name: moved to the quarantine.
   host_absent "$common/worktrees/wt/config.worktree"
+  if grep -qxF "DONE: write $common/worktrees/wt/config.worktree" <<<"$OUT"; then
+    expect_quarantined "$common/worktrees/wt/config.worktree"
+  fi
 }
 
 run_attempt "$@"
