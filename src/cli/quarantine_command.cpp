@@ -65,8 +65,7 @@ void add_quarantine_command(CLI::App& app, int& exit_code) {
   CLI::App* list = quarantine->add_subcommand("list", "List the quarantined entries, oldest first");
   list->add_flag("--json", args->json, "Print a JSON array");
   list->callback([args, &exit_code] { exit_code = run_list(*args); });
-  CLI::App* restore =
-      quarantine->add_subcommand("restore", "Move an entry back to where it was");
+  CLI::App* restore = quarantine->add_subcommand("restore", "Move an entry back to where it was");
   restore->add_option("id", args->id, "The entry's id (from `pi-sandbox quarantine list`)")
       ->required();
   restore->callback([args, &exit_code] { exit_code = run_restore(*args); });

@@ -344,8 +344,7 @@ std::expected<FilesystemConfig, ConfigError> parse_filesystem(const Document& do
     out.expose_home_toolchains = expose->get<bool>();
   }
   if (const Json* protection = member(**object, "protection")) {
-    if (!protection->is_string() ||
-        (*protection != "guard" && *protection != "strict")) {
+    if (!protection->is_string() || (*protection != "guard" && *protection != "strict")) {
       return invalid("filesystem.protection must be one of guard, strict");
     }
     out.strict_protection = *protection == "strict";

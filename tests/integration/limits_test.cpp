@@ -190,9 +190,11 @@ TEST(LimitsCgroup, ACgroupLeftByAKilledSupervisorIsRemovedByTheNextRun) {
   const pid_t pid = spawn_process(
       {sandbox_binary(), "run", "--cwd", s.ws.string(), "--", "/bin/sleep", "6123"}, s.env());
   // "sleep 6123" is in pi-sandbox's own command line too: wait for its cgroup, not the name.
+  // The cgroup is made while pid 1 sets up, before the command starts: wait for both.
   std::vector<std::string> made;
-  for (int i = 0; i < 500 && made.empty(); ++i) {
+  for (int i = 0; i < 500 && (made.empty() || !process_running("sleep 6123")); ++i) {
     std::this_thread::sleep_for(10ms);
+    made.clear();
     std::ranges::set_difference(sandbox_cgroups(), before, std::back_inserter(made));
   }
   ASSERT_FALSE(made.empty());

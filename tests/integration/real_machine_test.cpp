@@ -364,27 +364,30 @@ TEST(RealMachine, AConfiguredWritableCachePersistsAndDangerousOnesAreRefused) {
   }
 }
 
-// Row 6: only the protected names themselves are uncreatable; their parents are usable, and
-// stay when the command used them (and go when it did not).
+// Row 6: only the protected names themselves are guarded; their parents are ordinary
+// directories a command makes and uses (docs/security.md, "The guard").
 TEST(RealMachine, ParentsOfProtectedNamesCanBeCreatedAndUsed) {
   Scratch s;
   make_repository(s.ws, "a.txt", s);
   const RunResult r = s.run(
-      "mkdir -p .claude/worktrees && echo w > .claude/worktrees/w && mkdir .pi/notes && "
-      "echo n > .pi/notes/n && cat .claude/worktrees/w .pi/notes/n; mkdir .claude/commands/x; "
-      "echo '{}' > .pi/settings.json; echo '{}' > .claude/settings.local.json; echo done");
+      "mkdir -p .claude/worktrees && echo w > .claude/worktrees/w && mkdir -p .pi/notes && "
+      "echo n > .pi/notes/n && cat .claude/worktrees/w .pi/notes/n; mkdir -p .claude/commands; "
+      "echo '{}' > .pi/settings.json; echo '{}' > .claude/settings.local.json; sleep 0.2; "
+      "echo done");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "w\nn\ndone\n");
-  EXPECT_EQ(stderr_lines(r.err),
-            "mkdir: cannot create directory '.claude/commands/x': Read-only file system\n"
-            "/bin/bash: line 1: .pi/settings.json: Is a directory\n"
-            "/bin/bash: line 1: .claude/settings.local.json: Is a directory\n");
+  for (const char* rel : {".claude/commands", ".pi/settings.json", ".claude/settings.local.json"})
+    EXPECT_NE(r.err.find("pi-sandbox: moved " + (s.ws / rel).string() + " to the quarantine"),
+              std::string::npos)
+        << rel << "\n"
+        << r.err;
   EXPECT_EQ(list_dir(s.ws / ".claude"), std::vector<std::string>{"worktrees"});
   EXPECT_EQ(list_dir(s.ws / ".pi"), std::vector<std::string>{"notes"});
   EXPECT_EQ(read_file(s.ws / ".claude/worktrees/w"), "w\n");
-  // Unused, they go.
+  // Nothing is made for them: a fresh workspace stays empty, inside and out.
   Scratch fresh;
-  EXPECT_EQ(fresh.run("ls -d .claude .pi").out, ".claude\n.pi\n");
+  const RunResult ls = fresh.run("ls -A");
+  EXPECT_EQ(ls.out, "");
   EXPECT_EQ(list_dir(fresh.ws), std::vector<std::string>{});
 }
 

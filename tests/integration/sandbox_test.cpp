@@ -102,16 +102,18 @@ TEST(Sandbox, GitInitAddCommitWorkAndHooksAreProtectedLater) {  // docs/cases.md
   EXPECT_EQ(status.out, "");  // placeholders are invisible to git
 }
 
-TEST(Sandbox, AHookWrittenByTheCommandThatCreatedTheRepositoryIsReported) {  // docs/cases.md, C-03
+TEST(Sandbox,
+     AHookWrittenByTheCommandThatCreatedTheRepositoryIsQuarantined) {  // docs/cases.md, C-03
   PI_SANDBOX_REQUIRE(have("git"), "git is not installed");
   Scratch s;
   const RunResult r = s.run("git init -q && printf '#!/bin/sh\\n' > .git/hooks/post-checkout");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.err,
-            "pi-sandbox: warning: the command created a Git hook, which git on the host "
-            "would run: " +
-                (s.ws / ".git/hooks/post-checkout").string() +
-                " (review or delete it; later commands cannot write hooks)\n");
+  const std::string prefix = "pi-sandbox: moved " + (s.ws / ".git/hooks/post-checkout").string() +
+                             " to the quarantine (a Git hook in a repository the command "
+                             "created: git on the host would run it); restore with: pi-sandbox "
+                             "quarantine restore ";
+  EXPECT_NE(r.err.find(prefix), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(s.ws / ".git/hooks/post-checkout"));
 }
 
 TEST(Sandbox, PythonVirtualEnvironmentsWork) {
@@ -123,7 +125,9 @@ TEST(Sandbox, PythonVirtualEnvironmentsWork) {
 }
 
 /// Every kind of change to a protected path fails, and the host copy stays as it was.
-void expect_protected(const Scratch& s, const std::string& rel, bool exists_before) {
+/// `extra`: more `pi-sandbox run` arguments (a strict configuration).
+void expect_protected(const Scratch& s, const std::string& rel, bool exists_before,
+                      const std::vector<std::string>& extra = {}) {
   const fs::path host = s.ws / rel;
   const std::string before = exists_before ? read_file(host) : "";
   const std::string p = "'" + rel + "'";
@@ -140,7 +144,7 @@ void expect_protected(const Scratch& s, const std::string& rel, bool exists_befo
       {"symlink", "ln -sfn /etc/passwd " + p},
   };
   for (const auto& attempt : attempts) {
-    const RunResult r = s.run(attempt.command + " && echo CHANGED");
+    const RunResult r = s.run(attempt.command + " && echo CHANGED", extra);
     EXPECT_EQ(r.out.find("CHANGED"), std::string::npos) << rel << ": " << attempt.what;
     EXPECT_NE(r.exit_code, 0) << rel << ": " << attempt.what;
     EXPECT_EQ(fs::exists(fs::symlink_status(host)), exists_before) << rel << ": " << attempt.what;
@@ -152,6 +156,32 @@ void expect_protected(const Scratch& s, const std::string& rel, bool exists_befo
   fs::remove_all(s.ws / "moved-away");
 }
 
+/// Every kind of making a guarded name (docs/security.md, "The guard") may succeed inside,
+/// but the name is never on the host afterwards, and what was made is reported as moved.
+void expect_guarded(const Scratch& s, const std::string& rel) {
+  const fs::path host = s.ws / rel;
+  const std::string p = "'" + rel + "'";
+  const struct {
+    const char* what;
+    std::string command;
+  } attempts[] = {
+      {"write", "echo evil >> " + p},
+      {"rename onto", "echo evil > decoy && mv -f decoy " + p},
+      {"hard link", "echo evil > decoy2 && ln -f decoy2 " + p},
+      {"symlink", "ln -sfn /etc/passwd " + p},
+  };
+  for (const auto& attempt : attempts) {
+    const RunResult r = s.run(attempt.command + " && echo CHANGED");
+    EXPECT_FALSE(fs::exists(fs::symlink_status(host))) << rel << ": " << attempt.what;
+    if (r.out.find("CHANGED") != std::string::npos) {
+      EXPECT_NE(r.err.find("pi-sandbox: moved " + host.string() + " to the quarantine"),
+                std::string::npos)
+          << rel << ": " << attempt.what << "\n"
+          << r.err;
+    }
+  }
+}
+
 TEST(Sandbox, ProtectedPathsRefuseWriteCreateRenameLinkAndSymlinkReplacement) {
   Scratch s;
   write_file(s.ws / ".bashrc", "existing rc\n");
@@ -160,11 +190,44 @@ TEST(Sandbox, ProtectedPathsRefuseWriteCreateRenameLinkAndSymlinkReplacement) {
   write_file(s.ws / ".pi/settings.json", "{}\n");
   for (const auto& rel : {".bashrc", "sub/.env.local", "certs/server.pem", ".pi/settings.json"})
     expect_protected(s, rel, true);
+  for (const auto& rel : {".mcp.json", ".gitmodules", ".pi/sandbox.json", ".profile"})
+    expect_guarded(s, rel);
+  for (const auto& rel :
+       {".vscode/settings.json", ".claude/commands/x.md", ".idea/workspace.xml"}) {
+    const RunResult r = s.run("mkdir -p \"$(dirname " + std::string(rel) + ")\"; echo x > " + rel);
+    EXPECT_FALSE(fs::exists(s.ws / rel)) << rel;
+  }
+  // A missing secret is ordinary to create (`cp .env.example .env`); existing ones are held.
+  const RunResult secret = s.run("echo A=1 > .env && mkdir secrets && echo t > secrets/token");
+  EXPECT_EQ(secret.exit_code, 0) << secret.err;
+  EXPECT_EQ(read_file(s.ws / ".env"), "A=1\n");
+  expect_protected(s, ".env", true);
+  fs::remove(s.ws / ".env");
+  fs::remove_all(s.ws / "secrets");
+  fs::remove_all(s.ws / ".claude");  // the parent the command made stays (it is ordinary)
+  // Nothing of the guard is left on the host.
+  EXPECT_EQ(list_dir(s.ws),
+            (std::vector<std::string>{".bashrc", ".pi", "certs", "decoy", "decoy2", "sub"}));
+  EXPECT_EQ(list_dir(s.ws / ".pi"), (std::vector<std::string>{"settings.json"}));
+}
+
+TEST(Sandbox, StrictProtectedPathsRefuseWriteCreateRenameLinkAndSymlinkReplacement) {
+  Scratch s;
+  const fs::path strict = s.root / "strict.json";
+  write_file(strict, R"({"filesystem": {"protection": "strict"}})");
+  const std::vector<std::string> extra = {"--config", strict.string()};
+  write_file(s.ws / ".bashrc", "existing rc\n");
+  write_file(s.ws / "sub/.env.local", "TOKEN=1\n");
+  write_file(s.ws / "certs/server.pem", "CERT\n");
+  write_file(s.ws / ".pi/settings.json", "{}\n");
+  for (const auto& rel : {".bashrc", "sub/.env.local", "certs/server.pem", ".pi/settings.json"})
+    expect_protected(s, rel, true, extra);
   for (const auto& rel : {".env", ".mcp.json", ".gitmodules", ".pi/sandbox.json", ".profile"})
-    expect_protected(s, rel, false);
+    expect_protected(s, rel, false, extra);
   for (const auto& rel :
        {".vscode/settings.json", ".claude/commands/x.md", "secrets/token", ".idea/workspace.xml"}) {
-    const RunResult r = s.run("mkdir -p \"$(dirname " + std::string(rel) + ")\"; echo x > " + rel);
+    const RunResult r =
+        s.run("mkdir -p \"$(dirname " + std::string(rel) + ")\"; echo x > " + rel, extra);
     EXPECT_NE(r.exit_code, 0) << rel;
     EXPECT_FALSE(fs::exists(s.ws / rel)) << rel;
   }
@@ -209,7 +272,7 @@ TEST(Sandbox, AProtectedNameLinkedToADirectoryStillLetsCommandsRun) {  // docs/c
   fs::create_directory_symlink("sub/.vscode", s.ws / ".vscode");
   const RunResult ls = s.run("ls");
   EXPECT_EQ(ls.exit_code, 0) << ls.err;
-  EXPECT_EQ(ls.out, "secrets\nsub\n");  // `secrets/` is a (read-only, empty) placeholder
+  EXPECT_EQ(ls.out, "sub\n");  // nothing of the guard shows (a missing `secrets/` is creatable)
   const RunResult via_link = s.run("echo x > .vscode/tasks.json");
   EXPECT_NE(via_link.exit_code, 0);
   const RunResult direct = s.run("echo x > sub/.vscode/tasks.json");
@@ -417,7 +480,7 @@ TEST(Sandbox, HomeDotfilesAndConfigurationLinkedIntoTheWorkspaceStayProtected) {
 namespace pisandbox::testing {
 namespace {
 
-TEST(Sandbox, AHookInANestedRepositoryCreatedByTheCommandIsReported) {  // docs/cases.md, C-03
+TEST(Sandbox, AHookInANestedRepositoryCreatedByTheCommandIsQuarantined) {  // docs/cases.md, C-03
   PI_SANDBOX_REQUIRE(run_process({"/bin/sh", "-c", "command -v git"}).exit_code == 0,
                      "git is not installed");
   Scratch s;
@@ -425,11 +488,12 @@ TEST(Sandbox, AHookInANestedRepositoryCreatedByTheCommandIsReported) {  // docs/
   const RunResult r =
       s.run("mkdir sub && git -C sub init -q && printf '#!/bin/sh\\n' > sub/.git/hooks/pre-commit");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.err,
-            "pi-sandbox: warning: the command created a Git hook, which git on the host "
-            "would run: " +
-                (s.ws / "sub/.git/hooks/pre-commit").string() +
-                " (review or delete it; later commands cannot write hooks)\n");
+  const std::string prefix = "pi-sandbox: moved " + (s.ws / "sub/.git/hooks/pre-commit").string() +
+                             " to the quarantine (a Git hook in a repository the command "
+                             "created: git on the host would run it); restore with: pi-sandbox "
+                             "quarantine restore ";
+  EXPECT_NE(r.err.find(prefix), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(s.ws / "sub/.git/hooks/pre-commit"));
 }
 
 }  // namespace

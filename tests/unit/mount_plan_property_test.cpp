@@ -178,8 +178,9 @@ TEST(MountPlanProperty, NoProtectedPathEndsUnderALaterWritableBind) {
     if (!plan.unprotectable.empty()) continue;  // the run refuses to start: nothing to hold
     for (const auto& p : protect) {
       ++checked;
-      ASSERT_TRUE(holds(plan, p, host, policy.protection)) << "round " << round << ": " << p.path << " is writable\n"
-                                        << describe_case(policy, host, plan);
+      ASSERT_TRUE(holds(plan, p, host, policy.protection))
+          << "round " << round << ": " << p.path << " is writable\n"
+          << describe_case(policy, host, plan);
     }
   }
   EXPECT_GT(checked, 10000);

@@ -139,8 +139,8 @@ int Guard::base_fd(const fs::path& base) {
   auto it = bases_.find(base);
   if (it == bases_.end())
     it = bases_
-             .emplace(base, UniqueFd(::open(base.c_str(),
-                                            O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)))
+             .emplace(base,
+                      UniqueFd(::open(base.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)))
              .first;
   return it->second.get();
 }
@@ -180,7 +180,8 @@ UniqueFd Guard::walk_to_parent(const fs::path& base, const fs::path& path, bool)
       return {};
     }
     if (!S_ISDIR(st.st_mode)) return {};
-    UniqueFd next(::openat(current.get(), part.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    UniqueFd next(
+        ::openat(current.get(), part.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!next) return {};
     watch(next.get());
     current = std::move(next);
@@ -258,7 +259,8 @@ void Guard::check_config(Config& config, bool final) {
   }
   std::string stored;
   if (read.not_regular) {
-    auto moved = quarantine_move(quarantine_, parent.get(), leaf, path, "replaced " + path.string());
+    auto moved =
+        quarantine_move(quarantine_, parent.get(), leaf, path, "replaced " + path.string());
     if (moved) stored = moved->id;
   } else {
     auto kept = quarantine_bytes(quarantine_, attempted, path, "a change to " + path.string());
@@ -352,13 +354,15 @@ void Guard::check_new_repositories() {
       auto kept = quarantine_bytes(quarantine_, *read.content, config.where.path,
                                    "a change to " + config.where.path.string());
       const bool replaced = replace_at(parent.get(), leaf, cleaned, read.mode);
-      std::string line = "cleaned " + config.where.path.string() +
-                         " in a repository the command created: " +
-                         (scan.malformed ? "git cannot read it (" + scan.malformed_reason + ")"
-                                         : "it set " + key_list(scan.findings) +
-                                               ", which git on the host would run or read");
-      if (!replaced) line += "; WARNING: it could not be rewritten, check it before running git there";
-      if (kept) line += "; the original is in the quarantine: pi-sandbox quarantine restore " + kept->id;
+      std::string line =
+          "cleaned " + config.where.path.string() + " in a repository the command created: " +
+          (scan.malformed
+               ? "git cannot read it (" + scan.malformed_reason + ")"
+               : "it set " + key_list(scan.findings) + ", which git on the host would run or read");
+      if (!replaced)
+        line += "; WARNING: it could not be rewritten, check it before running git there";
+      if (kept)
+        line += "; the original is in the quarantine: pi-sandbox quarantine restore " + kept->id;
       notices_.push_back(std::move(line));
     }
   }
@@ -370,6 +374,8 @@ void Guard::final_sweep() {
   check_new_repositories();
 }
 
-std::vector<std::string> Guard::take_notices() { return std::exchange(notices_, {}); }
+std::vector<std::string> Guard::take_notices() {
+  return std::exchange(notices_, {});
+}
 
 }  // namespace pisandbox::sandbox::linux_

@@ -106,12 +106,14 @@ class Guard {
     policy::GitConfigScan accepted_scan;
   };
 
-  Guard(const GuardPlan& plan, Quarantine quarantine) : plan_(plan), quarantine_(std::move(quarantine)) {}
+  Guard(const GuardPlan& plan, Quarantine quarantine)
+      : plan_(plan), quarantine_(std::move(quarantine)) {}
 
   void check_all();
   /// Walks from the base to the parent of `path`, watching each directory; returns the
   /// parent's descriptor, or an invalid one when the way is missing (or was quarantined).
-  core::UniqueFd walk_to_parent(const fs::path& base, const fs::path& path, bool watch_missing_name);
+  core::UniqueFd walk_to_parent(const fs::path& base, const fs::path& path,
+                                bool watch_missing_name);
   void check_name(const GuardedName& name);
   void check_config(Config& config, bool final);
   void check_new_repositories();

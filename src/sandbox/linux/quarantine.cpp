@@ -11,8 +11,8 @@
 #include <climits>
 #include <cstdio>
 #include <ctime>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "core/io.hpp"
 
@@ -58,7 +58,8 @@ core::Result<std::pair<std::string, UniqueFd>> make_entry(const Quarantine& q) {
       if (errno == EEXIST) continue;
       return fail_sys("mkdirat(\"" + (q.path / id).string() + "\")", errno);
     }
-    UniqueFd fd(::openat(q.root.get(), id.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    UniqueFd fd(
+        ::openat(q.root.get(), id.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!fd) return fail_sys("open(\"" + (q.path / id).string() + "\")", errno);
     return std::pair{std::move(id), std::move(fd)};
   }
@@ -145,8 +146,7 @@ core::Result<void> copy_node(int from, const std::string& name, int to, int dept
   if (depth >= kMaxCopyDepth) return core::fail("\"" + name + "\": too deep to copy");
   UniqueFd source(::openat(from, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!source) return fail_sys("open(\"" + name + "\")", errno);
-  if (::mkdirat(to, name.c_str(), 0700) != 0)
-    return fail_sys("mkdirat(\"" + name + "\")", errno);
+  if (::mkdirat(to, name.c_str(), 0700) != 0) return fail_sys("mkdirat(\"" + name + "\")", errno);
   UniqueFd target(::openat(to, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!target) return fail_sys("open(\"" + name + "\")", errno);
   const int copy = ::dup(source.get());
@@ -256,11 +256,12 @@ core::Result<void> ensure_quarantine_root(Quarantine& q) {
   return {};
 }
 
-int quarantine_descriptor(const Quarantine& q) { return q.root ? q.root.get() : q.anchor.get(); }
+int quarantine_descriptor(const Quarantine& q) {
+  return q.root ? q.root.get() : q.anchor.get();
+}
 
-core::Result<QuarantineEntry> quarantine_move(Quarantine& q, int parent_fd,
-                                              const std::string& name, const fs::path& original,
-                                              std::string_view why) {
+core::Result<QuarantineEntry> quarantine_move(Quarantine& q, int parent_fd, const std::string& name,
+                                              const fs::path& original, std::string_view why) {
   if (auto ready = ensure_quarantine_root(q); !ready) return std::unexpected(ready.error());
   auto made = make_entry(q);
   if (!made) return std::unexpected(made.error());
@@ -271,12 +272,20 @@ core::Result<QuarantineEntry> quarantine_move(Quarantine& q, int parent_fd,
   if (::renameat2(parent_fd, name.c_str(), entry_fd.get(), name.c_str(), RENAME_NOREPLACE) != 0) {
     err = errno;
     if (err == EXDEV) {
-      auto copied = copy_node(parent_fd, name, entry_fd.get(), 0);
-      if (copied) {
-        remove_node(parent_fd, name, 0);
-        err = 0;
+      // Another mount (pid 1's view of the workspace): first claim the item by renaming it
+      // within its own directory, so that a concurrent mover (the supervisor's guard) and this
+      // one never both report it; then copy it and remove the claimed original.
+      const std::string claimed = ".pi-sandbox-claimed-" + random_hex();
+      if (::renameat2(parent_fd, name.c_str(), parent_fd, claimed.c_str(), RENAME_NOREPLACE) != 0) {
+        err = errno;
+      } else if (auto copied = copy_node(parent_fd, claimed, entry_fd.get(), 0); copied) {
+        remove_node(parent_fd, claimed, 0);
+        if (::renameat(entry_fd.get(), claimed.c_str(), entry_fd.get(), name.c_str()) != 0)
+          err = errno;
+        else
+          err = 0;
       } else {
-        remove_node(entry_fd.get(), name, 0);
+        remove_node(entry_fd.get(), claimed, 0);
         err = EXDEV;
       }
     }
@@ -325,16 +334,17 @@ core::Result<QuarantineEntry> restore_quarantined(const fs::path& root, std::str
     return core::fail("no quarantine entry " + name,
                       "hint: `pi-sandbox quarantine list` shows the entries");
   auto entry = read_entry(root, name);
-  if (!entry) return core::fail("no quarantine entry " + name + " in " + root.string(),
-                                "hint: `pi-sandbox quarantine list` shows the entries");
+  if (!entry)
+    return core::fail("no quarantine entry " + name + " in " + root.string(),
+                      "hint: `pi-sandbox quarantine list` shows the entries");
   if (entry->original.empty() || !entry->original.is_absolute() || entry->stored.empty())
-    return core::fail("the quarantine entry " + name + " has no readable record.json; its content is in " +
-                      (root / name).string());
+    return core::fail("the quarantine entry " + name +
+                      " has no readable record.json; its content is in " + (root / name).string());
   std::error_code ec;
   if (fs::exists(fs::symlink_status(entry->original, ec)))
-    return core::fail(entry->original.string() + " exists; nothing was restored",
-                      "hint: move it away first, or copy what you need from " +
-                          entry->stored.string());
+    return core::fail(
+        entry->original.string() + " exists; nothing was restored",
+        "hint: move it away first, or copy what you need from " + entry->stored.string());
   const fs::path parent = entry->original.parent_path();
   UniqueFd parent_fd(::open(parent.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (!parent_fd) return fail_sys("open(\"" + parent.string() + "\")", errno);
@@ -345,9 +355,9 @@ core::Result<QuarantineEntry> restore_quarantined(const fs::path& root, std::str
   if (::renameat2(entry_fd.get(), base.c_str(), parent_fd.get(), target.c_str(),
                   RENAME_NOREPLACE) != 0) {
     if (errno != EXDEV)
-      return fail_sys("rename(\"" + entry->stored.string() + "\", \"" +
-                                entry->original.string() + "\")",
-                            errno);
+      return fail_sys(
+          "rename(\"" + entry->stored.string() + "\", \"" + entry->original.string() + "\")",
+          errno);
     UniqueFd from(::open((root / name).c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     UniqueFd to(::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (!from || !to) return fail_sys("open(\"" + parent.string() + "\")", errno);

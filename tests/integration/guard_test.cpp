@@ -1,0 +1,262 @@
+// The guard (docs/security.md, "The guard"; issue 12): protected names that do not exist yet
+// are watched, not held by placeholders; what a command creates there goes to the quarantine;
+// the git configuration is guarded by content. Against the real kernel, as root and as an
+// unprivileged user.
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "harness.hpp"
+
+namespace pisandbox::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+/// The paths of the `pi-sandbox: moved <path> to the quarantine (...)` lines of `err`, in
+/// order, each with its id checked for shape.
+std::vector<std::string> moved(const std::string& err) {
+  static const std::regex line(
+      R"(^pi-sandbox: moved (.+) to the quarantine \((.+)\); restore with: pi-sandbox quarantine restore ([0-9]{8}T[0-9]{6}Z-[0-9a-f]{8})$)");
+  std::vector<std::string> paths;
+  std::istringstream in(err);
+  std::string text;
+  std::smatch m;
+  while (std::getline(in, text))
+    if (std::regex_match(text, m, line)) paths.push_back(m[1]);
+  return paths;
+}
+
+/// The entries of the scratch home's quarantine, as `pi-sandbox quarantine list --json`.
+nlohmann::json quarantine_list(const Scratch& s) {
+  const RunResult r = run_process({sandbox_binary(), "quarantine", "list", "--json"}, s.env());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return nlohmann::json::parse(r.out, nullptr, false);
+}
+
+/// The id of the one quarantine entry whose original is `path` ("" if none or several).
+std::string entry_for(const Scratch& s, const fs::path& path) {
+  std::string id;
+  int count = 0;
+  for (const auto& e : quarantine_list(s))
+    if (e.value("original", "") == path.string()) {
+      id = e.value("id", "");
+      ++count;
+    }
+  return count == 1 ? id : "";
+}
+
+fs::path quarantine_root(const Scratch& s) {
+  return s.home / ".local/state/pi-sandbox/quarantine";
+}
+
+/// A trusted configuration with `filesystem.protection` set to strict.
+fs::path strict_config(const Scratch& s) {
+  const fs::path config = s.root / "strict.json";
+  write_file(config, R"({"filesystem": {"protection": "strict"}})");
+  return config;
+}
+
+bool have_git() {
+  return run_process({"/bin/sh", "-c", "command -v git"}).exit_code == 0;
+}
+
+// Acceptance 1: nothing pi-sandbox made shows up, inside or on the host, and ordinary work on
+// names near the protected ones just works.
+TEST(Guard, AnEmptyWorkspaceShowsNothingPiSandboxMadeAndOrdinaryWorkWorks) {
+  PI_SANDBOX_REQUIRE(have_git(), "git is not installed");
+  Scratch s;
+  ASSERT_EQ(run_process({"/bin/sh", "-c", "cd '" + s.ws.string() + "' && git init -q"}, s.env())
+                .exit_code,
+            0);
+  write_file(s.ws / ".env.example", "A=1\n");
+  // On the host while the command runs: the workspace as it was.
+  const pid_t pid = spawn_process({sandbox_binary(), "run", "--cwd", s.ws.string(), "--", "/bin/sh",
+                                   "-c", "touch started; sleep 2"},
+                                  s.env());
+  for (int i = 0; i < 300 && !fs::exists(s.ws / "started"); ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(list_dir(s.ws), (std::vector<std::string>{".env.example", ".git", "started"}));
+  EXPECT_EQ(wait_process(pid), 0);
+  fs::remove(s.ws / "started");
+  const RunResult r = s.run(
+      "ls -A; git clean -fdxq; echo clean=$?; ls -A; echo A=1 > .env.example; "
+      "cp .env.example .env && cat .env; mkdir -p .claude/worktrees && echo made");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, ".env.example\n.git\nclean=0\n.git\nA=1\nmade\n");
+  EXPECT_EQ(moved(r.err), std::vector<std::string>{}) << r.err;
+  EXPECT_EQ(list_dir(s.ws), (std::vector<std::string>{".claude", ".env", ".env.example", ".git"}));
+  EXPECT_EQ(read_file(s.ws / ".env"), "A=1\n");
+  EXPECT_FALSE(fs::exists(quarantine_root(s)));  // made on first use only
+}
+
+// Acceptance 2: each way of making a guarded name, and none of them survives the command.
+TEST(Guard, GuardedNamesMadeAnyWayAreMovedToTheQuarantineAndReported) {
+  Scratch s;
+  write_file(s.ws / "elsewhere/tasks.json", "{}\n");
+  write_file(s.ws / "linked.md", "x\n");
+  const RunResult r = s.run(
+      "mkdir .vscode && echo '{}' > .vscode/tasks.json; echo x > .mcp.json; "
+      "mv elsewhere .idea; ln linked.md .gitmodules; mkdir -p sub/commands && ln -s sub .claude; "
+      "sleep 0.3; echo done");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "done\n");
+  std::vector<std::string> got = moved(r.err);
+  std::ranges::sort(got);
+  const std::vector<std::string> want = {
+      (s.ws / ".claude").string(), (s.ws / ".gitmodules").string(), (s.ws / ".idea").string(),
+      (s.ws / ".mcp.json").string(), (s.ws / ".vscode").string()};
+  EXPECT_EQ(got, want) << r.err;
+  EXPECT_EQ(list_dir(s.ws), (std::vector<std::string>{"linked.md", "sub"}));
+  EXPECT_EQ(read_file(s.ws / "linked.md"), "x\n");  // the other link of the hard link stays
+  // Each item is in the quarantine, whole, with its record.
+  const std::string idea = entry_for(s, s.ws / ".idea");
+  ASSERT_FALSE(idea.empty());
+  EXPECT_EQ(read_file(quarantine_root(s) / idea / ".idea/tasks.json"), "{}\n");
+  const std::string claude = entry_for(s, s.ws / ".claude");
+  ASSERT_FALSE(claude.empty());
+  EXPECT_TRUE(fs::is_symlink(quarantine_root(s) / claude / ".claude"));
+}
+
+// Restoring an entry puts it back, once; it never overwrites.
+TEST(Guard, AQuarantinedEntryIsRestoredOnlyWhereNothingStands) {
+  Scratch s;
+  const RunResult r = s.run("echo '{\"servers\": {}}' > .mcp.json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(moved(r.err), std::vector<std::string>{(s.ws / ".mcp.json").string()}) << r.err;
+  const std::string id = entry_for(s, s.ws / ".mcp.json");
+  ASSERT_FALSE(id.empty());
+  write_file(s.ws / ".mcp.json", "mine\n");
+  const RunResult refused = run_process({sandbox_binary(), "quarantine", "restore", id}, s.env());
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_EQ(refused.err, "pi-sandbox: " + (s.ws / ".mcp.json").string() +
+                             " exists; nothing was restored\nhint: move it away first, or copy "
+                             "what you need from " +
+                             (quarantine_root(s) / id / ".mcp.json").string() + "\n");
+  EXPECT_EQ(read_file(s.ws / ".mcp.json"), "mine\n");
+  fs::remove(s.ws / ".mcp.json");
+  const RunResult restored = run_process({sandbox_binary(), "quarantine", "restore", id}, s.env());
+  EXPECT_EQ(restored.exit_code, 0) << restored.err;
+  EXPECT_EQ(restored.out, "restored " + (s.ws / ".mcp.json").string() + "\n");
+  EXPECT_EQ(read_file(s.ws / ".mcp.json"), "{\"servers\": {}}\n");
+  EXPECT_FALSE(fs::exists(quarantine_root(s) / id));
+  const RunResult again = run_process({sandbox_binary(), "quarantine", "restore", id}, s.env());
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_EQ(again.err, "pi-sandbox: no quarantine entry " + id + " in " +
+                           quarantine_root(s).string() +
+                           "\nhint: `pi-sandbox quarantine list` shows the entries\n");
+}
+
+// Acceptance 3: git configuration that would make host git run something is undone; the
+// ordinary changes a remote workflow makes are kept.
+TEST(Guard, GitConfigurationThatRunsProgramsIsUndoneAndOrdinaryChangesStay) {
+  PI_SANDBOX_REQUIRE(have_git(), "git is not installed");
+  Scratch s;
+  const std::string setup =
+      "cd '" + s.ws.string() +
+      "' && git -c init.defaultBranch=main init -q && echo a > a && git add a && "
+      "git -c user.name=t -c user.email=t@e commit -qm a && git init -q --bare remote.git";
+  ASSERT_EQ(run_process({"/bin/sh", "-c", setup}, s.env()).exit_code, 0);
+  const fs::path pwned = s.root / "pwned";
+  const RunResult r = s.run("git config core.fsmonitor 'touch " + pwned.string() +
+                            "1'; git config include.path ../evil; " +
+                            "git config alias.st '!touch " + pwned.string() + "2'; sleep 0.2; " +
+                            "git remote add origin " + (s.ws / "remote.git").string() +
+                            " && git push -q -u origin main && git remote set-url origin " +
+                            (s.ws / "remote.git").string() + " && echo pushed");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "pushed\n");
+  for (const char* key : {"core.fsmonitor", "include.path", "alias.st"})
+    EXPECT_NE(
+        r.err.find("undid a change to " + (s.ws / ".git/config").string() + ": it set " + key),
+        std::string::npos)
+        << key << "\n"
+        << r.err;
+  const RunResult host = run_process(
+      {"/bin/sh", "-c", "cd '" + s.ws.string() + "' && git status --porcelain; git st; true"},
+      s.env());
+  EXPECT_FALSE(fs::exists(pwned.string() + "1"));
+  EXPECT_FALSE(fs::exists(pwned.string() + "2"));
+  const std::string config = read_file(s.ws / ".git/config");
+  EXPECT_EQ(config.find("fsmonitor"), std::string::npos) << config;
+  EXPECT_EQ(config.find("include"), std::string::npos) << config;
+  EXPECT_EQ(config.find("alias"), std::string::npos) << config;
+  EXPECT_NE(config.find("[remote \"origin\"]"), std::string::npos) << config;
+  EXPECT_NE(config.find("[branch \"main\"]"), std::string::npos) << config;
+  // The attempted versions are kept.
+  EXPECT_EQ(quarantine_list(s).size(), 3u);
+}
+
+// A repository the command creates was never guarded live: its hooks and its configuration are
+// dealt with after the command (docs/cases.md, C-03).
+TEST(Guard, ARepositoryTheCommandCreatedLosesItsHooksAndDangerousConfiguration) {
+  PI_SANDBOX_REQUIRE(have_git(), "git is not installed");
+  Scratch s;
+  const RunResult r = s.run(
+      "git init -q && printf '#!/bin/sh\\n' > .git/hooks/post-checkout && "
+      "mkdir sub && git -C sub init -q && printf '#!/bin/sh\\n' > sub/.git/hooks/pre-commit && "
+      "git -C sub config core.sshCommand 'touch /tmp/x' && git -C sub config user.name kept");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> got = moved(r.err);
+  std::ranges::sort(got);
+  EXPECT_EQ(got, (std::vector<std::string>{(s.ws / ".git/hooks/post-checkout").string(),
+                                           (s.ws / "sub/.git/hooks/pre-commit").string()}))
+      << r.err;
+  EXPECT_NE(r.err.find("pi-sandbox: cleaned " + (s.ws / "sub/.git/config").string() +
+                       " in a repository the command created: it set core.sshcommand"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(s.ws / ".git/hooks/post-checkout"));
+  EXPECT_FALSE(fs::exists(s.ws / "sub/.git/hooks/pre-commit"));
+  EXPECT_TRUE(fs::exists(s.ws / ".git/hooks/pre-commit.sample"));
+  const std::string config = read_file(s.ws / "sub/.git/config");
+  EXPECT_EQ(config.find("sshCommand"), std::string::npos) << config;
+  EXPECT_NE(config.find("name = kept"), std::string::npos) << config;
+}
+
+// Acceptance 4: a supervisor killed at any moment leaves nothing guarded in the workspace
+// (pid 1 sweeps once every process of the sandbox is gone).
+TEST(Guard, ASupervisorKilledMidCommandLeavesNothingGuardedBehind) {
+  std::mt19937 random(20261201);
+  for (int round = 0; round < 8; ++round) {
+    Scratch s;
+    const pid_t pid = spawn_process(
+        {sandbox_binary(), "run", "--cwd", s.ws.string(), "--", "/bin/sh", "-c",
+         "touch started; while :; do mkdir -p .vscode; echo x > .vscode/t; echo y > .mcp.json; "
+         "done"},
+        s.env());
+    for (int i = 0; i < 300 && !fs::exists(s.ws / "started"); ++i)
+      std::this_thread::sleep_for(10ms);
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 300)(random)));
+    ::kill(pid, SIGKILL);
+    wait_process(pid);
+    // pid 1 notices (its parent-death signal), kills the command, sweeps and exits.
+    for (int i = 0; i < 300 && (fs::exists(s.ws / ".vscode") || fs::exists(s.ws / ".mcp.json"));
+         ++i)
+      std::this_thread::sleep_for(10ms);
+    EXPECT_FALSE(fs::exists(fs::symlink_status(s.ws / ".vscode"))) << "round " << round;
+    EXPECT_FALSE(fs::exists(fs::symlink_status(s.ws / ".mcp.json"))) << "round " << round;
+    EXPECT_EQ(list_dir(s.ws), std::vector<std::string>{"started"}) << "round " << round;
+  }
+}
+
+// Strict mode (filesystem.protection "strict") keeps the placeholders: creation fails inside,
+// and nothing is left afterwards.
+TEST(Guard, StrictModeHoldsMissingNamesWithPlaceholders) {
+  Scratch s;
+  const RunResult r = s.run("echo x > .mcp.json; mkdir -p .vscode/a; ls -A",
+                            {"--config", strict_config(s).string()});
+  EXPECT_NE(r.err.find(".mcp.json: Is a directory"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find(".mcp.json\n"), std::string::npos) << r.out;  // the placeholder
+  EXPECT_EQ(moved(r.err), std::vector<std::string>{}) << r.err;
+  EXPECT_EQ(list_dir(s.ws), std::vector<std::string>{});
+}
+
+}  // namespace
+}  // namespace pisandbox::testing
