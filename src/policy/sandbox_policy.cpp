@@ -343,9 +343,12 @@ void add_git_rules(SandboxPolicy& policy, const PolicyInputs& inputs) {
   control(common / "config", NodeKind::File, false);
   control(common / "info", NodeKind::Directory, true);
   control(common / "config.worktree", NodeKind::File, hold_worktree_config);
+  // A `commondir` planted in a git directory points git at a configuration the command wrote.
+  if (common == git_dir) control(common / "commondir", NodeKind::File, true);
   for (const auto& module : git.module_dirs) {
     control(module / "hooks", NodeKind::Directory, true);
     control(module / "config", NodeKind::File, false);
+    control(module / "commondir", NodeKind::File, true);
   }
   for (const auto& worktree : git.worktree_dirs) {
     control(worktree / "commondir", NodeKind::File, false);

@@ -44,6 +44,17 @@ GuardPlan plan_guard(const policy::SandboxPolicy& policy,
   plan.workspace = policy.workspace;
   plan.quarantine = default_quarantine_root(policy.home);
   for (const auto& p : protected_paths) {
+    // `config.worktree` of a repository around the workspace while extensions.worktreeConfig is
+    // on: git writes it (`git sparse-checkout`), so a missing one is guarded by content.
+    if (p.reason == policy::ProtectReason::GitControl && p.path.filename() == "config.worktree" &&
+        !p.create_if_missing) {
+      fs::path base;
+      for (const auto& e : policy.writable)
+        if (policy::is_within(p.path, e.path) && e.path.string().size() > base.string().size())
+          base = e.path;
+      if (!base.empty()) plan.configs.push_back({p.path, base});
+      continue;
+    }
     if (p.reason != policy::ProtectReason::GitHooks || !policy::is_within(p.path, policy.workspace))
       continue;
     const fs::path git_dir = p.path.parent_path();

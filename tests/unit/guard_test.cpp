@@ -1,0 +1,184 @@
+// The guard (sandbox/linux/guard.hpp) and the quarantine (quarantine.hpp) on a scratch
+// directory: what is moved, what is never touched, what a symlink can and cannot make the guard
+// do (docs/security.md, "The guard").
+#include "sandbox/linux/guard.hpp"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace pisandbox::sandbox::linux_ {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path) << text;
+}
+
+struct Scratch {
+  Scratch() {
+    char name[] = "/tmp/pi-sandbox-guard-test.XXXXXX";
+    root = ::mkdtemp(name);
+    ws = root / "ws";
+    fs::create_directories(ws);
+    outside = root / "outside";
+    fs::create_directories(outside);
+  }
+  ~Scratch() { fs::remove_all(root); }
+  fs::path root, ws, outside;
+  fs::path quarantine() const { return root / "home/.local/state/pi-sandbox/quarantine"; }
+
+  GuardPlan plan(std::vector<std::string> names) const {
+    GuardPlan plan;
+    for (const auto& n : names) plan.names.push_back({ws / n, ws, "dangerous-file"});
+    plan.workspace = ws;
+    plan.quarantine = quarantine();
+    return plan;
+  }
+  Guard start(const GuardPlan& plan) const {
+    fs::create_directories(root / "home");
+    auto q = open_quarantine(plan.quarantine);
+    EXPECT_TRUE(q.has_value()) << q.error().describe();
+    auto g = Guard::start(plan, std::move(*q), Guard::Watch::Yes);
+    EXPECT_TRUE(g.has_value()) << g.error().describe();
+    return std::move(*g);
+  }
+};
+
+TEST(Guard, NothingIsMadeOnTheHostWhenNothingIsCreated) {
+  Scratch s;
+  Guard guard = s.start(s.plan({".mcp.json", ".claude/commands"}));
+  guard.on_events();
+  guard.final_sweep();
+  EXPECT_EQ(guard.take_notices(), std::vector<std::string>{});
+  EXPECT_FALSE(fs::exists(s.root / "home/.local"));
+  EXPECT_TRUE(fs::is_empty(s.ws));
+}
+
+TEST(Guard, ANameCreatedIsMovedOnTheEventAndReportedWithItsId) {
+  Scratch s;
+  Guard guard = s.start(s.plan({".mcp.json"}));
+  write(s.ws / ".mcp.json", "{}\n");
+  write(s.ws / "ordinary.txt", "kept\n");
+  guard.on_events();
+  EXPECT_FALSE(fs::exists(s.ws / ".mcp.json"));
+  EXPECT_EQ(read(s.ws / "ordinary.txt"), "kept\n");
+  const auto entries = list_quarantine(s.quarantine());
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].original, s.ws / ".mcp.json");
+  EXPECT_EQ(entries[0].why, "a guarded name: dangerous-file");
+  EXPECT_EQ(read(entries[0].stored), "{}\n");
+  EXPECT_EQ(guard.take_notices(),
+            std::vector<std::string>{"moved " + (s.ws / ".mcp.json").string() +
+                                     " to the quarantine (a guarded name: dangerous-file); "
+                                     "restore with: pi-sandbox quarantine restore " +
+                                     entries[0].id});
+  EXPECT_EQ(fs::status(s.quarantine()).permissions() & fs::perms::all, fs::perms::owner_all);
+}
+
+// A parent made during the command is watched as it appears: the name below is caught.
+TEST(Guard, ANameBelowAParentMadeLaterIsCaught) {
+  Scratch s;
+  Guard guard = s.start(s.plan({".claude/commands"}));
+  fs::create_directory(s.ws / ".claude");
+  guard.on_events();
+  fs::create_directory(s.ws / ".claude/worktrees");
+  fs::create_directory(s.ws / ".claude/commands");
+  guard.on_events();
+  EXPECT_FALSE(fs::exists(s.ws / ".claude/commands"));
+  EXPECT_TRUE(fs::is_directory(s.ws / ".claude/worktrees"));
+}
+
+// The confused deputy: a symlink made on the way points outside the workspace; the guard
+// moves the symlink, never what it points to.
+TEST(Guard, ASymlinkOnTheWayIsMovedAndItsTargetNeverTouched) {
+  Scratch s;
+  Guard guard = s.start(s.plan({".claude/commands"}));
+  write(s.outside / "commands/keep.md", "the host's own\n");
+  fs::create_directory_symlink(s.outside, s.ws / ".claude");
+  guard.on_events();
+  guard.final_sweep();
+  EXPECT_FALSE(fs::exists(fs::symlink_status(s.ws / ".claude")));
+  EXPECT_EQ(read(s.outside / "commands/keep.md"), "the host's own\n");
+  const auto entries = list_quarantine(s.quarantine());
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_TRUE(fs::is_symlink(entries[0].stored));
+}
+
+// After the command, the repositories it created lose their hooks, not their samples.
+TEST(Guard, TheFinalSweepQuarantinesHooksOfNewRepositoriesButNotSamples) {
+  Scratch s;
+  Guard guard = s.start(s.plan({}));
+  write(s.ws / "n/.git/hooks/post-checkout", "#!/bin/sh\n");
+  write(s.ws / "n/.git/hooks/pre-commit.sample", "#!/bin/sh\n");
+  write(s.ws / "n/.git/config",
+        "[core]\n\tbare = false\n\tfsmonitor = touch x\n[user]\n\tname = k\n");
+  guard.final_sweep();
+  EXPECT_FALSE(fs::exists(s.ws / "n/.git/hooks/post-checkout"));
+  EXPECT_TRUE(fs::exists(s.ws / "n/.git/hooks/pre-commit.sample"));
+  EXPECT_EQ(read(s.ws / "n/.git/config"), "[core]\n\tbare = false\n[user]\n\tname = k\n");
+  EXPECT_EQ(list_quarantine(s.quarantine()).size(), 2u);
+}
+
+// A known repository's configuration: a dangerous change is undone, an ordinary one kept.
+TEST(Guard, AGitConfigurationChangeIsUndoneOnlyWhenItAddsADangerousKey) {
+  Scratch s;
+  const std::string original = "[core]\n\tbare = false\n\teditor = vim\n";
+  write(s.ws / ".git/config", original);
+  GuardPlan plan = s.plan({});
+  plan.configs = {{s.ws / ".git/config", s.ws}};
+  plan.known_git_dirs = {s.ws / ".git"};
+  Guard guard = s.start(plan);
+  const std::string ordinary = original + "[remote \"origin\"]\n\turl = /r\n";
+  write(s.ws / ".git/config", ordinary);
+  guard.on_events();
+  EXPECT_EQ(read(s.ws / ".git/config"), ordinary);
+  write(s.ws / ".git/config", ordinary + "[alias]\n\tst = !touch x\n");
+  guard.on_events();
+  EXPECT_EQ(read(s.ws / ".git/config"), ordinary);
+  const auto notices = guard.take_notices();
+  ASSERT_EQ(notices.size(), 1u);
+  EXPECT_EQ(notices[0].rfind("undid a change to " + (s.ws / ".git/config").string() +
+                                 ": it set alias.st, which git on the host would run or read; "
+                                 "its previous content is back; the attempted version is in "
+                                 "the quarantine: pi-sandbox quarantine restore ",
+                             0),
+            0u)
+      << notices[0];
+}
+
+TEST(Quarantine, RestoreRefusesToOverwriteAndMovesBackOnce) {
+  Scratch s;
+  fs::create_directories(s.root / "home");
+  auto q = open_quarantine(s.quarantine());
+  ASSERT_TRUE(q.has_value());
+  write(s.ws / ".vscode/tasks.json", "{}\n");
+  core::UniqueFd ws(::open(s.ws.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  auto entry = quarantine_move(*q, ws.get(), ".vscode", s.ws / ".vscode", "test");
+  ASSERT_TRUE(entry.has_value()) << entry.error().describe();
+  fs::create_directory(s.ws / ".vscode");
+  auto refused = restore_quarantined(s.quarantine(), entry->id);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().message, (s.ws / ".vscode").string() + " exists; nothing was restored");
+  fs::remove(s.ws / ".vscode");
+  ASSERT_TRUE(restore_quarantined(s.quarantine(), entry->id).has_value());
+  EXPECT_EQ(read(s.ws / ".vscode/tasks.json"), "{}\n");
+  EXPECT_FALSE(restore_quarantined(s.quarantine(), entry->id).has_value());
+  EXPECT_FALSE(restore_quarantined(s.quarantine(), "../x").has_value());
+  EXPECT_TRUE(list_quarantine(s.quarantine()).empty());
+}
+
+}  // namespace
+}  // namespace pisandbox::sandbox::linux_
