@@ -229,7 +229,8 @@ expect_undone() {
   line="$(grep -F -- "pi-sandbox: undid a change to $p: " <<<"$ERR" | tr '\n' ' ')"
   [ -n "$line" ] || { show; escaped "no undo line for: $p"; }
   for k in "$@"; do
-    case "$line" in *"$k"*) ;; *) show; escaped "the undo lines for $p do not name $k" ;; esac
+    # git's keys are case-insensitive; the guard names them in lower case.
+    case "${line,,}" in *"${k,,}"*) ;; *) show; escaped "the undo lines for $p do not name $k" ;; esac
   done
   id="${line##*pi-sandbox quarantine restore }"
   id="${id%% *}"
@@ -438,7 +439,12 @@ snapshot() {
     grep -vxE '\./\.local/state(/pi-sandbox)? d 700 [0-9]+ [0-9]+'
   echo "## the workspace's .git"
   hash_tree "$WS/.git" \( -path ./index -o -path ./logs -o -path ./objects -o -path ./refs \
-    -o -path ./ORIG_HEAD -o -path ./COMMIT_EDITMSG \) -prune -o
+    -o -path ./ORIG_HEAD -o -path ./COMMIT_EDITMSG -o -path ./config \) -prune -o
+  # .git/config by content: the guard puts back a changed one as a new file (new inode and
+  # times), with the same bytes.
+  echo "# .git/config"
+  stat -c '%F %a %u %g %s' "$WS/.git/config"
+  sha256sum <"$WS/.git/config"
   echo "## the workspace's protected names"
   local n
   for n in "${WS_WATCHED[@]}"; do

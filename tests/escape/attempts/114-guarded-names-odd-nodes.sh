@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# attempt: make guarded names as what a mover may choke on: a FIFO (`.mcp.json`), a unix socket (`.gitmodules`, where sockets are allowed), a directory 300 levels deep (`.vscode`), a 64 MiB file (`.gitconfig`), a directory without permissions (`.idea`, mode 000), a dangling symlink (`.ripgreprc`)
+# layer: the guard: the name itself is moved (one rename, whatever it is), never opened or followed
+# shellcheck source=../lib.sh
+source "$(dirname "$0")/../lib.sh"
+
+attempt() {
+  capture sandbox -- /bin/bash -c '
+mkfifo .mcp.json
+# AF_UNIX sockets may be refused inside (seccomp): then there is no socket file to make.
+"$0" -c "import socket; s = socket.socket(socket.AF_UNIX); s.bind(\".gitmodules\")" 2>/dev/null ||
+  echo "no unix socket"
+# Built aside and moved into place: the guard takes a name the moment it appears.
+d=deep; for i in $(seq 300); do d=$d/d; done
+mkdir -p "$d" && echo "{}" > "$d/tasks.json" && mv deep .vscode
+head -c 64M /dev/zero > big && mv big .gitconfig
+mkdir -p idea/x && chmod 000 idea && mv idea .idea
+ln -s /nonexistent-'"$TAG"' .ripgreprc
+sleep 0.5
+echo done' "$PY"
+  expect_rc 0
+  expect_out done
+  local names=(.mcp.json .vscode .gitconfig .idea .ripgreprc) n
+  grep -qx "no unix socket" <<<"$OUT" || names+=(.gitmodules)
+  for n in "${names[@]}"; do expect_quarantined "$WS/$n"; done
+  host_absent "$WS/.gitmodules"
+  local stray
+  stray="$(cd "$WS" && ls -A | grep -F pi-sandbox | head -3)"
+  [ -z "$stray" ] || escaped "left in the workspace: $stray"
+  chmod -R u+rwX "$(quarantine_dir)"
+}
+
+run_attempt "$@"
