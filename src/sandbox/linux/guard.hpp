@@ -76,6 +76,9 @@ class Guard {
 
   Guard(Guard&&) = default;
   Guard& operator=(Guard&&) = default;
+  /// Closes the inotify instance without waiting for the kernel's grace period
+  /// (close_in_background() in guard.cpp).
+  ~Guard();
 
   /// The inotify descriptor to poll for POLLIN (-1 without watches).
   [[nodiscard]] int fd() const { return inotify_.get(); }
