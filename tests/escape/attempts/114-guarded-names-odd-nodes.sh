@@ -20,10 +20,19 @@ sleep 0.5
 echo done' "$PY"
   expect_rc 0
   expect_out done
-  local names=(.mcp.json .vscode .gitconfig .idea .ripgreprc) n
+  local names=(.mcp.json .vscode .gitconfig .ripgreprc) n
   grep -qx "no unix socket" <<<"$OUT" || names+=(.gitmodules)
   for n in "${names[@]}"; do expect_quarantined "$WS/$n"; done
-  host_absent "$WS/.gitmodules"
+  host_absent "$WS/.gitmodules" "$WS/.idea"
+  # A directory without write permission cannot change parents (its `..`) without
+  # CAP_DAC_OVERRIDE: without it the guard renames it in place to a name no program reads.
+  if ! grep -qF "pi-sandbox: moved $WS/.idea to the quarantine (" <<<"$ERR"; then
+    expect_err "pi-sandbox: renamed $WS/.idea to $WS/.idea.pi-sandbox-defused-"
+    chmod 755 "$WS"/.idea.pi-sandbox-defused-*
+    rm -rf "$WS"/.idea.pi-sandbox-defused-*
+  else
+    expect_quarantined "$WS/.idea"
+  fi
   local stray
   stray="$(cd "$WS" && ls -A | grep -F pi-sandbox | head -3)"
   [ -z "$stray" ] || escaped "left in the workspace: $stray"

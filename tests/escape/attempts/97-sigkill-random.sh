@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# attempt: SIGKILL pi-sandbox at random moments (0-50 ms after start, 30 times, every other one with `filesystem.protection: "strict"`) while it sets up, runs `sleep`, and holds placeholders or watches, hoping to leave the command running or placeholders behind
-# layer: pid 1's parent-death signal; placeholders removed by pid 1 or adopted by the next sandbox
+# attempt: SIGKILL pi-sandbox at random moments (0-50 ms after start, 30 times, the last 15 with `filesystem.protection: "strict"`) while it sets up, runs `sleep`, and holds placeholders or watches, hoping to leave the command running or placeholders behind
+# layer: pid 1's parent-death signal; placeholders removed by pid 1 or adopted by the next (strict) sandbox
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
 
@@ -11,9 +11,10 @@ attempt() {
   local i config=()
   echo '{"filesystem": {"protection": "strict"}}' >"$HOST_DIR/strict-config.json"
   for i in $(seq 30); do
-    # Every other run with placeholders (strict), the others with the guard (the default).
+    # The first 15 runs with the guard (the default: nothing to leave behind), the last 15
+    # with placeholders (strict), whose leftovers the next strict sandbox adopts.
     config=()
-    [ $((i % 2)) = 0 ] && config=(--config "$HOST_DIR/strict-config.json")
+    [ "$i" -gt 15 ] && config=(--config "$HOST_DIR/strict-config.json")
     HOME="$FAKE_HOME" "$PI_BIN" run "${config[@]}" --no-prompt --cwd "$WS" -- sleep "$TAG" </dev/null >/dev/null 2>&1 &
     pid=$!
     ms=$((RANDOM % 51))
@@ -36,7 +37,7 @@ attempt() {
   done
   if [ "$(ls -A "$WS")" != "$before" ]; then
     echo "leftovers after the kills: $(ls -A "$WS" | tr '\n' ' ')" >&2
-    capture sandbox -- true
+    capture sandbox_strict -- true
     [ "$(ls -A "$WS")" = "$before" ] || escaped "placeholders left in the workspace: $(ls -A "$WS" | tr '\n' ' ')"
   fi
   [ -z "$(cd "$WS" && git status --porcelain)" ] || escaped "git status is not clean: $(cd "$WS" && git status --porcelain)"
