@@ -12,12 +12,18 @@ setup() {
 attempt() {
   inside_try "
 printf '[core]\n\tfsmonitor = touch $HOST_DIR/pwned3-$TAG\n' > evil
+# (a pause after each change: one made while the guard undoes an earlier one in the same file
+# goes with it unnamed, the last accepted content being what is put back)
 try git config core.fsmonitor 'touch $HOST_DIR/pwned-$TAG'
+sleep 0.3
 try git config include.path ../evil
+sleep 0.3
 try git config alias.st '!touch $HOST_DIR/pwned2-$TAG'
+sleep 0.3
 try git config core.hooksPath /tmp
-try git -C proj config core.sshCommand 'touch $HOST_DIR/pwned4-$TAG'
 try git -C proj remote set-url origin https://example.invalid/new.git
+sleep 0.3
+try git -C proj config core.sshCommand 'touch $HOST_DIR/pwned4-$TAG'
 git config --local --list"
   expect_rc 0
   expect_done "git -C proj remote set-url origin https://example.invalid/new.git"

@@ -11,9 +11,13 @@ for i in range(20000):
     n = "f%d" % i
     open(n, "w").close()
     if i == 19000:
-        open(".mcp.json", "w").write("{}")
-        os.makedirs(".claude/commands", exist_ok=True)
-        open(".claude/commands/x.md", "w").write("x")
+        # The guard may take each as soon as it appears: a failure here is its doing.
+        try:
+            open(".mcp.json", "w").write("{}")
+            os.makedirs(".claude/commands", exist_ok=True)
+            open(".claude/commands/x.md", "w").write("x")
+        except OSError:
+            pass
     os.unlink(n)
 time.sleep(1)
 print("live:", os.path.exists(".mcp.json"), os.path.exists(".claude/commands/x.md"))
