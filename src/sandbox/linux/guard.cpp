@@ -179,7 +179,19 @@ void Guard::watch(int dir_fd) {
   // Through the descriptor's magic link: exactly the directory the walk holds.
   const std::string link = "/proc/self/fd/" + std::to_string(dir_fd);
   const int wd = ::inotify_add_watch(inotify_.get(), link.c_str(), kWatchMask);
-  if (wd < 0) return;
+  if (wd < 0) {
+    const int err = errno;
+    // Out of watches (fs.inotify.max_user_watches): what lies below is checked after the
+    // command only. Said once.
+    if (!watch_failed_) {
+      watch_failed_ = true;
+      notices_.push_back(std::string("warning: the guard could not watch a directory (") +
+                         core::errno_name(err) +
+                         "): names created there were checked only after the command; raise "
+                         "fs.inotify.max_user_watches or set filesystem.protection to \"strict\"");
+    }
+    return;
+  }
   watched_.insert(key);
   watch_inodes_[wd] = key;
 }

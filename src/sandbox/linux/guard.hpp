@@ -134,6 +134,7 @@ class Guard {
   std::map<int, std::pair<dev_t, ino_t>> watch_inodes_;
   std::set<std::string> relevant_names_;
   std::vector<std::string> notices_;
+  bool watch_failed_ = false;
 };
 
 }  // namespace pisandbox::sandbox::linux_
