@@ -150,9 +150,14 @@ void print_text(const policy::SandboxPolicy& p, const lx::PreparedSandbox& prepa
             << "protected paths (" << prepared.protected_paths.size() << ", scan read "
             << prepared.scan.directories_read << " directories, " << prepared.scan.entries_seen
             << " entries):\n";
+  // A missing secret is not protected with the guard (docs/security.md, "The guard").
   for (const auto& item : prepared.protected_paths)
     std::cout << "  " << item.path.string() << "  [" << policy::to_string(item.reason)
-              << (item.create_if_missing ? ", even if missing" : "") << "]\n";
+              << (item.create_if_missing && !(p.protection == policy::Protection::Guard &&
+                                              item.reason == policy::ProtectReason::Secret)
+                      ? ", even if missing"
+                      : "")
+              << "]\n";
   std::cout << "mount plan:\n";
   for (const auto& op : prepared.spec.mounts.ops) std::cout << "  " << lx::describe(op) << "\n";
   std::cout << "guard (filesystem.protection: " << policy::to_string(p.protection)

@@ -461,6 +461,7 @@ SandboxPolicy default_policy(const PolicyInputs& inputs) {
   add_home_rules(policy, inputs);
   add_home_top_level(policy, inputs);
   add_git_rules(policy, inputs);
+  policy.git = inputs.git;
   // Even inside the workspace (a deviation from compatibility C18): a command that replaced the
   // binary would run unsandboxed the next time pi-sandbox starts.
   if (!inputs.self_exe.empty())

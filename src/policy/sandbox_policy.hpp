@@ -196,6 +196,9 @@ struct SandboxPolicy {
   /// `filesystem.additionalAllowWrite` entries refused, each a whole message; a run refuses
   /// to start while this is not empty.
   std::vector<std::string> refused = {};
+  /// The repository around the workspace, as given (PolicyInputs::git): the guard reads its
+  /// index after the command (sandbox/linux/guard.hpp).
+  std::optional<GitLayout> git = {};
 
   friend bool operator==(const SandboxPolicy&, const SandboxPolicy&) = default;
 };

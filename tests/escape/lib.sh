@@ -232,8 +232,9 @@ expect_undone() {
     # git's keys are case-insensitive; the guard names them in lower case.
     case "${line,,}" in *"${k,,}"*) ;; *) show; escaped "the undo lines for $p do not name $k" ;; esac
   done
-  id="${line##*pi-sandbox quarantine restore }"
-  id="${id%% *}"
+  # "...; the attempted version is kept in the quarantine: <root>/<id>/<name>"
+  id="${line##*kept in the quarantine: $(quarantine_dir)/}"
+  id="${id%%/*}"
   [ -f "$(quarantine_dir)/$id/record.json" ] || escaped "no quarantine entry $id for the change to $p"
 }
 

@@ -183,9 +183,10 @@ TEST(Guard, GitConfigurationThatRunsProgramsIsUndoneAndOrdinaryChangesStay) {
   EXPECT_FALSE(fs::exists(pwned.string() + "1"));
   EXPECT_FALSE(fs::exists(pwned.string() + "2"));
   const std::string config = read_file(s.ws / ".git/config");
+  // The entries are gone (an emptied section header may stay: it names nothing).
   EXPECT_EQ(config.find("fsmonitor"), std::string::npos) << config;
-  EXPECT_EQ(config.find("include"), std::string::npos) << config;
-  EXPECT_EQ(config.find("alias"), std::string::npos) << config;
+  EXPECT_EQ(config.find("../evil"), std::string::npos) << config;
+  EXPECT_EQ(config.find("touch"), std::string::npos) << config;
   EXPECT_NE(config.find("[remote \"origin\"]"), std::string::npos) << config;
   EXPECT_NE(config.find("[branch \"main\"]"), std::string::npos) << config;
   // The attempted versions are kept.
@@ -236,9 +237,9 @@ TEST(Guard, ASupervisorKilledMidCommandLeavesNothingGuardedBehind) {
         std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 300)(random)));
     ::kill(pid, SIGKILL);
     wait_process(pid);
-    // pid 1 notices (its parent-death signal), kills the command, sweeps and exits.
-    for (int i = 0; i < 300 && (fs::exists(s.ws / ".vscode") || fs::exists(s.ws / ".mcp.json"));
-         ++i)
+    // pid 1 notices (its parent-death signal), kills the command, sweeps and exits; an item it
+    // is still copying to the quarantine stands under a claimed name meanwhile.
+    for (int i = 0; i < 500 && list_dir(s.ws) != std::vector<std::string>{"started"}; ++i)
       std::this_thread::sleep_for(10ms);
     EXPECT_FALSE(fs::exists(fs::symlink_status(s.ws / ".vscode"))) << "round " << round;
     EXPECT_FALSE(fs::exists(fs::symlink_status(s.ws / ".mcp.json"))) << "round " << round;

@@ -147,16 +147,44 @@ TEST(Guard, AGitConfigurationChangeIsUndoneOnlyWhenItAddsADangerousKey) {
   EXPECT_EQ(read(s.ws / ".git/config"), ordinary);
   write(s.ws / ".git/config", ordinary + "[alias]\n\tst = !touch x\n");
   guard.on_events();
+  // Nothing else changed: the last accepted version comes back exactly.
   EXPECT_EQ(read(s.ws / ".git/config"), ordinary);
+  // An ordinary change made alongside stays; the offending entry goes (its emptied section
+  // header may stay: it names nothing).
+  write(s.ws / ".git/config",
+        ordinary + "[branch \"main\"]\n\tremote = origin\n[alias]\n\tst = !x\n");
+  guard.on_events();
+  EXPECT_EQ(read(s.ws / ".git/config"),
+            ordinary + "[branch \"main\"]\n\tremote = origin\n[alias]\n");
   const auto notices = guard.take_notices();
-  ASSERT_EQ(notices.size(), 1u);
+  ASSERT_EQ(notices.size(), 2u);
   EXPECT_EQ(notices[0].rfind("undid a change to " + (s.ws / ".git/config").string() +
                                  ": it set alias.st, which git on the host would run or read; "
-                                 "its previous content is back; the attempted version is in "
-                                 "the quarantine: pi-sandbox quarantine restore ",
+                                 "the file is back without it; the attempted version is kept "
+                                 "in the quarantine: " +
+                                 s.quarantine().string() + "/",
                              0),
             0u)
       << notices[0];
+}
+
+// A writer that truncates first (`cp`, `mv` across mounts) passes through an empty file: that
+// must not become what is put back when the dangerous version lands.
+TEST(Guard, AnEmptyIntermediateGitConfigurationIsNeverWhatComesBack) {
+  Scratch s;
+  const std::string original = "[core]\n\teditor = true\n[alias]\n\tco = checkout\n";
+  write(s.ws / ".git/config", original);
+  GuardPlan plan = s.plan({});
+  plan.configs = {{s.ws / ".git/config", s.ws}};
+  plan.known_git_dirs = {s.ws / ".git"};
+  Guard guard = s.start(plan);
+  write(s.ws / ".git/config", "");
+  guard.on_events();
+  write(s.ws / ".git/config", original + "[core]fsmonitor=touch /x\n");
+  guard.on_events();
+  EXPECT_EQ(read(s.ws / ".git/config"), original + "[core]\n");
+  guard.final_sweep();
+  EXPECT_EQ(read(s.ws / ".git/config"), original + "[core]\n");
 }
 
 TEST(Quarantine, RestoreRefusesToOverwriteAndMovesBackOnce) {

@@ -113,7 +113,10 @@ TEST(GitLayoutPolicy, TheWorkspacesOwnGitDirectoryChangesNothing) {
   PolicyInputs in = inputs("/home/u/repo");
   in.git = GitLayout{"/home/u/repo", "/home/u/repo/.git", "/home/u/repo/.git"};
   PolicyInputs without = inputs("/home/u/repo");
-  EXPECT_EQ(default_policy(in), default_policy(without));
+  SandboxPolicy with_git = default_policy(in);
+  EXPECT_EQ(with_git.git, in.git);  // kept for the guard's reading of the index
+  with_git.git.reset();
+  EXPECT_EQ(with_git, default_policy(without));
 }
 
 // Row 3: toolchains in the home.

@@ -7,6 +7,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 
 #include "core/io.hpp"
 #include "policy/protected_scan.hpp"
+#include "sandbox/linux/placeholders.hpp"
 
 namespace pisandbox::sandbox::linux_ {
 
@@ -43,12 +45,16 @@ struct FileRead {
   bool not_regular = false;
   bool too_large = false;
   mode_t mode = 0644;
+  dev_t dev = 0;
+  ino_t inode = 0;
 };
 
 FileRead read_at(int dir, const std::string& name) {
   FileRead read;
   struct stat st {};
   if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return read;
+  read.dev = st.st_dev;
+  read.inode = st.st_ino;
   if (!S_ISREG(st.st_mode)) {
     read.not_regular = true;
     return read;
@@ -62,6 +68,8 @@ FileRead read_at(int dir, const std::string& name) {
     read.not_regular = true;
     return read;
   }
+  read.dev = st.st_dev;
+  read.inode = st.st_ino;
   read.mode = st.st_mode & 0666;
   std::string text;
   char buffer[16384];
@@ -94,6 +102,30 @@ bool replace_at(int dir, const std::string& name, const std::string& bytes, mode
     return false;
   }
   return true;
+}
+
+/// Whether two configuration texts hold the same lines once blank lines, comment lines, a
+/// UTF-8 byte order mark and lines that are only a section header are set aside (whitespace at
+/// either end of a line ignored).
+bool same_entries(std::string_view a, std::string_view b) {
+  const auto lines = [](std::string_view text) {
+    std::vector<std::string_view> out;
+    while (!text.empty()) {
+      const auto end = text.find('\n');
+      std::string_view line = text.substr(0, end);
+      text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
+      if (line.starts_with("\xef\xbb\xbf")) line.remove_prefix(3);
+      while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+      while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r'))
+        line.remove_suffix(1);
+      const bool header_only =
+          line.starts_with('[') && line.ends_with(']') && line.find(']') == line.size() - 1;
+      const bool comment = line.starts_with('#') || line.starts_with(';');
+      if (!line.empty() && !header_only && !comment) out.push_back(line);
+    }
+    return out;
+  };
+  return lines(a) == lines(b);
 }
 
 std::string key_list(const std::vector<policy::GitConfigFinding>& findings) {
@@ -148,15 +180,21 @@ core::Result<Guard> Guard::start(const GuardPlan& plan, Quarantine quarantine, W
     if (UniqueFd parent = guard.walk_to_parent(where.base, where.path, false)) {
       FileRead read = read_at(parent.get(), where.path.filename().string());
       if (read.content && !read.too_large) {
-        config.accepted_scan = policy::scan_git_config(*read.content);
+        config.start_scan = policy::scan_git_config(*read.content);
         config.accepted = std::move(read.content);
       }
     }
     guard.configs_.push_back(std::move(config));
   }
-  // The supervisor's first check: a name made between the plan and the watch. (pid 1 only
-  // sweeps at the end.)
-  if (watch == Watch::Yes) guard.check_all();
+  if (watch == Watch::Yes) {
+    // Placeholders a killed strict sandbox left behind: removed when no sandbox holds them.
+    for (const auto& path : plan.leftover_placeholders)
+      if (auto placeholder = adopt_if_placeholder(path))
+        remove_placeholder(*placeholder, Unmask::No);
+    // The supervisor's first check: a name made between the plan and the watch. (pid 1 only
+    // sweeps at the end.)
+    guard.check_all();
+  }
   return guard;
 }
 
@@ -170,12 +208,16 @@ int Guard::base_fd(const fs::path& base) {
   return it->second.get();
 }
 
-void Guard::watch(int dir_fd) {
-  if (!inotify_) return;
+int Guard::watch(int dir_fd) {
+  if (!inotify_) return -1;
   struct stat st {};
-  if (::fstat(dir_fd, &st) != 0) return;
+  if (::fstat(dir_fd, &st) != 0) return -1;
   const std::pair key{st.st_dev, st.st_ino};
-  if (watched_.contains(key)) return;
+  if (watched_.contains(key)) {
+    for (const auto& [wd, inode] : watch_inodes_)
+      if (inode == key) return wd;
+    return -1;
+  }
   // Through the descriptor's magic link: exactly the directory the walk holds.
   const std::string link = "/proc/self/fd/" + std::to_string(dir_fd);
   const int wd = ::inotify_add_watch(inotify_.get(), link.c_str(), kWatchMask);
@@ -190,10 +232,11 @@ void Guard::watch(int dir_fd) {
                          "): names created there were checked only after the command; raise "
                          "fs.inotify.max_user_watches or set filesystem.protection to \"strict\"");
     }
-    return;
+    return -1;
   }
   watched_.insert(key);
   watch_inodes_[wd] = key;
+  return wd;
 }
 
 UniqueFd Guard::walk_to_parent(const fs::path& base, const fs::path& path, bool) {
@@ -258,19 +301,53 @@ void Guard::check_name(const GuardedName& name) {
   const std::string leaf = name.path.filename().string();
   struct stat st {};
   if (::fstatat(parent.get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return;
+  if (S_ISDIR(st.st_mode) && held_placeholder(parent.get(), leaf)) return;
   move_out(parent.get(), leaf, name.path, "a guarded name: " + name.why);
 }
 
+bool Guard::held_placeholder(int parent_fd, const std::string& leaf) {
+  // An empty placeholder of a strict sandbox of the same workspace that still runs (a leftover
+  // one was removed when the guard started). Watched first, so that anything made in it later
+  // is seen; the mark alone proves nothing (a command can set it), emptiness does.
+  UniqueFd dir(::openat(parent_fd, leaf.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!dir) return false;
+  char value[8];
+  if (::fgetxattr(dir.get(), kPlaceholderXattr, value, sizeof value) < 0) return false;
+  if (const int wd = watch(dir.get()); wd >= 0) placeholder_watches_.insert(wd);
+  const int copy = ::dup(dir.get());
+  DIR* stream = copy >= 0 ? ::fdopendir(copy) : nullptr;
+  if (stream == nullptr) {
+    if (copy >= 0) ::close(copy);
+    return false;
+  }
+  bool empty = true;
+  while (const dirent* e = ::readdir(stream)) {
+    const std::string_view n = e->d_name;
+    if (n != "." && n != "..") empty = false;
+  }
+  ::closedir(stream);
+  return empty;
+}
+
 void Guard::check_config(Config& config, bool final) {
+  // A writer may replace the file while it is being undone: then it is read again (bounded).
+  for (int round = 0; round < 8; ++round)
+    if (check_config_once(config, final)) return;
+}
+
+bool Guard::check_config_once(Config& config, bool final) {
   UniqueFd parent = walk_to_parent(config.where.base, config.where.path, false);
-  if (!parent) return;
+  if (!parent) return true;
   const std::string leaf = config.where.path.filename().string();
   const FileRead read = read_at(parent.get(), leaf);
   const fs::path& path = config.where.path;
-  if (!read.not_regular && !read.content) return;  // removed: git reads nothing there
-  if (!read.not_regular && read.content == config.accepted) return;
+  if (!read.not_regular && !read.content) return true;  // removed: git reads nothing there
+  if (!read.not_regular && read.content == config.accepted) return true;
   std::string reason;
   std::string attempted;
+  // What goes back: the attempted version without what it added, so that the ordinary changes
+  // made alongside stay; the last accepted content when the file cannot be read as git does.
+  std::optional<std::string> restore = config.accepted;
   if (read.not_regular) {
     reason = "it was replaced by something that is not a file";
   } else if (read.too_large) {
@@ -282,41 +359,53 @@ void Guard::check_config(Config& config, bool final) {
     if (scan.malformed) {
       // git refuses to run on a malformed file; a half-written one is read again when the
       // writer is done. After the command it is undone.
-      if (!final) return;
+      if (!final) return true;
       reason = "git cannot read it (" + scan.malformed_reason + ")";
     } else {
-      const auto added = policy::added_dangerous(config.accepted_scan, scan);
+      // Compared with what the file held when the command started, not with the last accepted
+      // version: a writer that truncates first (`cp`, `mv` across mounts) passes through an
+      // empty file, which must not become the reference.
+      const auto added = policy::added_dangerous(config.start_scan, scan);
       if (added.empty()) {
         config.accepted = attempted;
-        config.accepted_scan = scan;
-        return;
+        return true;
       }
       reason = "it set " + key_list(added) + ", which git on the host would run or read";
+      restore = policy::without_findings(attempted, added);
+      // Nothing but the offending entries changed since the last accepted version: that one
+      // comes back exactly (no emptied section header left behind).
+      if (config.accepted && same_entries(*config.accepted, *restore)) restore = config.accepted;
     }
   }
+  // Only what was read is undone: a file replaced meanwhile is read again first.
+  struct stat now {};
+  const bool same = ::fstatat(parent.get(), leaf.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+                    now.st_dev == read.dev && now.st_ino == read.inode;
+  if (!same) return false;
   std::string stored;
   if (read.not_regular) {
     auto moved =
         quarantine_move(quarantine_, parent.get(), leaf, path, "replaced " + path.string());
-    if (moved) stored = moved->id;
+    if (moved) stored = moved->stored.string();
   } else {
     auto kept = quarantine_bytes(quarantine_, attempted, path, "a change to " + path.string());
-    if (kept) stored = kept->id;
+    if (kept) stored = kept->stored.string();
   }
   bool restored = false;
-  if (config.accepted) {
-    restored = replace_at(parent.get(), leaf, *config.accepted, read.mode);
+  if (restore) {
+    restored = replace_at(parent.get(), leaf, *restore, read.mode);
+    if (restored) config.accepted = *restore;
   } else if (!read.not_regular) {
     restored = ::unlinkat(parent.get(), leaf.c_str(), 0) == 0;
   } else {
     restored = true;
   }
   std::string line = "undid a change to " + path.string() + ": " + reason;
-  line += restored ? (config.accepted ? "; its previous content is back" : "; it is removed")
+  line += restored ? (restore ? "; the file is back without it" : "; it is removed")
                    : "; WARNING: it could not be put back, check it before running git there";
-  if (!stored.empty())
-    line += "; the attempted version is in the quarantine: pi-sandbox quarantine restore " + stored;
+  if (!stored.empty()) line += "; the attempted version is kept in the quarantine: " + stored;
   notices_.push_back(std::move(line));
+  return true;
 }
 
 void Guard::check_all() {
@@ -340,10 +429,12 @@ void Guard::on_events() {
         if (auto it = watch_inodes_.find(event->wd); it != watch_inodes_.end()) {
           watched_.erase(it->second);
           watch_inodes_.erase(it);
+          placeholder_watches_.erase(event->wd);
         }
         continue;
       }
       if (event->len > 0 && relevant_names_.contains(event->name)) relevant = true;
+      if (placeholder_watches_.contains(event->wd)) relevant = true;
     }
   }
   if (relevant) check_all();
@@ -398,8 +489,7 @@ void Guard::check_new_repositories() {
                : "it set " + key_list(scan.findings) + ", which git on the host would run or read");
       if (!replaced)
         line += "; WARNING: it could not be rewritten, check it before running git there";
-      if (kept)
-        line += "; the original is in the quarantine: pi-sandbox quarantine restore " + kept->id;
+      if (kept) line += "; the original is kept in the quarantine: " + kept->stored.string();
       notices_.push_back(std::move(line));
     }
   }

@@ -53,12 +53,16 @@ struct GuardedConfig {
 ///   workspace: scanned (policy::scan_workspace) after the command for new repositories;
 ///   known_git_dirs: the git directories known before the command (not "new" afterwards);
 ///   quarantine: the quarantine root (default_quarantine_root()).
+///   leftover_placeholders: see below.
 struct GuardPlan {
   std::vector<GuardedName> names;
   std::vector<GuardedConfig> configs;
   fs::path workspace;
   std::vector<fs::path> known_git_dirs;
   fs::path quarantine;
+  /// Marked placeholders at protected paths (a strict sandbox killed before it removed them):
+  /// removed when the guard starts, unless a running strict sandbox holds them.
+  std::vector<fs::path> leftover_placeholders = {};
 
   friend bool operator==(const GuardPlan&, const GuardPlan&) = default;
 };
@@ -106,7 +110,7 @@ class Guard {
   struct Config {
     GuardedConfig where;
     std::optional<std::string> accepted;  ///< the last accepted content (nullopt: absent)
-    policy::GitConfigScan accepted_scan;
+    policy::GitConfigScan start_scan;     ///< what the file held when the command started
   };
 
   Guard(const GuardPlan& plan, Quarantine quarantine)
@@ -119,8 +123,14 @@ class Guard {
                                 bool watch_missing_name);
   void check_name(const GuardedName& name);
   void check_config(Config& config, bool final);
+  /// One attempt; false when the file was replaced while it was being undone.
+  bool check_config_once(Config& config, bool final);
   void check_new_repositories();
-  void watch(int dir_fd);
+  /// Watches the directory `dir_fd`; returns the watch descriptor (-1 without one).
+  int watch(int dir_fd);
+  /// Whether `leaf` of `parent_fd` is an empty, marked placeholder of a strict sandbox that
+  /// still runs (watched from then on).
+  bool held_placeholder(int parent_fd, const std::string& leaf);
   void move_out(int parent_fd, const std::string& name, const fs::path& original,
                 const std::string& why);
   int base_fd(const fs::path& base);
@@ -133,6 +143,7 @@ class Guard {
   std::set<std::pair<dev_t, ino_t>> watched_;
   std::map<int, std::pair<dev_t, ino_t>> watch_inodes_;
   std::set<std::string> relevant_names_;
+  std::set<int> placeholder_watches_;
   std::vector<std::string> notices_;
   bool watch_failed_ = false;
 };

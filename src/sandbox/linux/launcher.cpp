@@ -424,8 +424,14 @@ Outcome launch(LaunchSpec spec, const RunOptions& options) {
   if (!report.swept) guard->final_sweep();
   std::vector<std::string> notices = guard->take_notices();
   notices.insert(notices.end(), report.notices.begin(), report.notices.end());
-  for (const auto& line : notices)
-    if (options.notice) options.notice(line);
+  // A command that keeps making guarded names would flood the caller: the first lines, then a
+  // count (the quarantine has them all).
+  constexpr std::size_t kMaxNotices = 20;
+  for (std::size_t i = 0; i < notices.size() && i < kMaxNotices; ++i)
+    if (options.notice) options.notice(notices[i]);
+  if (notices.size() > kMaxNotices && options.notice)
+    options.notice("... and " + std::to_string(notices.size() - kMaxNotices) +
+                   " more such lines: `pi-sandbox quarantine list` shows every entry");
   core::phases::mark(core::phases::Mark::GuardSwept);
   // The namespaces are gone with pid 1, so no mount holds the placeholders any more: they
   // are removed without unmounting. (pid 1 removes them itself when it is stopped or when

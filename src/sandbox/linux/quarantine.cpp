@@ -71,11 +71,18 @@ bool write_file_at(int dir, const char* name, std::string_view bytes, mode_t mod
   return fd && core::write_all(fd.get(), bytes);
 }
 
-void write_record(int entry_fd, const QuarantineEntry& entry, const std::string& name) {
-  const nlohmann::json record = {{"original", entry.original.string()},
-                                 {"why", entry.why},
-                                 {"time", entry.time},
-                                 {"name", name}};
+void write_record(int entry_fd, const QuarantineEntry& entry, const std::string& name,
+                  int parent_fd) {
+  nlohmann::json record = {{"original", entry.original.string()},
+                           {"why", entry.why},
+                           {"time", entry.time},
+                           {"name", name}};
+  // The directory it came from, so that a restore never follows a symlink put in its place.
+  struct stat st {};
+  if (parent_fd >= 0 && ::fstat(parent_fd, &st) == 0) {
+    record["parent_dev"] = static_cast<std::uint64_t>(st.st_dev);
+    record["parent_ino"] = static_cast<std::uint64_t>(st.st_ino);
+  }
   (void)write_file_at(entry_fd, kRecord, record.dump(2) + "\n", 0600);
 }
 
@@ -185,6 +192,8 @@ std::optional<QuarantineEntry> read_entry(const fs::path& root, const std::strin
     entry.original = record.value("original", "");
     entry.why = record.value("why", "");
     entry.time = record.value("time", "");
+    entry.parent_dev = record.value("parent_dev", std::uint64_t{0});
+    entry.parent_ino = record.value("parent_ino", std::uint64_t{0});
     const std::string name = record.value("name", "");
     if (!name.empty() && name.find('/') == std::string::npos && name != "." && name != "..")
       entry.stored = root / id / name;
@@ -294,7 +303,7 @@ core::Result<QuarantineEntry> quarantine_move(Quarantine& q, int parent_fd, cons
     (void)::unlinkat(q.root.get(), id.c_str(), AT_REMOVEDIR);
     return fail_sys("rename(\"" + original.string() + "\" -> quarantine)", err);
   }
-  write_record(entry_fd.get(), entry, name);
+  write_record(entry_fd.get(), entry, name, parent_fd);
   return entry;
 }
 
@@ -313,7 +322,7 @@ core::Result<QuarantineEntry> quarantine_bytes(Quarantine& q, std::string_view b
     (void)::unlinkat(q.root.get(), id.c_str(), AT_REMOVEDIR);
     return fail_sys("write(\"" + entry.stored.string() + "\")", err);
   }
-  write_record(entry_fd.get(), entry, name);
+  write_record(entry_fd.get(), entry, name, -1);
   return entry;
 }
 
@@ -347,7 +356,17 @@ core::Result<QuarantineEntry> restore_quarantined(const fs::path& root, std::str
         "hint: move it away first, or copy what you need from " + entry->stored.string());
   const fs::path parent = entry->original.parent_path();
   UniqueFd parent_fd(::open(parent.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-  if (!parent_fd) return fail_sys("open(\"" + parent.string() + "\")", errno);
+  if (!parent_fd)
+    return core::fail("the directory " + parent.string() + " it came from is gone (" +
+                          core::errno_name(errno) + "); nothing was restored",
+                      "hint: make it again, or copy what you need from " + entry->stored.string());
+  struct stat st {};
+  if (entry->parent_ino != 0 && (::fstat(parent_fd.get(), &st) != 0 ||
+                                 st.st_dev != entry->parent_dev || st.st_ino != entry->parent_ino))
+    return core::fail("the directory " + parent.string() +
+                          " is not the one it came from (it was replaced, perhaps by a symlink); "
+                          "nothing was restored",
+                      "hint: copy what you need from " + entry->stored.string());
   UniqueFd entry_fd(::open((root / name).c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!entry_fd) return fail_sys("open(\"" + (root / name).string() + "\")", errno);
   const std::string base = entry->stored.filename().string();

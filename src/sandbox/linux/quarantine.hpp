@@ -61,6 +61,10 @@ struct QuarantineEntry {
   std::string why;
   std::string time;
   std::filesystem::path stored;
+  /// The device and inode of the directory it was moved from (0: not recorded): a restore
+  /// refuses another directory at that path.
+  std::uint64_t parent_dev = 0;
+  std::uint64_t parent_ino = 0;
 };
 
 /// Moves the entry `name` of the directory `parent_fd` into a new quarantine entry (making
@@ -86,7 +90,8 @@ std::vector<QuarantineEntry> list_quarantine(const std::filesystem::path& root);
 
 /// Moves the entry `id` back to its original path and removes the entry. Fails, changing
 /// nothing, when the id is unknown, when something exists at the original path (move it away
-/// first), or when the original's parent directory is gone.
+/// first), when the original's parent directory is gone, or when it is not the directory the
+/// entry came from (replaced, e.g. by a symlink to elsewhere).
 core::Result<QuarantineEntry> restore_quarantined(const std::filesystem::path& root,
                                                   std::string_view id);
 

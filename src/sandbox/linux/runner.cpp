@@ -1,11 +1,15 @@
 #include "sandbox/linux/runner.hpp"
 
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <type_traits>
 
 #include "core/phase_trace.hpp"
+#include "sandbox/linux/placeholders.hpp"
+
 namespace pisandbox::sandbox::linux_ {
 
 namespace fs = std::filesystem;
@@ -26,6 +30,11 @@ core::Result<PreparedSandbox> prepare_sandbox(const policy::SandboxPolicy& polic
     return core::fail("cannot enforce a protected path: " + spec.mounts.unprotectable.front(),
                       "hint: run pi-sandbox from a workspace outside the protected paths");
   spec.guard = plan_guard(policy, prepared.protected_paths, spec.mounts);
+  if (quarantine_writable_inside(policy, spec.guard.quarantine))
+    return core::fail("the quarantine " + spec.guard.quarantine.string() +
+                          " would be writable by the command (it lies in the workspace)",
+                      "hint: run pi-sandbox from a workspace that does not contain it (the home "
+                      "itself is fine: its dot-directories are read-only)");
   spec.landlock = plan_landlock(policy);
   spec.landlock_abi = landlock_abi_version();
   spec.seccomp = seccomp_rules();
@@ -36,6 +45,21 @@ core::Result<PreparedSandbox> prepare_sandbox(const policy::SandboxPolicy& polic
   return prepared;
 }
 
+bool quarantine_writable_inside(const policy::SandboxPolicy& policy, const fs::path& quarantine) {
+  const auto within_any = [&](const auto& list) {
+    return std::ranges::any_of(list, [&](const auto& e) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(e)>, policy::Exposure>)
+        return policy::is_within(quarantine, e.path);
+      else
+        return policy::is_within(quarantine, e);
+    });
+  };
+  if (within_any(policy.home_writable_entries)) return true;
+  // The home bound read-only over the workspace: only its ordinary entries are writable.
+  if (policy.home_read_only && policy::is_within(quarantine, policy.home)) return false;
+  return within_any(policy.writable);
+}
+
 GuardPlan plan_guard(const policy::SandboxPolicy& policy,
                      const std::vector<policy::ProtectedPath>& protected_paths,
                      const MountPlan& mounts) {
@@ -44,6 +68,10 @@ GuardPlan plan_guard(const policy::SandboxPolicy& policy,
   plan.workspace = policy.workspace;
   plan.quarantine = default_quarantine_root(policy.home);
   for (const auto& p : protected_paths) {
+    char value[8];
+    if (policy.protection == policy::Protection::Guard && p.create_if_missing &&
+        ::lgetxattr(p.path.c_str(), kPlaceholderXattr, value, sizeof value) >= 0)
+      plan.leftover_placeholders.push_back(p.path);
     // `config.worktree` of a repository around the workspace while extensions.worktreeConfig is
     // on: git writes it (`git sparse-checkout`), so a missing one is guarded by content.
     if (p.reason == policy::ProtectReason::GitControl && p.path.filename() == "config.worktree" &&

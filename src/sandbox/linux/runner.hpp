@@ -38,6 +38,12 @@ GuardPlan plan_guard(const policy::SandboxPolicy& policy,
                      const std::vector<policy::ProtectedPath>& protected_paths,
                      const MountPlan& mounts);
 
+/// Whether `quarantine` would be writable inside the sandbox of `policy` (in the workspace, a
+/// read-write bind or a writable entry of the home): then a command could forge an entry that
+/// `pi-sandbox quarantine restore` writes anywhere, and the run refuses to start.
+bool quarantine_writable_inside(const policy::SandboxPolicy& policy,
+                                const std::filesystem::path& quarantine);
+
 /// Runs `command` under `policy`: prepare_sandbox(), then launch(). Warnings (Landlock
 /// unavailable, no cgroup) and, unless RunOptions::notice is set, the guard's reports go to
 /// `warn` as whole lines.
