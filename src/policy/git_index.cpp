@@ -1,0 +1,190 @@
+#include "policy/git_index.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <utility>
+
+namespace pisandbox::policy {
+
+namespace {
+
+// Offsets and masks of gitformat-index(5), named as read-cache.c and read-cache-ll.h name them.
+constexpr std::size_t kHeaderBytes = 12;          // "DIRC", version, entry count
+constexpr std::size_t kStatBytes = 40;            // ctime, mtime, dev, ino, mode, uid, gid, size
+constexpr std::size_t kModeOffset = 24;           // the mode's offset in the stat data
+constexpr std::uint16_t kNameMask = 0x0FFF;       // CE_NAMEMASK
+constexpr std::uint16_t kExtended = 0x4000;       // CE_EXTENDED
+constexpr std::uint16_t kKnownExtended = 0x6000;  // CE_EXTENDED_FLAGS >> 16
+constexpr std::uint32_t kTypeMask = 0170000;      // S_IFMT
+constexpr std::uint32_t kGitlink = 0160000;       // S_IFGITLINK
+
+std::uint32_t be32(std::string_view b, std::size_t at) {
+  std::uint32_t v = 0;
+  for (std::size_t i = 0; i < 4; ++i) v = (v << 8) | static_cast<unsigned char>(b[at + i]);
+  return v;
+}
+
+std::uint16_t be16(std::string_view b, std::size_t at) {
+  return static_cast<std::uint16_t>((static_cast<unsigned char>(b[at]) << 8) |
+                                    static_cast<unsigned char>(b[at + 1]));
+}
+
+/// A decoded varint and the bytes it took (0 when git's decoder reports an overflow: it then
+/// returns 0 and leaves its cursor where it was, so the name starts at the varint's bytes).
+struct Varint {
+  std::uint64_t value = 0;
+  std::size_t bytes = 0;
+};
+
+/// git's varint.c decode_varint (not LEB128: each continuation adds 1 before shifting), bounded
+/// by `b`; nullopt when the varint runs past its end.
+std::optional<Varint> decode_varint(std::string_view b) {
+  std::size_t at = 0;
+  if (b.empty()) return std::nullopt;
+  auto c = static_cast<unsigned char>(b[at++]);
+  std::uint64_t value = c & 127u;
+  while ((c & 128u) != 0) {
+    value += 1;
+    if (value == 0 || (value >> 57) != 0) return Varint{};  // MSB(val, 7): overflow
+    if (at >= b.size()) return std::nullopt;
+    c = static_cast<unsigned char>(b[at++]);
+    value = (value << 7) + (c & 127u);
+  }
+  return Varint{value, at};
+}
+
+/// The length of the NUL-terminated text at the start of `b`, looking at most `cap` + 1 bytes.
+std::expected<std::size_t, std::string> terminated_length(std::string_view b, std::size_t cap) {
+  const auto window = b.substr(0, cap + 1);
+  const auto nul = window.find('\0');
+  if (nul != std::string_view::npos) return nul;
+  if (window.size() > cap) return std::unexpected("path longer than 4096 bytes");
+  return std::unexpected("path runs past the end of the index");
+}
+
+/// The `len` bytes at the start of `b`, which must hold no NUL and be followed by one.
+std::expected<std::string_view, std::string> stated_name(std::string_view b, std::size_t len) {
+  if (b.size() <= len) return std::unexpected("path runs past the end of the index");
+  const auto name = b.substr(0, len);
+  if (name.find('\0') != std::string_view::npos) return std::unexpected("path holds a NUL");
+  if (b[len] != '\0') return std::unexpected("path lacks its terminating NUL");
+  return name;
+}
+
+/// One entry read: its path is the reader's `path`; `bytes` the entry's size on disk.
+struct Entry {
+  std::uint32_t mode = 0;
+  std::size_t bytes = 0;
+};
+
+/// Reads entries one after the other, keeping the previous path (version 4 strips from it).
+class EntryReader {
+ public:
+  EntryReader(std::uint32_t version, std::size_t hash_bytes)
+      : version_(version), hash_bytes_(hash_bytes) {}
+
+  /// The entry at the start of `b` (the rest of the index); `first` for the first entry.
+  std::expected<Entry, std::string> read(std::string_view b, bool first) {
+    const std::size_t flags_at = kStatBytes + hash_bytes_;
+    if (b.size() < flags_at + 2) return std::unexpected("entry runs past the end of the index");
+    const std::uint16_t flags = be16(b, flags_at);
+    std::size_t name_at = flags_at + 2;
+    if ((flags & kExtended) != 0) {
+      if (b.size() < name_at + 2) return std::unexpected("entry runs past the end of the index");
+      if ((be16(b, name_at) & ~kKnownExtended) != 0)
+        return std::unexpected("unknown extended flags");
+      name_at += 2;
+    }
+    auto size = version_ == 4 ? read_compressed(b, name_at, flags & kNameMask, first)
+                              : read_padded(b, name_at, flags & kNameMask);
+    if (!size) return std::unexpected(std::move(size.error()));
+    if (path_.empty()) return std::unexpected("empty path");
+    return Entry{be32(b, kModeOffset), *size};
+  }
+
+  [[nodiscard]] const std::string& path() const { return path_; }
+
+ private:
+  /// Versions 2-3: the path, then NULs up to a multiple of 8 bytes of the entry (at least one).
+  std::expected<std::size_t, std::string> read_padded(std::string_view b, std::size_t name_at,
+                                                      std::size_t len) {
+    const auto rest = b.substr(name_at);
+    if (len == kNameMask) {
+      auto found = terminated_length(rest, kMaxGitIndexPathBytes);
+      if (!found) return std::unexpected(std::move(found.error()));
+      len = *found;
+    }
+    auto name = stated_name(rest, len);
+    if (!name) return std::unexpected(std::move(name.error()));
+    path_.assign(*name);
+    const std::size_t size = (name_at + len + 8) & ~std::size_t{7};  // align_flex_name
+    if (size > b.size()) return std::unexpected("entry padding runs past the end of the index");
+    return size;
+  }
+
+  /// Version 4: a varint of bytes to strip from the previous path, then the NUL-terminated rest.
+  std::expected<std::size_t, std::string> read_compressed(std::string_view b, std::size_t name_at,
+                                                          std::size_t len, bool first) {
+    const auto strip = decode_varint(b.substr(name_at));
+    if (!strip) return std::unexpected("prefix length runs past the end of the index");
+    // git ignores the strip of a block's first entry (read-cache.c create_from_disk).
+    if (!first && strip->value > path_.size())
+      return std::unexpected("prefix strip longer than the previous path");
+    const std::size_t keep = first ? 0 : path_.size() - strip->value;
+    const auto rest = b.substr(name_at + strip->bytes);
+    std::size_t suffix = 0;
+    if (len == kNameMask) {
+      auto found = terminated_length(rest, kMaxGitIndexPathBytes - keep);
+      if (!found) return std::unexpected(std::move(found.error()));
+      suffix = *found;
+    } else {
+      if (len < keep) return std::unexpected("name length shorter than the kept prefix");
+      suffix = len - keep;
+    }
+    auto name = stated_name(rest, suffix);
+    if (!name) return std::unexpected(std::move(name.error()));
+    path_.resize(keep);
+    path_.append(*name);
+    return name_at + strip->bytes + suffix + 1;
+  }
+
+  std::uint32_t version_;
+  std::size_t hash_bytes_;
+  std::string path_;
+};
+
+std::string entry_error(std::uint32_t index, std::size_t offset, const std::string& what) {
+  return "index entry " + std::to_string(index) + " at offset " + std::to_string(offset) + ": " +
+         what;
+}
+
+}  // namespace
+
+std::expected<std::vector<std::string>, std::string> index_gitlinks(std::string_view bytes,
+                                                                    std::size_t hash_bytes) {
+  if (hash_bytes != 20 && hash_bytes != 32)
+    return std::unexpected("hash size " + std::to_string(hash_bytes) + " (20 or 32 bytes)");
+  // read-cache.c do_read_index: "index file smaller than expected".
+  if (bytes.size() < kHeaderBytes + hash_bytes)
+    return std::unexpected("index of " + std::to_string(bytes.size()) +
+                           " bytes, smaller than a header and a checksum");
+  if (bytes.substr(0, 4) != "DIRC") return std::unexpected("index signature is not DIRC");
+  const std::uint32_t version = be32(bytes, 4);
+  if (version < 2 || version > 4)
+    return std::unexpected("index version " + std::to_string(version) + " (git reads 2 to 4)");
+  const std::uint32_t count = be32(bytes, 8);
+  // Every entry takes at least 40 bytes, so a count larger than the data fails at the end of
+  // the bytes, after at most bytes.size() / 40 entries: the count is never used to allocate.
+  EntryReader reader(version, hash_bytes);
+  std::vector<std::string> gitlinks;
+  std::size_t offset = kHeaderBytes;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    auto entry = reader.read(bytes.substr(offset), i == 0);
+    if (!entry) return std::unexpected(entry_error(i, offset, entry.error()));
+    if ((entry->mode & kTypeMask) == kGitlink) gitlinks.push_back(reader.path());
+    offset += entry->bytes;
+  }
+  return gitlinks;
+}
+
+}  // namespace pisandbox::policy

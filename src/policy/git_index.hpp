@@ -1,0 +1,51 @@
+// pisandbox::policy — the gitlinks (submodule entries) of a git index file (pure: no syscalls,
+// no I/O).
+//
+// A sandboxed command may register a nested repository in a workspace repository's index as a
+// gitlink (`git add sub`); the next host `git status` then recurses into it and runs its
+// configuration's `core.fsmonitor`. After a command, the supervisor lists those entries to
+// guard each nested repository's configuration. The index lives in the workspace, so its
+// bytes are untrusted: this parser follows git's own reader (read-cache.c, create_from_disk)
+// and bounds every length by the bytes there are.
+#pragma once
+
+#include <cstddef>
+#include <expected>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pisandbox::policy {
+
+/// Longest path accepted in an index entry, in bytes; longer is an error.
+inline constexpr std::size_t kMaxGitIndexPathBytes = 4096;
+
+/// The paths (relative to the worktree root, as stored: `/`-separated, no NUL) of the gitlink
+/// entries (mode 0160000 under git's S_IFMT mask, as S_ISGITLINK tests it) of a git index file,
+/// in index order (a conflicted gitlink appears once per stage); or an error text when the bytes
+/// are not an index git would read.
+///
+/// gitformat-index(5): header "DIRC", version 2, 3 or 4 (big-endian), entry count; entries of
+/// 40 bytes of stat data, the object name (`hash_bytes`: 20 for SHA-1, 32 for SHA-256; any
+/// other value is an error), 16-bit flags (name length in the low 12 bits; 0xFFF means "at
+/// least", the path then ends at its NUL), an extra 16-bit extended-flags word when flag 0x4000
+/// is set (the format reserves it for version 3+; git's reader reads it in any version, and so
+/// does this one; bits other than intent-to-add and skip-worktree are an error, git dies on
+/// them), then the path: NUL-terminated and padded with NULs to a multiple of 8 bytes of the
+/// whole entry in versions 2-3; in version 4 prefix-compressed (git's varint, varint.c
+/// decode_varint, of bytes to strip from the previous path, ignored for the first entry as git
+/// does, then the NUL-terminated rest, no padding).
+///
+/// Errors: fewer bytes than a header and a checksum, a bad signature or version, an entry that
+/// runs past the end of `bytes` (also when the count is larger than the entries there are), a
+/// path that is empty, longer than kMaxGitIndexPathBytes, holds a NUL within its stated
+/// length or lacks its terminating NUL, a version-4 strip longer than the previous path, or a
+/// version-4 name length shorter than the kept prefix. Extensions and the trailing checksum
+/// after the entries are ignored (never verified, as git by default).
+///
+/// Never throws (but std::bad_alloc); linear in the size of `bytes`; never allocates from the
+/// entry count.
+[[nodiscard]] std::expected<std::vector<std::string>, std::string> index_gitlinks(
+    std::string_view bytes, std::size_t hash_bytes = 20);
+
+}  // namespace pisandbox::policy
