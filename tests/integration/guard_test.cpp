@@ -171,12 +171,15 @@ TEST(Guard, GitConfigurationThatRunsProgramsIsUndoneAndOrdinaryChangesStay) {
                             (s.ws / "remote.git").string() + " && echo pushed");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "pushed\n");
-  for (const char* key : {"core.fsmonitor", "include.path", "alias.st"})
-    EXPECT_NE(
-        r.err.find("undid a change to " + (s.ws / ".git/config").string() + ": it set " + key),
-        std::string::npos)
-        << key << "\n"
-        << r.err;
+  // Each key is named in an undo line (two changes close together may share one).
+  std::string undone;
+  std::istringstream lines(r.err);
+  for (std::string line; std::getline(lines, line);)
+    if (line.starts_with("pi-sandbox: undid a change to " + (s.ws / ".git/config").string() +
+                         ": it set "))
+      undone += line.substr(0, line.find(", which git")) + "\n";
+  for (const std::string key : {"core.fsmonitor", "include.path", "alias.st"})
+    EXPECT_NE(undone.find(key), std::string::npos) << key << "\n" << r.err;
   const RunResult host = run_process(
       {"/bin/sh", "-c", "cd '" + s.ws.string() + "' && git status --porcelain; git st; true"},
       s.env());
@@ -189,8 +192,8 @@ TEST(Guard, GitConfigurationThatRunsProgramsIsUndoneAndOrdinaryChangesStay) {
   EXPECT_EQ(config.find("touch"), std::string::npos) << config;
   EXPECT_NE(config.find("[remote \"origin\"]"), std::string::npos) << config;
   EXPECT_NE(config.find("[branch \"main\"]"), std::string::npos) << config;
-  // The attempted versions are kept.
-  EXPECT_EQ(quarantine_list(s).size(), 3u);
+  // The attempted versions are kept, one per undo line.
+  EXPECT_EQ(quarantine_list(s).size(), static_cast<std::size_t>(std::ranges::count(undone, '\n')));
 }
 
 // A repository the command creates was never guarded live: its hooks and its configuration are
@@ -218,6 +221,61 @@ TEST(Guard, ARepositoryTheCommandCreatedLosesItsHooksAndDangerousConfiguration) 
   const std::string config = read_file(s.ws / "sub/.git/config");
   EXPECT_EQ(config.find("sshCommand"), std::string::npos) << config;
   EXPECT_NE(config.find("name = kept"), std::string::npos) << config;
+}
+
+// A nested repository registered as a gitlink, wherever the scan does not look (a skipped
+// `node_modules`, deeper than four levels, a git directory not named `.git`): host `git status`
+// in the outer repository runs git in it, so its configuration and hooks are cleaned.
+TEST(Guard, ARepositoryRegisteredAsAGitlinkAnywhereIsCleaned) {
+  PI_SANDBOX_REQUIRE(have_git(), "git is not installed");
+  Scratch s;
+  ASSERT_EQ(run_process({"/bin/sh", "-c",
+                         "cd '" + s.ws.string() +
+                             "' && git init -q && git -c user.name=t -c user.email=t@e commit -q "
+                             "--allow-empty -m a"},
+                        s.env())
+                .exit_code,
+            0);
+  const fs::path pwned = s.root / "pwned";
+  const std::string nested =
+      "n() { git init -q \"$1\" && git -C \"$1\" -c user.name=t -c user.email=t@e commit -q "
+      "--allow-empty -m e && git -C \"$1\" config core.fsmonitor \"touch " +
+      pwned.string() +
+      "-$2; false\" && printf '#!/bin/sh\\n' > \"$1/.git/hooks/post-checkout\"; }; "
+      "n node_modules/evil 1 && n a/b/c/d/e/evil 2 && n sub 3 && mv sub/.git store && "
+      "echo 'gitdir: ../store' > sub/.git && git add node_modules/evil a/b/c/d/e/evil sub "
+      "2>/dev/null; "
+      "echo added";
+  const RunResult r = s.run(nested);
+  EXPECT_EQ(r.out, "added\n") << r.err;
+  for (const char* dir : {"node_modules/evil/.git", "a/b/c/d/e/evil/.git", "store"})
+    EXPECT_NE(r.err.find("pi-sandbox: cleaned " + (s.ws / dir / "config").string()),
+              std::string::npos)
+        << dir << "\n"
+        << r.err;
+  const RunResult host =
+      run_process({"/bin/sh", "-c",
+                   "cd '" + s.ws.string() + "' && git status --porcelain >/dev/null 2>&1; true"},
+                  s.env());
+  for (const char* n : {"-1", "-2", "-3"}) EXPECT_FALSE(fs::exists(pwned.string() + n)) << n;
+  EXPECT_FALSE(fs::exists(s.ws / "node_modules/evil/.git/hooks/post-checkout"));
+  EXPECT_FALSE(fs::exists(s.ws / "store/hooks/post-checkout"));
+}
+
+// The quarantine must never be writable by the command: a workspace that contains it (and is
+// not the home, whose dot-directories are read-only) is refused.
+TEST(Guard, AWorkspaceThatContainsTheQuarantineIsRefused) {
+  Scratch s;
+  fs::create_directories(s.home / ".local/state");
+  const RunResult r = s.run("true", {}, s.home / ".local/state");
+  EXPECT_EQ(r.exit_code, 125);
+  EXPECT_EQ(r.err, "pi-sandbox: sandbox setup failed: the quarantine " +
+                       quarantine_root(s).string() +
+                       " would be writable by the command (it lies in the workspace)\nhint: run "
+                       "pi-sandbox from a workspace that does not contain it (the home itself is "
+                       "fine: its dot-directories are read-only)\n");
+  const RunResult home = s.run("true", {}, s.home);
+  EXPECT_EQ(home.exit_code, 0) << home.err;
 }
 
 // Acceptance 4: a supervisor killed at any moment leaves nothing guarded in the workspace

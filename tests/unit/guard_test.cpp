@@ -208,5 +208,27 @@ TEST(Quarantine, RestoreRefusesToOverwriteAndMovesBackOnce) {
   EXPECT_TRUE(list_quarantine(s.quarantine()).empty());
 }
 
+// A restore never goes through a directory put in place of the one the item came from.
+TEST(Quarantine, RestoreRefusesADirectoryReplacedBySymlink) {
+  Scratch s;
+  fs::create_directories(s.root / "home");
+  auto q = open_quarantine(s.quarantine());
+  ASSERT_TRUE(q.has_value());
+  write(s.ws / ".claude/commands/x.md", "x\n");
+  core::UniqueFd claude(::open((s.ws / ".claude").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  auto entry = quarantine_move(*q, claude.get(), "commands", s.ws / ".claude/commands", "test");
+  ASSERT_TRUE(entry.has_value()) << entry.error().describe();
+  claude.reset();
+  fs::remove_all(s.ws / ".claude");
+  fs::create_directory_symlink(s.outside, s.ws / ".claude");
+  auto refused = restore_quarantined(s.quarantine(), entry->id);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().message,
+            "the directory " + (s.ws / ".claude").string() +
+                " is not the one it came from (it was replaced, perhaps by a symlink); nothing was "
+                "restored");
+  EXPECT_FALSE(fs::exists(s.outside / "commands"));
+}
+
 }  // namespace
 }  // namespace pisandbox::sandbox::linux_

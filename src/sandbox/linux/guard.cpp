@@ -15,6 +15,7 @@
 #include <cstdio>
 
 #include "core/io.hpp"
+#include "policy/git_index.hpp"
 #include "policy/protected_scan.hpp"
 #include "sandbox/linux/placeholders.hpp"
 
@@ -30,6 +31,8 @@ constexpr std::uint32_t kWatchMask =
 
 /// A git configuration larger than this is not read: it is undone as a whole.
 constexpr std::size_t kMaxConfigBytes = std::size_t{4} << 20;
+/// An index larger than this is not read for gitlinks (100 000 files make about 10 MiB).
+constexpr std::size_t kMaxIndexBytes = std::size_t{256} << 20;
 
 std::vector<std::string> components(const fs::path& base, const fs::path& path) {
   std::vector<std::string> parts;
@@ -49,7 +52,7 @@ struct FileRead {
   ino_t inode = 0;
 };
 
-FileRead read_at(int dir, const std::string& name) {
+FileRead read_at(int dir, const std::string& name, std::size_t max_bytes = kMaxConfigBytes) {
   FileRead read;
   struct stat st {};
   if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return read;
@@ -78,7 +81,7 @@ FileRead read_at(int dir, const std::string& name) {
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     text.append(buffer, static_cast<std::size_t>(n));
-    if (text.size() > kMaxConfigBytes) {
+    if (text.size() > max_bytes) {
       read.too_large = true;
       break;
     }
@@ -102,6 +105,45 @@ bool replace_at(int dir, const std::string& name, const std::string& bytes, mode
     return false;
   }
   return true;
+}
+
+/// The outcome of exchange_if().
+enum class Swap { Done, Changed, Failed };
+
+/// Puts `bytes` at `name` in `dir` only if the file there is still (`dev`, `ino`): a new file
+/// is exchanged with it atomically (renameat2 RENAME_EXCHANGE), and when what came out is not
+/// that file (a writer replaced it meanwhile), the exchange is undone: Changed, and the caller
+/// reads again. Never loses the newer file to a restore of an older one.
+Swap exchange_if(int dir, const std::string& name, const std::string& bytes, mode_t mode, dev_t dev,
+                 ino_t ino) {
+  std::uint32_t salt = 0;
+  (void)::getrandom(&salt, sizeof salt, 0);
+  char temp[64];
+  std::snprintf(temp, sizeof temp, ".pi-sandbox-restore-%08x", salt);
+  UniqueFd fd(::openat(dir, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
+  if (!fd) return Swap::Failed;
+  const bool written = core::write_all(fd.get(), bytes);
+  fd.reset();
+  if (!written) {
+    (void)::unlinkat(dir, temp, 0);
+    return Swap::Failed;
+  }
+  if (::renameat2(dir, temp, dir, name.c_str(), RENAME_EXCHANGE) != 0) {
+    // Gone meanwhile: nothing newer to keep.
+    const bool placed = errno == ENOENT && ::renameat(dir, temp, dir, name.c_str()) == 0;
+    if (!placed) (void)::unlinkat(dir, temp, 0);
+    return placed ? Swap::Done : Swap::Failed;
+  }
+  struct stat out {};
+  if (::fstatat(dir, temp, &out, AT_SYMLINK_NOFOLLOW) == 0 && out.st_dev == dev &&
+      out.st_ino == ino) {
+    (void)::unlinkat(dir, temp, 0);
+    return Swap::Done;
+  }
+  // Someone else's newer file came out: it goes back, ours is dropped.
+  (void)::renameat2(dir, temp, dir, name.c_str(), RENAME_EXCHANGE);
+  (void)::unlinkat(dir, temp, 0);
+  return Swap::Changed;
 }
 
 /// Whether two configuration texts hold the same lines once blank lines, comment lines, a
@@ -173,6 +215,14 @@ core::Result<Guard> Guard::start(const GuardPlan& plan, Quarantine quarantine, W
   }
   for (const auto& name : plan.names) {
     for (const auto& part : components(name.base, name.path)) guard.relevant_names_.insert(part);
+  }
+  for (const auto& where : plan.indexes) {
+    GitIndexState state{where, std::nullopt};
+    if (UniqueFd parent = guard.walk_to_parent(where.base, where.index, false)) {
+      struct stat st {};
+      if (::fstatat(parent.get(), "index", &st, AT_SYMLINK_NOFOLLOW) == 0) state.start = st;
+    }
+    guard.indexes_.push_back(std::move(state));
   }
   for (const auto& where : plan.configs) {
     for (const auto& part : components(where.base, where.path)) guard.relevant_names_.insert(part);
@@ -378,27 +428,24 @@ bool Guard::check_config_once(Config& config, bool final) {
     }
   }
   // Only what was read is undone: a file replaced meanwhile is read again first.
-  struct stat now {};
-  const bool same = ::fstatat(parent.get(), leaf.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 &&
-                    now.st_dev == read.dev && now.st_ino == read.inode;
-  if (!same) return false;
   std::string stored;
+  bool restored = false;
   if (read.not_regular) {
     auto moved =
         quarantine_move(quarantine_, parent.get(), leaf, path, "replaced " + path.string());
     if (moved) stored = moved->stored.string();
+    restored = !restore || replace_at(parent.get(), leaf, *restore, read.mode);
+  } else if (restore) {
+    const Swap swap = exchange_if(parent.get(), leaf, *restore, read.mode, read.dev, read.inode);
+    if (swap == Swap::Changed) return false;
+    restored = swap == Swap::Done;
+    if (restored) config.accepted = *restore;
   } else {
+    restored = ::unlinkat(parent.get(), leaf.c_str(), 0) == 0;
+  }
+  if (!read.not_regular) {
     auto kept = quarantine_bytes(quarantine_, attempted, path, "a change to " + path.string());
     if (kept) stored = kept->stored.string();
-  }
-  bool restored = false;
-  if (restore) {
-    restored = replace_at(parent.get(), leaf, *restore, read.mode);
-    if (restored) config.accepted = *restore;
-  } else if (!read.not_regular) {
-    restored = ::unlinkat(parent.get(), leaf.c_str(), 0) == 0;
-  } else {
-    restored = true;
   }
   std::string line = "undid a change to " + path.string() + ": " + reason;
   line += restored ? (restore ? "; the file is back without it" : "; it is removed")
@@ -440,6 +487,56 @@ void Guard::on_events() {
   if (relevant) check_all();
 }
 
+void Guard::sanitize_repository(const fs::path& git_dir, const fs::path& base,
+                                const std::string& origin) {
+  if (std::ranges::find(sanitized_, git_dir) != sanitized_.end()) return;
+  sanitized_.push_back(git_dir);
+  // Its hooks and configuration were never guarded live.
+  if (UniqueFd hooks_parent = walk_to_parent(base, git_dir / "hooks" / "x", false)) {
+    std::vector<std::string> hooks;
+    const int copy = ::openat(hooks_parent.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (DIR* stream = copy >= 0 ? ::fdopendir(copy) : nullptr) {
+      while (const dirent* e = ::readdir(stream)) {
+        const std::string name = e->d_name;
+        if (name == "." || name == ".." || name.ends_with(".sample")) continue;
+        hooks.push_back(name);
+      }
+      ::closedir(stream);
+    } else if (copy >= 0) {
+      ::close(copy);
+    }
+    std::ranges::sort(hooks);
+    for (const auto& hook : hooks)
+      move_out(hooks_parent.get(), hook, git_dir / "hooks" / hook,
+               "a Git hook in " + origin + ": git on the host would run it");
+  }
+  for (const char* leaf : {"config", "config.worktree"}) {
+    Config config{{git_dir / leaf, base}, std::nullopt, {}};
+    UniqueFd parent = walk_to_parent(base, config.where.path, false);
+    if (!parent) continue;
+    const FileRead read = read_at(parent.get(), leaf);
+    if (!read.content || read.not_regular) {
+      if (read.not_regular) check_config(config, true);
+      continue;
+    }
+    const auto scan = policy::scan_git_config(*read.content);
+    if (!scan.malformed && scan.findings.empty()) continue;
+    // No previous content to put back: the configuration without the offending entries.
+    const std::string cleaned = policy::without_findings(*read.content, scan.findings);
+    auto kept = quarantine_bytes(quarantine_, *read.content, config.where.path,
+                                 "a change to " + config.where.path.string());
+    const bool replaced = replace_at(parent.get(), leaf, cleaned, read.mode);
+    std::string line = "cleaned " + config.where.path.string() + " in " + origin + ": " +
+                       (scan.malformed ? "git cannot read it (" + scan.malformed_reason + ")"
+                                       : "it set " + key_list(scan.findings) +
+                                             ", which git on the host would run or read");
+    if (!replaced)
+      line += "; WARNING: it could not be rewritten, check it before running git there";
+    if (kept) line += "; the original is kept in the quarantine: " + kept->stored.string();
+    notices_.push_back(std::move(line));
+  }
+}
+
 void Guard::check_new_repositories() {
   if (plan_.workspace.empty()) return;
   const auto scan = policy::scan_workspace(plan_.workspace, policy::ScanOptions{});
@@ -447,50 +544,70 @@ void Guard::check_new_repositories() {
     if (p.reason != policy::ProtectReason::GitHooks) continue;
     const fs::path git_dir = p.path.parent_path();
     if (std::ranges::find(plan_.known_git_dirs, git_dir) != plan_.known_git_dirs.end()) continue;
-    // A repository the command created: its hooks and configuration were never guarded live.
-    if (UniqueFd hooks_parent = walk_to_parent(plan_.workspace, p.path / "x", false)) {
-      std::vector<std::string> hooks;
-      const int copy = ::openat(hooks_parent.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-      if (DIR* stream = copy >= 0 ? ::fdopendir(copy) : nullptr) {
-        while (const dirent* e = ::readdir(stream)) {
-          const std::string name = e->d_name;
-          if (name == "." || name == ".." || name.ends_with(".sample")) continue;
-          hooks.push_back(name);
-        }
-        ::closedir(stream);
-      } else if (copy >= 0) {
-        ::close(copy);
-      }
-      std::ranges::sort(hooks);
-      for (const auto& hook : hooks)
-        move_out(hooks_parent.get(), hook, p.path / hook,
-                 "a Git hook in a repository the command created: git on the host would run it");
-    }
-    for (const char* leaf : {"config", "config.worktree"}) {
-      Config config{{git_dir / leaf, plan_.workspace}, std::nullopt, {}};
-      UniqueFd parent = walk_to_parent(plan_.workspace, config.where.path, false);
-      if (!parent) continue;
-      const FileRead read = read_at(parent.get(), leaf);
-      if (!read.content || read.not_regular) {
-        if (read.not_regular) check_config(config, true);
+    sanitize_repository(git_dir, plan_.workspace, "a repository the command created");
+    // Its index too, for the gitlinks it registered (read by check_gitlinks()).
+    indexes_.push_back({{git_dir / "index", git_dir.parent_path(), plan_.workspace}, std::nullopt});
+  }
+}
+
+fs::path Guard::writable_root_of(const fs::path& path) const {
+  fs::path found;
+  for (const auto& root : plan_.writable_roots)
+    if (policy::is_within(path, root) && root.string().size() > found.string().size()) found = root;
+  return found;
+}
+
+void Guard::check_gitlinks() {
+  for (auto& index : indexes_) {
+    UniqueFd parent = walk_to_parent(index.where.base, index.where.index, false);
+    if (!parent) continue;
+    struct stat st {};
+    if (::fstatat(parent.get(), "index", &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+      continue;
+    // Unchanged since the command started: nothing was registered (the usual case, no read).
+    if (index.start && st.st_ino == index.start->st_ino && st.st_size == index.start->st_size &&
+        st.st_mtim.tv_sec == index.start->st_mtim.tv_sec &&
+        st.st_mtim.tv_nsec == index.start->st_mtim.tv_nsec)
+      continue;
+    const FileRead read = read_at(parent.get(), "index", kMaxIndexBytes);
+    if (!read.content || read.too_large) continue;
+    auto links = policy::index_gitlinks(*read.content, 20);
+    if (!links) links = policy::index_gitlinks(*read.content, 32);  // a SHA-256 repository
+    if (!links) continue;                                           // git cannot read it either
+    for (const auto& link : *links) {
+      // A gitlink registered by the command: host `git status` in the outer repository runs
+      // git in it, with its configuration.
+      const fs::path dir = (index.where.worktree_root / link).lexically_normal();
+      const fs::path base = writable_root_of(dir);
+      if (base.empty()) continue;  // read-only here: not the command's
+      UniqueFd holder = walk_to_parent(base, dir / ".git", false);
+      if (!holder) continue;
+      struct stat git {};
+      if (::fstatat(holder.get(), ".git", &git, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      fs::path git_dir;
+      if (S_ISDIR(git.st_mode)) {
+        git_dir = dir / ".git";
+      } else if (S_ISREG(git.st_mode)) {
+        const FileRead file = read_at(holder.get(), ".git", 4096);
+        if (!file.content || !file.content->starts_with("gitdir:")) continue;
+        std::string target = file.content->substr(7);
+        while (!target.empty() && (target.front() == ' ' || target.front() == '\t'))
+          target.erase(0, 1);
+        while (!target.empty() && (target.back() == '\n' || target.back() == '\r' ||
+                                   target.back() == ' ' || target.back() == '\t'))
+          target.pop_back();
+        if (target.empty()) continue;
+        git_dir =
+            (fs::path(target).is_absolute() ? fs::path(target) : dir / target).lexically_normal();
+      } else {
         continue;
       }
-      const auto scan = policy::scan_git_config(*read.content);
-      if (!scan.malformed && scan.findings.empty()) continue;
-      // No previous content to put back: the configuration without the offending entries.
-      const std::string cleaned = policy::without_findings(*read.content, scan.findings);
-      auto kept = quarantine_bytes(quarantine_, *read.content, config.where.path,
-                                   "a change to " + config.where.path.string());
-      const bool replaced = replace_at(parent.get(), leaf, cleaned, read.mode);
-      std::string line =
-          "cleaned " + config.where.path.string() + " in a repository the command created: " +
-          (scan.malformed
-               ? "git cannot read it (" + scan.malformed_reason + ")"
-               : "it set " + key_list(scan.findings) + ", which git on the host would run or read");
-      if (!replaced)
-        line += "; WARNING: it could not be rewritten, check it before running git there";
-      if (kept) line += "; the original is kept in the quarantine: " + kept->stored.string();
-      notices_.push_back(std::move(line));
+      if (std::ranges::find(plan_.known_git_dirs, git_dir) != plan_.known_git_dirs.end()) continue;
+      const fs::path git_base = writable_root_of(git_dir);
+      if (git_base.empty()) continue;  // a repository the command could not have written
+      sanitize_repository(
+          git_dir, git_base,
+          "the repository " + dir.string() + " the command registered as a gitlink");
     }
   }
 }
@@ -499,6 +616,7 @@ void Guard::final_sweep() {
   for (const auto& name : plan_.names) check_name(name);
   for (auto& config : configs_) check_config(config, true);
   check_new_repositories();
+  check_gitlinks();
 }
 
 std::vector<std::string> Guard::take_notices() {

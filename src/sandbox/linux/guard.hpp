@@ -19,6 +19,7 @@
 // holds, so a command cannot make the guard move a host file it could not reach itself.
 #pragma once
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <filesystem>
@@ -47,6 +48,19 @@ struct GuardedConfig {
   friend bool operator==(const GuardedConfig&, const GuardedConfig&) = default;
 };
 
+/// A repository's index, read after the command when it changed: the nested repositories a
+/// command registered there as gitlinks are cleaned like repositories it created (host `git
+/// status` runs git in each, with its configuration).
+///   index: `<git dir>/index`; worktree_root: where the index's paths start; base: the
+///   writable mount root that contains the index.
+struct GuardedIndex {
+  fs::path index;
+  fs::path worktree_root;
+  fs::path base;
+
+  friend bool operator==(const GuardedIndex&, const GuardedIndex&) = default;
+};
+
 /// What the guard watches, computed before the clone (pure data; runner.cpp).
 ///   names: missing protected names (MountPlan::guarded);
 ///   configs: the git configuration files of the repositories known before the command;
@@ -60,6 +74,11 @@ struct GuardPlan {
   fs::path workspace;
   std::vector<fs::path> known_git_dirs;
   fs::path quarantine;
+  /// The indexes of the repositories known before the command (workspace, nested, around it).
+  std::vector<GuardedIndex> indexes = {};
+  /// Where the command can write (the workspace, read-write binds, writable entries of the
+  /// home): a gitlink's repository elsewhere is not the command's.
+  std::vector<fs::path> writable_roots = {};
   /// Marked placeholders at protected paths (a strict sandbox killed before it removed them):
   /// removed when the guard starts, unless a running strict sandbox holds them.
   std::vector<fs::path> leftover_placeholders = {};
@@ -126,6 +145,12 @@ class Guard {
   /// One attempt; false when the file was replaced while it was being undone.
   bool check_config_once(Config& config, bool final);
   void check_new_repositories();
+  void check_gitlinks();
+  /// Quarantines the hooks (but git's samples) of `git_dir` and cleans its configuration;
+  /// `origin` says what it is in the lines ("a repository the command created").
+  void sanitize_repository(const fs::path& git_dir, const fs::path& base,
+                           const std::string& origin);
+  fs::path writable_root_of(const fs::path& path) const;
   /// Watches the directory `dir_fd`; returns the watch descriptor (-1 without one).
   int watch(int dir_fd);
   /// Whether `leaf` of `parent_fd` is an empty, marked placeholder of a strict sandbox that
@@ -139,6 +164,12 @@ class Guard {
   Quarantine quarantine_;
   core::UniqueFd inotify_;
   std::vector<Config> configs_;
+  struct GitIndexState {
+    GuardedIndex where;
+    std::optional<struct stat> start;  ///< as the command started (nullopt: none then)
+  };
+  std::vector<GitIndexState> indexes_;
+  std::vector<fs::path> sanitized_;
   std::map<fs::path, core::UniqueFd> bases_;
   std::set<std::pair<dev_t, ino_t>> watched_;
   std::map<int, std::pair<dev_t, ino_t>> watch_inodes_;

@@ -67,6 +67,23 @@ GuardPlan plan_guard(const policy::SandboxPolicy& policy,
   plan.names = mounts.guarded;
   plan.workspace = policy.workspace;
   plan.quarantine = default_quarantine_root(policy.home);
+  for (const auto& e : policy.writable) plan.writable_roots.push_back(e.path);
+  for (const auto& e : policy.home_writable_entries) plan.writable_roots.push_back(e);
+  const auto root_of = [&](const fs::path& path) {
+    fs::path found;
+    for (const auto& root : plan.writable_roots)
+      if (policy::is_within(path, root) && root.string().size() > found.string().size())
+        found = root;
+    return found;
+  };
+  // The repository around the workspace: its index is where a command registers a gitlink.
+  if (policy.git &&
+      (!policy.git->git_file.empty() || policy.git->worktree_root != policy.workspace))
+    if (const fs::path base = root_of(policy.git->git_dir); !base.empty())
+      plan.indexes.push_back({policy.git->git_dir / "index", policy.git->worktree_root, base});
+  // Submodules known before the command are not the command's.
+  if (policy.git)
+    for (const auto& module : policy.git->module_dirs) plan.known_git_dirs.push_back(module);
   for (const auto& p : protected_paths) {
     char value[8];
     if (policy.protection == policy::Protection::Guard && p.create_if_missing &&
@@ -87,6 +104,7 @@ GuardPlan plan_guard(const policy::SandboxPolicy& policy,
       continue;
     const fs::path git_dir = p.path.parent_path();
     plan.known_git_dirs.push_back(git_dir);
+    plan.indexes.push_back({git_dir / "index", git_dir.parent_path(), root_of(git_dir)});
     for (const char* leaf : {"config", "config.worktree"})
       plan.configs.push_back({git_dir / leaf, policy.workspace});
   }
