@@ -55,8 +55,9 @@ inline constexpr std::size_t kMarkCount = static_cast<std::size_t>(Mark::Count);
 
 /// The phase that ends at `mark`, as printed (`pi-sandbox: phase <name> <ms>`).
 inline constexpr std::array<std::string_view, kMarkCount> kPhaseNames = {
-    "start",   "config", "policy", "session", "scan",    "plan",    "clone",    "id-maps", "go",
-    "network", "mounts", "cgroup", "fork",    "confine", "command", "teardown", "guard",   "cleanup",
+    "start", "config",  "policy",  "session",  "scan",   "plan",
+    "clone", "id-maps", "go",      "network",  "mounts", "cgroup",
+    "fork",  "confine", "command", "teardown", "guard",  "cleanup",
 };
 
 /// One mark: which, and when (CLOCK_MONOTONIC, nanoseconds).
