@@ -10,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "sandbox/linux/runner.hpp"
+
 namespace pisandbox::sandbox::linux_ {
 namespace {
 
@@ -228,6 +230,40 @@ TEST(Quarantine, RestoreRefusesADirectoryReplacedBySymlink) {
                 " is not the one it came from (it was replaced, perhaps by a symlink); nothing was "
                 "restored");
   EXPECT_FALSE(fs::exists(s.outside / "commands"));
+}
+
+}  // namespace
+}  // namespace pisandbox::sandbox::linux_
+
+namespace pisandbox::sandbox::linux_ {
+namespace {
+
+// A quarantine the command could write would let it forge an entry that `quarantine restore`
+// writes anywhere: such a workspace is refused (runner.cpp).
+TEST(QuarantinePlace, WritableOnlyWhereTheCommandCouldWriteIt) {
+  const fs::path q = "/h/u/.local/state/pi-sandbox/quarantine";
+  policy::SandboxPolicy p;
+  p.home = "/h/u";
+  p.workspace = "/h/u/ws";
+  p.writable = {{"/h/u/ws", "the workspace", policy::Access::ReadWrite}};
+  EXPECT_FALSE(quarantine_writable_inside(p, q));
+  p.workspace = "/h/u/.local/state";
+  p.writable = {{"/h/u/.local/state", "the workspace", policy::Access::ReadWrite}};
+  EXPECT_TRUE(quarantine_writable_inside(p, q));
+  // The home itself: its dot-directories are read-only, its ordinary entries writable.
+  p.workspace = "/h/u";
+  p.writable = {{"/h/u", "the workspace", policy::Access::ReadWrite}};
+  p.home_read_only = true;
+  p.home_writable_entries = {"/h/u/projects"};
+  EXPECT_FALSE(quarantine_writable_inside(p, q));
+  EXPECT_TRUE(quarantine_writable_inside(p, "/h/u/projects/q"));
+  // A configured writable directory that holds it.
+  p.workspace = "/h/u/ws";
+  p.home_read_only = false;
+  p.home_writable_entries = {};
+  p.writable = {{"/h/u/ws", "the workspace", policy::Access::ReadWrite},
+                {"/h/u/.local", "filesystem.additionalAllowWrite", policy::Access::ReadWrite}};
+  EXPECT_TRUE(quarantine_writable_inside(p, q));
 }
 
 }  // namespace
