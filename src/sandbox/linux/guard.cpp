@@ -2,11 +2,9 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <sys/inotify.h>
 #include <sys/random.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -179,29 +177,18 @@ std::string key_list(const std::vector<policy::GitConfigFinding>& findings) {
   return text;
 }
 
-/// The last close of an inotify instance waits for an SRCU grace period before it returns
-/// (fsnotify_destroy_group(): 10-20 ms on a loaded 2-CPU machine, measured with strace -T: as
-/// much as the rest of a command together). A child that shares the descriptor table (and
-/// nothing else: its memory is a copy) closes it instead and exits; the caller goes on at once.
-/// The child is never waited for: the process that launches a sandbox is short-lived (one per
-/// command: `run`, serve's workers), and init reaps it after that. Without the child (clone
-/// fails), the caller closes it itself.
-void close_in_background(UniqueFd fd) {
-  if (!fd) return;
-  // Like fork(), but with CLONE_FILES and no exit signal; the child only makes raw syscalls.
-  const long child = ::syscall(SYS_clone, CLONE_FILES, nullptr, nullptr, nullptr, nullptr);
-  if (child == 0) {
-    ::syscall(SYS_close, fd.get());
-    ::syscall(SYS_exit, 0);
-  }
-  // The child owns the last reference now (the table is shared: it closes it for both).
-  if (child > 0) (void)fd.release();
-}
-
 }  // namespace
 
-Guard::~Guard() {
-  close_in_background(std::move(inotify_));
+void Guard::stop_watching() {
+  if (!inotify_) return;
+  // Each watch removed now: the kernel frees its mark after an SRCU grace period (10-20 ms on
+  // a loaded 2-CPU machine), in the background, while pid 1 kills, sweeps and exits; the last
+  // close of the instance then waits only for what is left of it.
+  for (const auto& [wd, inode] : watch_inodes_) (void)::inotify_rm_watch(inotify_.get(), wd);
+  watch_inodes_.clear();
+  watched_.clear();
+  placeholder_watches_.clear();
+  watching_ = false;
 }
 
 core::Result<Guard> Guard::start(const GuardPlan& plan, Quarantine quarantine, Watch watch) {
@@ -259,7 +246,7 @@ int Guard::base_fd(const fs::path& base) {
 }
 
 int Guard::watch(int dir_fd) {
-  if (!inotify_) return -1;
+  if (!inotify_ || !watching_) return -1;
   struct stat st {};
   if (::fstat(dir_fd, &st) != 0) return -1;
   const std::pair key{st.st_dev, st.st_ino};

@@ -99,9 +99,12 @@ class Guard {
 
   Guard(Guard&&) = default;
   Guard& operator=(Guard&&) = default;
-  /// Closes the inotify instance without waiting for the kernel's grace period
-  /// (close_in_background() in guard.cpp).
-  ~Guard();
+  ~Guard() = default;
+
+  /// Stops watching (the command has ended: pid 1 sweeps what is left). Removing the watches
+  /// early lets the kernel's grace period for their marks run meanwhile, instead of inside the
+  /// last close of the instance.
+  void stop_watching();
 
   /// The inotify descriptor to poll for POLLIN (-1 without watches).
   [[nodiscard]] int fd() const { return inotify_.get(); }
@@ -177,6 +180,7 @@ class Guard {
   std::set<int> placeholder_watches_;
   std::vector<std::string> notices_;
   bool watch_failed_ = false;
+  bool watching_ = true;
 };
 
 }  // namespace pisandbox::sandbox::linux_

@@ -269,6 +269,8 @@ Ending supervise(const Child& child, int launch_fd, const RunOptions& options, R
     if (terminal.relay.active()) terminal.relay.handle(relayed);
     if (fds[3].revents != 0 || fds[4].revents != 0) pipes.pump(*options.output);
     if (fds[1].revents != 0) socket_open = read_records(launch_fd, report);
+    // The command has ended: pid 1 kills what is left and runs the last sweep.
+    if (report.result) guard.stop_watching();
     if (!start_relay(child, report, terminal)) return Ending::Exited;
     if (report.listeners && options.proxy) {
       proxy = options.proxy(std::move(*report.listeners));
