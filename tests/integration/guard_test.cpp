@@ -295,8 +295,10 @@ TEST(Guard, ASupervisorKilledMidCommandLeavesNothingGuardedBehind) {
         std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 300)(random)));
     ::kill(pid, SIGKILL);
     wait_process(pid);
-    // pid 1 notices (its parent-death signal), kills the command, sweeps and exits; an item it
-    // is still copying to the quarantine stands under a claimed name meanwhile.
+    // pid 1 notices (its parent-death signal), kills the command, sweeps and exits: until then
+    // the command still runs (and makes the names again), and an item pid 1 is copying to the
+    // quarantine stands under a claimed name.
+    ASSERT_TRUE(wait_until_gone("while :; do mkdir -p .vscode")) << "round " << round;
     for (int i = 0; i < 500 && list_dir(s.ws) != std::vector<std::string>{"started"}; ++i)
       std::this_thread::sleep_for(10ms);
     EXPECT_FALSE(fs::exists(fs::symlink_status(s.ws / ".vscode"))) << "round " << round;

@@ -72,6 +72,29 @@ std::vector<std::string> sandbox_cgroups() {
   return found;
 }
 
+/// Whether every cgroup named `name` (in each hierarchy where the sandbox makes one) has no
+/// process left: cgroup.procs is empty.
+bool cgroup_empty(const std::string& name) {
+  std::ifstream in("/proc/self/cgroup");
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto first = line.find(':'), second = line.find(':', first + 1);
+    const std::string controllers = line.substr(first + 1, second - first - 1);
+    const std::string path = line.substr(second + 1);
+    for (const char* controller : {"pids", "memory", "cpu"}) {
+      std::istringstream names(controllers);
+      std::string found;
+      while (std::getline(names, found, ','))
+        if (found == controller) {
+          const fs::path procs = fs::path("/sys/fs/cgroup") / controller /
+                                 fs::path(path).relative_path() / name / "cgroup.procs";
+          if (fs::exists(procs) && !read_file(procs).empty()) return false;
+        }
+    }
+  }
+  return true;
+}
+
 #define REQUIRE_MODE(mode)                                                    \
   do {                                                                        \
     if (tested_mode() != (mode)) {                                            \
@@ -202,6 +225,11 @@ TEST(LimitsCgroup, ACgroupLeftByAKilledSupervisorIsRemovedByTheNextRun) {
   ::kill(pid, SIGKILL);
   wait_process(pid);
   ASSERT_TRUE(wait_until_gone("sleep 6123"));
+  // pid 1 (its parent-death signal) kills the command, runs the guard's last sweep and exits;
+  // until init has reaped it, the cgroup still holds it.
+  for (int i = 0; i < 500 && !std::ranges::all_of(made, cgroup_empty); ++i)
+    std::this_thread::sleep_for(10ms);
+  ASSERT_TRUE(std::ranges::all_of(made, cgroup_empty));
   // Nobody could remove it: its supervisor is gone.
   ASSERT_TRUE(std::ranges::includes(sandbox_cgroups(), made));
   EXPECT_EQ(s.run("true").exit_code, 0);
