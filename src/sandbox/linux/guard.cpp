@@ -218,6 +218,8 @@ core::Result<Guard> Guard::start(const GuardPlan& plan, Quarantine quarantine, W
       FileRead read = read_at(parent.get(), where.path.filename().string());
       if (read.content && !read.too_large) {
         config.start_scan = policy::scan_git_config(*read.content);
+        config.start = read.content;
+        config.start_mode = read.mode;
         config.accepted = std::move(read.content);
       }
     }
@@ -411,7 +413,12 @@ bool Guard::check_config_once(Config& config, bool final) {
       restore = policy::without_findings(attempted, added);
       // Nothing but the offending entries changed since the last accepted version: that one
       // comes back exactly (no emptied section header left behind).
-      if (config.accepted && same_entries(*config.accepted, *restore)) restore = config.accepted;
+      // (The content at the start is preferred: an accepted version may be a writer's
+      // intermediate state.)
+      if (config.start && same_entries(*config.start, *restore))
+        restore = config.start;
+      else if (config.accepted && same_entries(*config.accepted, *restore))
+        restore = config.accepted;
     }
   }
   // Only what was read is undone: a file replaced meanwhile is read again first.
@@ -423,7 +430,10 @@ bool Guard::check_config_once(Config& config, bool final) {
     if (moved) stored = moved->stored.string();
     restored = !restore || replace_at(parent.get(), leaf, *restore, read.mode);
   } else if (restore) {
-    const Swap swap = exchange_if(parent.get(), leaf, *restore, read.mode, read.dev, read.inode);
+    // The mode it had at the start: a writer's intermediate file may be 0600.
+    const Swap swap =
+        exchange_if(parent.get(), leaf, *restore, config.start ? config.start_mode : read.mode,
+                    read.dev, read.inode);
     if (swap == Swap::Changed) return false;
     restored = swap == Swap::Done;
     if (restored) config.accepted = *restore;

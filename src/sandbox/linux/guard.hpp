@@ -131,8 +131,10 @@ class Guard {
  private:
   struct Config {
     GuardedConfig where;
-    std::optional<std::string> accepted;  ///< the last accepted content (nullopt: absent)
-    policy::GitConfigScan start_scan;     ///< what the file held when the command started
+    std::optional<std::string> accepted;    ///< the last accepted content (nullopt: absent)
+    policy::GitConfigScan start_scan;       ///< what the file held when the command started
+    std::optional<std::string> start = {};  ///< that content (nullopt: absent or unreadable)
+    mode_t start_mode = 0644;               ///< its mode then
   };
 
   Guard(const GuardPlan& plan, Quarantine quarantine)
