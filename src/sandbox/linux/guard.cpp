@@ -353,19 +353,8 @@ bool Guard::held_placeholder(int parent_fd, const std::string& leaf) {
   char value[8];
   if (::fgetxattr(dir.get(), kPlaceholderXattr, value, sizeof value) < 0) return false;
   if (const int wd = watch(dir.get()); wd >= 0) placeholder_watches_.insert(wd);
-  const int copy = ::dup(dir.get());
-  DIR* stream = copy >= 0 ? ::fdopendir(copy) : nullptr;
-  if (stream == nullptr) {
-    if (copy >= 0) ::close(copy);
-    return false;
-  }
-  bool empty = true;
-  while (const dirent* e = ::readdir(stream)) {
-    const std::string_view n = e->d_name;
-    if (n != "." && n != "..") empty = false;
-  }
-  ::closedir(stream);
-  return empty;
+  const auto names = entry_names(dir.get());
+  return names && names->empty();
 }
 
 void Guard::check_config(Config& config, bool final) {
@@ -490,18 +479,9 @@ void Guard::sanitize_repository(const fs::path& git_dir, const fs::path& base,
   sanitized_.push_back(git_dir);
   // Its hooks and configuration were never guarded live.
   if (UniqueFd hooks_parent = walk_to_parent(base, git_dir / "hooks" / "x", false)) {
-    std::vector<std::string> hooks;
-    const int copy = ::openat(hooks_parent.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (DIR* stream = copy >= 0 ? ::fdopendir(copy) : nullptr) {
-      while (const dirent* e = ::readdir(stream)) {
-        const std::string name = e->d_name;
-        if (name == "." || name == ".." || name.ends_with(".sample")) continue;
-        hooks.push_back(name);
-      }
-      ::closedir(stream);
-    } else if (copy >= 0) {
-      ::close(copy);
-    }
+    std::vector<std::string> hooks =
+        entry_names(hooks_parent.get()).value_or(std::vector<std::string>{});
+    std::erase_if(hooks, [](const std::string& name) { return name.ends_with(".sample"); });
     std::ranges::sort(hooks);
     for (const auto& hook : hooks)
       move_out(hooks_parent.get(), hook, git_dir / "hooks" / hook,
@@ -547,11 +527,15 @@ void Guard::check_new_repositories() {
   }
 }
 
-fs::path Guard::writable_root_of(const fs::path& path) const {
+fs::path deepest_root(const fs::path& path, const std::vector<fs::path>& roots) {
   fs::path found;
-  for (const auto& root : plan_.writable_roots)
+  for (const auto& root : roots)
     if (policy::is_within(path, root) && root.string().size() > found.string().size()) found = root;
   return found;
+}
+
+fs::path Guard::writable_root_of(const fs::path& path) const {
+  return deepest_root(path, plan_.writable_roots);
 }
 
 void Guard::check_gitlinks() {

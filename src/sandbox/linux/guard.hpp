@@ -86,6 +86,9 @@ struct GuardPlan {
   friend bool operator==(const GuardPlan&, const GuardPlan&) = default;
 };
 
+/// The deepest of `roots` that contains `path` (is_within), or empty.
+fs::path deepest_root(const fs::path& path, const std::vector<fs::path>& roots);
+
 /// The guard of one command.
 class Guard {
  public:

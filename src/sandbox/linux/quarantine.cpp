@@ -90,20 +90,8 @@ void remove_node(int dir, const std::string& name, int depth);
 
 /// Removes every entry of the directory `fd` (never following a symlink).
 void remove_children(int fd, int depth) {
-  const int copy = ::dup(fd);
-  if (copy < 0) return;
-  DIR* stream = ::fdopendir(copy);
-  if (stream == nullptr) {
-    ::close(copy);
-    return;
-  }
-  std::vector<std::string> names;
-  while (const dirent* e = ::readdir(stream)) {
-    const std::string_view n = e->d_name;
-    if (n != "." && n != "..") names.emplace_back(n);
-  }
-  ::closedir(stream);
-  for (const auto& n : names) remove_node(fd, n, depth + 1);
+  if (const auto names = entry_names(fd))
+    for (const auto& n : *names) remove_node(fd, n, depth + 1);
 }
 
 void remove_node(int dir, const std::string& name, int depth) {
@@ -156,19 +144,9 @@ core::Result<void> copy_node(int from, const std::string& name, int to, int dept
   if (::mkdirat(to, name.c_str(), 0700) != 0) return fail_sys("mkdirat(\"" + name + "\")", errno);
   UniqueFd target(::openat(to, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!target) return fail_sys("open(\"" + name + "\")", errno);
-  const int copy = ::dup(source.get());
-  DIR* stream = copy >= 0 ? ::fdopendir(copy) : nullptr;
-  if (stream == nullptr) {
-    if (copy >= 0) ::close(copy);
-    return fail_sys("opendir(\"" + name + "\")", errno);
-  }
-  std::vector<std::string> names;
-  while (const dirent* e = ::readdir(stream)) {
-    const std::string_view n = e->d_name;
-    if (n != "." && n != "..") names.emplace_back(n);
-  }
-  ::closedir(stream);
-  for (const auto& n : names)
+  const auto names = entry_names(source.get());
+  if (!names) return fail_sys("opendir(\"" + name + "\")", errno);
+  for (const auto& n : *names)
     if (auto r = copy_node(source.get(), n, target.get(), depth + 1); !r) return r;
   return {};
 }
@@ -386,6 +364,25 @@ core::Result<QuarantineEntry> restore_quarantined(const fs::path& root, std::str
   UniqueFd root_fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (root_fd) remove_node(root_fd.get(), name, 0);
   return *entry;
+}
+
+std::optional<std::vector<std::string>> entry_names(int dir_fd) {
+  // A directory stream of its own: readdir needs a readable descriptor and moves its offset.
+  const int fd = ::openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR* stream = fd >= 0 ? ::fdopendir(fd) : nullptr;
+  if (stream == nullptr) {
+    const int err = errno;
+    if (fd >= 0) ::close(fd);
+    errno = err;
+    return std::nullopt;
+  }
+  std::vector<std::string> names;
+  while (const dirent* e = ::readdir(stream)) {
+    const std::string_view n = e->d_name;
+    if (n != "." && n != "..") names.emplace_back(n);
+  }
+  ::closedir(stream);
+  return names;
 }
 
 std::string describe_quarantined(const QuarantineEntry& entry) {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -94,6 +95,10 @@ std::vector<QuarantineEntry> list_quarantine(const std::filesystem::path& root);
 /// entry came from (replaced, e.g. by a symlink to elsewhere).
 core::Result<QuarantineEntry> restore_quarantined(const std::filesystem::path& root,
                                                   std::string_view id);
+
+/// The names in the directory `dir_fd` ("." and ".." left out; an O_PATH descriptor works too),
+/// in readdir order; nullopt when it cannot be read.
+std::optional<std::vector<std::string>> entry_names(int dir_fd);
 
 /// The line printed after a command for one quarantined item, e.g.
 /// `moved /ws/.vscode to the quarantine (a guarded name: dangerous-file);

@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <type_traits>
 
 #include "core/phase_trace.hpp"
 #include "sandbox/linux/placeholders.hpp"
@@ -46,18 +45,12 @@ core::Result<PreparedSandbox> prepare_sandbox(const policy::SandboxPolicy& polic
 }
 
 bool quarantine_writable_inside(const policy::SandboxPolicy& policy, const fs::path& quarantine) {
-  const auto within_any = [&](const auto& list) {
-    return std::ranges::any_of(list, [&](const auto& e) {
-      if constexpr (std::is_same_v<std::decay_t<decltype(e)>, policy::Exposure>)
-        return policy::is_within(quarantine, e.path);
-      else
-        return policy::is_within(quarantine, e);
-    });
-  };
-  if (within_any(policy.home_writable_entries)) return true;
+  if (!deepest_root(quarantine, policy.home_writable_entries).empty()) return true;
   // The home bound read-only over the workspace: only its ordinary entries are writable.
   if (policy.home_read_only && policy::is_within(quarantine, policy.home)) return false;
-  return within_any(policy.writable);
+  return std::ranges::any_of(policy.writable, [&](const policy::Exposure& e) {
+    return policy::is_within(quarantine, e.path);
+  });
 }
 
 GuardPlan plan_guard(const policy::SandboxPolicy& policy,
@@ -70,11 +63,7 @@ GuardPlan plan_guard(const policy::SandboxPolicy& policy,
   for (const auto& e : policy.writable) plan.writable_roots.push_back(e.path);
   for (const auto& e : policy.home_writable_entries) plan.writable_roots.push_back(e);
   const auto root_of = [&](const fs::path& path) {
-    fs::path found;
-    for (const auto& root : plan.writable_roots)
-      if (policy::is_within(path, root) && root.string().size() > found.string().size())
-        found = root;
-    return found;
+    return deepest_root(path, plan.writable_roots);
   };
   // The repository around the workspace: its index is where a command registers a gitlink.
   if (policy.git &&
@@ -93,11 +82,8 @@ GuardPlan plan_guard(const policy::SandboxPolicy& policy,
     // on: git writes it (`git sparse-checkout`), so a missing one is guarded by content.
     if (p.reason == policy::ProtectReason::GitControl && p.path.filename() == "config.worktree" &&
         !p.create_if_missing) {
-      fs::path base;
-      for (const auto& e : policy.writable)
-        if (policy::is_within(p.path, e.path) && e.path.string().size() > base.string().size())
-          base = e.path;
-      if (!base.empty()) plan.configs.push_back({p.path, base});
+      if (const fs::path base = root_of(p.path); !base.empty())
+        plan.configs.push_back({p.path, base});
       continue;
     }
     if (p.reason != policy::ProtectReason::GitHooks || !policy::is_within(p.path, policy.workspace))
