@@ -2,9 +2,18 @@
 // this Pi process, else the human through Pi's UI (reference items 50-58).
 //
 // serve has already applied its own hard denies, circuit breaker and configured reviewer
-// before it asks the host; an allow from here becomes serve's exact one-shot grant.
+// before it asks the host; an allow from here becomes serve's exact one-shot grant. Every
+// answer names who decided and why (issue 13 item 6): a human's deny says so, "nobody could
+// be asked" says that, and a broker's rationale travels unchanged.
 
-import type { ApprovalChoice, ApprovalChoiceLabel, ApprovalRequestEvent, BoundaryRequest } from "./protocol.ts";
+import {
+  APPROVAL_CHOICES,
+  type ApprovalChoice,
+  type ApprovalChoiceLabel,
+  type ApprovalRequestEvent,
+  type ApprovalSource,
+  type BoundaryRequest,
+} from "./protocol.ts";
 
 /** Where pi-auto-review publishes its broker (reference item 173). */
 export const BROKER_SERVICE_KEY = Symbol.for("pi-auto-review:boundary-approval-broker");
@@ -37,23 +46,45 @@ export function getBoundaryBroker(): BoundaryBroker | undefined {
   return undefined;
 }
 
+/** The reason line of a question when no broker is published (reference item 56). */
 export const BROKER_UNAVAILABLE_REASON = "pi-auto-review broker is unavailable";
 export const INVALID_GRANT_REASON = "The exact one-shot grant is missing, invalid, or expired.";
+/** A human's deny: Deny chosen, or the dialog dismissed (Esc). */
+export const HUMAN_DENY_REASON = "Denied by the user.";
+/** A question in print or JSON mode, where Pi has no UI to ask in. */
+export const NO_UI_REASON =
+  "Approval needs a human, and none could be asked (Pi has no interactive UI in this mode).";
+/** A dialog closed by its countdown (the question's `expires_in_s`): nobody answered. */
+export const NOT_ANSWERED_REASON = "Not answered in time.";
 export const HOST_IPC_PREFLIGHT_WARNING = "Warning: this command will run on the host outside the OS sandbox.";
 export const HOST_IPC_RETRY_WARNING =
   "Warning: the first sandboxed attempt may already have had partial side effects. The retry runs on the host outside the OS sandbox.";
 export const ALLOW_ONCE_LABEL = "Allow this exact operation once";
 export const DENY_LABEL = "Deny";
+/** How much of the command the question's `Command:` line shows (characters). */
+export const COMMAND_LINE_LIMIT = 200;
 
-/** The result of one decision (reference item 55). */
+/** The result of one decision (reference item 55): the answer sent to serve. */
 export type ApprovalDecision = {
   choice: ApprovalChoice;
-  source: "reviewer" | "hard-deny" | "human" | "unavailable" | "invalid-grant";
+  source: ApprovalSource;
+  /** Always set for a deny; for an allow, the reviewer's rationale (a human's allow has none). */
   reason?: string;
 };
 
-/** Asks the human: the dialog title and the option labels; undefined = dismissed. */
-export type SelectPrompt = (title: string, labels: string[], signal: AbortSignal) => Promise<string | undefined>;
+/** How a dialog ended: a label chosen, dismissed (Esc, or closed), or closed by its countdown. */
+export type SelectOutcome = { kind: "selected"; label: string } | { kind: "dismissed" } | { kind: "timed-out" };
+
+/**
+ * Asks the human: the dialog text and the option labels. `signal` closes the dialog (the
+ * question was settled or its command ended); `deadline` (milliseconds since the epoch) is
+ * when the question expires unanswered.
+ */
+export type SelectPrompt = (
+  title: string,
+  labels: string[],
+  options: { signal: AbortSignal; deadline?: number },
+) => Promise<SelectOutcome>;
 
 export type ApprovalContext = {
   broker: BoundaryBroker | undefined;
@@ -61,8 +92,10 @@ export type ApprovalContext = {
   scopeKey: string;
   /** undefined: no UI (print and JSON modes): whatever needs a human is denied. */
   select: SelectPrompt | undefined;
-  /** Aborted when the command ends or the tool call is aborted. */
+  /** Aborted when the question closes without an answer from here (settled, command ended). */
   signal: AbortSignal;
+  /** When the question expires unanswered (milliseconds since the epoch); none: no deadline. */
+  deadline?: number;
 };
 
 /** What the question names (reference item 56). */
@@ -71,7 +104,36 @@ export function approvalTarget(request: BoundaryRequest): string {
   return request.resolvedPath ?? request.path ?? request.destination ?? request.operation;
 }
 
-/** The dialog title: title, warning line, reason line (reference items 56-57). */
+/**
+ * Untrusted text made safe to show, as pi-sandbox's `printable()` does: a newline becomes
+ * `\n`, other C0 controls and DEL `\xNN`, C1 controls `\u00NN`, and the bidirectional
+ * controls (U+200E, U+200F, U+202A-U+202E, U+2066-U+2069; CVE-2021-42574) `\uNNNN`.
+ */
+export function printable(text: string): string {
+  let out = "";
+  for (const character of text) {
+    const code = character.codePointAt(0)!;
+    if (code === 0x0a) out += "\\n";
+    else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, "0")}`;
+    else if (code >= 0x80 && code <= 0x9f) out += `\\u00${code.toString(16)}`;
+    else if (code === 0x200e || code === 0x200f || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069)) {
+      out += `\\u${code.toString(16)}`;
+    } else out += character;
+  }
+  return out;
+}
+
+/** The question's `Command: …` line: the command, printable, cut to COMMAND_LINE_LIMIT characters + `…`. */
+export function commandLine(command: string): string {
+  const characters = [...printable(command)];
+  const shown = characters.length > COMMAND_LINE_LIMIT ? `${characters.slice(0, COMMAND_LINE_LIMIT).join("")}…` : characters.join("");
+  return `Command: ${shown}`;
+}
+
+/**
+ * The dialog text (reference items 56-57, issue 13 items 2-3): the title, the `Command:`
+ * line naming the command, the warning line, the reason line.
+ */
 export function questionTitle(event: ApprovalRequestEvent, reason: string | undefined): string {
   const request = event.request;
   const title = event.title ?? `Sandbox approval required: ${request.operation} ${approvalTarget(request)}`;
@@ -80,49 +142,74 @@ export function questionTitle(event: ApprovalRequestEvent, reason: string | unde
     warning =
       request.matchedPolicy?.rule === "unix-socket-eperm" ? HOST_IPC_RETRY_WARNING : HOST_IPC_PREFLIGHT_WARNING;
   }
-  return `${title}${warning ? `\n${warning}` : ""}${reason ? `\n${reason}` : ""}`;
+  const lines = [title];
+  if (typeof request.command === "string" && request.command !== "") lines.push(commandLine(request.command));
+  if (warning) lines.push(warning);
+  if (reason) lines.push(reason);
+  return lines.join("\n");
 }
 
-function choicesOf(event: ApprovalRequestEvent): ApprovalChoiceLabel[] {
-  const valid = (event.choices ?? []).filter(
-    (c) => c && typeof c.label === "string" && ["allow-once", "allow-command", "deny"].includes(c.choice),
+/** The choices to offer, in the event's order (Deny first); none valid: Deny, allow once. */
+export function choicesOf(event: ApprovalRequestEvent): ApprovalChoiceLabel[] {
+  const valid = (Array.isArray(event.choices) ? event.choices : []).filter(
+    (c) => c && typeof c.label === "string" && APPROVAL_CHOICES.includes(c.choice),
   );
   return valid.length > 0
     ? valid
     : [
-        { choice: "allow-once", label: ALLOW_ONCE_LABEL },
         { choice: "deny", label: DENY_LABEL },
+        { choice: "allow-once", label: ALLOW_ONCE_LABEL },
       ];
 }
 
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Asks the human; undefined when the question closed before an answer. */
 async function askHuman(
   event: ApprovalRequestEvent,
   context: ApprovalContext,
-  reason: string | undefined,
-): Promise<ApprovalDecision> {
-  if (!context.select || context.signal.aborted) return { choice: "deny", source: "unavailable", reason };
+  reasonLine: string | undefined,
+): Promise<ApprovalDecision | undefined> {
+  if (!context.select) return { choice: "deny", source: "unavailable", reason: NO_UI_REASON };
+  if (context.signal.aborted) return undefined;
   const choices = choicesOf(event);
-  let selected: string | undefined;
+  let outcome: SelectOutcome;
   try {
-    selected = await context.select(
-      questionTitle(event, reason),
+    outcome = await context.select(
+      questionTitle(event, reasonLine),
       choices.map((c) => c.label),
-      context.signal,
+      { signal: context.signal, ...(context.deadline !== undefined ? { deadline: context.deadline } : {}) },
     );
-  } catch {
-    selected = undefined;
+  } catch (error) {
+    if (context.signal.aborted) return undefined;
+    return { choice: "deny", source: "unavailable", reason: `The question could not be shown: ${messageOf(error)}` };
   }
-  const choice = context.signal.aborted ? "deny" : (choices.find((c) => c.label === selected)?.choice ?? "deny");
-  return { choice, source: "human", reason };
+  if (context.signal.aborted) return undefined;
+  if (outcome.kind === "timed-out") return { choice: "deny", source: "unavailable", reason: NOT_ANSWERED_REASON };
+  const chosen = outcome.kind === "selected" ? choices.find((c) => c.label === outcome.label)?.choice : undefined;
+  if (chosen !== undefined && chosen !== "deny") return { choice: chosen, source: "human" };
+  return { choice: "deny", source: "human", reason: HUMAN_DENY_REASON };
 }
 
 /**
- * Decides one approval request (reference items 50-54): no broker → the human, with the
- * reason `pi-auto-review broker is unavailable` unless serve gave one; broker throws →
- * deny `Broker failed: …`; deny → deny with the rationale; defer → the human with the
- * rationale; allow → the grant is consumed at once, else deny.
+ * Decides one approval request (reference items 50-54, issue 13 item 6):
+ *  - no broker → the human, with the reason line `pi-auto-review broker is unavailable`
+ *    unless serve gave one; no UI → deny (`unavailable`, NO_UI_REASON);
+ *  - the human: Deny or Esc → deny (`human`, `Denied by the user.`); the countdown ran out →
+ *    deny (`unavailable`, `Not answered in time.`); an allow → that allow (`human`);
+ *  - broker throws → deny (`unavailable`, `Broker failed: …`); deny → deny with the
+ *    rationale (`reviewer`, or `hard-deny`); defer → the human with the rationale as reason
+ *    line; allow → the grant consumed at once → allow-once (`reviewer`, the rationale),
+ *    else deny (`invalid-grant`).
+ * Resolves undefined when the question closed (context.signal) before a decision: nothing
+ * is to be sent.
  */
-export async function decideApproval(event: ApprovalRequestEvent, context: ApprovalContext): Promise<ApprovalDecision> {
+export async function decideApproval(
+  event: ApprovalRequestEvent,
+  context: ApprovalContext,
+): Promise<ApprovalDecision | undefined> {
   const broker = context.broker;
   if (!broker) return askHuman(event, context, event.reason ?? BROKER_UNAVAILABLE_REASON);
 
@@ -134,12 +221,10 @@ export async function decideApproval(event: ApprovalRequestEvent, context: Appro
       issueGrant: true,
     });
   } catch (error) {
-    return {
-      choice: "deny",
-      source: "unavailable",
-      reason: `Broker failed: ${error instanceof Error ? error.message : String(error)}`,
-    };
+    if (context.signal.aborted) return undefined;
+    return { choice: "deny", source: "unavailable", reason: `Broker failed: ${messageOf(error)}` };
   }
+  if (context.signal.aborted) return undefined;
   if (decision?.kind === "deny") {
     // Later brokers name a recovery command (reference item 103); 0.3.x names none.
     const recovery =
@@ -162,7 +247,10 @@ export async function decideApproval(event: ApprovalRequestEvent, context: Appro
     } catch {
       consumed = false;
     }
-    if (consumed) return { choice: "allow-once", source: "reviewer", reason: decision.review?.rationale };
+    if (consumed) {
+      const rationale = decision.review?.rationale;
+      return { choice: "allow-once", source: "reviewer", ...(rationale ? { reason: rationale } : {}) };
+    }
   }
   return { choice: "deny", source: "invalid-grant", reason: INVALID_GRANT_REASON };
 }

@@ -17,13 +17,15 @@ import { createBashToolDefinition, SettingsManager } from "@earendil-works/pi-co
 import {
   approvalTarget,
   decideApproval,
-  denialNotice,
   getBoundaryBroker,
+  type ApprovalDecision,
   type BoundaryBroker,
   type SelectPrompt,
 } from "./approval.ts";
 import { findBinary } from "./binary.ts";
-import type { ApprovalRequestEvent, DeniedEvent } from "./protocol.ts";
+import { DialogQueue } from "./dialog.ts";
+import { DenialNotices } from "./notices.ts";
+import type { ApprovalRequestEvent } from "./protocol.ts";
 import { ServeClient, type ExecOutcome } from "./serve-client.ts";
 
 /** A trusted configuration file passed to serve as `--config FILE`. */
@@ -97,15 +99,15 @@ function providerOf(config: unknown): SubagentProvider {
   return provider === "off" || provider === "pi-subagents" ? provider : "builtin";
 }
 
-/** Serialises the human's dialogs: two commands never ask at once. */
-function serialised(): (ask: () => Promise<string | undefined>, signal: AbortSignal) => Promise<string | undefined> {
-  let tail: Promise<unknown> = Promise.resolve();
-  return (ask, signal) => {
-    const turn = tail.then(() => (signal.aborted ? undefined : ask()));
-    tail = turn.catch(() => undefined);
-    return turn;
-  };
-}
+/** What one running command's approvals share: its end, its open questions, its notices. */
+type CommandApprovals = {
+  scopeKey: string;
+  /** Aborted when the command ends or the tool call is aborted. */
+  ended: AbortSignal;
+  /** The open questions by request_id: aborting one closes its dialog. */
+  open: Map<string, AbortController>;
+  notices: DenialNotices;
+};
 
 /** The state of one Pi session runtime: its serve, its turn, its notices. */
 class SessionSandbox {
@@ -116,7 +118,9 @@ class SessionSandbox {
   private client: ServeClient | undefined;
   private starting: Promise<ServeClient> | undefined;
   private shutDown = false;
-  private readonly queueDialog = serialised();
+  /** Counts serves started and stopped: a serve that finishes starting for an older one is stopped. */
+  private generation = 0;
+  private readonly dialogs = new DialogQueue();
   turnIndex = 0;
 
   constructor(pi: ExtensionAPI, options: PiSandboxExtensionOptions) {
@@ -126,8 +130,13 @@ class SessionSandbox {
     this.broker = options.broker ?? getBoundaryBroker;
   }
 
-  /** session_start: checks the configuration, starts serve, shows the notices (items 7-9). */
+  /**
+   * session_start: checks the configuration, starts serve, shows the notices (items 7-9).
+   * A serve still running from an earlier Pi session is stopped first: its session answers
+   * (`allow-session`) belong to that session only (issue 13 item 2).
+   */
   async start(ctx: ExtensionContext): Promise<void> {
+    await this.stopServe();
     this.shutDown = false;
     if (!PLATFORM_NOTICES[this.platform]) {
       if (ctx.hasUI) {
@@ -191,6 +200,12 @@ class SessionSandbox {
   /** session_shutdown: stops serve (which kills and removes every sandbox). */
   async stop(): Promise<void> {
     this.shutDown = true;
+    await this.stopServe();
+  }
+
+  /** Stops the running (or starting) serve, if any, and waits for it to exit. */
+  private async stopServe(): Promise<void> {
+    this.generation++;
     const client = this.client ?? (await this.starting?.catch(() => undefined));
     this.client = undefined;
     this.starting = undefined;
@@ -202,7 +217,8 @@ class SessionSandbox {
     if (this.client?.alive) return Promise.resolve(this.client);
     if (!this.starting) {
       const configFile = this.configFile();
-      this.starting = (async () => {
+      const generation = this.generation;
+      const starting = (async () => {
         const binary = findBinary(this.env);
         return ServeClient.start({
           binary,
@@ -210,13 +226,16 @@ class SessionSandbox {
           env: this.env,
         });
       })();
-      this.starting.then(
+      this.starting = starting;
+      starting.then(
         (client) => {
-          if (this.shutDown) void client.shutdown();
+          if (this.starting === starting) this.starting = undefined;
+          if (this.shutDown || generation !== this.generation) void client.shutdown();
           else this.client = client;
-          this.starting = undefined;
         },
-        () => (this.starting = undefined),
+        () => {
+          if (this.starting === starting) this.starting = undefined;
+        },
       );
     }
     return this.starting;
@@ -242,8 +261,14 @@ class SessionSandbox {
         const commandEnded = new AbortController();
         const onToolAbort = () => commandEnded.abort();
         options.signal?.addEventListener("abort", onToolAbort, { once: true });
-        // Denials this extension announced, so serve's `denied` echo is not shown twice.
-        const announced = new Set<string>();
+        const approvals: CommandApprovals = {
+          scopeKey,
+          ended: commandEnded.signal,
+          open: new Map(),
+          notices: new DenialNotices((text) => {
+            if (ctx.hasUI) ctx.ui.notify(text, "warning");
+          }),
+        };
         try {
           const outcome = await client.exec(
             {
@@ -256,9 +281,9 @@ class SessionSandbox {
             },
             {
               onOutput: (_stream, data) => options.onData(data),
-              onApprovalRequest: (event) =>
-                this.approve(ctx, client, event, { scopeKey, announced, commandEnded: commandEnded.signal }),
-              onDenied: (event) => onDenied(ctx, event, announced),
+              onApprovalRequest: (event) => this.approve(ctx, client, event, approvals),
+              onDenied: (event) => approvals.notices.denied(event),
+              onApprovalSettled: (event) => approvals.open.get(event.request_id)?.abort(),
             },
             options.signal,
           );
@@ -275,46 +300,47 @@ class SessionSandbox {
     };
   }
 
-  /** Decides one approval request of a running command and answers serve. */
+  /**
+   * Decides one approval request of a running command and answers serve with the decision's
+   * true source and reason; a deny raises its notice. A question that closes first (serve
+   * settled it, the command ended) gets no answer, and its dialog closes or is never shown.
+   */
   private approve(
     ctx: ExtensionContext,
     client: ServeClient,
     event: ApprovalRequestEvent,
-    command: { scopeKey: string; announced: Set<string>; commandEnded: AbortSignal },
+    command: CommandApprovals,
   ): void {
-    const { scopeKey, announced, commandEnded } = command;
+    const settled = new AbortController();
+    command.open.set(event.request_id, settled);
+    const signal = AbortSignal.any([command.ended, settled.signal]);
+    const expires = event.expires_in_s;
+    const deadline =
+      typeof expires === "number" && Number.isFinite(expires) && expires >= 0 ? Date.now() + expires * 1000 : undefined;
     const select: SelectPrompt | undefined = ctx.hasUI
-      ? (title, labels, signal) => this.queueDialog(() => ctx.ui.select(title, labels, { signal }), signal)
+      ? (title, labels, options) =>
+          this.dialogs.ask((t, o, dialog) => ctx.ui.select(t, o, dialog), title, labels, options)
       : undefined;
-    void decideApproval(event, {
+    const answer = (decision: ApprovalDecision | undefined) => {
+      command.open.delete(event.request_id);
+      if (!decision || signal.aborted) return;
+      if (decision.choice === "deny" && decision.reason) {
+        command.notices.announce(event.request.surface, approvalTarget(event.request), decision.source, decision.reason);
+      }
+      client.respond(event.id, event.request_id, decision);
+    };
+    decideApproval(event, {
       broker: this.broker(),
       sessionId: ctx.sessionManager.getSessionId(),
-      scopeKey,
+      scopeKey: command.scopeKey,
       select,
-      signal: commandEnded,
-    }).then((decision) => {
-      const deny = decision.choice === "deny";
-      if (deny && decision.reason) {
-        // serve echoes the denial as a `denied` event: remembered so it is not shown twice.
-        const key = deniedKey(event.id, event.request.surface, approvalTarget(event.request));
-        announced.add(key);
-        if (ctx.hasUI) ctx.ui.notify(denialNotice(event.request.surface, decision.reason), "warning");
-      }
-      client.respond(event.id, event.request_id, decision.choice, deny ? decision.reason : undefined);
-    });
+      signal,
+      ...(deadline !== undefined ? { deadline } : {}),
+    }).then(answer, (error: unknown) =>
+      // Never leave a question open: a failure here is nobody's answer.
+      answer({ choice: "deny", source: "unavailable", reason: `Approval failed: ${messageOf(error)}` }),
+    );
   }
-
-}
-
-/** A `denied` event: the reference's notice (item 58), unless this extension announced it. */
-function onDenied(ctx: ExtensionContext, event: DeniedEvent, announced: Set<string>): void {
-  if (!event.reason) return;
-  if (announced.delete(deniedKey(event.id, event.surface, event.target ?? ""))) return;
-  if (ctx.hasUI) ctx.ui.notify(denialNotice(event.surface, event.reason), "warning");
-}
-
-function deniedKey(id: string, surface: string, target: string): string {
-  return `${id}\0${surface}\0${target}`;
 }
 
 /** The exit code Pi's bash expects; throws `aborted`, `timeout:<s>` or a launch failure. */

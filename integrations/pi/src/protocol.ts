@@ -4,8 +4,25 @@
 /** The protocol version this extension speaks. */
 export const PROTOCOL_VERSION = 1;
 
-/** The three answers to an approval request. */
-export type ApprovalChoice = "allow-once" | "allow-command" | "deny";
+/**
+ * The answers to an approval request, in the order every question offers them (issue 13
+ * item 2): Deny first, so that the default (Enter, Esc, the first item) is Deny.
+ * `allow-command` and `allow-session` are offered for network requests only; the session is
+ * the serve process, one per Pi session.
+ */
+export type ApprovalChoice = "deny" | "allow-once" | "allow-command" | "allow-session";
+
+/** Every choice this extension knows, in the order above. */
+export const APPROVAL_CHOICES: readonly ApprovalChoice[] = ["deny", "allow-once", "allow-command", "allow-session"];
+
+/**
+ * Who decided (reference item 55; issue 13 item 6). An allow is only ever `human` or
+ * `reviewer`; serve refuses any other source for an allow.
+ */
+export type ApprovalSource = "human" | "reviewer" | "unavailable" | "hard-deny" | "invalid-grant";
+
+/** The longest `reason` serve takes in an `approval_response` (bytes of UTF-8). */
+export const MAX_RESPONSE_REASON_BYTES = 4096;
 
 /**
  * A boundary crossing, as pi-sandbox and the pi-auto-review broker describe it
@@ -52,9 +69,12 @@ export type ApprovalResponse = {
   id: string;
   request_id: string;
   choice: ApprovalChoice;
+  /** Who decided; serve's default is `human`. */
+  source?: ApprovalSource;
   /**
-   * Why, for a deny decided in Pi (a pi-auto-review rationale). Not in protocol version 1:
-   * serve ignores unknown fields, and may use it for its refusal text and audit line.
+   * Why (at most MAX_RESPONSE_REASON_BYTES): serve puts it in the command's refusal line,
+   * its `denied` event and the audit line. serve's defaults: `Denied by the user.` for a
+   * human deny, its own "nobody could be asked" text for an `unavailable` deny.
    */
   reason?: string;
 };
@@ -84,12 +104,29 @@ export type ApprovalRequestEvent = {
   warning?: string;
   reason?: string;
   choices?: ApprovalChoiceLabel[];
+  /** Seconds until serve refuses the question unanswered; absent: no deadline. */
+  expires_in_s?: number;
 };
 export type DeniedEvent = {
   type: "denied";
   id: string;
   surface: string;
   target?: string;
+  reason?: string;
+  /** Who decided the denial (absent from servers older than issue 13). */
+  source?: ApprovalSource;
+};
+/**
+ * serve closed an open question without the host's answer (another answer covered it, its
+ * deadline passed, its command ended): the host closes the dialog and sends nothing; a
+ * later `approval_response` to it is an `unknown request_id` error.
+ */
+export type ApprovalSettledEvent = {
+  type: "approval_settled";
+  id: string;
+  request_id: string;
+  choice: ApprovalChoice;
+  source: ApprovalSource;
   reason?: string;
 };
 export type ExitEvent = {
@@ -108,5 +145,6 @@ export type Event =
   | OutputEvent
   | ApprovalRequestEvent
   | DeniedEvent
+  | ApprovalSettledEvent
   | ExitEvent
   | ErrorEvent;

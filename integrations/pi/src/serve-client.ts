@@ -7,9 +7,12 @@
 
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import {
+  MAX_RESPONSE_REASON_BYTES,
   PROTOCOL_VERSION,
   type ApprovalChoice,
   type ApprovalRequestEvent,
+  type ApprovalSettledEvent,
+  type ApprovalSource,
   type DeniedEvent,
   type Event,
   type ExecRequest,
@@ -42,7 +45,12 @@ export type ExecHandlers = {
   /** An approval request of this command; answer with ServeClient.respond(). */
   onApprovalRequest(event: ApprovalRequestEvent): void;
   onDenied?(event: DeniedEvent): void;
+  /** serve closed one of this command's open questions itself: close its dialog, answer nothing. */
+  onApprovalSettled?(event: ApprovalSettledEvent): void;
 };
+
+/** An answer to one approval request: the choice, who decided, and why. */
+export type ApprovalAnswer = { choice: ApprovalChoice; source: ApprovalSource; reason?: string };
 
 /** How a command ended: the `exit` event. */
 export type ExecOutcome = ExitEvent;
@@ -53,6 +61,23 @@ type RunningCommand = {
   resolve(outcome: ExecOutcome): void;
   reject(error: Error): void;
 };
+
+/**
+ * `text` cut to at most `maxBytes` bytes of UTF-8, never inside a character (a surrogate
+ * pair stays whole).
+ */
+export function clipUtf8(text: string, maxBytes: number): string {
+  if (Buffer.byteLength(text, "utf8") <= maxBytes) return text;
+  let bytes = 0;
+  let end = 0;
+  for (const character of text) {
+    const size = Buffer.byteLength(character, "utf8");
+    if (bytes + size > maxBytes) break;
+    bytes += size;
+    end += character.length;
+  }
+  return text.slice(0, end);
+}
 
 /** Splits a byte stream into LF-terminated lines (CR before LF stripped). */
 export class LineSplitter {
@@ -172,10 +197,20 @@ export class ServeClient {
     });
   }
 
-  /** Answers one approval request of command `id` (ignored once the command has ended). */
-  respond(id: string, requestId: string, choice: ApprovalChoice, reason?: string): void {
+  /**
+   * Answers one approval request of command `id` with its true source and reason (the
+   * reason cut to MAX_RESPONSE_REASON_BYTES). Ignored once the command has ended.
+   */
+  respond(id: string, requestId: string, answer: ApprovalAnswer): void {
     if (!this.running.has(id)) return;
-    this.send({ type: "approval_response", id, request_id: requestId, choice, ...(reason ? { reason } : {}) });
+    this.send({
+      type: "approval_response",
+      id,
+      request_id: requestId,
+      choice: answer.choice,
+      source: answer.source,
+      ...(answer.reason ? { reason: clipUtf8(answer.reason, MAX_RESPONSE_REASON_BYTES) } : {}),
+    });
   }
 
   /** Sends `shutdown`, closes stdin and waits for serve to exit (killed after a grace period). */
@@ -270,6 +305,9 @@ export class ServeClient {
         return;
       case "denied":
         command.handlers.onDenied?.(event);
+        return;
+      case "approval_settled":
+        command.handlers.onApprovalSettled?.(event);
         return;
       case "exit":
         command.resolve(event);

@@ -1,15 +1,22 @@
-// Who answers an approval request, and with which texts (reference items 50-58).
+// Who answers an approval request, and with which texts, sources and reasons (reference
+// items 50-58; issue 13 items 2 and 6).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
+  commandLine,
   decideApproval,
   denialNotice,
+  printable,
   questionTitle,
   type ApprovalContext,
   type BoundaryBroker,
   type BoundaryDecision,
+  type SelectOutcome,
 } from "../src/approval.ts";
 import type { ApprovalRequestEvent } from "../src/protocol.ts";
+
+const NO_UI =
+  "Approval needs a human, and none could be asked (Pi has no interactive UI in this mode).";
 
 const network: ApprovalRequestEvent = {
   type: "approval_request",
@@ -26,9 +33,10 @@ const network: ApprovalRequestEvent = {
   },
   title: "Sandbox approval required: connect example.com:443",
   choices: [
+    { choice: "deny", label: "Deny" },
     { choice: "allow-once", label: "Allow this exact operation once" },
     { choice: "allow-command", label: "Allow example.com:443 for the rest of this command" },
-    { choice: "deny", label: "Deny" },
+    { choice: "allow-session", label: "Allow example.com:443 for this session" },
   ],
 };
 
@@ -47,18 +55,23 @@ const hostIpc: ApprovalRequestEvent = {
   },
 };
 
-type Asked = { title: string; labels: string[] };
+type Asked = { title: string; labels: string[]; deadline?: number };
 
-function context(answer: string | undefined, broker?: BoundaryBroker): ApprovalContext & { asked: Asked[] } {
+/** A context whose human answers `outcome` (a label: selected; undefined: dismissed). */
+function context(
+  outcome: string | undefined | SelectOutcome,
+  broker?: BoundaryBroker,
+): ApprovalContext & { asked: Asked[] } {
   const asked: Asked[] = [];
   return {
     asked,
     broker,
     sessionId: "s1",
     scopeKey: "s1:turn:2",
-    select: async (title, labels) => {
-      asked.push({ title, labels });
-      return answer;
+    select: async (title, labels, options) => {
+      asked.push({ title, labels, ...(options.deadline !== undefined ? { deadline: options.deadline } : {}) });
+      if (typeof outcome === "object") return outcome;
+      return outcome === undefined ? { kind: "dismissed" } : { kind: "selected", label: outcome };
     },
     signal: new AbortController().signal,
   };
@@ -81,65 +94,132 @@ function fakeBroker(decision: BoundaryDecision | Error, consumes = true) {
 }
 
 describe("questionTitle", () => {
-  it("adds serve's warning and the reason as lines (items 56-57)", () => {
+  it("is the title, the Command: line, serve's warning and the reason line (items 56-57, issue 13 item 3)", () => {
     assert.equal(
       questionTitle({ ...network, warning: "Warning: w" }, "why"),
-      "Sandbox approval required: connect example.com:443\nWarning: w\nwhy",
+      "Sandbox approval required: connect example.com:443\nCommand: curl https://example.com\nWarning: w\nwhy",
     );
   });
   it("composes the title and the host-IPC retry warning when serve sends none", () => {
     assert.equal(
       questionTitle(hostIpc, undefined),
-      "Sandbox approval required: execute-host tmux ls\nWarning: the first sandboxed attempt may already have had partial side effects. The retry runs on the host outside the OS sandbox.",
+      "Sandbox approval required: execute-host tmux ls\nCommand: tmux ls\nWarning: the first sandboxed attempt may already have had partial side effects. The retry runs on the host outside the OS sandbox.",
     );
+  });
+  it("has no Command: line when the request names no command", () => {
+    const { command: _command, ...request } = network.request;
+    assert.equal(questionTitle({ ...network, request }, undefined), "Sandbox approval required: connect example.com:443");
+  });
+});
+
+describe("commandLine", () => {
+  it("cuts the command to 200 characters and adds …", () => {
+    assert.equal(commandLine("x".repeat(200)), `Command: ${"x".repeat(200)}`);
+    assert.equal(commandLine(`${"é".repeat(200)}tail`), `Command: ${"é".repeat(200)}…`);
+  });
+  it("shows controls, newlines and bidirectional controls escaped, as pi-sandbox's printable()", () => {
+    assert.equal(printable("a\nb\tc\x7f\u0085d\u202ee\u2067"), "a\\nb\\x09c\\x7f\\u0085d\\u202ee\\u2067");
+    assert.equal(commandLine("echo 1\necho 2"), "Command: echo 1\\necho 2");
   });
 });
 
 describe("decideApproval without a broker", () => {
-  it("asks the human with serve's labels and maps the label back to a choice", async () => {
+  it("asks with serve's choices in serve's order (Deny first) and maps the label back to a choice", async () => {
     const ctx = context("Allow example.com:443 for the rest of this command");
-    assert.deepEqual(await decideApproval(network, ctx), {
-      choice: "allow-command",
-      source: "human",
-      reason: "pi-auto-review broker is unavailable",
-    });
+    assert.deepEqual(await decideApproval(network, ctx), { choice: "allow-command", source: "human" });
     assert.deepEqual(ctx.asked, [
       {
-        title: "Sandbox approval required: connect example.com:443\npi-auto-review broker is unavailable",
+        title:
+          "Sandbox approval required: connect example.com:443\nCommand: curl https://example.com\npi-auto-review broker is unavailable",
         labels: [
+          "Deny",
           "Allow this exact operation once",
           "Allow example.com:443 for the rest of this command",
-          "Deny",
+          "Allow example.com:443 for this session",
         ],
       },
     ]);
   });
-  it("shows serve's reason instead when serve gives one", async () => {
-    const ctx = context("Deny");
-    const decision = await decideApproval({ ...network, reason: "reviewer deferred" }, ctx);
-    assert.deepEqual(decision, { choice: "deny", source: "human", reason: "reviewer deferred" });
-    assert.equal(ctx.asked[0].title, "Sandbox approval required: connect example.com:443\nreviewer deferred");
-  });
-  it("denies a dismissed dialog, and denies without UI", async () => {
-    assert.equal((await decideApproval(network, context(undefined))).choice, "deny");
-    const noUi = { ...context("Allow this exact operation once"), select: undefined };
-    assert.deepEqual(await decideApproval(hostIpc, noUi), {
-      choice: "deny",
-      source: "unavailable",
-      reason: "pi-auto-review broker is unavailable",
+  it("answers allow-session", async () => {
+    assert.deepEqual(await decideApproval(network, context("Allow example.com:443 for this session")), {
+      choice: "allow-session",
+      source: "human",
     });
   });
-  it("offers allow once and deny when serve names no choices", async () => {
+  it("Deny: the human's deny, `Denied by the user.`, not the question's reason line", async () => {
+    assert.deepEqual(await decideApproval(network, context("Deny")), {
+      choice: "deny",
+      source: "human",
+      reason: "Denied by the user.",
+    });
+    const ctx = context("Deny");
+    const decision = await decideApproval({ ...network, reason: "reviewer deferred" }, ctx);
+    assert.deepEqual(decision, { choice: "deny", source: "human", reason: "Denied by the user." });
+    assert.equal(
+      ctx.asked[0].title,
+      "Sandbox approval required: connect example.com:443\nCommand: curl https://example.com\nreviewer deferred",
+    );
+  });
+  it("a dismissed dialog (Esc) is the human's deny", async () => {
+    assert.deepEqual(await decideApproval(network, context(undefined)), {
+      choice: "deny",
+      source: "human",
+      reason: "Denied by the user.",
+    });
+  });
+  it("a dialog closed by its countdown is nobody's answer: unavailable, `Not answered in time.`", async () => {
+    const ctx = { ...context({ kind: "timed-out" }), deadline: 1_900_000_000_000 };
+    assert.deepEqual(await decideApproval(network, ctx), {
+      choice: "deny",
+      source: "unavailable",
+      reason: "Not answered in time.",
+    });
+    assert.equal(ctx.asked[0].deadline, 1_900_000_000_000);
+  });
+  it("without UI: unavailable, with the reason that nobody could be asked", async () => {
+    const noUi = { ...context("Allow this exact operation once"), select: undefined };
+    assert.deepEqual(await decideApproval(hostIpc, noUi), { choice: "deny", source: "unavailable", reason: NO_UI });
+  });
+  it("a UI that fails to show the question: unavailable, with why", async () => {
+    const ctx: ApprovalContext = {
+      ...context("Deny"),
+      select: async () => {
+        throw new Error("no terminal");
+      },
+    };
+    assert.deepEqual(await decideApproval(network, ctx), {
+      choice: "deny",
+      source: "unavailable",
+      reason: "The question could not be shown: no terminal",
+    });
+  });
+  it("offers Deny, then allow once, when serve names no choices (or none this extension knows)", async () => {
     const ctx = context("Allow this exact operation once");
-    assert.equal((await decideApproval(hostIpc, ctx)).choice, "allow-once");
-    assert.deepEqual(ctx.asked[0].labels, ["Allow this exact operation once", "Deny"]);
+    assert.deepEqual(await decideApproval(hostIpc, ctx), { choice: "allow-once", source: "human" });
+    assert.deepEqual(ctx.asked[0].labels, ["Deny", "Allow this exact operation once"]);
+    const odd = context("Deny");
+    await decideApproval({ ...hostIpc, choices: [{ choice: "allow-forever" as never, label: "Forever" }] }, odd);
+    assert.deepEqual(odd.asked[0].labels, ["Deny", "Allow this exact operation once"]);
+  });
+  it("a question closed while its dialog is open gets no answer", async () => {
+    const closed = new AbortController();
+    const ctx: ApprovalContext = {
+      ...context("Deny"),
+      signal: closed.signal,
+      select: async (_title, _labels, options) => {
+        closed.abort();
+        assert.equal(options.signal.aborted, true);
+        return { kind: "dismissed" };
+      },
+    };
+    assert.equal(await decideApproval(network, ctx), undefined);
   });
 });
 
 describe("decideApproval with the pi-auto-review broker", () => {
   const review = { outcome: "allow", riskLevel: "low", userAuthorization: "high", rationale: "fine" };
 
-  it("allow: consumes the exact grant at once, asks nobody", async () => {
+  it("allow: consumes the exact grant at once, asks nobody; the reviewer's allow with its rationale", async () => {
     const { broker, calls } = fakeBroker({ kind: "allow", review, grant: { token: "t1" } });
     const ctx = context("Deny", broker);
     assert.deepEqual(await decideApproval(network, ctx), { choice: "allow-once", source: "reviewer", reason: "fine" });
@@ -149,7 +229,7 @@ describe("decideApproval with the pi-auto-review broker", () => {
     ]);
     assert.equal(ctx.asked.length, 0);
   });
-  it("allow without a grant, or a grant that does not consume: deny", async () => {
+  it("allow without a grant, or a grant that does not consume: deny (invalid-grant)", async () => {
     const invalid = {
       choice: "deny",
       source: "invalid-grant",
@@ -161,22 +241,46 @@ describe("decideApproval with the pi-auto-review broker", () => {
       invalid,
     );
   });
-  it("deny is final, with the rationale (and a later broker's recovery hint)", async () => {
+  it("deny is final, with the rationale (and a later broker's recovery hint); a hard deny says so", async () => {
     const ctx = context("Allow this exact operation once", fakeBroker({ kind: "deny", review: { ...review, rationale: "exfiltration" } }).broker);
     assert.deepEqual(await decideApproval(network, ctx), { choice: "deny", source: "reviewer", reason: "exfiltration" });
     assert.equal(ctx.asked.length, 0);
     const hinted = fakeBroker({ kind: "deny", review: { ...review, rationale: "no." }, recoveryCommand: "/auto-review-approve" });
-    assert.equal((await decideApproval(network, context("Deny", hinted.broker))).reason, "no. Use /auto-review-approve for one exact retry.");
+    assert.equal((await decideApproval(network, context("Deny", hinted.broker)))?.reason, "no. Use /auto-review-approve for one exact retry.");
+    const hard = fakeBroker({ kind: "deny", review: { ...review, rationale: "rm -rf /" }, denialSource: "hard-deny", recoveryCommand: false });
+    assert.deepEqual(await decideApproval(network, context("Deny", hard.broker)), {
+      choice: "deny",
+      source: "hard-deny",
+      reason: "rm -rf / This local safety denial cannot be overridden.",
+    });
   });
-  it("defer asks the human with the rationale", async () => {
-    const ctx = context("Allow this exact operation once", fakeBroker({ kind: "defer", review: { ...review, rationale: "ask the user" } }).broker);
-    assert.deepEqual(await decideApproval(hostIpc, ctx), { choice: "allow-once", source: "human", reason: "ask the user" });
+  it("defer asks the human with the rationale as the reason line; the human's deny is theirs", async () => {
+    const broker = fakeBroker({ kind: "defer", review: { ...review, rationale: "ask the user" } }).broker;
+    const ctx = context("Allow this exact operation once", broker);
+    assert.deepEqual(await decideApproval(hostIpc, ctx), { choice: "allow-once", source: "human" });
     assert.match(ctx.asked[0].title, /\nask the user$/);
+    assert.deepEqual(await decideApproval(hostIpc, context("Deny", broker)), {
+      choice: "deny",
+      source: "human",
+      reason: "Denied by the user.",
+    });
   });
-  it("a broker that throws denies and never asks", async () => {
+  it("a broker that throws denies (unavailable, `Broker failed: …`) and never asks", async () => {
     const ctx = context("Allow this exact operation once", fakeBroker(new Error("model down")).broker);
     assert.deepEqual(await decideApproval(network, ctx), { choice: "deny", source: "unavailable", reason: "Broker failed: model down" });
     assert.equal(ctx.asked.length, 0);
+  });
+  it("a question closed during the review gets no answer, and the grant is not consumed", async () => {
+    const closed = new AbortController();
+    const { broker, calls } = fakeBroker({ kind: "allow", review, grant: { token: "t1" } });
+    const reviewing = broker.review.bind(broker);
+    broker.review = async (request, ctx) => {
+      const decision = await reviewing(request, ctx);
+      closed.abort();
+      return decision;
+    };
+    assert.equal(await decideApproval(network, { ...context("Deny", broker), signal: closed.signal }), undefined);
+    assert.deepEqual(calls.map((c) => c[0]), ["review"]);
   });
 });
 

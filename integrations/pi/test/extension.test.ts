@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import type { BoundaryBroker, BoundaryDecision } from "../src/approval.ts";
 import { registerPiSandbox } from "../src/index.ts";
 
 const FAKE = fileURLToPath(new URL("./fake-pi-sandbox", import.meta.url));
@@ -17,17 +18,45 @@ const ENABLED = "pi-sandbox enabled: Linux Sandbox Runtime with static filesyste
 const BUILTIN =
   "pi-sandbox subagent provider: builtin; worker process trees use the outer Sandbox Runtime sandbox";
 
+const NO_UI = "Approval needs a human, and none could be asked (Pi has no interactive UI in this mode).";
+
 type Handler = (event: unknown, ctx: unknown) => unknown;
+type Dialog = { title: string; options: string[]; signal?: AbortSignal; timeout?: number };
+/** The human: a label, undefined (Esc), or a function of the dialog (e.g. one that waits). */
+type Answer = string | undefined | ((dialog: Dialog) => Promise<string | undefined>);
 let logCounter = 0;
 
+/** Pi's select for a dialog nobody answers: undefined when closed or when its countdown ends. */
+export function unanswered(dialog: Dialog): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const timer = dialog.timeout ? setTimeout(() => resolve(undefined), dialog.timeout) : undefined;
+    dialog.signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        resolve(undefined);
+      },
+      { once: true },
+    );
+  });
+}
+
 /** A Pi instance reduced to what the extension uses, plus one UI context. */
-function fakePi(options: { env?: NodeJS.ProcessEnv; answer?: string; hasUI?: boolean; platform?: NodeJS.Platform } = {}) {
+function fakePi(
+  options: {
+    env?: NodeJS.ProcessEnv;
+    answer?: Answer;
+    hasUI?: boolean;
+    platform?: NodeJS.Platform;
+    broker?: BoundaryBroker;
+  } = {},
+) {
   const log = join(scratch, `requests-${logCounter++}.jsonl`);
   writeFileSync(log, "");
   const tools: any[] = [];
   const handlers = new Map<string, Handler[]>();
   const notices: Array<[string | undefined, string]> = [];
-  const asked: Array<{ title: string; options: string[] }> = [];
+  const asked: Dialog[] = [];
   const pi = {
     registerTool: (tool: unknown) => tools.push(tool),
     on: (event: string, handler: Handler) => {
@@ -43,9 +72,10 @@ function fakePi(options: { env?: NodeJS.ProcessEnv; answer?: string; hasUI?: boo
     cwd: scratch,
     ui: {
       notify: (message: string, type?: string) => notices.push([type, message]),
-      select: async (title: string, opts: string[]) => {
-        asked.push({ title, options: opts });
-        return options.answer;
+      select: async (title: string, opts: string[], dialog: { signal?: AbortSignal; timeout?: number } = {}) => {
+        const shown: Dialog = { title, options: opts, ...dialog };
+        asked.push(shown);
+        return typeof options.answer === "function" ? options.answer(shown) : options.answer;
       },
     },
     sessionManager: { getSessionId: () => "sess-1", getSessionFile: () => undefined },
@@ -64,10 +94,20 @@ function fakePi(options: { env?: NodeJS.ProcessEnv; answer?: string; hasUI?: boo
       .split("\n")
       .filter(Boolean)
       .map((line) => JSON.parse(line));
-  const register = () => registerPiSandbox(pi as any, { env, platform: options.platform ?? "linux", broker: () => undefined });
+  const register = () =>
+    registerPiSandbox(pi as any, { env, platform: options.platform ?? "linux", broker: () => options.broker });
   const bash = (command: string, extra: { timeout?: number; signal?: AbortSignal } = {}) =>
     tools[0].execute("call-1", { command, timeout: extra.timeout }, extra.signal, undefined, ctx);
-  return { pi, tools, handlers, notices, asked, ctx, emit, requests, register, bash };
+  const responses = () => requests().filter((r) => r.type === "approval_response");
+  /** Waits until `n` dialogs have been shown. */
+  const dialogs = (n: number) => until(`${n} dialog(s)`, () => asked.length >= n);
+  return { pi, tools, handlers, notices, asked, ctx, emit, requests, responses, dialogs, register, bash };
+}
+
+/** Waits until `test` holds (at most 10 s, then fails saying what it waited for). */
+async function until(what: string, test: () => boolean): Promise<void> {
+  for (let i = 0; i < 1000 && !test(); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(test(), `timed out waiting for ${what}`);
 }
 
 const text = (result: any) => result.content.map((c: any) => c.text).join("");
@@ -164,65 +204,202 @@ describe("a session", () => {
   });
 });
 
+const NETWORK_CHOICES = [
+  "Deny",
+  "Allow this exact operation once",
+  "Allow example.com:443 for the rest of this command",
+  "Allow example.com:443 for this session",
+];
+
+type FakePi = ReturnType<typeof fakePi>;
+
+/**
+ * Runs `fn` in a started session of a fake Pi (session notices cleared), and always ends the
+ * session: serve ends every command still running, so a failing test never hangs.
+ */
+async function withSession(options: Parameters<typeof fakePi>[0], fn: (fake: FakePi) => Promise<void>): Promise<FakePi> {
+  const fake = fakePi(options);
+  await fake.register();
+  await fake.emit("session_start", { reason: "startup" });
+  fake.notices.length = 0;
+  try {
+    await fn(fake);
+  } finally {
+    await fake.emit("session_shutdown", { reason: "quit" });
+  }
+  return fake;
+}
+
+function brokerOf(decision: BoundaryDecision | Error, consumes = true): BoundaryBroker {
+  return {
+    review: async () => {
+      if (decision instanceof Error) throw decision;
+      return decision;
+    },
+    consumeGrant: () => consumes,
+  };
+}
+
 describe("approvals", () => {
-  it("asks in Pi's UI with the reference's texts; a deny raises the notice once", async () => {
-    const fake = fakePi({ answer: "Deny" });
-    await fake.register();
-    await fake.emit("session_start", { reason: "startup" });
-    fake.notices.length = 0;
-    const result = await fake.bash("approve host-ipc echo-denied");
-    assert.equal(result.isError, true);
-    assert.equal(text(result), "fake: denied\n\n\nCommand exited with code 1");
-    assert.deepEqual(fake.asked, [
-      {
-        title:
-          "Sandbox approval required: execute-host approve host-ipc echo-denied\nWarning: this command will run on the host outside the OS sandbox.\npi-auto-review broker is unavailable",
-        options: ["Allow this exact operation once", "Deny"],
-      },
-    ]);
-    assert.deepEqual(fake.notices, [["warning", "Host-IPC denied: pi-auto-review broker is unavailable"]]);
-    const response = fake.requests().find((r) => r.type === "approval_response");
-    assert.deepEqual(response, {
-      type: "approval_response",
-      id: "c1",
-      request_id: "r1",
-      choice: "deny",
-      reason: "pi-auto-review broker is unavailable",
+  it("asks in Pi's UI with the question's texts, Deny first; Deny answers human, `Denied by the user.`, once", async () => {
+    await withSession({ answer: "Deny" }, async (fake) => {
+      const result = await fake.bash("approve host-ipc echo-denied");
+      assert.equal(result.isError, true);
+      assert.equal(text(result), "fake: denied (human): Denied by the user.\n\n\nCommand exited with code 1");
+      assert.deepEqual(fake.asked.map((a) => [a.title, a.options, a.timeout]), [
+        [
+          "Sandbox approval required: execute-host approve host-ipc echo-denied\nCommand: approve host-ipc echo-denied\nWarning: this command will run on the host outside the OS sandbox.\npi-auto-review broker is unavailable",
+          ["Deny", "Allow this exact operation once"],
+          undefined,
+        ],
+      ]);
+      // The notice says the human denied, not the question's reason line; serve's echo is not shown again.
+      assert.deepEqual(fake.notices, [["warning", "Host-IPC denied: Denied by the user."]]);
+      assert.deepEqual(fake.responses(), [
+        { type: "approval_response", id: "c1", request_id: "r1", choice: "deny", source: "human", reason: "Denied by the user." },
+      ]);
     });
-    await fake.emit("session_shutdown", { reason: "quit" });
   });
 
-  it("answers allow-command with the label serve gave", async () => {
-    const fake = fakePi({ answer: "Allow example.com:443 for the rest of this command" });
-    await fake.register();
-    await fake.emit("session_start", { reason: "startup" });
-    const result = await fake.bash("approve network");
-    assert.equal(text(result), "fake: allow-command\n");
-    assert.deepEqual(fake.asked[0].options, [
-      "Allow this exact operation once",
-      "Allow example.com:443 for the rest of this command",
-      "Deny",
-    ]);
-    await fake.emit("session_shutdown", { reason: "quit" });
+  it("Esc (a dismissed dialog) is the human's deny too", async () => {
+    await withSession({ answer: undefined }, async (fake) => {
+      assert.equal(text(await fake.bash("approve network echo-denied")), "fake: denied (human): Denied by the user.\n\n\nCommand exited with code 1");
+      assert.deepEqual(fake.notices, [["warning", "Domain proxy denied: Denied by the user."]]);
+    });
   });
 
-  it("denies without UI, and shows serve's own denials as notices", async () => {
-    const headless = fakePi({ hasUI: false, answer: "Allow this exact operation once" });
-    await headless.register();
-    await headless.emit("session_start", { reason: "startup" });
-    assert.equal(text(await headless.bash("approve network")), "fake: denied\n\n\nCommand exited with code 1");
-    assert.equal(headless.asked.length, 0);
-    await headless.emit("session_shutdown", { reason: "quit" });
+  it("a network question offers the four choices in serve's order; each allow is the human's", async () => {
+    for (const [label, choice] of [
+      ["Allow this exact operation once", "allow-once"],
+      ["Allow example.com:443 for the rest of this command", "allow-command"],
+    ]) {
+      await withSession({ answer: label }, async (fake) => {
+        assert.equal(text(await fake.bash("approve network")), `fake: ${choice} (human)\n`);
+        assert.deepEqual(fake.asked[0].options, NETWORK_CHOICES);
+        assert.deepEqual(fake.responses(), [{ type: "approval_response", id: "c1", request_id: "r1", choice, source: "human" }]);
+        assert.deepEqual(fake.notices, []);
+      });
+    }
+  });
 
-    const fake = fakePi();
-    await fake.register();
-    await fake.emit("session_start", { reason: "startup" });
-    fake.notices.length = 0;
-    await fake.bash("serve-denies");
-    assert.deepEqual(fake.notices, [
-      ["warning", "Domain proxy denied: Automatic review stopped after repeated denials in this turn."],
-    ]);
-    await fake.emit("session_shutdown", { reason: "quit" });
+  it("allow-session holds for the serve of this Pi session; a new session starts a new serve and asks again", async () => {
+    const ended = await withSession({ answer: "Allow example.com:443 for this session" }, async (fake) => {
+      assert.equal(text(await fake.bash("approve network")), "fake: allow-session (human)\n");
+      assert.equal(text(await fake.bash("approve network")), "fake: allowed for the session\n");
+      assert.equal(fake.asked.length, 1);
+      await fake.emit("session_start", { reason: "new" });
+      const serves = fake.requests().filter((r) => r.argv?.[0] === "serve");
+      assert.equal(serves.length, 2);
+      assert.equal(fake.requests().filter((r) => r.type === "shutdown").length, 1);
+      assert.equal(text(await fake.bash("approve network")), "fake: allow-session (human)\n");
+      assert.equal(fake.asked.length, 2);
+    });
+    assert.equal(ended.requests().filter((r) => r.type === "shutdown").length, 2);
+  });
+
+  it("a countdown that runs out is not a human deny: unavailable, `Not answered in time.`", async () => {
+    await withSession({ answer: unanswered }, async (fake) => {
+      const result = await fake.bash("approve network expires=0.2 echo-denied");
+      assert.equal(text(result), "fake: denied (unavailable): Not answered in time.\n\n\nCommand exited with code 1");
+      const timeout = fake.asked[0].timeout!;
+      assert.ok(timeout > 0 && timeout <= 200, `Pi's countdown got ${timeout} ms`);
+      assert.deepEqual(fake.responses(), [
+        { type: "approval_response", id: "c1", request_id: "r1", choice: "deny", source: "unavailable", reason: "Not answered in time." },
+      ]);
+      assert.deepEqual(fake.notices, [["warning", "Domain proxy denied: Not answered in time."]]);
+    });
+  });
+
+  it("approval_settled closes the open dialog, and nothing is answered", async () => {
+    await withSession({ answer: unanswered }, async (fake) => {
+      const waiting = fake.bash("approve network");
+      await fake.dialogs(1);
+      assert.equal(text(await fake.bash("settle c1")), "settled 1\n");
+      // The command still runs: only approval_settled can have closed the dialog.
+      await until("the dialog closed", () => fake.asked[0].signal?.aborted === true);
+      assert.equal(text(await fake.bash("release c1")), "released 1\n");
+      assert.equal(text(await waiting), "fake: settled allow-session\n");
+      assert.deepEqual(fake.responses(), []);
+      assert.deepEqual(fake.notices, []);
+    });
+  });
+
+  it("a queued dialog whose question was settled is never shown", async () => {
+    let answerFirst!: (label: string) => void;
+    const answer: Answer = (dialog) =>
+      dialog.title.includes("connect")
+        ? new Promise((resolve) => (answerFirst = resolve))
+        : Promise.resolve("Allow this exact operation once");
+    await withSession({ answer }, async (fake) => {
+      const first = fake.bash("approve network echo-denied");
+      await fake.dialogs(1);
+      const second = fake.bash("approve host-ipc");
+      await until("the second command's exec", () => fake.requests().some((r) => r.type === "exec" && r.id === "c2"));
+      assert.equal(text(await fake.bash("settle c2")), "settled 1\n");
+      answerFirst("Deny");
+      assert.equal(text(await first), "fake: denied (human): Denied by the user.\n\n\nCommand exited with code 1");
+      // c2 still runs, its question settled: its dialog, next in the queue, is never shown.
+      assert.equal(text(await fake.bash("echo after")), "after\n");
+      assert.equal(text(await fake.bash("release c2")), "released 1\n");
+      assert.equal(text(await second), "fake: settled allow-session\n");
+      assert.equal(fake.asked.length, 1);
+      assert.deepEqual(fake.responses().map((r) => [r.id, r.choice]), [["c1", "deny"]]);
+    });
+  });
+
+  it("without UI: denied as unavailable, with the reason that nobody could be asked", async () => {
+    await withSession({ hasUI: false, answer: "Allow this exact operation once" }, async (headless) => {
+      assert.equal(text(await headless.bash("approve network echo-denied")), `fake: denied (unavailable): ${NO_UI}\n\n\nCommand exited with code 1`);
+      assert.equal(headless.asked.length, 0);
+      assert.deepEqual(headless.responses(), [
+        { type: "approval_response", id: "c1", request_id: "r1", choice: "deny", source: "unavailable", reason: NO_UI },
+      ]);
+      assert.deepEqual(headless.notices, []);
+    });
+  });
+
+  it("the broker's deny: its rationale in the answer and the notice (reviewer)", async () => {
+    const review = { rationale: "e2e: exfiltration" };
+    await withSession({ broker: brokerOf({ kind: "deny", review }) }, async (fake) => {
+      assert.equal(text(await fake.bash("approve network echo-denied")), "fake: denied (reviewer): e2e: exfiltration\n\n\nCommand exited with code 1");
+      assert.deepEqual(fake.responses().map((r) => [r.choice, r.source, r.reason]), [["deny", "reviewer", "e2e: exfiltration"]]);
+      assert.deepEqual(fake.notices, [["warning", "Domain proxy denied: e2e: exfiltration"]]);
+      assert.equal(fake.asked.length, 0);
+    });
+  });
+
+  it("the broker's allow: allow-once from the reviewer, with its rationale", async () => {
+    await withSession({ broker: brokerOf({ kind: "allow", review: { rationale: "known host" }, grant: { token: "t" } }) }, async (fake) => {
+      assert.equal(text(await fake.bash("approve network")), "fake: allow-once (reviewer)\n");
+      assert.deepEqual(fake.responses().map((r) => [r.choice, r.source, r.reason]), [["allow-once", "reviewer", "known host"]]);
+    });
+  });
+
+  it("an invalid grant, and a broker that fails: deny with that source and reason", async () => {
+    await withSession({ broker: brokerOf({ kind: "allow", review: { rationale: "ok" }, grant: { token: "t" } }, false) }, async (invalid) => {
+      assert.equal(
+        text(await invalid.bash("approve host-ipc echo-denied")),
+        "fake: denied (invalid-grant): The exact one-shot grant is missing, invalid, or expired.\n\n\nCommand exited with code 1",
+      );
+      assert.deepEqual(invalid.notices, [["warning", "Host-IPC denied: The exact one-shot grant is missing, invalid, or expired."]]);
+    });
+
+    await withSession({ broker: brokerOf(new Error("model down")) }, async (failing) => {
+      assert.equal(text(await failing.bash("approve network echo-denied")), "fake: denied (unavailable): Broker failed: model down\n\n\nCommand exited with code 1");
+      assert.deepEqual(failing.responses().map((r) => [r.choice, r.source, r.reason]), [["deny", "unavailable", "Broker failed: model down"]]);
+      assert.deepEqual(failing.notices, [["warning", "Domain proxy denied: Broker failed: model down"]]);
+    });
+  });
+
+  it("shows serve's own denials as notices, each denial once", async () => {
+    await withSession({}, async (fake) => {
+      await fake.bash("serve-denies 3");
+      await fake.bash("serve-denies");
+      assert.deepEqual(fake.notices, [
+        ["warning", "Domain proxy denied: Automatic review stopped after repeated denials in this turn."],
+        ["warning", "Domain proxy denied: Automatic review stopped after repeated denials in this turn."],
+      ]);
+    });
   });
 });
 

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { LineSplitter, ServeClient, type ExecHandlers } from "../src/serve-client.ts";
+import { clipUtf8, LineSplitter, ServeClient, type ExecHandlers } from "../src/serve-client.ts";
 
 export const FAKE = fileURLToPath(new URL("./fake-pi-sandbox", import.meta.url));
 
@@ -33,6 +33,16 @@ describe("LineSplitter", () => {
     splitter.push(euro.subarray(0, 1));
     splitter.push(euro.subarray(1));
     assert.deepEqual(lines, ['{"a":1}', '{"b":"x\u2028y"}', "€"]);
+  });
+});
+
+describe("clipUtf8", () => {
+  it("cuts to a number of UTF-8 bytes, never inside a character", () => {
+    assert.equal(clipUtf8("abc", 3), "abc");
+    assert.equal(clipUtf8("abcd", 3), "abc");
+    assert.equal(clipUtf8("aé", 2), "a"); // é is two bytes
+    assert.equal(clipUtf8("a😀", 4), "a"); // a surrogate pair stays whole
+    assert.equal(clipUtf8("a😀", 5), "a😀");
   });
 });
 
@@ -111,5 +121,30 @@ describe("ServeClient", () => {
       ServeClient.start({ binary: FAKE, env: { ...process.env, FAKE_SERVE_BROKEN: "silent" }, helloTimeoutMs: 300 }),
       /did not answer hello within 300 ms/,
     );
+  });
+
+  it("answers with the source and the reason (cut to 4096 bytes), and passes approval_settled on", async () => {
+    const log = join(scratch, "answers.jsonl");
+    const client = await ServeClient.start({ binary: FAKE, env: { ...process.env, FAKE_SERVE_LOG: log } });
+    const settled: unknown[] = [];
+    const handlers = (answer: (requestId: string) => void): ExecHandlers => ({
+      onOutput: () => {},
+      onApprovalRequest: (event) => answer(event.request_id),
+      onApprovalSettled: (event) => settled.push(event),
+    });
+    const long = "é".repeat(3000);
+    const denied = client.exec({ command: "approve network", cwd: "/" }, handlers((r) => client.respond("c1", r, { choice: "deny", source: "reviewer", reason: long })));
+    assert.equal((await denied).exit_code, 1);
+    let open = "";
+    const waiting = client.exec({ command: "approve network", cwd: "/" }, handlers((r) => (open = r)));
+    for (let i = 0; i < 1000 && !open; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.notEqual(open, "", "no approval_request");
+    await client.exec({ command: "settle c2", cwd: "/" }, collect());
+    await client.exec({ command: "release c2", cwd: "/" }, collect());
+    assert.equal((await waiting).exit_code, 0);
+    assert.deepEqual(settled, [{ type: "approval_settled", id: "c2", request_id: open, choice: "allow-session", source: "human" }]);
+    await client.shutdown();
+    const response = readFileSync(log, "utf8").trim().split("\n").map((line) => JSON.parse(line)).find((r) => r.type === "approval_response");
+    assert.deepEqual(response, { type: "approval_response", id: "c1", request_id: "r1", choice: "deny", source: "reviewer", reason: "é".repeat(2048) });
   });
 });

@@ -1,0 +1,59 @@
+// The denial notices of one command: each denial once, with its true reason (reference item
+// 58; issue 13 item 6).
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { DenialNotices } from "../src/notices.ts";
+
+function collector() {
+  const shown: string[] = [];
+  return { shown, notices: new DenialNotices((text) => shown.push(text)) };
+}
+
+const denied = (fields: { target?: string; reason?: string; source?: any; surface?: string }) => ({
+  type: "denied" as const,
+  id: "c1",
+  surface: fields.surface ?? "network",
+  target: fields.target ?? "example.com:443",
+  reason: fields.reason,
+  source: fields.source,
+});
+
+describe("DenialNotices", () => {
+  it("serve's echo of a denial this extension answered is not shown again (same surface, target, source)", () => {
+    const { shown, notices } = collector();
+    notices.announce("network", "example.com:443", "reviewer", "e2e: exfiltration");
+    notices.denied(denied({ reason: "e2e: exfiltration", source: "reviewer" }));
+    assert.deepEqual(shown, ["Domain proxy denied: e2e: exfiltration"]);
+  });
+
+  it("an older serve's echo has no source and its own reason: still the same denial", () => {
+    const { shown, notices } = collector();
+    notices.announce("host-ipc", "tmux ls", "unavailable", "Broker failed: model down");
+    notices.denied(denied({ surface: "host-ipc", target: "tmux ls", reason: "Denied by the user." }));
+    assert.deepEqual(shown, ["Host-IPC denied: Broker failed: model down"]);
+  });
+
+  it("another denial of the same destination with another source is shown", () => {
+    const { shown, notices } = collector();
+    notices.announce("network", "example.com:443", "human", "Denied by the user.");
+    notices.denied(denied({ reason: "Automatic review stopped after repeated denials in this turn.", source: "reviewer" }));
+    notices.denied(denied({ reason: "Denied by the user.", source: "human" }));
+    assert.deepEqual(shown, [
+      "Domain proxy denied: Denied by the user.",
+      "Domain proxy denied: Automatic review stopped after repeated denials in this turn.",
+    ]);
+  });
+
+  it("the same refusal of many connections is one notice; other destinations and reasons each get theirs", () => {
+    const { shown, notices } = collector();
+    for (let i = 0; i < 3; i++) notices.denied(denied({ reason: "Denied by the user.", source: "human" }));
+    notices.denied(denied({ target: "other.example:443", reason: "Denied by the user.", source: "human" }));
+    notices.denied(denied({ reason: "Not answered in time.", source: "unavailable" }));
+    notices.denied(denied({ source: "human" })); // no reason: no notice
+    assert.deepEqual(shown, [
+      "Domain proxy denied: Denied by the user.",
+      "Domain proxy denied: Denied by the user.",
+      "Domain proxy denied: Not answered in time.",
+    ]);
+  });
+});
