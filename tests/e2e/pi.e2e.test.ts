@@ -17,6 +17,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { describe, it } from "node:test";
@@ -36,6 +37,40 @@ const BUILTIN = "pi-sandbox subagent provider: builtin; worker process trees use
 const HOST_WARNING = "Warning: this command will run on the host outside the OS sandbox.";
 const NO_BROKER = "pi-auto-review broker is unavailable";
 const ALLOW_ONCE = "Allow this exact operation once";
+const DENIED_BY_USER = "Denied by the user.";
+const NO_HUMAN = "Approval needs a human, and none could be asked (Pi has no interactive UI in this mode).";
+const BROKER_DENIES = "e2e broker: this command is not allowed";
+const REVIEWER_DENIES = "e2e reviewer: not this host";
+/** A name that is never looked up: the questions about it go through a parent proxy. */
+const HOST = "e2e.pi-sandbox.example";
+const CURL_403 = "curl: (56) CONNECT tunnel failed, response 403";
+
+/** The four choices of a network question, in serve's order (Deny first). */
+function networkChoices(destination: string): string[] {
+  return ["Deny", ALLOW_ONCE, `Allow ${destination} for the rest of this command`, `Allow ${destination} for this session`];
+}
+
+/**
+ * Pi's (and so the command's) environment with `parent` as the only parent proxy, for
+ * https and http alike. Through a parent proxy serve does not resolve the destination
+ * itself (docs/network.md), so the question about HOST is asked, and a refused connection
+ * never reaches the parent.
+ */
+function parentProxyEnv(parent: string): Record<string, string | undefined> {
+  return {
+    https_proxy: parent,
+    HTTPS_PROXY: parent,
+    http_proxy: parent,
+    HTTP_PROXY: parent,
+    all_proxy: undefined,
+    ALL_PROXY: undefined,
+    no_proxy: undefined,
+    NO_PROXY: undefined,
+  };
+}
+
+/** A parent proxy that nobody listens on: nothing may reach it. */
+const NO_PARENT = parentProxyEnv("http://127.0.0.1:9");
 
 const BINARY = process.env.PI_SANDBOX_BINARY ? resolve(process.env.PI_SANDBOX_BINARY) : "";
 if (!BINARY) throw new Error("set PI_SANDBOX_BINARY to the pi-sandbox binary under test");
@@ -287,6 +322,18 @@ class RpcPi {
     return response.data;
   }
 
+  /** The RPC `new_session` command: a new Pi session (its session_start notices included). */
+  async newSession(): Promise<void> {
+    const id = `n${this.nextId++}`;
+    const notices = this.notices().length;
+    this.send({ id, type: "new_session" });
+    await this.until(`new_session ${id}`, () => this.records.some((r) => r.type === "response" && r.id === id));
+    const response = this.records.find((r) => r.type === "response" && r.id === id);
+    assert.equal(response.success, true, `new_session failed: ${JSON.stringify(response)}`);
+    await this.until("the new session's notices", () => this.notices().length >= notices + 2);
+    assert.deepEqual(this.notices().slice(notices), [["info", BUILTIN], ["info", ENABLED]]);
+  }
+
   notices(): Array<[string | undefined, string | undefined]> {
     return this.ui.filter((r) => r.method === "notify").map((r) => [r.notifyType, r.message]);
   }
@@ -325,6 +372,58 @@ function hostIpcConfig(scratch: Scratch): string {
   return path;
 }
 
+/** A trusted configuration whose reviewer program answers `outcome` with `rationale`. */
+function reviewerConfig(scratch: Scratch, outcome: "allow" | "deny", rationale: string): string {
+  const reviewer = join(scratch.base, "reviewer.sh");
+  const verdict = JSON.stringify({ outcome, risk_level: outcome === "deny" ? "high" : "low", rationale });
+  writeFileSync(reviewer, `#!/bin/sh\ncat >/dev/null\nprintf '%s\\n' '${verdict}'\n`, { mode: 0o755 });
+  const path = join(scratch.base, "config.json");
+  writeFileSync(
+    path,
+    JSON.stringify({ hostIPC: { mode: "ask", preflightCommandPrefixes: ["printf"] }, approval: { reviewer: [reviewer] } }),
+  );
+  return path;
+}
+
+/** The dialog text of a host-IPC question without a broker. */
+function hostIpcQuestion(command: string): string {
+  return `Sandbox approval required: execute-host ${command}\nCommand: ${command}\n${HOST_WARNING}\n${NO_BROKER}`;
+}
+
+/**
+ * Runs `fn` with a parent proxy on 127.0.0.1 (docs/network.md, "A parent proxy"): it opens
+ * every CONNECT tunnel and, as the destination at its end, answers the request that comes
+ * through it with `from the parent proxy`. It records the request lines it saw.
+ */
+async function withParentProxy(fn: (parent: { url: string; requests: string[] }) => Promise<void>): Promise<void> {
+  const requests: string[] = [];
+  const server = createServer((socket) => {
+    let head = "";
+    socket.on("data", (chunk) => {
+      head += chunk.toString("latin1");
+      for (let end = head.indexOf("\r\n\r\n"); end !== -1; end = head.indexOf("\r\n\r\n")) {
+        const line = head.slice(0, head.indexOf("\r\n"));
+        head = head.slice(end + 4);
+        requests.push(line);
+        if (line.startsWith("CONNECT ")) {
+          socket.write("HTTP/1.1 200 Connection established\r\n\r\n");
+        } else {
+          const body = "from the parent proxy\n";
+          socket.end(`HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+        }
+      }
+    });
+    socket.on("error", () => {});
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as AddressInfo;
+  try {
+    await fn({ url: `http://127.0.0.1:${port}`, requests });
+  } finally {
+    await new Promise((r) => server.close(r));
+  }
+}
+
 const marker = () => `pi-sandbox-e2e-${randomBytes(6).toString("hex")}`;
 
 // ---- tests -----------------------------------------------------------------------------
@@ -336,7 +435,9 @@ describe("pi --mode json with the extension installed", () => {
       const etc = `/etc/${marker()}`;
       const { results } = await runJson(
         scratch,
-        { command: `echo refused > ${etc}; echo written > inside.txt && echo "inside: $(cat inside.txt)"` },
+        // One stream (exec 2>&1): serve keeps the order within stdout and within stderr, not
+        // between them.
+        { command: `exec 2>&1; echo refused > ${etc}; echo written > inside.txt && echo "inside: $(cat inside.txt)"` },
         { extensions: [FAUX] },
       );
       assert.deepEqual(results, [
@@ -372,10 +473,34 @@ describe("pi --mode json with the extension installed", () => {
     });
   });
 
+  it("nobody to ask (no UI): denied as unavailable, and the tool result says so, not that a user denied", async () => {
+    await withScratch(async (scratch) => {
+      const config = hostIpcConfig(scratch);
+      const notRun = join(scratch.outside, "no-human");
+      const hostIpc = await runJson(scratch, { command: `printf 'must not run\\n' > ${notRun}` }, { env: { PI_SANDBOX_CONFIG: config } });
+      assert.deepEqual(hostIpc.results, [
+        { text: `pi-sandbox: host-IPC execution denied: ${NO_HUMAN}\n\n\nCommand exited with code 1`, isError: true },
+      ]);
+      assert.equal(existsSync(notRun), false);
+      const network = await runJson(scratch, { command: `curl -sS --max-time 30 https://${HOST}/` }, { env: NO_PARENT });
+      assert.deepEqual(network.results, [
+        { text: `pi-sandbox: network: refused ${HOST}:443: ${NO_HUMAN}\n${CURL_403}\n\n\nCommand exited with code 56`, isError: true },
+      ]);
+      // No UI, so no notice (reference item 58: UI only), not even on stderr.
+      for (const run of [hostIpc, network]) {
+        assert.equal(/(Domain proxy|Host-IPC) denied/.test(run.stderr + JSON.stringify(run.events)), false, run.stderr);
+      }
+      const audit = readFileSync(join(scratch.home, ".pi/agent/logs/pi-sandbox-audit.jsonl"), "utf8");
+      assert.ok(audit.includes('"source":"unavailable"'), audit);
+      assert.ok(audit.includes(`"reason":"${NO_HUMAN}"`), audit);
+      assert.equal(audit.includes(DENIED_BY_USER), false, audit);
+    });
+  });
+
   it("finds pi-sandbox on PATH when PI_SANDBOX_BIN is not set", async () => {
     await withScratch(async (scratch) => {
       const etc = `/etc/${marker()}`;
-      const { results } = await runJson(scratch, { command: `touch ${etc} || echo refused` }, {
+      const { results } = await runJson(scratch, { command: `exec 2>&1; touch ${etc} || echo refused` }, {
         env: { PI_SANDBOX_BIN: undefined, PATH: `${scratch.bin}:${process.env.PATH}` },
       });
       assert.deepEqual(results, [{ text: `touch: cannot touch '${etc}': Read-only file system\nrefused\n`, isError: false }]);
@@ -403,7 +528,7 @@ describe("pi --mode json with the extension installed", () => {
 });
 
 describe("pi --mode rpc: approvals in Pi's UI", () => {
-  it("shows the session notices; host-IPC allowed runs on the host, denied does not run", async () => {
+  it("shows the session notices; host-IPC allowed runs on the host; denied by the human, it does not run", async () => {
     await withScratch(async (scratch) => {
       const config = hostIpcConfig(scratch);
       await withRpc(scratch, { env: { PI_SANDBOX_CONFIG: config } }, async (pi) => {
@@ -413,7 +538,7 @@ describe("pi --mode rpc: approvals in Pi's UI", () => {
         const allowed = await pi.prompt({ command: allowedCommand });
         assert.deepEqual(
           allowed.ui.map((r) => [r.method, r.title, r.options]),
-          [["select", `Sandbox approval required: execute-host ${allowedCommand}\n${HOST_WARNING}\n${NO_BROKER}`, [ALLOW_ONCE, "Deny"]]],
+          [["select", hostIpcQuestion(allowedCommand), ["Deny", ALLOW_ONCE]]],
         );
         assert.deepEqual(allowed.results, [{ text: "ran on the host\n", isError: false }]);
         assert.equal(readFileSync(allowedMarker, "utf8"), "ran on the host\n");
@@ -425,12 +550,13 @@ describe("pi --mode rpc: approvals in Pi's UI", () => {
         assert.deepEqual(
           denied.ui.map((r) => [r.method, r.title ?? r.message, r.options ?? r.notifyType]),
           [
-            ["select", `Sandbox approval required: execute-host ${deniedCommand}\n${HOST_WARNING}\n${NO_BROKER}`, [ALLOW_ONCE, "Deny"]],
-            ["notify", `Host-IPC denied: ${NO_BROKER}`, "warning"],
+            ["select", hostIpcQuestion(deniedCommand), ["Deny", ALLOW_ONCE]],
+            // The human's deny, not the question's reason line (issue 13 item 6).
+            ["notify", `Host-IPC denied: ${DENIED_BY_USER}`, "warning"],
           ],
         );
         assert.deepEqual(denied.results, [
-          { text: "pi-sandbox: host-IPC execution denied: Denied by the user.\n\n\nCommand exited with code 1", isError: true },
+          { text: `pi-sandbox: host-IPC execution denied: ${DENIED_BY_USER}\n\n\nCommand exited with code 1`, isError: true },
         ]);
         assert.equal(existsSync(deniedMarker), false);
       });
@@ -440,31 +566,77 @@ describe("pi --mode rpc: approvals in Pi's UI", () => {
     });
   });
 
-  it("a network approval: the question with the three choices; deny refuses the connection", async () => {
+  it("a network approval: the question names the command, four choices, Deny first; the human's deny refuses", async () => {
     await withScratch(async (scratch) => {
-      await withRpc(scratch, {}, async (pi) => {
+      await withRpc(scratch, { env: NO_PARENT }, async (pi) => {
         pi.answer = () => "Deny";
-        // Denied before any lookup or connection: no traffic leaves the machine.
-        const { results, ui } = await pi.prompt({ command: "curl -sS --max-time 30 https://e2e.pi-sandbox.example/" });
+        // Denied before any connection: nothing reaches the parent proxy or leaves the machine.
+        const command = `curl -sS --max-time 30 https://${HOST}/`;
+        const { results, ui } = await pi.prompt({ command });
         assert.deepEqual(
           ui.map((r) => [r.method, r.title ?? r.message, r.options ?? r.notifyType]),
           [
             [
               "select",
-              `Sandbox approval required: connect e2e.pi-sandbox.example:443\n${NO_BROKER}`,
-              [ALLOW_ONCE, "Allow e2e.pi-sandbox.example:443 for the rest of this command", "Deny"],
+              `Sandbox approval required: connect ${HOST}:443\nCommand: ${command}\n${NO_BROKER}`,
+              networkChoices(`${HOST}:443`),
             ],
-            ["notify", `Domain proxy denied: ${NO_BROKER}`, "warning"],
+            ["notify", `Domain proxy denied: ${DENIED_BY_USER}`, "warning"],
           ],
         );
         assert.deepEqual(results, [
           {
-            text:
-              "pi-sandbox: network: refused e2e.pi-sandbox.example:443: Denied by the user.\n" +
-              "curl: (56) CONNECT tunnel failed, response 403\n\n\nCommand exited with code 56",
+            text: `pi-sandbox: network: refused ${HOST}:443: ${DENIED_BY_USER}\n${CURL_403}\n\n\nCommand exited with code 56`,
             isError: true,
           },
         ]);
+      });
+    });
+  });
+
+  it("serve's reviewer program denies: its rationale in the notice and the tool result, and nobody is asked", async () => {
+    await withScratch(async (scratch) => {
+      const config = reviewerConfig(scratch, "deny", REVIEWER_DENIES);
+      await withRpc(scratch, { env: { ...NO_PARENT, PI_SANDBOX_CONFIG: config } }, async (pi) => {
+        pi.answer = () => assert.fail("the human must not be asked");
+        const { results, ui } = await pi.prompt({ command: `curl -sS --max-time 30 https://${HOST}/` });
+        assert.deepEqual(ui.map((r) => [r.method, r.message, r.notifyType]), [
+          ["notify", `Domain proxy denied: ${REVIEWER_DENIES}`, "warning"],
+        ]);
+        assert.deepEqual(results, [
+          {
+            text: `pi-sandbox: network: refused ${HOST}:443: ${REVIEWER_DENIES}\n${CURL_403}\n\n\nCommand exited with code 56`,
+            isError: true,
+          },
+        ]);
+      });
+    });
+  });
+
+  it("allow-session holds for the commands of this Pi session, and a new session asks again", async () => {
+    await withScratch(async (scratch) => {
+      await withParentProxy(async (parent) => {
+        await withRpc(scratch, { env: parentProxyEnv(parent.url) }, async (pi) => {
+          const destination = `${HOST}:80`;
+          const command = `curl -sS --max-time 30 http://${HOST}/`;
+          pi.answer = () => `Allow ${destination} for this session`;
+          const first = await pi.prompt({ command });
+          assert.deepEqual(first.ui.map((r) => [r.method, r.options]), [["select", networkChoices(destination)]]);
+          assert.deepEqual(first.results, [{ text: "from the parent proxy\n", isError: false }]);
+          pi.answer = () => assert.fail("asked again in the same session");
+          const second = await pi.prompt({ command: `${command} && echo again` });
+          assert.deepEqual(second.ui, []);
+          assert.deepEqual(second.results, [{ text: "from the parent proxy\nagain\n", isError: false }]);
+
+          await pi.newSession();
+          pi.answer = () => ALLOW_ONCE;
+          const third = await pi.prompt({ command });
+          assert.deepEqual(third.ui.map((r) => [r.method, r.options]), [["select", networkChoices(destination)]]);
+          assert.deepEqual(third.results, [{ text: "from the parent proxy\n", isError: false }]);
+          // Each allowed connection went through the parent, by name; nothing else did.
+          const tunnel = [`CONNECT ${destination} HTTP/1.1`, "GET / HTTP/1.1"];
+          assert.deepEqual(parent.requests, [...tunnel, ...tunnel, ...tunnel]);
+        });
       });
     });
   });
@@ -473,7 +645,8 @@ describe("pi --mode rpc: approvals in Pi's UI", () => {
     await withScratch(async (scratch) => {
       await withRpc(scratch, {}, async (pi) => {
         const etc = `/etc/${marker()}`;
-        const data = await pi.bash(`echo typed > ${etc}; echo typed > typed.txt; cat typed.txt`);
+        // One stream (exec 2>&1), as above.
+        const data = await pi.bash(`exec 2>&1; echo typed > ${etc}; echo typed > typed.txt; cat typed.txt`);
         assert.equal(data.output, `/bin/bash: line 1: ${etc}: Read-only file system\ntyped\n`);
         assert.equal(data.exitCode, 0);
         assert.equal(existsSync(etc), false);
@@ -514,11 +687,12 @@ describe("pi --mode rpc: abort", () => {
 });
 
 describe("pi --mode rpc: approvals through the pi-auto-review broker", () => {
-  it("an allow consumes the broker's grant and asks nobody; a deny raises the notice with the rationale", async () => {
+  it("an allow consumes the broker's grant and asks nobody; a deny carries its rationale to the notice and the tool result", async () => {
     await withScratch(async (scratch) => {
       const config = hostIpcConfig(scratch);
       const brokerLog = join(scratch.base, "broker.jsonl");
-      await withRpc(scratch, { extensions: [EXTENSION, FAUX, BROKER], env: { PI_SANDBOX_CONFIG: config, E2E_BROKER_LOG: brokerLog } }, async (pi) => {
+      const env = { ...NO_PARENT, PI_SANDBOX_CONFIG: config, E2E_BROKER_LOG: brokerLog };
+      await withRpc(scratch, { extensions: [EXTENSION, FAUX, BROKER], env }, async (pi) => {
         pi.answer = () => assert.fail("the human must not be asked");
         const allowedMarker = join(scratch.outside, "broker-allows");
         const allowed = await pi.prompt({ command: `printf 'broker-allows\\n' > ${allowedMarker} && cat ${allowedMarker}` });
@@ -528,26 +702,37 @@ describe("pi --mode rpc: approvals through the pi-auto-review broker", () => {
         const deniedMarker = join(scratch.outside, "denied");
         const denied = await pi.prompt({ command: `printf 'no\\n' > ${deniedMarker}` });
         assert.deepEqual(denied.results, [
-          { text: "pi-sandbox: host-IPC execution denied: Denied by the user.\n\n\nCommand exited with code 1", isError: true },
+          { text: `pi-sandbox: host-IPC execution denied: ${BROKER_DENIES}\n\n\nCommand exited with code 1`, isError: true },
         ]);
         assert.deepEqual(denied.ui.map((r) => [r.method, r.message, r.notifyType]), [
-          ["notify", "Host-IPC denied: e2e broker: this command is not allowed", "warning"],
+          ["notify", `Host-IPC denied: ${BROKER_DENIES}`, "warning"],
         ]);
         assert.equal(existsSync(deniedMarker), false);
+
+        const network = await pi.prompt({ command: `curl -sS --max-time 30 https://${HOST}/` });
+        assert.deepEqual(network.results, [
+          { text: `pi-sandbox: network: refused ${HOST}:443: ${BROKER_DENIES}\n${CURL_403}\n\n\nCommand exited with code 56`, isError: true },
+        ]);
+        assert.deepEqual(network.ui.map((r) => [r.method, r.message, r.notifyType]), [
+          ["notify", `Domain proxy denied: ${BROKER_DENIES}`, "warning"],
+        ]);
       });
       const calls = readFileSync(brokerLog, "utf8").trim().split("\n").map((line) => JSON.parse(line));
       assert.deepEqual(calls.map((c) => [c.call, c.surface ?? null, c.ok ?? null]), [
         ["review", "host-ipc", null],
         ["consumeGrant", null, true],
         ["review", "host-ipc", null],
+        ["review", "network", null],
       ]);
       const sessionId = calls[0].context.sessionId;
       assert.match(sessionId, /\S/);
       assert.equal(calls[1].sessionId, sessionId);
-      for (const review of [calls[0], calls[2]]) {
+      for (const review of [calls[0], calls[2], calls[3]]) {
         assert.match(review.context.scopeKey, new RegExp(`^${sessionId}:turn:\\d+$`));
         assert.equal(review.context.issueGrant, true);
       }
+      const audit = readFileSync(join(scratch.home, ".pi/agent/logs/pi-sandbox-audit.jsonl"), "utf8");
+      assert.ok(audit.includes(`"reason":"${BROKER_DENIES}"`), audit);
     });
   });
 });
