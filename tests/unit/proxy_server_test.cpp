@@ -1014,6 +1014,22 @@ TEST(ProxyServer, StopClosesOpenTunnels) {
   EXPECT_EQ(read_all(client.get()), "");
 }
 
+TEST(ProxyServer, StopWhileConnectingReturnsAndClosesTheClient) {
+  REQUIRE_TEST_NAMES();
+  Stalled stalled = stalled_listener("127.0.0.3");
+  Proxy proxy([](ServerOptions& options) { options.connect_timeout = std::chrono::seconds(60); });
+  UniqueFd client = connect_loopback(proxy.http_port);
+  ASSERT_TRUE(write_all(client.get(),
+                        connect_request("stalled.test:" + std::to_string(stalled.listener.port))));
+  for (int i = 0; i < 1000 && proxy.script->seen().empty(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_EQ(proxy.script->seen().size(), 1u);  // decided: the attempt is (about to be) made
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  proxy.server->stop();  // returns although the attempt would wait 60 s
+  EXPECT_EQ(read_all(client.get()), "");
+  EXPECT_TRUE(proxy.reported().empty());  // the command ended: no unreachable line
+}
+
 TEST(ProxyServer, WithoutADeciderEverythingIsRefused) {
   REQUIRE_TEST_NAMES();
   Proxy proxy([](ServerOptions& options) { options.decide = nullptr; });
