@@ -5,7 +5,7 @@ Usage: report.py RESULTS_DIR LARGE_WORKSPACE OUTPUT
 RESULTS_DIR holds hyperfine.json, policy-{empty,large}.json, rss-{empty,large}.txt,
 phases-{empty,large}.txt (PI_SANDBOX_TRACE_PHASES=1 output, one block per run), bwrap-status, mode, commit and workspace.json (the generator's manifest), and what
 bench/network.sh wrote: network-status, network-params.json, network-samples.txt,
-network-pss.jsonl, network-load.txt.
+network-pss.jsonl, network-load.txt, and what bench/npm.sh wrote: npm.json.
 LARGE_WORKSPACE is only used to turn the policy's absolute paths into relative ones.
 """
 import datetime
@@ -353,6 +353,42 @@ def guard_section(read, results_dir):
     return out
 
 
+def npm_section(results_dir):
+    """The "npm install through approvals" section (issue 13, "A benchmark row")."""
+    out = ["", "## npm install through approvals", ""]
+    path = os.path.join(results_dir, "npm.json")
+    if not os.path.exists(path):
+        return out + ["Not measured (this run did not include bench/npm.sh)."]
+    with open(path) as f:
+        npm = json.load(f)
+    if npm["status"] != "ok":
+        return out + [f"npm install: {npm['status']}."]
+    runs = npm["runs"]
+    once = sum(1 for r in runs if r["questions"] == 1)
+    out += ["One `npm install` of a package with ten dependencies (`bench/npm_registry.py`: 11",
+            "packages served over plain HTTP from `registry.test`, a public-looking address in a",
+            "private network namespace, as in the Network section) through the per-command",
+            "proxy, in `pi-sandbox serve` with a scripted host (`bench/npm_host.py`) that answers",
+            "every `approval_request` with `allow-command` (\"Allow registry.test:80 for the rest",
+            "of this command\"). `registry.test` is in no `allowedDomains`: only the answers let",
+            "npm through. A new `serve`, workspace and npm cache for each run; the time is from",
+            "`exec` to `exit`, the host answering at once; `direct` is the same install without",
+            "pi-sandbox, straight to the registry, just before.",
+            f"npm {npm['npm']}, Node.js {npm['node']}.", "",
+            "| run | questions | registry requests | seconds | direct seconds | exit |",
+            "| --- | --- | --- | --- | --- | --- |"]
+    for i, (r, requests, direct) in enumerate(zip(runs, npm["requests"], npm["direct"]), 1):
+        ended = r["exit"].get("exit_code", r["exit"].get("error", "?"))
+        out.append(f"| {i} | {r['questions']} | {requests} | {r['seconds']:.2f} | {direct:.2f} "
+                   f"| {ended} |")
+    met = once == len(runs)
+    out += ["", "Target (issue 13): exactly one question per install: "
+            f"**{'met' if met else 'not met'}** ({once} of {len(runs)} runs asked once); median "
+            f"{statistics.median(r['seconds'] for r in runs):.2f} s, direct "
+            f"{statistics.median(npm['direct']):.2f} s."]
+    return out
+
+
 def main():
     results_dir, large_ws, output = sys.argv[1:4]
 
@@ -435,6 +471,7 @@ def main():
             out += ["", "## Notes", "", f.read().strip()]
 
     out += network_section(results_dir)
+    out += npm_section(results_dir)
 
     out += ["", "## How to reproduce", "", "```", "./bench/run          # full run, a few minutes",
             "./bench/run --quick  # a few runs, to check the harness", "```", "",
@@ -443,7 +480,8 @@ def main():
             "`PI_SANDBOX_BENCH_BINARY=FILE` measures FILE instead of building (the commit line",
             "above then says so). The Network part (`bench/network.sh`) needs user and network",
             "namespaces, `ip` (iproute2) and `curl`; without them its section says why it was not",
-            "measured.", ""] + PHASE_TRACE_DOC.split("\n") + [""]
+            "measured. The npm part (`bench/npm.sh`) needs the same and `npm`; without them its",
+            "section says why it was not measured.", ""] + PHASE_TRACE_DOC.split("\n") + [""]
 
     text = "\n".join(out)
     # This machine's paths must not leak into a committed file.

@@ -127,7 +127,7 @@ asio::awaitable<bool> HttpSession::handle(const RequestHead& head) {
   const Verdict verdict = co_await check_destination(*host, head.port, use);
   if (closed_) co_return false;
   if (verdict.kind == Verdict::Kind::Refused) {
-    if (!verdict.by_decider) note_refusal(target_text(*host, head.port), verdict.reason);
+    if (!verdict.reported) note_refusal(target_text(*host, head.port), verdict.reason);
     co_await refuse(refused, verdict.reason);
     co_return false;
   }
@@ -138,10 +138,10 @@ asio::awaitable<bool> HttpSession::handle(const RequestHead& head) {
   const auto failure = co_await connect_destination(verdict, *host, head.port);
   if (closed_) co_return false;
   if (failure) {
-    const std::string detail = failure->parent
-                                   ? failure->message
-                                   : "could not connect to " + target_text(*host, head.port) +
-                                         " (" + failure->message + ")";
+    const std::string detail =
+        failure->parent
+            ? failure->message
+            : "could not connect to " + target_text(*host, head.port) + ": " + failure->message;
     co_await answer(502, failed, detail);
     co_return false;
   }

@@ -1,6 +1,7 @@
 // pisandbox::proxy::Server — the per-command network proxy: HTTP CONNECT and absolute-form
-// HTTP on one set of listeners, SOCKS5 on another; every destination decided, resolved once,
-// checked and connected to exactly as checked, or reached through the parent proxy.
+// HTTP on one set of listeners, SOCKS5 on another; every destination screened, resolved once
+// and checked, decided, and connected to exactly as checked (Happy Eyeballs), or decided and
+// reached through the parent proxy.
 //
 // Source: docs/network.md ("Deciding a destination", "Answers the command sees");
 // compatibility C31-C48. The server owns the listening sockets it
@@ -14,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,14 +32,24 @@ struct Decision {
   std::string reason;
 };
 
-/// Decides one destination (docs/network.md, "Deciding a destination": deniedDomains,
-/// allowedDomains, then the approval broker). Called once per HTTP CONNECT, per SOCKS5 CONNECT and
-/// per absolute-form request, with the normalised host (normalise_host()) and the port (1-65535).
+/// Decides one destination (docs/network.md, "Deciding a destination": allowedDomains, then the
+/// approval broker). Called once per HTTP CONNECT, per SOCKS5 CONNECT and per absolute-form
+/// request, with the normalised host (normalise_host()) and the port (1-65535), after the Screen
+/// let it pass and, for a direct connection, after its name resolved to addresses that all passed
+/// the AddressFilter (issue 13 item 4: what will be refused is refused before anyone is asked).
 /// May block for minutes (a human approval); it is called on a worker thread, never on the proxy's
 /// I/O thread, and possibly on several threads at once. A call still running when the server stops
 /// is not waited for: what the Decider captures must stay valid until it returns (capture shared
 /// state by std::shared_ptr). An exception counts as a refusal.
 using Decider = std::function<Decision(const std::string& host, std::uint16_t port)>;
+
+/// The fast policy check that runs first for every destination (docs/network.md, "Deciding a
+/// destination": network.deniedDomains), before any name lookup and before the Decider, with the
+/// normalised host and the port. Returns nullopt to go on, or the reason of a refusal it has
+/// reported itself (as the Decider reports its own). Runs on the proxy's I/O thread, so it must
+/// not block. An exception counts as a refusal.
+using Screen =
+    std::function<std::optional<std::string>(const std::string& host, std::uint16_t port)>;
 
 /// Whether the proxy may connect to one resolved address (docs/network.md, "Deciding a
 /// destination"). Returns false with `why_not` set to a short reason ("127.0.0.1 is loopback").
@@ -54,38 +66,48 @@ using AddressFilter = std::function<bool(const asio::ip::address&, std::string& 
 ///   http_listeners:  listening TCP sockets (file descriptors; the server takes ownership and
 ///                    closes them) for the HTTP proxy (CONNECT and absolute-form requests).
 ///   socks_listeners: listening TCP sockets for SOCKS5 (RFC 1928), likewise owned.
+///   screen:          the Screen; when empty nothing is refused before the lookup.
 ///   decide:          the Decider; when empty every destination is refused (fail closed).
 ///   address_allowed: the AddressFilter; when empty (production) public_address_filter() with
 ///                    the host's interface addresses collected when the Server is built (if
 ///                    they cannot be collected every address is refused). Tests pass their own
 ///                    to reach a server on 127.0.0.1.
 ///   connect_timeout: limit for the name lookup and for each connect attempt, in seconds
-///                    (docs/network.md, "Deciding a destination"; compatibility C46).
+///                    (docs/network.md, "Deciding a destination"; compatibility C46). The
+///                    attempts to the addresses of one destination overlap (Happy Eyeballs,
+///                    RFC 8305: a new one every 250 ms while earlier ones are pending).
 ///   idle_timeout:    a tunnel or an HTTP exchange with no byte moving either way for this
 ///                    long is closed, in seconds.
 ///   decision_timeout: a decision still pending after this long counts as a refusal, in
-///                    seconds (docs/network.md, "Answers the command sees": default 120 s).
+///                    seconds (docs/network.md, "Answers the command sees": default 120 s);
+///                    0: no limit, a decision may take as long as the command runs (issue 13,
+///                    the question timeout).
 ///   head_timeout:    the whole request head (HTTP) or greeting and request (SOCKS5) must
 ///                    arrive within this many seconds of the first wait for it (slowloris);
 ///                    also how long an idle keep-alive connection waits for its next request.
 ///   log:             receives one line (no newline) per refused or failed connection, on the
 ///                    proxy's I/O thread; may be empty.
-///   refused:         told of every refusal the Decider did not make itself (a host that is
-///                    not a host name, an IP destination, an address that is not public,
-///                    no decision in time) as (`host:port` as the client sent it, reason), on
-///                    the I/O thread; may be empty. The Decider reports its own refusals.
+///   refused:         told of every refusal the Screen and the Decider did not make
+///                    themselves (a host that is not a host name, an IP destination, a name
+///                    that does not resolve, an address that is not public, no decision in
+///                    time) as (`host:port` as the client sent it, reason), on the I/O thread;
+///                    may be empty. The Screen and the Decider report their own refusals.
 ///   parents:         the parent proxies (docs/network.md, "A parent proxy"; reference item
 ///                    142): an allowed destination that `parents.route()` sends through one is
 ///                    reached with CONNECT through it, without a local lookup or address check
 ///                    (the parent resolves the name); other destinations go directly, as
 ///                    without a parent. Empty (the default): every destination goes directly.
-///   parent_failed:   told of every allowed destination that could not be reached through its
-///                    parent (an unusable URL, the parent unreachable or answering CONNECT
-///                    with an error) as (`host:port`, reason naming the parent and its
-///                    variable, never its credentials), on the I/O thread; may be empty.
+///   unreachable:     told once of every allowed destination that could not be reached
+///                    (issue 13 item 7), on the I/O thread, as (`host:port`, cause): directly,
+///                    each address's cause (connect_cause(): `connection refused
+///                    (203.0.113.2:81)`, several joined by `; `); through its parent, the
+///                    parent's failure (an unusable URL, the parent unreachable or answering
+///                    CONNECT with an error) naming the parent and its variable, never its
+///                    credentials. The client still gets its 502 / SOCKS5 reply. May be empty.
 struct ServerOptions {
   std::vector<int> http_listeners;
   std::vector<int> socks_listeners;
+  Screen screen;
   Decider decide;
   AddressFilter address_allowed;
   std::chrono::seconds connect_timeout{30};
@@ -95,11 +117,11 @@ struct ServerOptions {
   std::function<void(std::string_view)> log;
   std::function<void(const std::string& destination, const std::string& reason)> refused;
   ParentProxies parents;
-  std::function<void(const std::string& destination, const std::string& reason)> parent_failed;
+  std::function<void(const std::string& destination, const std::string& cause)> unreachable;
 };
 
 /// The proxy of one sandboxed command. Not copyable or movable. start() and stop() may be
-/// called from any thread except the proxy's own (not from `decide`, `address_allowed` or
+/// called from any thread except the proxy's own (not from `screen`, `decide`, `address_allowed` or
 /// `log`).
 class Server {
  public:

@@ -53,6 +53,44 @@ Verdict run_decider(const Decider& decide, const std::string& host, std::uint16_
   }
 }
 
+// The Screen on the I/O thread: nullopt to go on, else the refusal.
+std::optional<Verdict> run_screen(const Screen& screen, const std::string& host,
+                                  std::uint16_t port) {
+  if (!screen) return std::nullopt;
+  try {
+    auto refusal = screen(host, port);
+    if (!refusal) return std::nullopt;
+    if (refusal->empty()) *refusal = "refused";
+    return Verdict{Verdict::Kind::Refused, std::move(*refusal), {}, true};
+  } catch (const std::exception& e) {
+    return Verdict{Verdict::Kind::Refused, std::string("the decision failed: ") + e.what(), {}};
+  } catch (...) {
+    return Verdict{Verdict::Kind::Refused, "the decision failed", {}};
+  }
+}
+
+// Every failed attempt as `<cause> (<address>)`, in the order of the attempts; addresses with
+// the same cause share it: `connection refused (203.0.113.2:81, [2001:db8::2]:81)`.
+std::string describe_failures(const std::vector<ConnectRace::Failure>& failures,
+                              std::chrono::seconds timeout) {
+  std::vector<std::pair<std::string, std::string>> causes;  // cause, addresses
+  for (const auto& failure : failures) {
+    const std::string cause = connect_cause(failure.error, failure.timed_out, timeout);
+    auto it = std::ranges::find(causes, cause, &std::pair<std::string, std::string>::first);
+    if (it == causes.end()) {
+      causes.emplace_back(cause, endpoint_text(failure.endpoint));
+    } else {
+      it->second += ", " + endpoint_text(failure.endpoint);
+    }
+  }
+  std::string out;
+  for (const auto& [cause, addresses] : causes) {
+    if (!out.empty()) out += "; ";
+    out += cause + " (" + addresses + ")";
+  }
+  return out;
+}
+
 }  // namespace
 
 // ---- ProxyContext ----------------------------------------------------------------------------
@@ -92,9 +130,11 @@ asio::awaitable<Verdict> blocking_call(ProxyContext& context, const std::functio
     Verdict late = on_timeout;
     const std::uint64_t id = context.next_call++;
     auto timer = std::make_unique<asio::steady_timer>(context.io, timeout);
-    timer->async_wait([&context, id, late = std::move(late)](const asio::error_code& error) {
-      if (!error) context.complete_call(id, late);
-    });
+    if (timeout.count() > 0) {  // 0: no limit
+      timer->async_wait([&context, id, late = std::move(late)](const asio::error_code& error) {
+        if (!error) context.complete_call(id, late);
+      });
+    }
     context.calls.emplace(id, ProxyContext::PendingCall{std::move(handler), std::move(timer)});
     const bool submitted =
         context.pool->submit([gate = context.gate, target = &context, id, work = std::move(work)] {
@@ -198,6 +238,7 @@ void Session::abort() {
 void Session::close_all() {
   closed_ = true;
   phase_ = Phase::Closing;
+  if (race_) race_->cancel();
   asio::error_code ignored;
   client_.close(ignored);
   upstream_.close(ignored);
@@ -265,20 +306,33 @@ asio::awaitable<Verdict> Session::check_destination(const std::string& host, std
   phase_ = Phase::Deciding;
   set_deadline(Clock::duration::max(), Extend::Never);
   const auto& options = context_.options;
-  std::function<Verdict()> decide = [decider = context_.decide, host, port] {
-    return run_decider(*decider, host, port);
-  };
-  const Verdict undecided{
-      Verdict::Kind::Refused, "no decision within " + seconds_text(options.decision_timeout), {}};
-  Verdict decided = co_await blocking_call(context_, decide, options.decision_timeout, undecided);
+  // Step 2: deniedDomains, no lookup.
+  if (auto refusal = run_screen(options.screen, host, port)) co_return std::move(*refusal);
+  const ParentSetting* via = options.parents.route(host, use);
+  Verdict checked{Verdict::Kind::Allowed, {}, {}};
+  if (via == nullptr) {
+    // Step 3 before the decision, which may ask a human: a name that will be refused is
+    // refused without a question (issue 13 item 4).
+    checked = co_await look_up_and_check(host, port);
+    if (checked.kind != Verdict::Kind::Allowed || closed_) co_return checked;
+  }
+  Verdict decided = co_await run_decider_call(host, port);
   if (decided.kind != Verdict::Kind::Allowed || closed_) co_return decided;
-  if (const ParentSetting* via = options.parents.route(host, use)) {
+  if (via != nullptr) {
     Verdict parent = co_await look_up_parent(*via);
     phase_ = Phase::Connecting;
-    if (parent.kind != Verdict::Kind::Allowed && options.parent_failed && !closed_)
-      options.parent_failed(host + ":" + std::to_string(port), parent.reason);
+    if (parent.kind != Verdict::Kind::Allowed && options.unreachable && !closed_)
+      options.unreachable(host + ":" + std::to_string(port), parent.reason);
     co_return parent;
   }
+  phase_ = Phase::Connecting;
+  co_return checked;
+}
+
+// Resolves once and checks every address, on a worker, within connect_timeout; a failure is
+// reported here (ServerOptions::refused), since it ends the decision.
+asio::awaitable<Verdict> Session::look_up_and_check(const std::string& host, std::uint16_t port) {
+  const auto& options = context_.options;
   std::function<Verdict()> look_up = [filter = context_.address_allowed, host, port] {
     return resolve_and_check(host, port, *filter);
   };
@@ -288,8 +342,22 @@ asio::awaitable<Verdict> Session::check_destination(const std::string& host, std
       {}};
   Verdict resolved =
       co_await blocking_call(context_, look_up, options.connect_timeout, slow_lookup);
-  phase_ = Phase::Connecting;
+  if (resolved.kind != Verdict::Kind::Allowed && !closed_) {
+    note_refusal(host + ":" + std::to_string(port), resolved.reason);
+    resolved.reported = true;
+  }
   co_return resolved;
+}
+
+asio::awaitable<Verdict> Session::run_decider_call(const std::string& host, std::uint16_t port) {
+  const auto& options = context_.options;
+  std::function<Verdict()> decide = [decider = context_.decide, host, port] {
+    return run_decider(*decider, host, port);
+  };
+  const Verdict undecided{
+      Verdict::Kind::Refused, "no decision within " + seconds_text(options.decision_timeout), {}};
+  Verdict decided = co_await blocking_call(context_, decide, options.decision_timeout, undecided);
+  co_return decided;
 }
 
 // The parent's own address (docs/network.md, "A parent proxy"): looked up like any name but not
@@ -319,34 +387,25 @@ asio::awaitable<Verdict> Session::look_up_parent(const ParentSetting& via) {
 asio::awaitable<std::optional<Session::ConnectFailure>> Session::connect_upstream(
     const std::vector<tcp::endpoint>& endpoints) {
   phase_ = Phase::Connecting;
-  std::optional<ConnectFailure> failure;
-  if (endpoints.empty()) failure = ConnectFailure{"no address", asio::error::host_not_found};
-  for (const tcp::endpoint& endpoint : endpoints) {
-    asio::error_code error;
-    upstream_.close(error);
-    upstream_.open(endpoint.protocol(), error);
-    if (error) {
-      failure = ConnectFailure{"socket(): " + error.message(), error};
-      continue;
-    }
-    arm_connect_timer();
-    auto [connect_error] = co_await upstream_.async_connect(endpoint, kNoThrow);
-    connecting_ = false;
-    connect_timer_.cancel();
-    if (closed_) co_return ConnectFailure{"connection closed", asio::error::operation_aborted};
-    if (!connect_error) {
-      upstream_.set_option(tcp::no_delay(true), error);
-      co_return std::nullopt;
-    }
-    const std::string cause =
-        connect_timed_out_ ? "timed out after " + seconds_text(context_.options.connect_timeout)
-                           : connect_error.message();
-    failure =
-        ConnectFailure{endpoint_text(endpoint) + ": " + cause, connect_error, connect_timed_out_};
+  if (endpoints.empty()) co_return ConnectFailure{"no address", asio::error::host_not_found};
+  const auto timeout = context_.options.connect_timeout;
+  auto race = ConnectRace::create(context_.io, happy_eyeballs_order(endpoints), timeout,
+                                  kConnectionAttemptDelay);
+  race_ = race;
+  co_await race->run();
+  race_.reset();
+  auto winner = race->take_winner();
+  if (closed_) co_return ConnectFailure{"connection closed", asio::error::operation_aborted};
+  if (winner) {
+    upstream_ = std::move(*winner);
+    asio::error_code ignored;
+    upstream_.set_option(tcp::no_delay(true), ignored);
+    co_return std::nullopt;
   }
-  asio::error_code ignored;
-  upstream_.close(ignored);
-  co_return failure;
+  const auto failures = race->failures();
+  if (failures.empty()) co_return ConnectFailure{"no attempt", asio::error::operation_aborted};
+  const bool timed_out = std::ranges::all_of(failures, &ConnectRace::Failure::timed_out);
+  co_return ConnectFailure{describe_failures(failures, timeout), failures.front().error, timed_out};
 }
 
 // Limits the pending operation on upstream_ (a connect, or the wait for the parent's answer)
@@ -367,22 +426,22 @@ void Session::arm_connect_timer() {
 asio::awaitable<std::optional<Session::ConnectFailure>> Session::connect_destination(
     const Verdict& verdict, const std::string& host, std::uint16_t port) {
   auto failure = co_await connect_upstream(verdict.endpoints);
-  if (verdict.via == nullptr || closed_) co_return failure;
-  const ParentProxy& parent = *verdict.via->proxy;
-  const std::string name = parent.display() + " (" + verdict.via->variable + ")";
-  if (failure) {
-    failure->message = "could not connect to the parent proxy " + name + ": " + failure->message;
-  } else if (auto refused = co_await open_parent_tunnel(host, port, parent)) {
-    if (closed_) co_return ConnectFailure{"connection closed", asio::error::operation_aborted};
-    failure = ConnectFailure{"the parent proxy " + name + " " + *refused, {}};
-    asio::error_code ignored;
-    upstream_.close(ignored);
-  } else {
-    co_return std::nullopt;
+  if (closed_) co_return failure;
+  if (verdict.via != nullptr) {
+    const ParentProxy& parent = *verdict.via->proxy;
+    const std::string name = parent.display() + " (" + verdict.via->variable + ")";
+    if (failure) {
+      failure->message = "could not connect to the parent proxy " + name + ": " + failure->message;
+    } else if (auto refused = co_await open_parent_tunnel(host, port, parent)) {
+      if (closed_) co_return ConnectFailure{"connection closed", asio::error::operation_aborted};
+      failure = ConnectFailure{"the parent proxy " + name + " " + *refused, {}};
+      asio::error_code ignored;
+      upstream_.close(ignored);
+    }
+    if (failure) failure->parent = true;
   }
-  failure->parent = true;
-  if (context_.options.parent_failed)
-    context_.options.parent_failed(host + ":" + std::to_string(port), failure->message);
+  if (failure && context_.options.unreachable)
+    context_.options.unreachable(host + ":" + std::to_string(port), failure->message);
   co_return failure;
 }
 

@@ -1,10 +1,10 @@
 // pisandbox::proxy — internals of the Server: the state its connections share, and the
 // Session every client connection runs (HttpSession, SocksSession). Not a public header.
 //
-// Threading: everything here runs on the Server's one I/O thread, except the jobs given to
-// the WorkerPool (the Decider and the name lookup), which hand their Verdict back through
-// ProxyContext::gate. Sessions are C++20 coroutines on Asio (one per connection, plus one per
-// tunnel direction and a watchdog); timeouts are deadlines a watchdog enforces by closing the
+// Threading: everything here runs on the Server's one I/O thread (the Screen too), except the
+// jobs given to the WorkerPool (the Decider and the name lookup), which hand their Verdict back
+// through ProxyContext::gate. Sessions are C++20 coroutines on Asio (one per connection, plus one
+// per tunnel direction and a watchdog); timeouts are deadlines a watchdog enforces by closing the
 // sockets, which ends every pending operation.
 //
 // Coroutine rule for this directory: coroutine parameters are references, pointers or trivial
@@ -29,6 +29,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "proxy/happy_eyeballs.hpp"
 #include "proxy/server.hpp"
 #include "proxy/worker_pool.hpp"
 
@@ -42,7 +43,8 @@ inline constexpr auto kNoThrow = asio::experimental::as_tuple(asio::use_awaitabl
 
 /// The outcome of one step of the decision for a destination.
 ///   Allowed: go on (after the lookup, `endpoints` holds every checked address, in order);
-///   Refused: the Decider refused, or an address is not allowed (→ 403, SOCKS 0x02);
+///   Refused: the Screen or the Decider refused, or an address is not allowed (→ 403, SOCKS
+///            0x02);
 ///   Unreachable: the name lookup failed or timed out (→ 502, SOCKS 0x04).
 /// `via`: when the destination goes through a parent proxy (docs/network.md, "A parent
 /// proxy"), its setting (owned by ServerOptions::parents), and `endpoints` are the parent's
@@ -52,7 +54,8 @@ struct Verdict {
   Kind kind = Kind::Refused;
   std::string reason;
   std::vector<tcp::endpoint> endpoints;
-  bool by_decider = false;  ///< a refusal the Decider made (and reported) itself
+  bool reported = false;  ///< a refusal already reported (by the Screen, the Decider, or
+                          ///< check_destination() through ServerOptions::refused)
   const ParentSetting* via = nullptr;
 };
 
@@ -96,8 +99,9 @@ struct ProxyContext {
 };
 
 /// Runs `job` on the worker pool and resumes with its Verdict, or with `on_timeout` when it
-/// takes longer than `timeout` (the job then runs on and its result is dropped). When the pool
-/// refuses the job (closed, or no thread can be made), resumes with Refused at once.
+/// takes longer than `timeout` (the job then runs on and its result is dropped); a `timeout` of
+/// 0 s is no limit. When the pool refuses the job (closed, or no thread can be made), resumes
+/// with Refused at once.
 asio::awaitable<Verdict> blocking_call(ProxyContext& context, const std::function<Verdict()>& job,
                                        std::chrono::seconds timeout, const Verdict& on_timeout);
 
@@ -136,27 +140,30 @@ class Session : public std::enable_shared_from_this<Session> {
   asio::awaitable<bool> read_more();
   /// Writes all of `bytes` to the client. False on error.
   asio::awaitable<bool> write_client(std::string_view bytes);
-  /// Steps 2 and 3 for a normalised destination: the Decider, then the lookup and the check;
-  /// or, when ServerOptions::parents routes the destination reached by `use` through a parent
-  /// proxy, the Decider, then the lookup of the parent (Verdict::via set).
+  /// Steps 2 to 4 for a normalised destination (docs/network.md, "Deciding a destination";
+  /// issue 13 item 4): the Screen; then, for a direct connection, the lookup and the check of
+  /// every address (a failure is reported and ends here: no question is asked), then the
+  /// Decider. When ServerOptions::parents routes the destination reached by `use` through a
+  /// parent proxy: the Screen, the Decider, then the lookup of the parent (Verdict::via set).
   asio::awaitable<Verdict> check_destination(const std::string& host, std::uint16_t port,
                                              ParentUse use);
-  /// What failed when connecting. `parent`: the failure is the parent proxy's (its address,
-  /// or its answer to CONNECT), and `message` names it (already told to
-  /// ServerOptions::parent_failed).
+  /// What failed when connecting: `message` is the cause (connect_cause() per address, or the
+  /// parent's failure naming it). `parent`: the failure is the parent proxy's (its address, or
+  /// its answer to CONNECT).
   struct ConnectFailure {
     std::string message;
     asio::error_code code;
     bool timed_out = false;
     bool parent = false;
   };
-  /// Step 4: connects upstream_ to the checked endpoints in order, each attempt limited to
-  /// connect_timeout. Returns nullopt when connected, else what failed.
+  /// Step 5: connects upstream_ to one of the checked endpoints with Happy Eyeballs (RFC 8305,
+  /// ConnectRace), each attempt limited to connect_timeout. Returns nullopt when connected,
+  /// else what failed (every address's cause, in the order of the attempts).
   asio::awaitable<std::optional<ConnectFailure>> connect_upstream(
       const std::vector<tcp::endpoint>& endpoints);
-  /// Step 4 for any Verdict: connect_upstream(), then, through a parent, the CONNECT to
+  /// Step 5 for any Verdict: connect_upstream(), then, through a parent, the CONNECT to
   /// `host:port` (open_parent_tunnel()). Returns nullopt when upstream_ leads to the
-  /// destination.
+  /// destination; a failure is told to ServerOptions::unreachable once.
   asio::awaitable<std::optional<ConnectFailure>> connect_destination(const Verdict& verdict,
                                                                      const std::string& host,
                                                                      std::uint16_t port);
@@ -194,6 +201,8 @@ class Session : public std::enable_shared_from_this<Session> {
  private:
   asio::awaitable<void> watchdog();
   asio::awaitable<Verdict> look_up_parent(const ParentSetting& via);
+  asio::awaitable<Verdict> look_up_and_check(const std::string& host, std::uint16_t port);
+  asio::awaitable<Verdict> run_decider_call(const std::string& host, std::uint16_t port);
   asio::awaitable<std::optional<std::string>> open_parent_tunnel(const std::string& host,
                                                                  std::uint16_t port,
                                                                  const ParentProxy& parent);
@@ -212,6 +221,7 @@ class Session : public std::enable_shared_from_this<Session> {
   bool connect_timed_out_ = false;
   bool upload_done_ = false;
   std::string early_upload_;  // client bytes that came with the request, sent upstream first
+  std::shared_ptr<ConnectRace> race_;  // the connection attempts under way, for close_all()
 };
 
 /// Starts the HTTP proxy protocol (CONNECT and absolute-form) on an accepted connection.

@@ -125,7 +125,7 @@ asio::awaitable<void> SocksSession::run() {
   const Verdict verdict = co_await check_destination(*host, request->port, ParentUse::Tunnel);
   if (closed_) co_return;
   if (verdict.kind == Verdict::Kind::Refused) {
-    if (!verdict.by_decider)
+    if (!verdict.reported)
       note_refusal(*host + ":" + std::to_string(request->port), verdict.reason);
     co_await reply_and_close(SocksReply::NotAllowed, refused, verdict.reason);
     co_return;

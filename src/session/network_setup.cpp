@@ -24,8 +24,20 @@ proxy::Decision NetworkDecider::refuse(const std::string& destination, std::stri
   return proxy::Decision{false, std::move(reason)};
 }
 
-void NetworkDecider::failed(const std::string& destination, const std::string& reason) {
-  if (log_) log_("network: " + destination + " failed: " + reason);
+void NetworkDecider::failed(const std::string& destination, const std::string& cause) {
+  if (log_) log_("network: " + destination + ": " + cause);
+}
+
+std::optional<std::string> NetworkDecider::screen(const std::string& raw_host, std::uint16_t port) {
+  const std::string port_text = std::to_string(port);
+  auto host = proxy::normalise_host(raw_host);
+  if (!host) return refuse(raw_host + ":" + port_text, "the host " + host.error()).reason;
+  for (const auto& pattern : network_.denied_domains)
+    if (pattern.matches(*host, port))
+      return refuse(*host + ":" + port_text,
+                    "matches network.deniedDomains entry " + pattern.text())
+          .reason;
+  return std::nullopt;
 }
 
 proxy::Decision NetworkDecider::decide(const std::string& raw_host, std::uint16_t port) {
@@ -33,9 +45,6 @@ proxy::Decision NetworkDecider::decide(const std::string& raw_host, std::uint16_
   auto host = proxy::normalise_host(raw_host);
   if (!host) return refuse(raw_host + ":" + port_text, "the host " + host.error());
   const std::string destination = *host + ":" + port_text;
-  for (const auto& pattern : network_.denied_domains)
-    if (pattern.matches(*host, port))
-      return refuse(destination, "matches network.deniedDomains entry " + pattern.text());
   for (const auto& pattern : network_.allowed_domains)
     if (pattern.matches(*host, port)) return proxy::Decision{true, {}};
   {
@@ -76,6 +85,9 @@ sandbox::ProxyStarter proxy_starter(std::shared_ptr<NetworkDecider> decider,
     proxy::ServerOptions options;
     for (auto& fd : listeners.http) options.http_listeners.push_back(fd.release());
     for (auto& fd : listeners.socks) options.socks_listeners.push_back(fd.release());
+    options.screen = [decider](const std::string& host, std::uint16_t port) {
+      return decider->screen(host, port);
+    };
     options.decide = [decider](const std::string& host, std::uint16_t port) {
       return decider->decide(host, port);
     };
@@ -84,8 +96,8 @@ sandbox::ProxyStarter proxy_starter(std::shared_ptr<NetworkDecider> decider,
       (void)decider->refuse(destination, reason);
     };
     options.parents = parents;
-    options.parent_failed = [decider](const std::string& destination, const std::string& reason) {
-      decider->failed(destination, reason);
+    options.unreachable = [decider](const std::string& destination, const std::string& cause) {
+      decider->failed(destination, cause);
     };
     auto server = std::make_shared<proxy::Server>(std::move(options));
     server->start();

@@ -30,12 +30,13 @@ struct NetworkCommand {
   std::optional<std::string> agent_name;
 };
 
-/// Decides each destination of one command (docs/network.md, "Deciding a destination", steps
-/// 1-2; compatibility C31–C36, C41): normalise (refused: the normaliser's reason) →
-/// `network.deniedDomains` match → refuse → `network.allowedDomains` match → allow →
-/// a destination the human allowed for the rest of this command → allow → else the broker
-/// with a `network`/`connect` request (`destination` = `host:port`). One approval covers one
-/// connection. Thread-safe: the proxy calls it from several threads at once.
+/// Decides each destination of one command (docs/network.md, "Deciding a destination";
+/// compatibility C31–C36, C41; issue 13 item 4): screen() first (normalise, refused: the
+/// normaliser's reason → `network.deniedDomains` match → refuse), then the proxy's name lookup
+/// and address check for a direct connection, then decide() (`network.allowedDomains` match →
+/// allow → a destination the human allowed for the rest of this command → allow → else the
+/// broker with a `network`/`connect` request, `destination` = `host:port`). One approval
+/// covers one connection. Thread-safe: the proxy calls it from several threads at once.
 class NetworkDecider {
  public:
   /// `broker` must stay valid as long as `keep_alive` (which the decider holds). `log`
@@ -46,17 +47,25 @@ class NetworkDecider {
                  std::function<void(const std::string&)> log,
                  std::function<void(const std::string&, const std::string&)> denied);
 
-  /// `host` as the client sent it; `port` 1-65535.
+  /// The proxy's Screen (proxy::ServerOptions::screen): normalises `host` and refuses a
+  /// `network.deniedDomains` match, before any name lookup and without asking anyone.
+  /// Returns nullopt to go on, or the reason of the refusal it reported (refuse()). Fast and
+  /// non-blocking: the proxy runs it on its I/O thread.
+  [[nodiscard]] std::optional<std::string> screen(const std::string& host, std::uint16_t port);
+
+  /// `host` as the client sent it; `port` 1-65535. Called after screen() let the destination
+  /// pass (deniedDomains is not checked again here).
   [[nodiscard]] proxy::Decision decide(const std::string& host, std::uint16_t port);
 
   /// Reports a refusal (the stderr line and the `denied` callback), for refusals decide()
   /// makes and for those the proxy makes before or after it (an IP literal, an address that
-  /// is not public, no decision in time).
+  /// is not public, a name that does not resolve, no decision in time).
   proxy::Decision refuse(const std::string& destination, std::string reason);
 
-  /// Reports an allowed destination that could not be reached through the parent proxy
-  /// (docs/network.md, "A parent proxy"): the line `network: <destination> failed: <reason>`.
-  void failed(const std::string& destination, const std::string& reason);
+  /// Reports an allowed destination that could not be reached, directly or through the parent
+  /// proxy (proxy::ServerOptions::unreachable; docs/network.md, "Answers the command sees";
+  /// issue 13 item 7): the line `network: <destination>: <cause>`.
+  void failed(const std::string& destination, const std::string& cause);
 
  private:
   config::NetworkConfig network_;

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <sstream>
 #include <thread>
@@ -157,12 +158,20 @@ async def main():
 asyncio.run(main())
 )PY";
 
+// dual.test: a dead IPv6 address (net_setup.sh loses its packets) and the live IPv4 server;
+// gone.test: an address on the test link that nobody has; unrouted.test: no route at all.
 const char* const kHosts =
     "203.0.113.2 web.test git.test ssh.test blocked.test asked.test parent.test\n"
-    "127.0.0.1 local.test\n";
+    "127.0.0.1 local.test\n"
+    "10.1.2.3 private.test\n"
+    "2001:db8::dead dual.test\n"
+    "203.0.113.2 dual.test\n"
+    "203.0.113.9 gone.test\n"
+    "198.51.100.7 unrouted.test\n";
 
 const char* const kConfig = R"({"network": {
-  "allowedDomains": ["web.test", "git.test", "ssh.test", "local.test", "behind.test"],
+  "allowedDomains": ["web.test", "git.test", "ssh.test", "local.test", "behind.test",
+                     "dual.test", "gone.test", "unrouted.test"],
   "deniedDomains": ["blocked.test"]}})";
 
 /// One network for the whole suite.
@@ -231,6 +240,26 @@ class Network {
   }
   std::string reviewer(const std::string& name) const {
     return (scratch.root / (name + ".sh")).string();
+  }
+  /// TCP connections the test network's side (where the supervisor and its proxy run) has
+  /// opened so far: `Tcp: ActiveOpens` of /proc/<holder>/net/snmp (one per connect(2) that
+  /// sent a SYN); -1 when it cannot be read.
+  long active_opens() const {
+    std::istringstream in(read_file("/proc/" + std::to_string(holder) + "/net/snmp"));
+    std::vector<std::string> names;
+    for (std::string line; std::getline(in, line);) {
+      if (!line.starts_with("Tcp: ")) continue;
+      std::istringstream words(line.substr(5));
+      std::vector<std::string> fields;
+      for (std::string word; words >> word;) fields.push_back(word);
+      if (names.empty()) {
+        names = fields;
+        continue;
+      }
+      for (std::size_t i = 0; i < names.size() && i < fields.size(); ++i)
+        if (names[i] == "ActiveOpens") return std::stol(fields[i]);
+    }
+    return -1;
   }
   /// The requests the reviewers received, one JSON object per line.
   std::vector<std::string> reviewed() const {
@@ -402,6 +431,68 @@ TEST_F(NetworkTest, AnUndecidedDomainIsAskedForEveryConnection) {
 TEST_F(NetworkTest, WithoutAReviewerOrATerminalUndecidedIsRefused) {
   const RunResult r = network_->run("curl -sS -o /dev/null -w '%{http_code}' http://asked.test/a");
   EXPECT_EQ(r.out, "403");
+}
+
+// --- What will be refused is refused before anyone is asked (issue 13 item 4): the name is
+// resolved and every address checked before the decision, for a direct connection.
+
+TEST_F(NetworkTest, ANameThatDoesNotResolveOrResolvesToAPrivateAddressIsNotAskedAbout) {
+  // Neither name is in allowedDomains: an allowing reviewer would be asked, and records it.
+  const RunResult r = network_->run(
+      "curl -s -o /dev/null -w '%{http_code} ' http://private.test/; "
+      "curl -s -o /dev/null -w '%{http_connect}' --proxytunnel http://nowhere.test/",
+      {"--reviewer", network_->reviewer("allow")});
+  EXPECT_EQ(r.out, "403 502");
+  EXPECT_TRUE(network_->reviewed().empty());
+  const std::string private_line =
+      "pi-sandbox: network: refused private.test:80: private.test resolves to 10.1.2.3, which is "
+      "private\n";
+  const std::string unresolved_line =
+      "pi-sandbox: network: refused nowhere.test:80: could not resolve nowhere.test: ";
+  EXPECT_TRUE(r.err.starts_with(private_line + unresolved_line)) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;
+  EXPECT_TRUE(r.err.ends_with("\n")) << r.err;
+  // No question, so no decision in the audit log either.
+  const std::string audit =
+      read_file(network_->scratch.home / ".pi/agent/logs/pi-sandbox-audit.jsonl");
+  EXPECT_EQ(audit.find("private.test"), std::string::npos) << audit;
+  EXPECT_EQ(audit.find("nowhere.test"), std::string::npos) << audit;
+}
+
+// --- An allowed destination that cannot be reached says why (issue 13 item 7).
+
+TEST_F(NetworkTest, AnUnreachableAllowedHostGetsOneLineNamingTheCause) {
+  RunResult r =
+      network_->run("curl -s -o /dev/null -w '%{http_connect}' --proxytunnel http://web.test:81/");
+  EXPECT_EQ(r.out, "502");
+  EXPECT_EQ(r.err, "pi-sandbox: network: web.test:81: connection refused (203.0.113.2:81)\n");
+  r = network_->run("curl -s -o /dev/null -w '%{http_code}' http://unrouted.test/");
+  EXPECT_EQ(r.out, "502");
+  EXPECT_EQ(r.err,
+            "pi-sandbox: network: unrouted.test:80: network is unreachable (198.51.100.7:80)\n");
+  // Nobody answers for 203.0.113.9 on the test link: the neighbour lookup fails.
+  r = network_->run("curl -s -x \"$ALL_PROXY\" http://gone.test/");
+  EXPECT_EQ(r.exit_code, 97);  // SOCKS5 reply 0x04, host unreachable
+  EXPECT_EQ(r.err, "pi-sandbox: network: gone.test:80: no route to host (203.0.113.9:80)\n");
+}
+
+// --- Happy Eyeballs (issue 13 item 8, RFC 8305).
+
+TEST_F(NetworkTest, ADeadIpv6PathDoesNotHoldUpTheIpv4One) {
+  PI_SANDBOX_REQUIRE(fs::exists(network_->scratch.root / "ipv6.ready"),
+                     "no IPv6 in the test network");
+  const long before = network_->active_opens();
+  ASSERT_GE(before, 0) << "cannot read the test network's TCP counters";
+  // curl gives up after 20 s; one attempt after the other, the dead address alone would hold
+  // each connection for the proxy's 30 s connect limit.
+  const RunResult r = network_->run(
+      "curl -sS --max-time 20 --proxytunnel http://dual.test/hello && "
+      "curl -sS --max-time 20 -x \"$ALL_PROXY\" http://dual.test/hello");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, kHello + kHello);
+  EXPECT_EQ(r.err, "");
+  // Each connection tried the dead IPv6 address (first) and the IPv4 one: two SYNs each.
+  EXPECT_EQ(network_->active_opens() - before, 4);
 }
 
 TEST_F(NetworkTest, EachRequestOnAKeepAliveConnectionIsDecided) {
@@ -697,7 +788,7 @@ TEST_F(ParentProxyTest, A407WithoutOrWithWrongCredentialsIsAFailureThatSaysSo) {
       {{"HTTPS_PROXY", "http://parent.test:3130"}});
   EXPECT_EQ(r.out, "502");
   EXPECT_EQ(r.exit_code, 56);
-  EXPECT_NE(r.err.find("pi-sandbox: network: web.test:80 failed: the parent proxy "
+  EXPECT_NE(r.err.find("pi-sandbox: network: web.test:80: the parent proxy "
                        "http://parent.test:3130 (HTTPS_PROXY) answered CONNECT with 407 Proxy "
                        "Authentication Required (no credentials were given)\n"),
             std::string::npos)
@@ -722,7 +813,7 @@ TEST_F(ParentProxyTest, AParentThatRefusesOrIsDownIsAFailureThatSaysSo) {
                       "CONNECT with 403 Forbidden\n"))
       << r.out;
   EXPECT_NE(
-      r.err.find("pi-sandbox: network: web.test:80 failed: the parent proxy "
+      r.err.find("pi-sandbox: network: web.test:80: the parent proxy "
                  "http://parent.test:3131 (HTTP_PROXY) answered CONNECT with 403 Forbidden\n"),
       std::string::npos)
       << r.err;
@@ -730,16 +821,16 @@ TEST_F(ParentProxyTest, AParentThatRefusesOrIsDownIsAFailureThatSaysSo) {
   r = network_->run("curl -sS -x \"$ALL_PROXY\" http://web.test/hello", {},
                     {{"HTTPS_PROXY", "http://203.0.113.2:3199"}});
   EXPECT_EQ(r.exit_code, 97) << r.err;
-  EXPECT_NE(r.err.find("pi-sandbox: network: web.test:80 failed: could not connect to the parent "
-                       "proxy http://203.0.113.2:3199 (HTTPS_PROXY): 203.0.113.2:3199: Connection "
-                       "refused\n"),
+  EXPECT_NE(r.err.find("pi-sandbox: network: web.test:80: could not connect to the parent "
+                       "proxy http://203.0.113.2:3199 (HTTPS_PROXY): connection refused "
+                       "(203.0.113.2:3199)\n"),
             std::string::npos)
       << r.err;
   // An unusable URL: these connections fail, never directly.
   r = network_->run("curl -sS -o /dev/null -w '%{http_connect}' --proxytunnel http://web.test/", {},
                     {{"ALL_PROXY", "socks5://parent.test:1080"}});
   EXPECT_EQ(r.out, "502");
-  EXPECT_NE(r.err.find("pi-sandbox: network: web.test:80 failed: the parent proxy in ALL_PROXY "
+  EXPECT_NE(r.err.find("pi-sandbox: network: web.test:80: the parent proxy in ALL_PROXY "
                        "cannot be used: its URL uses the scheme socks5; only http:// parent "
                        "proxies are supported\n"),
             std::string::npos)

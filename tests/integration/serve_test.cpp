@@ -25,8 +25,12 @@ using namespace std::chrono_literals;
 /// One `pi-sandbox serve` with pipes to its stdin and stdout.
 class Serve {
  public:
-  explicit Serve(const Scratch& scratch, std::vector<std::string> extra = {}) {
-    std::vector<std::string> argv = {sandbox_binary(), "serve"};
+  /// `prefix` (e.g. IsolatedNetwork::enter()) runs before `pi-sandbox serve`.
+  explicit Serve(const Scratch& scratch, std::vector<std::string> extra = {},
+                 std::vector<std::string> prefix = {}) {
+    std::vector<std::string> argv = std::move(prefix);
+    argv.push_back(sandbox_binary());
+    argv.push_back("serve");
     argv.insert(argv.end(), extra.begin(), extra.end());
     pid_ = spawn_piped(argv, scratch.env(), in_, out_);
   }
@@ -91,6 +95,48 @@ class Serve {
   pid_t pid_ = -1;
   int in_ = -1, out_ = -1;
   std::string buffer_;
+};
+
+/// User, network and mount namespaces held by a sleeping process, in which /etc/hosts is
+/// `hosts` and the network has no route (not even a loopback that is up): a name of `hosts`
+/// resolves there, to a public-looking address, and connecting to it fails at once (network
+/// unreachable). The proxy resolves and checks a destination before anyone is asked (issue
+/// 13 item 4), so a question needs a name that resolves.
+class IsolatedNetwork {
+ public:
+  IsolatedNetwork(const Scratch& scratch, const std::string& hosts) {
+    write_file(scratch.root / "hosts", hosts);
+    const fs::path ready = scratch.root / "isolated.ready";
+    holder_ = spawn_process(
+        {"/usr/bin/setsid", "/usr/bin/unshare", "--user", "--map-current-user", "--keep-caps",
+         "--net", "--mount", "--propagation", "private", "/bin/sh", "-c",
+         "mount --bind \"$0\" /etc/hosts && touch \"$1\" && exec sleep infinity",
+         (scratch.root / "hosts").string(), ready.string()});
+    for (int i = 0; i < 500 && !fs::exists(ready); ++i) std::this_thread::sleep_for(10ms);
+    ready_ = fs::exists(ready);
+  }
+  ~IsolatedNetwork() {
+    if (holder_ > 0) {
+      ::kill(-holder_, SIGKILL);
+      wait_process(holder_);
+    }
+  }
+  [[nodiscard]] bool ready() const { return ready_; }
+  /// The prefix that runs a program in these namespaces, as the calling user.
+  [[nodiscard]] std::vector<std::string> enter() const {
+    return {"/usr/bin/nsenter",
+            "--preserve-credentials",
+            "-U",
+            "-n",
+            "-m",
+            "-t",
+            std::to_string(holder_),
+            "--"};
+  }
+
+ private:
+  pid_t holder_ = -1;
+  bool ready_ = false;
 };
 
 std::string decode(const json& output) {
@@ -345,8 +391,11 @@ TEST(Serve, AnswersBindToOneOpenQuestionAndTheFirstIsFinal) {
 
 TEST(Serve, NetworkApprovalRoundTrips) {
   Scratch scratch;
-  Serve serve(scratch);
-  // A name that cannot resolve: an allow reaches the resolver (502), a deny stops at 403.
+  // A name that resolves to a public address with no route to it: an allow reaches the
+  // connection attempt (502), a deny stops at 403.
+  const IsolatedNetwork network(scratch, "203.0.113.77 approval-test.invalid\n");
+  PI_SANDBOX_REQUIRE(network.ready(), "no user, network and mount namespaces for the test");
+  Serve serve(scratch, {}, network.enter());
   const std::string command =
       "curl -s -o /dev/null -w '%{http_code}' http://approval-test.invalid/";
   for (const std::string choice : {"allow-once", "deny"}) {
@@ -367,6 +416,11 @@ TEST(Serve, NetworkApprovalRoundTrips) {
                 {"choice", choice}});
     const auto events = serve.until_exit(choice);
     EXPECT_EQ(streams(events).first, choice == "deny" ? "403" : "502");
+    // An allowed destination that cannot be reached says why (issue 13 item 7).
+    const bool says_why = streams(events).second.find(
+                              "pi-sandbox: network: approval-test.invalid:80: network is "
+                              "unreachable (203.0.113.77:80)\n") != std::string::npos;
+    EXPECT_EQ(says_why, choice != "deny") << streams(events).second;
   }
 }
 

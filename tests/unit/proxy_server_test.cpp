@@ -1,21 +1,24 @@
 // proxy::Server with real sockets on 127.0.0.1 (docs/network.md, "Answers the command sees"): a
 // Server on listeners the test creates, a scripted Decider, and tiny origin servers on threads.
 // Nothing of the proxy is mocked. The one test seam is ServerOptions::address_allowed, which here
-// accepts 127.0.0.1 (production refuses every loopback address); test names resolve through a
-// private /etc/hosts in a mount namespace of this test process, as the network integration tests
-// (tests/integration/network_test.cpp) give the supervisor a hosts file. No test asserts a
-// wall-clock time: "does not stall" is shown by ordering (a blocked decider is released only after
-// another connection finished).
+// accepts 127.0.0.1 and 127.0.0.3 (production refuses every loopback address); test names resolve
+// through a private /etc/hosts in a mount namespace of this test process, as the network
+// integration tests (tests/integration/network_test.cpp) give the supervisor a hosts file. No test
+// asserts a wall-clock time: "does not stall" is shown by ordering (a blocked decider is released
+// only after another connection finished).
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <asio/ip/address.hpp>
+#include <asio/ip/tcp.hpp>
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
@@ -28,6 +31,7 @@
 #include <vector>
 
 #include "core/unique_fd.hpp"
+#include "proxy/happy_eyeballs.hpp"
 #include "proxy/protocol/http.hpp"
 #include "proxy/server.hpp"
 
@@ -44,7 +48,10 @@ constexpr const char* kHosts =
     "127.0.0.1 other.test\n"
     "10.0.0.1 private.test\n"
     "127.0.0.1 mixed.test\n"
-    "10.0.0.2 mixed.test\n";
+    "10.0.0.2 mixed.test\n"
+    "127.0.0.3 stalled.test\n"
+    "127.0.0.1 eyeballs.test\n"
+    "127.0.0.3 eyeballs.test\n";
 
 bool write_file(const char* path, const std::string& text) {
   std::ofstream out(path);
@@ -91,32 +98,69 @@ struct Listener {
   std::uint16_t port = 0;
 };
 
-Listener listen_loopback() {
+// Listens on `ip`:`port` (0: any free port) with room for `backlog` connections not yet
+// accepted.
+Listener listen_loopback(const std::string& ip = "127.0.0.1", std::uint16_t port = 0,
+                         int backlog = 128) {
   UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   sockaddr_in address{};
   address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = htons(port);
+  ::inet_pton(AF_INET, ip.c_str(), &address.sin_addr);
   socklen_t length = sizeof address;
   if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&address), length) != 0 ||
-      ::listen(fd.get(), 128) != 0 ||
+      ::listen(fd.get(), backlog) != 0 ||
       ::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-    ADD_FAILURE() << "listen on 127.0.0.1 failed";
+    ADD_FAILURE() << "listen on " << ip << ":" << port << " failed";
   }
   return Listener{std::move(fd), ntohs(address.sin_port)};
 }
 
-UniqueFd connect_loopback(std::uint16_t port) {
+UniqueFd connect_loopback(std::uint16_t port, const std::string& ip = "127.0.0.1") {
   UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   const timeval timeout{10, 0};  // a hang fails the test instead of blocking it
   ::setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
   sockaddr_in address{};
   address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::inet_pton(AF_INET, ip.c_str(), &address.sin_addr);
   address.sin_port = htons(port);
   if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-    ADD_FAILURE() << "connect to 127.0.0.1:" << port << " failed";
+    ADD_FAILURE() << "connect to " << ip << ":" << port << " failed";
   }
   return fd;
+}
+
+// A listener that never answers a connection attempt: its accept queue (backlog 0) is full
+// with one connection never accepted, and the kernel drops the SYNs of every further one, so a
+// connect(2) to it waits as to an address whose packets are lost.
+struct Stalled {
+  Listener listener;
+  UniqueFd filler;
+};
+
+Stalled stalled_listener(const std::string& ip, std::uint16_t port = 0) {
+  Stalled stalled{listen_loopback(ip, port, 0), {}};
+  stalled.filler = connect_loopback(stalled.listener.port, ip);
+  return stalled;
+}
+
+// The addresses of `name` in the order the proxy's lookup gets them (getaddrinfo(3),
+// AI_ADDRCONFIG).
+std::vector<std::string> resolved(const std::string& name) {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_ADDRCONFIG;
+  addrinfo* list = nullptr;
+  std::vector<std::string> out;
+  if (::getaddrinfo(name.c_str(), "80", &hints, &list) != 0) return out;
+  for (const addrinfo* entry = list; entry != nullptr; entry = entry->ai_next) {
+    char text[INET6_ADDRSTRLEN] = {};
+    const auto* in = reinterpret_cast<const sockaddr_in*>(entry->ai_addr);
+    if (entry->ai_family == AF_INET) ::inet_ntop(AF_INET, &in->sin_addr, text, sizeof text);
+    if (std::ranges::find(out, std::string(text)) == out.end()) out.emplace_back(text);
+  }
+  ::freeaddrinfo(list);
+  return out;
 }
 
 bool write_all(int fd, std::string_view bytes) {
@@ -166,11 +210,12 @@ std::string pattern(std::size_t size, unsigned seed) {
 
 // ---- origin servers --------------------------------------------------------------------------
 
-// Accepts on 127.0.0.1 and runs `handler` for each connection on a thread of its own.
+// Accepts on `ip` (127.0.0.1) and runs `handler` for each connection on a thread of its own.
 class Origin {
  public:
-  explicit Origin(std::function<void(int)> handler) : handler_(std::move(handler)) {
-    Listener listener = listen_loopback();
+  explicit Origin(std::function<void(int)> handler, const std::string& ip = "127.0.0.1")
+      : handler_(std::move(handler)) {
+    Listener listener = listen_loopback(ip);
     port_ = listener.port;
     listen_fd_ = std::move(listener.fd);
     acceptor_ = std::thread([this] {
@@ -264,15 +309,26 @@ struct Proxy {
       }
       return script->answer(host, port);
     };
-    // The test seam: the test servers live on 127.0.0.1, which production refuses.
+    // The test seam: the test servers live on 127.0.0.1 and 127.0.0.3, which production
+    // refuses.
     options.address_allowed = [](const asio::ip::address& address, std::string& why_not) {
-      if (address == asio::ip::make_address("127.0.0.1")) return true;
+      if (address == asio::ip::make_address("127.0.0.1") ||
+          address == asio::ip::make_address("127.0.0.3"))
+        return true;
       why_not = address.to_string() + ", which is not the test server";
       return false;
     };
     options.log = [log = log](std::string_view line) {
       std::lock_guard lock(log->mutex);
       log->lines.emplace_back(line);
+    };
+    options.refused = [told = told](const std::string& destination, const std::string& reason) {
+      std::lock_guard lock(told->mutex);
+      told->lines.push_back("refused " + destination + ": " + reason);
+    };
+    options.unreachable = [told = told](const std::string& destination, const std::string& cause) {
+      std::lock_guard lock(told->mutex);
+      told->lines.push_back(destination + ": " + cause);
     };
     if (tweak) tweak(options);
     server = std::make_unique<Server>(std::move(options));
@@ -289,9 +345,15 @@ struct Proxy {
     for (const auto& line : log->lines) out += line + "\n";
     return out;
   }
+  /// What ServerOptions::refused and ::unreachable were told, one line each, in order.
+  std::vector<std::string> reported() {
+    std::lock_guard lock(told->mutex);
+    return told->lines;
+  }
 
   std::shared_ptr<Script> script = std::make_shared<Script>();
   std::shared_ptr<Log> log = std::make_shared<Log>();
+  std::shared_ptr<Log> told = std::make_shared<Log>();
   std::uint16_t http_port = 0;
   std::uint16_t socks_port = 0;
   std::unique_ptr<Server> server;
@@ -373,7 +435,7 @@ TEST(ProxyServer, IpLiteralsAreRefusedWithoutAsking) {
 
 TEST(ProxyServer, AddressCheckRefusesEvenAllowedNames) {
   REQUIRE_TEST_NAMES();
-  Proxy proxy;  // the decider allows everything
+  Proxy proxy;  // the decider would allow everything
   for (const char* target : {"private.test:80", "mixed.test:80"}) {
     UniqueFd client = connect_loopback(proxy.http_port);
     ASSERT_TRUE(write_all(client.get(), connect_request(target)));
@@ -381,8 +443,58 @@ TEST(ProxyServer, AddressCheckRefusesEvenAllowedNames) {
   }
   UniqueFd socks = connect_loopback(proxy.socks_port);
   EXPECT_EQ(socks_exchange(socks.get(), socks_connect("mixed.test", 80)), kSocksNotAllowed);
-  EXPECT_EQ(proxy.script->seen().size(), 3u);
-  EXPECT_NE(proxy.logged().find("mixed.test resolves to 10.0.0.2, which is not the test server"),
+  // Checked before the decision (issue 13 item 4): the decider, which may ask a human, is not
+  // asked about what will be refused anyway.
+  EXPECT_TRUE(proxy.script->seen().empty());
+  EXPECT_EQ(proxy.reported(),
+            (std::vector<std::string>{
+                "refused private.test:80: private.test resolves to 10.0.0.1, which is not the "
+                "test server",
+                "refused mixed.test:80: mixed.test resolves to 10.0.0.2, which is not the test "
+                "server",
+                "refused mixed.test:80: mixed.test resolves to 10.0.0.2, which is not the test "
+                "server"}));
+}
+
+TEST(ProxyServer, ANameThatDoesNotResolveIsRefusedWithoutAsking) {
+  REQUIRE_TEST_NAMES();
+  Proxy proxy;
+  UniqueFd client = connect_loopback(proxy.http_port);
+  ASSERT_TRUE(write_all(client.get(), connect_request("unknown.test:80")));
+  const std::string answer = read_all(client.get());
+  EXPECT_TRUE(answer.starts_with("HTTP/1.1 502 Bad Gateway\r\n")) << answer;
+  EXPECT_NE(answer.find("could not resolve unknown.test: "), std::string::npos) << answer;
+  UniqueFd socks = connect_loopback(proxy.socks_port);
+  EXPECT_EQ(socks_exchange(socks.get(), socks_connect("unknown.test", 80)),
+            bytes({5, 4, 0, 1, 0, 0, 0, 0, 0, 0}));  // host unreachable
+  EXPECT_TRUE(proxy.script->seen().empty());
+  const auto reported = proxy.reported();
+  ASSERT_EQ(reported.size(), 2u);
+  for (const auto& line : reported)
+    EXPECT_TRUE(line.starts_with("refused unknown.test:80: could not resolve unknown.test: "))
+        << line;
+}
+
+TEST(ProxyServer, TheScreenRefusesBeforeTheLookupAndTheDecider) {
+  REQUIRE_TEST_NAMES();
+  auto screened = std::make_shared<Script>();
+  Proxy proxy([screened](ServerOptions& options) {
+    options.screen = [screened](const std::string& host, std::uint16_t port) {
+      std::lock_guard lock(screened->mutex);
+      screened->calls.push_back(host + ":" + std::to_string(port));
+      return host == "unknown.test" ? std::optional<std::string>("screened out") : std::nullopt;
+    };
+  });
+  // unknown.test does not resolve: a lookup would make it a 502, the screen makes it a 403.
+  UniqueFd client = connect_loopback(proxy.http_port);
+  ASSERT_TRUE(write_all(client.get(), connect_request("Unknown.TEST.:80")));
+  EXPECT_EQ(read_all(client.get()), blocked_response());
+  UniqueFd socks = connect_loopback(proxy.socks_port);
+  EXPECT_EQ(socks_exchange(socks.get(), socks_connect("unknown.test", 443)), kSocksNotAllowed);
+  EXPECT_EQ(screened->seen(), (std::vector<std::string>{"unknown.test:80", "unknown.test:443"}));
+  EXPECT_TRUE(proxy.script->seen().empty());
+  EXPECT_TRUE(proxy.reported().empty());  // the screen reports its own refusals
+  EXPECT_NE(proxy.logged().find("CONNECT Unknown.TEST.:80 refused: screened out"),
             std::string::npos)
       << proxy.logged();
 }
@@ -395,18 +507,79 @@ TEST(ProxyServer, UnreachableServerIs502NamingTheCause) {
     closed_port = gone.port;
   }
   Proxy proxy;
+  const std::string port = std::to_string(closed_port);
   UniqueFd client = connect_loopback(proxy.http_port);
-  ASSERT_TRUE(
-      write_all(client.get(), connect_request("origin.test:" + std::to_string(closed_port))));
+  ASSERT_TRUE(write_all(client.get(), connect_request("origin.test:" + port)));
   const std::string answer = read_all(client.get());
   EXPECT_TRUE(answer.starts_with("HTTP/1.1 502 Bad Gateway\r\n")) << answer;
-  EXPECT_NE(answer.find("could not connect to origin.test:" + std::to_string(closed_port) +
-                        " (127.0.0.1:" + std::to_string(closed_port) + ": Connection refused)"),
+  EXPECT_NE(answer.find("could not connect to origin.test:" + port + ": connection refused " +
+                        "(127.0.0.1:" + port + ")"),
             std::string::npos)
       << answer;
   UniqueFd socks = connect_loopback(proxy.socks_port);
   EXPECT_EQ(socks_exchange(socks.get(), socks_connect("origin.test", closed_port)),
             bytes({5, 5, 0, 1, 0, 0, 0, 0, 0, 0}));
+  // One report per connection (issue 13 item 7), with the cause and the address.
+  const std::string line = "origin.test:" + port + ": connection refused (127.0.0.1:" + port + ")";
+  EXPECT_EQ(proxy.reported(), (std::vector<std::string>{line, line}));
+}
+
+TEST(ProxyServer, AnAttemptPastTheConnectTimeoutNamesTheLimit) {
+  REQUIRE_TEST_NAMES();
+  Stalled stalled = stalled_listener("127.0.0.3");
+  Proxy proxy([](ServerOptions& options) { options.connect_timeout = std::chrono::seconds(1); });
+  const std::string port = std::to_string(stalled.listener.port);
+  UniqueFd client = connect_loopback(proxy.http_port);
+  ASSERT_TRUE(write_all(client.get(), connect_request("stalled.test:" + port)));
+  const std::string answer = read_all(client.get());
+  EXPECT_TRUE(answer.starts_with("HTTP/1.1 502 Bad Gateway\r\n")) << answer;
+  EXPECT_NE(answer.find("could not connect to stalled.test:" + port +
+                        ": timed out after 1 s (127.0.0.3:" + port + ")"),
+            std::string::npos)
+      << answer;
+  EXPECT_EQ(proxy.reported(),
+            std::vector<std::string>{"stalled.test:" + port +
+                                     ": timed out after 1 s (127.0.0.3:" + port + ")"});
+}
+
+// ---- Happy Eyeballs (RFC 8305) ---------------------------------------------------------------
+
+asio::ip::tcp::endpoint endpoint(const char* address) {
+  return {asio::ip::make_address(address), 443};
+}
+
+TEST(ProxyServer, HappyEyeballsOrderAlternatesFamiliesIpv6First) {
+  const std::vector<asio::ip::tcp::endpoint> resolved_order = {
+      endpoint("203.0.113.1"), endpoint("203.0.113.2"), endpoint("203.0.113.3"),
+      endpoint("2001:db8::1"), endpoint("2001:db8::2")};
+  EXPECT_EQ(happy_eyeballs_order(resolved_order),
+            (std::vector<asio::ip::tcp::endpoint>{endpoint("2001:db8::1"), endpoint("203.0.113.1"),
+                                                  endpoint("2001:db8::2"), endpoint("203.0.113.2"),
+                                                  endpoint("203.0.113.3")}));
+  EXPECT_EQ(
+      happy_eyeballs_order({endpoint("203.0.113.1"), endpoint("203.0.113.2")}),
+      (std::vector<asio::ip::tcp::endpoint>{endpoint("203.0.113.1"), endpoint("203.0.113.2")}));
+  EXPECT_TRUE(happy_eyeballs_order({}).empty());
+}
+
+TEST(ProxyServer, HappyEyeballsAStalledFirstAddressDoesNotHoldUpTheNext) {
+  REQUIRE_TEST_NAMES();
+  // The first address the lookup gives stalls; the second answers, on the same port.
+  const std::vector<std::string> order = resolved("eyeballs.test");
+  ASSERT_EQ(order.size(), 2u);
+  Origin origin(echo, order[1]);
+  Stalled stalled = stalled_listener(order[0], origin.port());
+  // One attempt after the other, the stalled one would hold the connection for 60 s, past
+  // the client's 10 s receive limit; with attempts every 250 ms the second wins at once.
+  Proxy proxy([](ServerOptions& options) { options.connect_timeout = std::chrono::seconds(60); });
+  UniqueFd client = connect_loopback(proxy.http_port);
+  ASSERT_TRUE(
+      write_all(client.get(), connect_request("eyeballs.test:" + std::to_string(origin.port()))));
+  EXPECT_EQ(read_exactly(client.get(), kEstablished.size()), kEstablished);
+  ASSERT_TRUE(write_all(client.get(), "ping"));
+  EXPECT_EQ(read_exactly(client.get(), 4), "ping");
+  EXPECT_EQ(origin.accepted(), 1);
+  EXPECT_TRUE(proxy.reported().empty());
 }
 
 TEST(ProxyServer, HalfCloseReachesTheServer) {
@@ -772,6 +945,27 @@ TEST(ProxyServer, ADecisionThatTimesOutIsARefusal) {
   never->release();
 }
 
+TEST(ProxyServer, ADecisionTimeoutOfZeroWaitsForTheDecision) {
+  REQUIRE_TEST_NAMES();
+  Origin origin(echo);
+  Proxy proxy([](ServerOptions& options) { options.decision_timeout = std::chrono::seconds(0); });
+  auto asked = std::make_shared<Latch>();
+  auto answer = std::make_shared<Latch>();
+  proxy.script->answer = [asked, answer](const auto&, auto) {
+    asked->release();
+    answer->wait();
+    return Decision{true, ""};
+  };
+  UniqueFd client = connect_loopback(proxy.http_port);
+  ASSERT_TRUE(
+      write_all(client.get(), connect_request("origin.test:" + std::to_string(origin.port()))));
+  ASSERT_TRUE(asked->wait());
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // a human who takes a moment
+  answer->release();
+  EXPECT_EQ(read_exactly(client.get(), kEstablished.size()), kEstablished);
+  EXPECT_EQ(proxy.logged().find("no decision within"), std::string::npos) << proxy.logged();
+}
+
 TEST(ProxyServer, StopWithAPendingDecisionReturnsAndRefuses) {
   REQUIRE_TEST_NAMES();
   Proxy proxy;
@@ -818,6 +1012,22 @@ TEST(ProxyServer, StopClosesOpenTunnels) {
   EXPECT_EQ(read_exactly(client.get(), kEstablished.size()), kEstablished);
   proxy.server->stop();
   EXPECT_EQ(read_all(client.get()), "");
+}
+
+TEST(ProxyServer, StopWhileConnectingReturnsAndClosesTheClient) {
+  REQUIRE_TEST_NAMES();
+  Stalled stalled = stalled_listener("127.0.0.3");
+  Proxy proxy([](ServerOptions& options) { options.connect_timeout = std::chrono::seconds(60); });
+  UniqueFd client = connect_loopback(proxy.http_port);
+  ASSERT_TRUE(write_all(client.get(),
+                        connect_request("stalled.test:" + std::to_string(stalled.listener.port))));
+  for (int i = 0; i < 1000 && proxy.script->seen().empty(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_EQ(proxy.script->seen().size(), 1u);  // decided: the attempt is (about to be) made
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  proxy.server->stop();  // returns although the attempt would wait 60 s
+  EXPECT_EQ(read_all(client.get()), "");
+  EXPECT_TRUE(proxy.reported().empty());  // the command ended: no unreachable line
 }
 
 TEST(ProxyServer, WithoutADeciderEverythingIsRefused) {
