@@ -45,6 +45,11 @@ proxy::Decision NetworkDecider::decide(const std::string& raw_host, std::uint16_
   auto host = proxy::normalise_host(raw_host);
   if (!host) return refuse(raw_host + ":" + port_text, "the host " + host.error());
   const std::string destination = *host + ":" + port_text;
+  // screen() has refused these before the lookup; checked again so that a caller without the
+  // screen still never lets a denied name pass (fail closed).
+  for (const auto& pattern : network_.denied_domains)
+    if (pattern.matches(*host, port))
+      return refuse(destination, "matches network.deniedDomains entry " + pattern.text());
   for (const auto& pattern : network_.allowed_domains)
     if (pattern.matches(*host, port)) return proxy::Decision{true, {}};
   {

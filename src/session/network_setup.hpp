@@ -54,7 +54,7 @@ class NetworkDecider {
   [[nodiscard]] std::optional<std::string> screen(const std::string& host, std::uint16_t port);
 
   /// `host` as the client sent it; `port` 1-65535. Called after screen() let the destination
-  /// pass (deniedDomains is not checked again here).
+  /// pass (deniedDomains is checked again: a caller without the screen still fails closed).
   [[nodiscard]] proxy::Decision decide(const std::string& host, std::uint16_t port);
 
   /// Reports a refusal (the stderr line and the `denied` callback), for refusals decide()
