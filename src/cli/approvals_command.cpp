@@ -17,6 +17,7 @@
 #include "approval/reviewer_process.hpp"
 #include "approval/terminal_prompt.hpp"
 #include "cli/commands.hpp"
+#include "cli/reviewer_flag.hpp"
 #include "session/approval_setup.hpp"
 #include "session/policy_setup.hpp"
 
@@ -140,12 +141,22 @@ void add_approvals_command(CLI::App& app, int& exit_code) {
   CLI::App* check = cmd->add_subcommand(
       "check", "Decide one boundary request (JSON file, - for stdin) as a crossing would");
   check->add_option("REQUEST", args->request_file, "BoundaryRequest JSON file")->required();
-  check->add_option("--reviewer", args->reviewer,
-                    "Reviewer program (run without a shell; overrides approval.reviewer)");
+  CLI::Option* reviewer = check->add_option(
+      "--reviewer", args->reviewer,
+      "Reviewer program, by absolute path (run without a shell; overrides approval.reviewer)");
   check->add_flag("--no-prompt", args->no_prompt, "Never ask on the terminal");
   check->add_option("--scope", args->scope, "Circuit-breaker scope key");
   check->add_option("--config", args->config, "Trusted configuration file");
-  check->callback([args, &exit_code] { exit_code = run_check(*args); });
+  check->callback([args, reviewer, &exit_code] {
+    // Issue 13 item 9: refused like a relative approval.reviewer (a usage error).
+    if (reviewer->count() > 0)
+      if (auto refused = reviewer_flag_error(args->reviewer)) {
+        print_error(*refused);
+        exit_code = 2;
+        return;
+      }
+    exit_code = run_check(*args);
+  });
 
   auto count = std::make_shared<std::size_t>(20);
   CLI::App* tail = cmd->add_subcommand("tail", "Show the last audit lines, one per decision");
