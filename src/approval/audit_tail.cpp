@@ -144,6 +144,10 @@ std::string readable_line(const AuditDecision& d) {
       " " + core::printable(&target == &d.command ? cut(target, kTailCommandBytes) : target);
   if (!d.command.empty() && &target != &d.command)
     out += " (" + core::printable(cut(d.command, kTailCommandBytes)) + ")";
+  // A hard deny's reason names itself (`Hard deny (<rule>): <what>.`): said once.
+  constexpr std::string_view kHardDeny = "Hard deny (";
+  if (d.source == "hard-deny" && d.reason.starts_with(kHardDeny))
+    return out + " hard deny " + core::printable(d.reason.substr(kHardDeny.size() - 1));
   out += " " + core::printable(source_in_words(d.source));
   if (!d.reason.empty()) out += ": " + core::printable(d.reason);
   return out;

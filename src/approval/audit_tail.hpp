@@ -87,7 +87,9 @@ inline constexpr std::size_t kTailCommandBytes = 80;
 /// One readable line, without a newline:
 ///   `<time> <action> <surface> <target>[ (<command>)] <source in words>[: <reason>]`
 /// where the target is the destination, else the path, else the command, and the command
-/// in parentheses is left out when it is the target. The command is cut to
+/// in parentheses is left out when it is the target. A hard deny whose reason is
+/// `Hard deny (<rule>): <what>` ends in `hard deny (<rule>): <what>` instead of saying it
+/// twice. The command is cut to
 /// kTailCommandBytes (on a UTF-8 boundary) followed by `…`; every value goes through
 /// core::printable(), so the line is one line whatever the file held. An unreadable line
 /// shows as `(unreadable audit line) <line, printable, cut to 200 bytes>`. Example:

@@ -98,6 +98,18 @@ TEST(AuditTail, SourcesInWords) {
                 "hard deny: No."}));
 }
 
+TEST(AuditTail, AHardDenySaysSoOnce) {
+  const BoundaryRequest r = network_request();
+  const std::string reason =
+      "Hard deny (transport-security-weakening): `curl -k` turns off TLS certificate "
+      "verification.";
+  EXPECT_EQ(grouped({line(AuditEvent::HardDeny, r, {Action::Deny, "hard-deny", reason})}),
+            std::vector<std::string>{
+                "2024-05-01T12:34:00.000Z deny network example.com:443 (curl "
+                "https://example.com) hard deny (transport-security-weakening): `curl -k` "
+                "turns off TLS certificate verification."});
+}
+
 TEST(AuditTail, ADenyIsCompleteAtOnce) {
   AuditGrouper grouper;
   const auto got = grouper.add_line(
