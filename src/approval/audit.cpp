@@ -72,6 +72,12 @@ std::string audit_line(AuditEvent event, const BoundaryRequest& request,
   if (details.action) line["action"] = to_string(*details.action);
   if (!details.source.empty()) line["source"] = details.source;
   if (!details.reason.empty()) line["reason"] = details.reason;
+  // Issue 13 item 10: the command that asked and the path are named even when they are not
+  // the target; last, so that the fields before them keep their places.
+  if (request.command && !line.contains("command")) line["command"] = *request.command;
+  if (const auto& path = request.resolved_path ? request.resolved_path : request.path;
+      path && !line.contains("path"))
+    line["path"] = *path;
   return line.dump(-1, ' ', false, ordered_json::error_handler_t::replace) + "\n";
 }
 

@@ -1,11 +1,10 @@
 // `pi-sandbox approvals check REQUEST.json` runs one boundary request through the approval
 // broker exactly as a boundary crossing would and prints the result (exit 0 allow, 1 deny,
-// 2 usage or invalid request); `pi-sandbox approvals tail [-n N]` shows the last audit lines
-// (docs/compatibility.md, "Approvals").
+// 2 usage or invalid request); `pi-sandbox approvals tail` shows the audit log one line per
+// decision (docs/approvals.md; docs/compatibility.md, "Approvals").
 #include <pwd.h>
 #include <unistd.h>
 
-#include <deque>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -16,7 +15,9 @@
 #include "approval/broker.hpp"
 #include "approval/reviewer_process.hpp"
 #include "approval/terminal_prompt.hpp"
+#include "cli/approvals_tail.hpp"
 #include "cli/commands.hpp"
+#include "cli/reviewer_flag.hpp"
 #include "session/approval_setup.hpp"
 #include "session/policy_setup.hpp"
 
@@ -88,48 +89,6 @@ int run_check(const CheckArgs& args) {
   return result.action == Action::Allow ? 0 : 1;
 }
 
-// Audit text shown on a terminal: control characters become `?`.
-std::string shown(const nlohmann::json& value) {
-  std::string text = value.is_string() ? value.get<std::string>() : std::string();
-  for (char& c : text)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  return text;
-}
-
-// One audit line as `<time> <event> <action> by <source> <surface> <target>: <reason>`.
-std::string readable(const std::string& line) {
-  const auto entry = nlohmann::json::parse(line, nullptr, false);
-  if (!entry.is_object()) return "(unreadable audit line) " + shown(nlohmann::json(line));
-  std::string out = shown(entry.value("time", "")) + " " + shown(entry.value("event", ""));
-  if (entry.contains("action")) out += " " + shown(entry["action"]);
-  if (entry.contains("source")) out += " by " + shown(entry["source"]);
-  out += " " + shown(entry.value("surface", ""));
-  for (auto key : {"destination", "command", "path"})
-    if (entry.contains(key)) {
-      out += " " + shown(entry[key]);
-      break;
-    }
-  if (entry.contains("reason")) out += ": " + shown(entry["reason"]);
-  return out;
-}
-
-int run_tail(std::size_t count) {
-  const fs::path path = default_audit_path(session::home_directory());
-  std::ifstream in(path);
-  if (!in) {
-    print_error("no audit log at " + path.string());
-    return 0;
-  }
-  std::deque<std::string> last;
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty()) continue;
-    last.push_back(std::move(line));
-    if (last.size() > count) last.pop_front();
-  }
-  for (const auto& line : last) std::cout << readable(line) << "\n";
-  return 0;
-}
-
 }  // namespace
 
 void add_approvals_command(CLI::App& app, int& exit_code) {
@@ -140,17 +99,38 @@ void add_approvals_command(CLI::App& app, int& exit_code) {
   CLI::App* check = cmd->add_subcommand(
       "check", "Decide one boundary request (JSON file, - for stdin) as a crossing would");
   check->add_option("REQUEST", args->request_file, "BoundaryRequest JSON file")->required();
-  check->add_option("--reviewer", args->reviewer,
-                    "Reviewer program (run without a shell; overrides approval.reviewer)");
+  CLI::Option* reviewer = check->add_option(
+      "--reviewer", args->reviewer,
+      "Reviewer program, by absolute path (run without a shell; overrides approval.reviewer)");
   check->add_flag("--no-prompt", args->no_prompt, "Never ask on the terminal");
   check->add_option("--scope", args->scope, "Circuit-breaker scope key");
   check->add_option("--config", args->config, "Trusted configuration file");
-  check->callback([args, &exit_code] { exit_code = run_check(*args); });
+  check->callback([args, reviewer, &exit_code] {
+    // Issue 13 item 9: refused like a relative approval.reviewer (a usage error).
+    if (reviewer->count() > 0)
+      if (auto refused = reviewer_flag_error(args->reviewer)) {
+        print_error(*refused);
+        exit_code = 2;
+        return;
+      }
+    exit_code = run_check(*args);
+  });
 
-  auto count = std::make_shared<std::size_t>(20);
-  CLI::App* tail = cmd->add_subcommand("tail", "Show the last audit lines, one per decision");
-  tail->add_option("-n", *count, "How many lines (default 20)")->check(CLI::PositiveNumber);
-  tail->callback([count, &exit_code] { exit_code = run_tail(*count); });
+  auto tail_options = std::make_shared<TailOptions>();
+  CLI::App* tail = cmd->add_subcommand(
+      "tail", "Show the last decisions of the audit log, one line each (docs/approvals.md)");
+  tail->add_option("-n", tail_options->count, "How many decisions (default 20)")
+      ->check(CLI::NonNegativeNumber);
+  tail->add_flag("-f,--follow", tail_options->follow,
+                 "Keep showing decisions as they are written (waits for the file)");
+  tail->add_flag("--json", tail_options->json, "One JSON object per decision");
+  tail->add_option("--surface", tail_options->filter.surface, "Only decisions of this surface")
+      ->check(CLI::IsMember({"network", "host-ipc", "filesystem-read", "filesystem-write"}));
+  tail->add_option("--decision", tail_options->filter.action, "Only allows or only denies")
+      ->check(CLI::IsMember({"allow", "deny"}));
+  tail->callback([tail_options, &exit_code] {
+    exit_code = run_approvals_tail(default_audit_path(session::home_directory()), *tail_options);
+  });
 }
 
 }  // namespace pisandbox::cli

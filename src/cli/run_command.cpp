@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "cli/commands.hpp"
+#include "cli/reviewer_flag.hpp"
 #include "core/deadline.hpp"
 #include "core/io.hpp"
 #include "core/phase_trace.hpp"
@@ -75,15 +76,25 @@ void add_run_command(CLI::App& app, int& exit_code) {
           },
           "SECONDS"));
   cmd->add_option("--config", args->policy.config, "Trusted configuration file");
-  cmd->add_option("--reviewer", args->approval.reviewer,
-                  "Automatic reviewer program for approvals (run without a shell; overrides "
-                  "approval.reviewer)");
+  CLI::Option* reviewer =
+      cmd->add_option("--reviewer", args->approval.reviewer,
+                      "Automatic reviewer program for approvals, by absolute path (run without a "
+                      "shell; overrides approval.reviewer; docs/approvals.md)");
   cmd->add_flag("--no-prompt", args->approval.no_prompt,
                 "Never ask on the terminal: what needs a human is denied");
   cmd->add_option("-c", args->shell_command, "Run SHELL COMMAND with /bin/bash -c");
   cmd->add_option("argv", args->argv, "-- PROGRAM [ARGS...]");
   cmd->positionals_at_end();
-  cmd->callback([args, &exit_code] { exit_code = run(*args); });
+  cmd->callback([args, reviewer, &exit_code] {
+    // Issue 13 item 9: refused like a relative approval.reviewer; nothing was launched.
+    if (reviewer->count() > 0)
+      if (auto refused = reviewer_flag_error(args->approval.reviewer)) {
+        print_error(*refused);
+        exit_code = kExitSetupFailed;
+        return;
+      }
+    exit_code = run(*args);
+  });
 }
 
 }  // namespace pisandbox::cli

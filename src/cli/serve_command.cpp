@@ -1,5 +1,6 @@
 // `pi-sandbox serve` and its internal `pi-sandbox serve-worker`: the options, then serve/.
 #include "cli/commands.hpp"
+#include "cli/reviewer_flag.hpp"
 #include "serve/server.hpp"
 #include "serve/worker.hpp"
 
@@ -10,9 +11,20 @@ void add_serve_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "serve", "Run commands for a host over JSON lines on stdin/stdout (docs/protocol.md)");
   cmd->add_option("--config", args->config, "Trusted configuration file");
-  cmd->add_option("--reviewer", args->reviewer,
-                  "Automatic reviewer program (overrides approval.reviewer)");
-  cmd->callback([args, &exit_code] { exit_code = serve::serve(*args); });
+  CLI::Option* reviewer =
+      cmd->add_option("--reviewer", args->reviewer,
+                      "Automatic reviewer program, by absolute path (overrides approval.reviewer; "
+                      "docs/approvals.md)");
+  cmd->callback([args, reviewer, &exit_code] {
+    // Issue 13 item 9: refused like a relative approval.reviewer, before serving anything.
+    if (reviewer->count() > 0)
+      if (auto refused = reviewer_flag_error(args->reviewer)) {
+        print_error(*refused);
+        exit_code = 2;
+        return;
+      }
+    exit_code = serve::serve(*args);
+  });
 }
 
 void add_serve_worker_command(CLI::App& app, int& exit_code) {

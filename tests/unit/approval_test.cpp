@@ -499,7 +499,8 @@ TEST(Audit, ReviewDecisionLine) {
                   R"("request_hash":")" +
                       hash_of(network_request()) +
                       R"(","surface":"network","destination":"example.com:443",)"
-                      R"("action":"deny","source":"reviewer","reason":"too risky\nreally"})"
+                      R"("action":"deny","source":"reviewer","reason":"too risky\nreally",)"
+                      R"("command":"curl https://example.com"})"
                       "\n");
 }
 
@@ -511,6 +512,7 @@ TEST(Audit, TargetIsDestinationThenCommandThenPath) {
   };
   EXPECT_EQ(parsed().at("command"), "curl https://example.com");
   EXPECT_FALSE(parsed().contains("destination"));
+  EXPECT_EQ(parsed().size(), 5u);  // the command once, as the target
   r.command.reset();
   r.path = "a";
   EXPECT_EQ(parsed().at("path"), "a");
