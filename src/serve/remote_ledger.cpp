@@ -6,8 +6,11 @@ std::optional<bool> RemoteLedger::call(LedgerRequest request) {
   reader_.start();
   std::unique_lock lock(mutex_);
   request.seq = next_seq_++;
-  pipe_.write(ledger_request_line(request));
   const std::uint64_t seq = request.seq;
+  // Written without the lock: the reader thread takes replies under it meanwhile.
+  lock.unlock();
+  pipe_.write(ledger_request_line(request));
+  lock.lock();
   replied_.wait(lock, [&] { return replies_.contains(seq) || closed_; });
   const auto it = replies_.find(seq);
   if (it == replies_.end()) return std::nullopt;
