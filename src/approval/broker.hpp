@@ -104,7 +104,15 @@ class HumanPrompt {
  public:
   virtual ~HumanPrompt() = default;
   [[nodiscard]] virtual HumanReply ask(const HumanQuestion& question) = 0;
+  /// The command has ended: a question still open ends now as Unavailable with `reason`
+  /// (whoever sees the question is told), and every later one at once. Returns when no
+  /// question is open any more (the terminal has its settings back). Default: nothing open.
+  virtual void end(std::string_view reason) { (void)reason; }
 };
+
+/// The reason of a question closed because its command ended first.
+inline constexpr std::string_view kCommandEndedReason =
+    "The command ended before the question was answered.";
 
 /// Where audit lines go (docs/compatibility.md, "Approvals"). `line` is one audit_line() result,
 /// ending in

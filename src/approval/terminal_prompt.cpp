@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -59,7 +60,7 @@ class RawAnswerMode {
 constexpr char kEscape = 0x1b;
 
 // How reading an answer ended.
-enum class Ended { Line, Escape, Cancelled, TimedOut };
+enum class Ended { Line, Escape, Cancelled, TimedOut, CommandEnded };
 
 struct Answer {
   Ended ended = Ended::Cancelled;
@@ -68,14 +69,16 @@ struct Answer {
 
 // Reads one answer line, echoing its printable characters, erasures and the end of the line
 // (so that Enter, Esc and control keys never show as `^J`, `^[`). Cancelled: EOF, Ctrl-C,
-// Ctrl-D on an empty line, an error.
-Answer read_answer(int fd, const std::optional<std::chrono::steady_clock::time_point>& deadline) {
+// Ctrl-D on an empty line, an error. CommandEnded: `ended` became readable.
+Answer read_answer(int fd, int ended,
+                   const std::optional<std::chrono::steady_clock::time_point>& deadline) {
   std::string line;
   for (;;) {
-    pollfd ready{fd, POLLIN, 0};
-    const int polled = ::poll(&ready, 1, core::poll_timeout(deadline));
+    pollfd ready[2] = {{fd, POLLIN, 0}, {ended, POLLIN, 0}};
+    const int polled = ::poll(ready, 2, core::poll_timeout(deadline));
     if (polled < 0 && errno == EINTR) continue;
     if (polled == 0) return {Ended::TimedOut, {}};
+    if (polled > 0 && ready[1].revents != 0) return {Ended::CommandEnded, {}};
     char c = 0;
     const ssize_t n = polled < 0 ? -1 : ::read(fd, &c, 1);
     if (n <= 0) return {};  // EOF, EINTR (a signal cancels), EIO (hangup)
@@ -166,7 +169,19 @@ std::string choice_prompt(std::size_t n) {
   return "Choice [1-" + std::to_string(n) + ", Enter = Deny]: ";
 }
 
-TerminalPrompt::TerminalPrompt(std::string tty_path) : tty_path_(std::move(tty_path)) {}
+TerminalPrompt::TerminalPrompt(std::string tty_path)
+    : tty_path_(std::move(tty_path)), ended_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
+
+void TerminalPrompt::end(std::string_view reason) {
+  {
+    std::lock_guard lock(mutex_);
+    ended_reason_ = reason;
+  }
+  const std::uint64_t one = 1;
+  if (ended_) (void)!::write(ended_.get(), &one, sizeof one);  // stays readable: never read
+  // The open question, if any, ends now; waiting for the terminal is waiting for it.
+  const std::lock_guard question(question_mutex());
+}
 
 HumanReply TerminalPrompt::ask(const HumanQuestion& question) {
   const auto asked = std::chrono::steady_clock::now();
@@ -174,11 +189,17 @@ HumanReply TerminalPrompt::ask(const HumanQuestion& question) {
     return HumanReply{HumanAnswer::Unavailable, std::nullopt,
                       unanswered_reason(left_until(*question.deadline, asked))};
   };
+  const auto ended = [this] {
+    std::lock_guard lock(mutex_);
+    return HumanReply{HumanAnswer::Unavailable, std::nullopt, ended_reason_};
+  };
   std::unique_lock lock(question_mutex(), std::defer_lock);
   if (!question.deadline)
     lock.lock();
   else if (!lock.try_lock_until(*question.deadline))
     return unanswered();  // another question had the terminal until the deadline
+  pollfd over{ended_.get(), POLLIN, 0};
+  if (ended_ && ::poll(&over, 1, 0) == 1) return ended();  // the command has ended
   // A command's private pty may be relaying this terminal: the relay stops reading it (and the
   // command's output), and puts its settings back, for as long as the question lasts.
   const core::TerminalLease::Borrowed borrowed(core::TerminalLease::controlling());
@@ -191,7 +212,7 @@ HumanReply TerminalPrompt::ask(const HumanQuestion& question) {
   const auto choices = question_choices(question);
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
     if (!write_all(tty.get(), choice_prompt(choices.size()))) return {};
-    const Answer answer = read_answer(tty.get(), question.deadline);
+    const Answer answer = read_answer(tty.get(), ended_.get(), question.deadline);
     switch (answer.ended) {
       case Ended::Cancelled:
         (void)write_all(tty.get(), "\nCancelled.\n");
@@ -204,6 +225,11 @@ HumanReply TerminalPrompt::ask(const HumanQuestion& question) {
       case Ended::Escape:
         (void)write_all(tty.get(), "\n");
         return {HumanAnswer::Deny, std::nullopt, {}};
+      case Ended::CommandEnded: {
+        HumanReply reply = ended();
+        (void)write_all(tty.get(), "\n" + reply.reason + "\n");
+        return reply;
+      }
       case Ended::Line:
         break;
     }

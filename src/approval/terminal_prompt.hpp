@@ -7,11 +7,13 @@
 
 #include <chrono>
 #include <cstddef>
+#include <mutex>
 #include <string>
 #include <string_view>
 
 #include "approval/boundary_request.hpp"
 #include "approval/broker.hpp"
+#include "core/unique_fd.hpp"
 
 namespace pisandbox::approval {
 
@@ -71,8 +73,15 @@ class TerminalPrompt final : public HumanPrompt {
 
   [[nodiscard]] HumanReply ask(const HumanQuestion& question) override;
 
+  /// Ends the open question (the terminal shows `reason` and gets its settings back) and
+  /// every later one; returns once the terminal is free.
+  void end(std::string_view reason) override;
+
  private:
   std::string tty_path_;
+  core::UniqueFd ended_;  ///< an eventfd, readable once end() was called
+  std::mutex mutex_;
+  std::string ended_reason_;
 };
 
 }  // namespace pisandbox::approval

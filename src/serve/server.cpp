@@ -354,7 +354,7 @@ class Server {
   void settle_open(const Worker& w) {
     for (const auto& request_id : book_.ended(w.id))
       emit(rpc::approval_settled_event(w.id, request_id, rpc::Choice::Deny, "unavailable",
-                                       kCommandEndedReason));
+                                       approval::kCommandEndedReason));
   }
 
   /// A worker that ended without its `exit` event (killed, crashed) still ends its command.

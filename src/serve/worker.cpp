@@ -135,10 +135,9 @@ int run_worker(const WorkerArgs& worker_args) {
   io.limit_reached = [&limit](sandbox::Limit reached) {
     if (limit.empty() || reached == sandbox::Limit::Memory) limit = sandbox::to_string(reached);
   };
+  // execute() ends the questions still open (HostPrompt::end()) once the command has ended.
   const sandbox::Outcome outcome = session::execute(args, io);
   sink.flush();
-  // A question still open belongs to a decision nobody waits for any more.
-  prompt->settle_all(kCommandEndedReason);
   rpc::ExitStatus status = exit_status(outcome, args.timeout_seconds);
   status.limit = limit;
   pipe.write(rpc::exit_event(id, status));

@@ -7,14 +7,8 @@
 #pragma once
 
 #include <string>
-#include <string_view>
 
 namespace pisandbox::serve {
-
-/// The reason of a question closed because its command ended first (`approval_settled`, deny
-/// by `unavailable`).
-inline constexpr std::string_view kCommandEndedReason =
-    "The command ended before the question was answered.";
 
 /// The options serve gives each worker.
 ///   config / reviewer: serve's own --config and --reviewer (empty: not given).

@@ -132,7 +132,7 @@ void HostPrompt::close() {
   answered_.notify_all();
 }
 
-void HostPrompt::settle_all(std::string_view reason) {
+void HostPrompt::end(std::string_view reason) {
   std::lock_guard lock(mutex_);
   for (const auto& [request_id, offered] : pending_) {
     answers_[request_id] = {rpc::Choice::Deny, "unavailable", std::string(reason)};

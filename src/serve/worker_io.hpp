@@ -98,7 +98,7 @@ class HostPrompt final : public approval::HumanPrompt {
 
   /// Settles every question still open with a deny by `unavailable` and `reason`, telling the
   /// host (`approval_settled`): the command has ended.
-  void settle_all(std::string_view reason);
+  void end(std::string_view reason) override;
 
  private:
   struct Answer {

@@ -76,6 +76,10 @@ ApprovalSetup::ApprovalSetup(const fs::path& home, const config::LoadedConfig& l
                                reviewer_ ? &*reviewer_ : nullptr, prompt_ ? &*prompt_ : nullptr);
 }
 
+void ApprovalSetup::end_questions() {
+  if (prompt_) prompt_->end(kCommandEndedReason);
+}
+
 std::string new_id(std::string_view prefix) {
   std::array<unsigned char, 16> bytes{};
   if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1)

@@ -78,6 +78,11 @@ class ApprovalSetup {
 
   [[nodiscard]] approval::Broker& broker() { return *broker_; }
 
+  /// The command has ended: questions still open end now (HumanPrompt::end() with
+  /// approval::kCommandEndedReason), and so does any asked later. Returns when the terminal
+  /// (or the host's dialog) is free.
+  void end_questions();
+
  private:
   approval::SteadyClock clock_;
   LazyAuditLog audit_;

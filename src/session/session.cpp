@@ -248,9 +248,14 @@ sandbox::Outcome execute(const RunArgs& args, const RunIo& io) {
     return std::unexpected(
         sandbox::RunFailure{sandbox::RunFailureKind::LaunchFailed, prepared.error().describe()});
   Prepared& p = *prepared;
-  if (args.shell_command.empty() || p.loaded.config->host_ipc.mode == config::HostIpcMode::Off)
-    return named(sandbox::linux_::run_sandboxed(p.policy, std::move(p.command), p.options, p.say));
-  return run_with_host_ipc(args, io, p);
+  sandbox::Outcome outcome =
+      args.shell_command.empty() || p.loaded.config->host_ipc.mode == config::HostIpcMode::Off
+          ? named(sandbox::linux_::run_sandboxed(p.policy, std::move(p.command), p.options, p.say))
+          : run_with_host_ipc(args, io, p);
+  // A decision may still wait for an answer nobody needs any more: its question ends, and the
+  // terminal gets its settings back before pi-sandbox exits.
+  p.approvals->end_questions();
+  return outcome;
 }
 
 }  // namespace pisandbox::session

@@ -88,8 +88,9 @@ inline constexpr std::string_view kDirectConnectionHint =
 /// Runs one command (docs/security.md, docs/network.md, docs/host-ipc.md): builds the policy from
 /// the trusted configuration, gives the command its proxy (every destination decided by the
 /// configuration's lists and the approval broker), applies the host-IPC fallback for shell
-/// commands, and waits. Returns the command's outcome; a policy that cannot be built is
-/// LaunchFailed with its message.
+/// commands, and waits. Approval questions still open when the command has ended end then
+/// (ApprovalSetup::end_questions()). Returns the command's outcome; a policy that cannot be
+/// built is LaunchFailed with its message.
 [[nodiscard]] sandbox::Outcome execute(const RunArgs& args, const RunIo& io);
 
 }  // namespace pisandbox::session

@@ -522,6 +522,20 @@ TEST_F(TerminalQuestions, WithoutADeadlineNoDeadlineLine) {
   EXPECT_EQ(t.screen.find("Unanswered"), std::string::npos) << t.screen;
 }
 
+TEST_F(TerminalQuestions, AQuestionOpenWhenTheCommandEndsEndsWithItAndTheTerminalIsRestored) {
+  // curl gives up after 1 s; nobody answers; the question must not outlive the command.
+  const std::string command =
+      "curl -s --max-time 1 -o /dev/null -w '%{http_code}\\n' http://asked.test/";
+  OuterTerminal t(run(command), env());
+  ASSERT_TRUE(t.expect(question_for(command))) << t.screen;
+  EXPECT_EQ(t.finish(), 28) << t.screen;
+  EXPECT_NE(after_the_prompt(t.screen).find("\nThe command ended before the question was "
+                                            "answered.\n"),
+            std::string::npos)
+      << t.screen;
+  expect_same_settings(t.settings(), t.before());
+}
+
 TEST_F(TerminalQuestions, ASpinnerWaitsWhileTheQuestionIsOpenAndCarriesOnAfter) {
   // npm's spinner: `\r` and one of | / - \ , again and again, while curl waits for its answer.
   const std::string spinner =
@@ -535,13 +549,14 @@ TEST_F(TerminalQuestions, ASpinnerWaitsWhileTheQuestionIsOpenAndCarriesOnAfter) 
   ASSERT_NE(title, std::string::npos) << t.screen;
   EXPECT_EQ(t.screen.substr(title), question_for(spinner));
   // Held: the spinner's frames (one every 20 ms) do not reach the terminal while it is open.
-  const std::size_t shown = t.screen.size();
+  const std::string prompt = "Choice [1-4, Enter = Deny]: ";
+  const std::size_t shown = t.screen.rfind(prompt) + prompt.size();
   EXPECT_FALSE(t.expect("\r", 600ms));
   EXPECT_EQ(t.screen.substr(shown), "");
   t.type("2\r");
   ASSERT_TRUE(t.expect("2\r\n")) << t.screen;
   // It carries on after the answer, then curl's status and the end.
-  const std::size_t answered_at = t.screen.size();
+  const std::size_t answered_at = t.screen.find("2\r\n", shown) + 3;  // the answer's echo
   EXPECT_TRUE(t.expect("done\r\n")) << t.screen;
   EXPECT_EQ(t.finish(), 0) << t.screen;
   const std::string after = t.screen.substr(answered_at);
