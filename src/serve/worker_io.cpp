@@ -81,6 +81,7 @@ approval::HumanAnswer answer_of(rpc::Choice choice) {
 approval::HumanReply HostPrompt::ask(const approval::HumanQuestion& question) {
   const auto asked = std::chrono::steady_clock::now();
   std::unique_lock lock(mutex_);
+  if (ended_) return {approval::HumanAnswer::Unavailable, std::nullopt, *ended_};
   reader_.start();
   // Unguessable and never reused: a stale or early answer can match no other question.
   const std::string request_id = session::new_id("r-");
@@ -134,6 +135,7 @@ void HostPrompt::close() {
 
 void HostPrompt::end(std::string_view reason) {
   std::lock_guard lock(mutex_);
+  ended_ = std::string(reason);
   for (const auto& [request_id, offered] : pending_) {
     answers_[request_id] = {rpc::Choice::Deny, "unavailable", std::string(reason)};
     pipe_.write(

@@ -97,7 +97,8 @@ class HostPrompt final : public approval::HumanPrompt {
   void close();
 
   /// Settles every question still open with a deny by `unavailable` and `reason`, telling the
-  /// host (`approval_settled`): the command has ended.
+  /// host (`approval_settled`): the command has ended. A later ask() is Unavailable with
+  /// `reason` at once, without an event.
   void end(std::string_view reason) override;
 
  private:
@@ -113,6 +114,7 @@ class HostPrompt final : public approval::HumanPrompt {
   std::mutex mutex_;
   std::condition_variable answered_;
   bool closed_ = false;
+  std::optional<std::string> ended_;  ///< end()'s reason, once called
   std::map<std::string, bool>
       pending_;  ///< open questions: request_id -> remembered choices offered
   std::map<std::string, Answer> answers_;
