@@ -1,21 +1,106 @@
 #include "approval/broker.hpp"
 
+#include <condition_variable>
 #include <utility>
 
+#include "core/printable.hpp"
+
 namespace pisandbox::approval {
+
+namespace {
+
+/// The result of a human's reply. `offered`: allow-command and allow-session were offered.
+ApprovalResult from_reply(const HumanReply& reply, bool offered) {
+  const Source who = reply.source.value_or(Source::Human);
+  const auto reason = [&reply](std::string_view fallback) {
+    return reply.reason.empty() ? std::string(fallback) : reply.reason;
+  };
+  switch (reply.answer) {
+    case HumanAnswer::AllowOnce:
+    case HumanAnswer::AllowForCommand:
+    case HumanAnswer::AllowForSession: {
+      // Only a person or a reviewer may allow (docs/protocol.md, `approval_response`); an
+      // answer that was not offered is no answer.
+      if (who != Source::Human && who != Source::Reviewer) break;
+      if (reply.answer == HumanAnswer::AllowOnce)
+        return {Action::Allow, who, reason(kHumanAllowReason)};
+      if (!offered) break;
+      if (reply.answer == HumanAnswer::AllowForCommand)
+        return {Action::Allow, who, reason(kHumanAllowForCommandReason), AllowScope::Command};
+      return {Action::Allow, who, reason(kHumanAllowForSessionReason), AllowScope::Session};
+    }
+    case HumanAnswer::Deny:
+      return {Action::Deny, who, reason(default_deny_reason(who))};
+    case HumanAnswer::Unavailable:
+      return {Action::Deny, Source::Unavailable, reason(kNoHumanReason)};
+  }
+  return {Action::Deny, Source::Unavailable, std::string(kNoHumanReason)};
+}
+
+/// The destination a remembered answer is kept for: network requests only.
+const std::string* remembered_key(const BoundaryRequest& request) {
+  if (request.surface != Surface::Network || !request.destination) return nullptr;
+  return &*request.destination;
+}
+
+}  // namespace
+
+std::vector<QuestionChoice> question_choices(const HumanQuestion& question) {
+  std::vector<QuestionChoice> out = {
+      {HumanAnswer::Deny, "deny", "Deny"},
+      {HumanAnswer::AllowOnce, "allow-once", "Allow this exact operation once"},
+  };
+  if (question.offer_remembered && question.request.destination) {
+    const std::string destination = core::printable(*question.request.destination);
+    out.push_back({HumanAnswer::AllowForCommand, "allow-command",
+                   "Allow " + destination + " for the rest of this command"});
+    out.push_back({HumanAnswer::AllowForSession, "allow-session",
+                   "Allow " + destination + " for this session"});
+  }
+  return out;
+}
+
+std::string unanswered_reason(std::chrono::seconds waited) {
+  return "Nobody answered the question within " + std::to_string(waited.count()) + " s.";
+}
+
+std::string default_deny_reason(Source source) {
+  switch (source) {
+    case Source::Human:
+      return std::string(kHumanDenyReason);
+    case Source::Unavailable:
+      return std::string(kNoHumanReason);
+    case Source::InvalidGrant:
+      return std::string(kInvalidGrantReason);
+    case Source::Reviewer:
+      return "Denied by the automatic reviewer.";
+    case Source::HardDeny:
+      return "Denied by a hard-deny rule.";
+  }
+  return std::string(kNoHumanReason);
+}
 
 // What one approve() call has learnt so far: the first audit failure, if any.
 struct Broker::Decision {
   std::string audit_error;
 };
 
+// One decision in flight, shared by every identical request that arrives meanwhile.
+struct Broker::InFlight {
+  std::condition_variable done_cv;  // waited on with Broker::mutex_
+  std::size_t waiting = 0;
+  bool done = false;
+  ApprovalResult result;  // before the grant: each allowed waiter takes its own
+};
+
 Broker::Broker(BrokerOptions options, const Clock& clock, AuditSink& audit, Reviewer* reviewer,
                HumanPrompt* human)
     : options_(std::move(options)),
+      clock_(clock),
       audit_(audit),
       reviewer_(reviewer),
       human_(human),
-      breaker_(options_.breaker),
+      ledger_(options_.ledger ? options_.ledger : std::make_shared<LocalLedger>(options_.breaker)),
       grants_(clock, options_.grant_ttl) {}
 
 ApprovalResult Broker::approve(const BoundaryRequest& request, const ApprovalContext& context) {
@@ -26,14 +111,11 @@ ApprovalResult Broker::approve(const BoundaryRequest& request, const ApprovalCon
     audit(AuditEvent::ReviewDecision, request, details_of(result), decision);
   } else if (auto hard = find_hard_deny(request, options_.hard_deny)) {
     // Compatibility C71: a hard deny counts as a denial, so repeated attempts trip the breaker.
-    {
-      std::lock_guard lock(mutex_);
-      breaker_.record(context.scope_key, ReviewOutcome::Deny);
-    }
+    ledger_->record(context.scope_key, ReviewOutcome::Deny);
     result = {Action::Deny, Source::HardDeny, hard->reason};
     audit(AuditEvent::HardDeny, request, details_of(result), decision);
   } else {
-    result = review_and_ask(request, context, decision);
+    result = decide(request, context, decision);
   }
   if (!decision.audit_error.empty())
     return {Action::Deny, Source::Unavailable,
@@ -41,15 +123,108 @@ ApprovalResult Broker::approve(const BoundaryRequest& request, const ApprovalCon
   return result;
 }
 
-ApprovalResult Broker::review_and_ask(const BoundaryRequest& request,
-                                      const ApprovalContext& context, Decision& decision) {
-  bool tripped = false;
+std::optional<ApprovalResult> Broker::remembered(const BoundaryRequest& request) {
+  const std::string* destination = remembered_key(request);
+  if (destination == nullptr) return std::nullopt;
+  const auto it = remembered_.find(*destination);  // the caller holds mutex_
+  if (it != remembered_.end()) {
+    switch (it->second) {
+      case Remembered::AllowCommand:
+        return ApprovalResult{Action::Allow, Source::Human,
+                              std::string(kHumanAllowForCommandReason), AllowScope::Command};
+      case Remembered::AllowSession:
+        return ApprovalResult{Action::Allow, Source::Human,
+                              std::string(kHumanAllowForSessionReason), AllowScope::Session};
+      case Remembered::Deny:
+        return ApprovalResult{Action::Deny, Source::Human, std::string(kHumanDenyReason)};
+    }
+  }
+  return std::nullopt;
+}
+
+ApprovalResult Broker::decide(const BoundaryRequest& request, const ApprovalContext& context,
+                              Decision& decision) {
   {
     std::lock_guard lock(mutex_);
-    tripped = breaker_.tripped(context.scope_key);
+    if (auto known = remembered(request)) return *known;
   }
+  // Another command of the session may have allowed the destination (issue 13, item 2).
+  if (const std::string* destination = remembered_key(request);
+      destination != nullptr && ledger_->allowed_for_session(*destination))
+    return {Action::Allow, Source::Human, std::string(kHumanAllowForSessionReason),
+            AllowScope::Session};
+
+  std::string key;
+  if (auto hash = request_hash(request)) key = context.session_id + "\n" + *hash;
+  std::shared_ptr<InFlight> flight;
+  {
+    std::unique_lock lock(mutex_);
+    // Checked again under the lock that a finishing decision publishes under, so a request
+    // never misses both the answer and the decision in flight.
+    if (auto known = remembered(request)) return *known;
+    if (!key.empty()) {
+      if (const auto it = in_flight_.find(key); it != in_flight_.end()) {
+        const std::shared_ptr<InFlight> shared = it->second;
+        ++shared->waiting;
+        shared->done_cv.wait(lock, [&shared] { return shared->done; });
+        --shared->waiting;
+        ApprovalResult result = shared->result;
+        lock.unlock();
+        if (result.action != Action::Allow) return result;
+        return grant_once(request, context, std::move(result), decision);
+      }
+      flight = std::make_shared<InFlight>();
+      in_flight_.emplace(key, flight);
+    }
+  }
+
+  // This request leads: its decision is the one the waiters share. Whatever happens, they
+  // are released (an exception counts as nobody answering).
+  ApprovalResult result{Action::Deny, Source::Unavailable, std::string(kNoHumanReason)};
+  const auto publish = [&] {
+    std::lock_guard lock(mutex_);
+    if (flight) {
+      flight->result = result;
+      flight->done = true;
+      in_flight_.erase(key);
+      flight->done_cv.notify_all();
+    }
+  };
+  try {
+    result = review_and_ask(request, context, decision);
+    remember(request, context, result);
+  } catch (...) {
+    result = {Action::Deny, Source::Unavailable, std::string(kNoHumanReason)};
+    publish();
+    throw;
+  }
+  publish();
+  if (result.action != Action::Allow) return result;
+  return grant_once(request, context, std::move(result), decision);
+}
+
+void Broker::remember(const BoundaryRequest& request, const ApprovalContext& context,
+                      const ApprovalResult& result) {
+  const std::string* destination = remembered_key(request);
+  if (destination == nullptr || !context.offer_remembered) return;
+  std::optional<Remembered> answer;
+  if (result.action == Action::Allow && result.scope == AllowScope::Command)
+    answer = Remembered::AllowCommand;
+  else if (result.action == Action::Allow && result.scope == AllowScope::Session)
+    answer = Remembered::AllowSession;
+  else if (result.action == Action::Deny && result.source == Source::Human)
+    answer = Remembered::Deny;
+  if (!answer) return;
+  // The session's answer first, so that other commands see it as soon as this one does.
+  if (*answer == Remembered::AllowSession) ledger_->allow_for_session(*destination);
+  std::lock_guard lock(mutex_);
+  remembered_[*destination] = *answer;
+}
+
+ApprovalResult Broker::review_and_ask(const BoundaryRequest& request,
+                                      const ApprovalContext& context, Decision& decision) {
   ApprovalResult result;
-  if (tripped) {
+  if (ledger_->tripped(context.scope_key)) {
     // Compatibility C53: a circuit-breaker deny is the reviewer's and no human may override it.
     result = {Action::Deny, Source::Reviewer, std::string(kCircuitBreakerReason)};
   } else if (reviewer_ == nullptr) {
@@ -57,10 +232,7 @@ ApprovalResult Broker::review_and_ask(const BoundaryRequest& request,
   } else {
     auto verdict = reviewer_->review(request);
     const ReviewOutcome outcome = verdict ? verdict->outcome : ReviewOutcome::Deny;
-    {
-      std::lock_guard lock(mutex_);
-      breaker_.record(context.scope_key, outcome);  // Compatibility C72: a failure is a denial
-    }
+    ledger_->record(context.scope_key, outcome);  // Compatibility C72: a failure is a denial
     if (!verdict)
       result = {Action::Deny, Source::Reviewer, review_unavailable_reason(verdict.error())};
     else if (outcome == ReviewOutcome::Defer)
@@ -70,26 +242,25 @@ ApprovalResult Broker::review_and_ask(const BoundaryRequest& request,
                 verdict->rationale};
   }
   audit(AuditEvent::ReviewDecision, request, details_of(result), decision);
-  if (result.action == Action::Allow) result = grant_once(request, context, result, decision);
   return result;
 }
 
 ApprovalResult Broker::ask_human(const BoundaryRequest& request, const ApprovalContext& context,
                                  std::string reason) {
   if (human_ == nullptr) return {Action::Deny, Source::Unavailable, std::string(kNoHumanReason)};
-  switch (human_->ask(HumanQuestion{request, context.warning, std::move(reason),
-                                    context.offer_for_command && request.destination})) {
-    case HumanAnswer::AllowOnce:
-      return {Action::Allow, Source::Human, std::string(kHumanAllowReason)};
-    case HumanAnswer::AllowForCommand:
-      if (!context.offer_for_command || !request.destination) break;
-      return {Action::Allow, Source::Human, std::string(kHumanAllowForCommandReason), true};
-    case HumanAnswer::Deny:
-      return {Action::Deny, Source::Human, std::string(kHumanDenyReason)};
-    case HumanAnswer::Unavailable:
-      break;
+  const bool offer = context.offer_remembered && remembered_key(request) != nullptr;
+  // Allowed for the session while the reviewer looked at it: no question whose answer is known.
+  if (offer && ledger_->allowed_for_session(*request.destination))
+    return {Action::Allow, Source::Human, std::string(kHumanAllowForSessionReason),
+            AllowScope::Session};
+  std::optional<std::chrono::steady_clock::time_point> deadline = options_.command_deadline;
+  if (options_.question_timeout.count() > 0) {
+    const auto own = clock_.now() + options_.question_timeout;
+    if (!deadline || own < *deadline) deadline = own;
   }
-  return {Action::Deny, Source::Unavailable, std::string(kNoHumanReason)};
+  return from_reply(
+      human_->ask(HumanQuestion{request, context.warning, std::move(reason), offer, deadline}),
+      offer);
 }
 
 ApprovalResult Broker::grant_once(const BoundaryRequest& request, const ApprovalContext& context,
@@ -111,13 +282,12 @@ ApprovalResult Broker::grant_once(const BoundaryRequest& request, const Approval
           decision);
     return invalid;
   }
-  // A grant for the rest of the command says so in its audit line (docs/network.md, "Deciding a
-  // destination").
-  audit(AuditEvent::GrantIssued, request,
-        allow.for_command
-            ? AuditDetails{std::nullopt, "broker", "valid for the rest of this command"}
-            : broker_details,
-        decision);
+  // A grant that also covers later requests says so in its audit line (docs/network.md,
+  // "Deciding a destination").
+  AuditDetails issued = broker_details;
+  if (allow.scope == AllowScope::Command) issued.reason = "valid for the rest of this command";
+  if (allow.scope == AllowScope::Session) issued.reason = "valid for this session";
+  audit(AuditEvent::GrantIssued, request, issued, decision);
   if (!consumed) {
     audit(AuditEvent::GrantRejected, request, details_of(invalid), decision);
     return invalid;
@@ -132,9 +302,15 @@ void Broker::audit(AuditEvent event, const BoundaryRequest& request, const Audit
   if (!written && decision.audit_error.empty()) decision.audit_error = written.error().message;
 }
 
-void Broker::clear_scope(std::string_view scope) {
+std::size_t Broker::waiting() {
   std::lock_guard lock(mutex_);
-  breaker_.clear(scope);
+  std::size_t count = 0;
+  for (const auto& [key, flight] : in_flight_) count += flight->waiting;
+  return count;
+}
+
+void Broker::clear_scope(std::string_view scope) {
+  ledger_->clear(scope);
 }
 
 }  // namespace pisandbox::approval

@@ -1,18 +1,24 @@
-// pisandbox::approval::Broker — decides one boundary request: hard deny, circuit breaker,
-// automatic reviewer, human, then an exact one-shot grant.
+// pisandbox::approval::Broker — decides one boundary request: hard deny, remembered answers,
+// one decision per identical request in flight, circuit breaker, automatic reviewer, human,
+// then an exact one-shot grant.
 //
 // Source: docs/compatibility.md, "Approvals"; compatibility C51–C56 (pi-sandbox's side: reviewer
 // deny is final, defer goes to the human, allow is consumed at once), C71 (the broker's
 // order: validate → hard deny → breaker → reviewer → record), C72 (a failed review is a
-// deny that counts as a denial), C73 (grants issued and consumed in the same process).
+// deny that counts as a denial), C73 (grants issued and consumed in the same process); issue 13
+// (items 1, 2, 5, 6: coalescing, remembered answers, the scope's ledger, true reasons).
 #pragma once
 
 #include <chrono>
 #include <expected>
 #include <functional>
+#include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "approval/audit.hpp"
 #include "approval/boundary_request.hpp"
@@ -20,6 +26,7 @@
 #include "approval/clock.hpp"
 #include "approval/grants.hpp"
 #include "approval/hard_deny.hpp"
+#include "approval/ledger.hpp"
 #include "approval/result.hpp"
 #include "approval/reviewer_output.hpp"
 #include "core/error.hpp"
@@ -38,33 +45,74 @@ class Reviewer {
       const BoundaryRequest& request) = 0;
 };
 
-/// The human's answer to one approval question.
+/// The human's answer to one approval question (issue 13: the choices in this order, Deny
+/// first, so that Enter and Esc answer Deny).
 enum class HumanAnswer {
+  Deny,             ///< `Deny`
   AllowOnce,        ///< `Allow this exact operation once`
   AllowForCommand,  ///< `Allow <destination> for the rest of this command` (network only)
-  Deny,             ///< `Deny`
-  Unavailable,      ///< no terminal, no UI, or the question was cancelled (EOF, Ctrl-C)
+  AllowForSession,  ///< `Allow <destination> for this session` (network only)
+  Unavailable,      ///< nobody answered: no terminal, no UI, cancelled, or the deadline passed
 };
 
-/// One question for the human (compatibility C57).
+/// What an asker returns: the answer and, when the asker knows better, who gave it and why
+/// (`serve`'s host answers for a person, its own reviewer or a broker of its own; issue 13,
+/// item 6).
+///   source: who decided; absent means `human`. An allow may only come from `human` or
+///           `reviewer` (anything else is taken as Unavailable).
+///   reason: the reason shown to the user and the model; empty means the broker's default
+///           for the answer and source (kHumanDenyReason, kNoHumanReason, ...).
+struct HumanReply {
+  HumanAnswer answer = HumanAnswer::Unavailable;
+  std::optional<Source> source;
+  std::string reason;
+};
+
+/// One question for the human (compatibility C57; issue 13, items 2 and 3).
 ///   warning: the host-IPC warning line (compatibility C58), or empty.
 ///   reason:  why the question is asked (the reviewer's rationale on defer), or empty.
-///   offer_for_command: also offer `Allow <destination> for the rest of this command`
-///     (docs/network.md, "Deciding a destination"; network requests of one command).
+///   offer_remembered: also offer `Allow <destination> for the rest of this command` and
+///     `Allow <destination> for this session` (network requests with a destination).
+///   deadline: when the question is refused unanswered (HumanAnswer::Unavailable with
+///     unanswered_reason()), on the broker's Clock; absent: no deadline. The asker says when.
 struct HumanQuestion {
   const BoundaryRequest& request;
   std::string warning;
   std::string reason;
-  bool offer_for_command = false;
+  bool offer_remembered = false;
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
+/// One choice of a question: its answer, its protocol name (`deny`, `allow-once`,
+/// `allow-command`, `allow-session`) and its label.
+struct QuestionChoice {
+  HumanAnswer answer;
+  std::string_view name;
+  std::string label;
+};
+
+/// The choices of `question`, in the order every asker shows them (issue 13: Deny first, so
+/// that a default answer denies): `Deny`, `Allow this exact operation once`, and with
+/// offer_remembered `Allow <destination> for the rest of this command`, `Allow <destination>
+/// for this session`. The destination is shown as core::printable() makes it.
+[[nodiscard]] std::vector<QuestionChoice> question_choices(const HumanQuestion& question);
+
 /// Asks a human (docs/compatibility.md, "Approvals"). Implementations serialise their questions:
-/// two callers never see interleaved questions. May block until the human answers.
+/// two callers never see interleaved questions. May block until the human answers or the
+/// question's deadline passes.
 class HumanPrompt {
  public:
   virtual ~HumanPrompt() = default;
-  [[nodiscard]] virtual HumanAnswer ask(const HumanQuestion& question) = 0;
+  [[nodiscard]] virtual HumanReply ask(const HumanQuestion& question) = 0;
+  /// The command has ended: a question still open ends now as Unavailable with `reason`
+  /// (whoever sees the question is told), and every later one at once. Returns when no
+  /// question is open any more (the terminal has its settings back). Default: nothing open.
+  virtual void end(std::string_view reason) { (void)reason; }
 };
+
+/// The reason of a question closed because its command ended first.
+inline constexpr std::string_view kCommandEndedReason =
+    "The command ended before the question was answered.";
 
 /// Where audit lines go (docs/compatibility.md, "Approvals"). `line` is one audit_line() result,
 /// ending in
@@ -92,6 +140,20 @@ inline constexpr std::string_view kHumanAllowReason = "Allowed once by the user.
 inline constexpr std::string_view kHumanAllowForCommandReason =
     "Allowed by the user for the rest of this command.";
 
+/// The reason of an allow by the human for the whole session (issue 13, item 2).
+inline constexpr std::string_view kHumanAllowForSessionReason =
+    "Allowed by the user for this session.";
+
+/// The reason of a deny whose question's deadline passed unanswered (source `unavailable`):
+/// `Nobody answered the question within <seconds> s.` (`approval.questionTimeoutSeconds`,
+/// or the command's own timeout).
+[[nodiscard]] std::string unanswered_reason(std::chrono::seconds waited);
+
+/// The default reason of a deny by `source` when the answer gives none: kHumanDenyReason
+/// (human), kNoHumanReason (unavailable), kInvalidGrantReason (invalid-grant),
+/// `Denied by the automatic reviewer.` (reviewer), `Denied by a hard-deny rule.` (hard-deny).
+[[nodiscard]] std::string default_deny_reason(Source source);
+
 /// The prefix of the deny reason when the audit log cannot be written.
 inline constexpr std::string_view kAuditUnavailablePrefix = "The audit log could not be written: ";
 
@@ -100,32 +162,42 @@ inline constexpr std::string_view kAuditUnavailablePrefix = "The audit log could
 ///   scope_key:  the circuit breaker's scope (for `run`: one per invocation; for hosts: the
 ///               key they pass, e.g. `<session>:turn:<n>`).
 ///   warning:    the warning line shown to the human (host IPC), or empty.
-///   offer_for_command: the human may allow the destination for the rest of the command
-///               (network requests of `run`); the result then has for_command set.
+///   offer_remembered: the human may allow the destination for the rest of the command or
+///               for the session (network requests); the broker then remembers the answer.
 struct ApprovalContext {
   std::string session_id;
   std::string scope_key;
   std::string warning;
-  bool offer_for_command = false;
+  bool offer_remembered = false;
 };
 
 /// What a Broker is built from.
 ///   hard_deny: protected paths and home for find_hard_deny().
-///   breaker:   the circuit breaker's limits.
+///   breaker:   the circuit breaker's limits (for the ledger the broker makes itself).
+///   ledger:    the breaker states and session answers shared with other brokers of the
+///              session (serve: every command of the serve process); null: a LocalLedger of
+///              the broker's own with `breaker`.
 ///   grant_ttl: lifetime of a grant in seconds (clamped to [1, 300] by GrantStore).
+///   question_timeout: how long a question stays open, in seconds
+///              (`approval.questionTimeoutSeconds`); 0: no limit of its own.
+///   command_deadline: when the command's own timeout ends, on the broker's Clock; a
+///              question never outlasts it. Absent: the command has no timeout.
 ///   wall_clock: the time written in audit lines (tests may fix it).
 struct BrokerOptions {
   HardDenyOptions hard_deny;
   CircuitBreakerLimits breaker;
+  std::shared_ptr<ScopeLedger> ledger;
   std::chrono::seconds grant_ttl = kDefaultGrantTtl;
+  std::chrono::seconds question_timeout{0};
+  std::optional<std::chrono::steady_clock::time_point> command_deadline;
   std::function<std::chrono::system_clock::time_point()> wall_clock = [] {
     return std::chrono::system_clock::now();
   };
 };
 
-/// The approval broker. Thread-safe: approve() may be called from several threads; the
-/// reviewer and the human are asked without holding the broker's lock, so one slow answer
-/// never blocks the breaker or the grants of other requests.
+/// The approval broker of one command. Thread-safe: approve() may be called from several
+/// threads; the reviewer and the human are asked without holding the broker's lock, so one
+/// slow answer never blocks the grants of other requests.
 class Broker {
  public:
   /// `clock` and `audit` must outlive the broker; `reviewer` and `human` may be null (no
@@ -133,49 +205,73 @@ class Broker {
   Broker(BrokerOptions options, const Clock& clock, AuditSink& audit, Reviewer* reviewer,
          HumanPrompt* human);
 
-  /// Decides `request` (docs/compatibility.md, "Approvals"):
+  /// Decides `request` (docs/compatibility.md, "Approvals"; issue 13):
   ///   1. validate() fails → deny, source `unavailable`, reason = the validation message;
   ///   2. find_hard_deny() matches → deny, source `hard-deny` (audit `hard_deny`; recorded
   ///      as a denial in the breaker; never asked);
-  ///   3. the scope's breaker is tripped → deny, source `reviewer`, kCircuitBreakerReason;
-  ///   4. reviewer (if any): error → deny, source `reviewer`,
+  ///   3. a remembered answer for the request's destination (network requests): allowed for
+  ///      the rest of this command or for the session (the ledger) → allow, source `human`;
+  ///      denied by the human earlier in this command → deny, source `human`,
+  ///      kHumanDenyReason. No audit line, no grant: that decision was audited once;
+  ///   4. a decision for a request with the same request_hash() and session is in flight →
+  ///      wait for it and share its result (one review, one question, one breaker record);
+  ///   5. the scope's breaker is tripped → deny, source `reviewer`, kCircuitBreakerReason;
+  ///   6. reviewer (if any): error → deny, source `reviewer`,
   ///      `Automatic review is unavailable: <why>` (counts as a denial); deny → final
   ///      (source `reviewer`, reason = rationale); allow → allow (source `reviewer`);
   ///      defer → the human with the rationale as reason;
-  ///   5. human (if any, and always when there is no reviewer): allow once → allow, source
-  ///      `human`; deny → deny, source `human`; unavailable (or no human) → deny, source
-  ///      `unavailable`;
-  ///   6. every allow issues a grant and consumes it at once (compatibility C55); a failure
-  ///      → deny, source `invalid-grant`, kInvalidGrantReason.
-  /// Audit events in order: `hard_deny` | `review_decision`, then for an allow
-  /// `grant_issued` and `grant_consumed` (or `grant_rejected`). If any audit line cannot be
-  /// written the result is a deny, source `unavailable`, `The audit log could not be
-  /// written: <error>` (fail closed: no unrecorded allow).
+  ///   7. human (if any, and always when there is no reviewer), unless the destination was
+  ///      allowed for the session meanwhile: the reply's answer, source (default `human`) and
+  ///      reason (default per answer); an allow for the command or the session is remembered
+  ///      (the session's in the ledger), and so is a human's deny; unavailable (or no
+  ///      human) → deny, source `unavailable`, the asker's reason or kNoHumanReason;
+  ///   8. every allow (each waiter of step 4 its own) issues a grant and consumes it at once
+  ///      (compatibility C55); a failure → deny, source `invalid-grant`, kInvalidGrantReason.
+  /// Audit events in order: `hard_deny` | `review_decision` (once per decision), then for
+  /// each allowed request `grant_issued` and `grant_consumed` (or `grant_rejected`). If any
+  /// audit line cannot be written the result is a deny, source `unavailable`, `The audit log
+  /// could not be written: <error>` (fail closed: no unrecorded allow).
   [[nodiscard]] ApprovalResult approve(const BoundaryRequest& request,
                                        const ApprovalContext& context);
 
   /// Forgets the breaker state of one scope (e.g. when a turn ends).
   void clear_scope(std::string_view scope);
 
+  /// How many approve() calls are waiting now for an identical decision in flight (step 4),
+  /// for tests and diagnostics.
+  [[nodiscard]] std::size_t waiting();
+
  private:
   struct Decision;
+  struct InFlight;
+  // The remembered answer for `request`'s destination in this command; the caller holds mutex_.
+  [[nodiscard]] std::optional<ApprovalResult> remembered(const BoundaryRequest& request);
+  [[nodiscard]] ApprovalResult decide(const BoundaryRequest& request,
+                                      const ApprovalContext& context, Decision& decision);
   [[nodiscard]] ApprovalResult review_and_ask(const BoundaryRequest& request,
                                               const ApprovalContext& context, Decision& decision);
   [[nodiscard]] ApprovalResult ask_human(const BoundaryRequest& request,
                                          const ApprovalContext& context, std::string reason);
+  void remember(const BoundaryRequest& request, const ApprovalContext& context,
+                const ApprovalResult& result);
   [[nodiscard]] ApprovalResult grant_once(const BoundaryRequest& request,
                                           const ApprovalContext& context, ApprovalResult allow,
                                           Decision& decision);
   void audit(AuditEvent event, const BoundaryRequest& request, const AuditDetails& details,
              Decision& decision);
 
+  enum class Remembered { AllowCommand, AllowSession, Deny };
+
   BrokerOptions options_;
+  const Clock& clock_;
   AuditSink& audit_;
   Reviewer* reviewer_;
   HumanPrompt* human_;
-  std::mutex mutex_;  // guards breaker_ and grants_
-  CircuitBreaker breaker_;
+  std::shared_ptr<ScopeLedger> ledger_;
+  std::mutex mutex_;  // guards grants_, remembered_ and in_flight_
   GrantStore grants_;
+  std::map<std::string, Remembered, std::less<>> remembered_;                // by destination
+  std::map<std::string, std::shared_ptr<InFlight>, std::less<>> in_flight_;  // by session + hash
 };
 
 }  // namespace pisandbox::approval

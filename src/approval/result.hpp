@@ -20,16 +20,19 @@ enum class Source { HardDeny, Reviewer, Human, Unavailable, InvalidGrant };
 /// the human; the circuit breaker counts only `Deny` as a denial (compatibility C75).
 enum class ReviewOutcome { Allow, Deny, Defer };
 
+/// How far an allow reaches (docs/network.md, "Deciding a destination"; issue 13, item 2):
+/// this one request, every later request for the destination in this command, or in this
+/// session (`serve`: the serve process; `run`: the run).
+enum class AllowScope { Once, Command, Session };
+
 /// The result of one approval (compatibility C56): `{action, source, reason}`.
 ///   reason: one line for the user; empty when there is nothing to say.
+///   scope:  for an allow by the human, how far it reaches (the broker remembers it).
 struct ApprovalResult {
   Action action = Action::Deny;
   Source source = Source::Unavailable;
   std::string reason;
-  /// The human allowed the destination for the rest of the command (docs/network.md, "Deciding a
-  /// destination"); the caller may then let later connections of this command to it pass without
-  /// asking.
-  bool for_command = false;
+  AllowScope scope = AllowScope::Once;
 
   friend bool operator==(const ApprovalResult&, const ApprovalResult&) = default;
 };

@@ -1,14 +1,19 @@
 // pisandbox::approval::TerminalPrompt — asks the human on the controlling terminal.
 //
 // Source: docs/compatibility.md, "Approvals" and compatibility C57 (title, target, options)
-// and C58 (the host-IPC warning lines).
+// and C58 (the host-IPC warning lines); issue 13 (the choices' order, Enter and Esc = Deny,
+// the `Command:` and deadline lines, the command's output held while the question is open).
 #pragma once
 
+#include <chrono>
+#include <cstddef>
+#include <mutex>
 #include <string>
 #include <string_view>
 
 #include "approval/boundary_request.hpp"
 #include "approval/broker.hpp"
+#include "core/unique_fd.hpp"
 
 namespace pisandbox::approval {
 
@@ -21,31 +26,62 @@ inline constexpr std::string_view kHostIpcWarning =
 /// `resolvedPath`, else `path`, else `destination`, else `operation`.
 [[nodiscard]] std::string approval_target(const BoundaryRequest& request);
 
-/// The text of one question, ready for a terminal:
+/// The longest command shown on a question's `Command:` line, in characters; a longer one is
+/// cut there and ends in `…`.
+inline constexpr std::size_t kQuestionCommandChars = 200;
+
+/// `Unanswered, this is refused at <HH:MM:SS> (in <seconds> s).`: `at` in local time, `left`
+/// rounded up to whole seconds.
+[[nodiscard]] std::string deadline_line(std::chrono::seconds left,
+                                        std::chrono::system_clock::time_point at);
+
+/// The text of one question, ready for a terminal (issue 13, items 2 and 3):
 ///   `Sandbox approval required: <operation> <target>` "\n"
+///   [`Command: <command>` "\n"]  (when the target is not the command itself; cut to
+///                                 kQuestionCommandChars characters + `…`)
 ///   [<warning> "\n"] [<reason> "\n"]
-///   `  1) Allow this exact operation once` "\n" `  2) Deny` "\n"
+///   [deadline_line() "\n"]  (when the question has a deadline; `now` and `wall_now` are the
+///                           same instant on the broker's Clock and on the wall clock)
+///   `  1) Deny` "\n" `  2) Allow this exact operation once` "\n"
+///   [`  3) Allow <destination> for the rest of this command` "\n"
+///    `  4) Allow <destination> for this session` "\n"]
 /// Control characters in the request's text (and C1 controls) are shown as `\n`, `\xNN`
 /// or `\u00NN`, so a command cannot drive the terminal.
-[[nodiscard]] std::string question_text(const HumanQuestion& question);
+[[nodiscard]] std::string question_text(
+    const HumanQuestion& question,
+    std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now(),
+    std::chrono::system_clock::time_point wall_now = std::chrono::system_clock::now());
+
+/// `Choice [1-<n>, Enter = Deny]: ` for a question of `n` choices.
+[[nodiscard]] std::string choice_prompt(std::size_t n);
 
 /// Asks on `/dev/tty`. One question at a time per process (a process-wide mutex). A
-/// command's private pty relay lets go of the terminal first (core::TerminalLease). While
-/// the answer is read the terminal is put in non-canonical mode without signals, so Ctrl-C
-/// arrives as the byte 0x03 and cancels the question instead of killing pi-sandbox; the
-/// settings are restored afterwards. Answers: `1` → AllowOnce, `2` → Deny; anything else
-/// asks again (at most 3 times, then Deny). No `/dev/tty` (no controlling terminal), not
-/// the terminal's foreground process group, EOF, Ctrl-C (0x03), Ctrl-D at the start of a
-/// line, or a read error → Unavailable.
+/// command's private pty relay lets go of the terminal first and holds the command's output
+/// until the question is answered (core::TerminalLease), so the question stays readable. While
+/// the answer is read the terminal is put in non-canonical mode without signals or echo, so
+/// Ctrl-C arrives as the byte 0x03 and cancels the question instead of killing pi-sandbox, and
+/// only the answer's printable characters are echoed (by the prompt); the settings are
+/// restored afterwards. Answers: the number of a choice (question_choices());
+/// Enter on an empty line or Esc → Deny; anything else asks again (at most 3 times, then
+/// Deny). No `/dev/tty` (no controlling terminal), not the terminal's foreground process
+/// group, EOF, Ctrl-C (0x03), Ctrl-D at the start of a line, or a read error → Unavailable
+/// (kNoHumanReason); the deadline passing first → Unavailable with unanswered_reason().
 class TerminalPrompt final : public HumanPrompt {
  public:
   /// `tty_path`: the terminal to open (tests may pass a pseudo-terminal's name).
   explicit TerminalPrompt(std::string tty_path = "/dev/tty");
 
-  [[nodiscard]] HumanAnswer ask(const HumanQuestion& question) override;
+  [[nodiscard]] HumanReply ask(const HumanQuestion& question) override;
+
+  /// Ends the open question (the terminal shows `reason` and gets its settings back) and
+  /// every later one; returns once the terminal is free.
+  void end(std::string_view reason) override;
 
  private:
   std::string tty_path_;
+  core::UniqueFd ended_;  ///< an eventfd, readable once end() was called
+  std::mutex mutex_;
+  std::string ended_reason_;
 };
 
 }  // namespace pisandbox::approval

@@ -432,17 +432,18 @@ std::expected<NetworkConfig, ConfigError> parse_network(const Document& document
   return out;
 }
 
-// An integer literal in [1, max]: no fraction or exponent, no boolean, no string.
-std::optional<int> bounded_integer(const Json& value, int max) {
+// An integer literal in [min, max]: no fraction or exponent, no boolean, no string.
+std::optional<int> bounded_integer(const Json& value, int max, int min = 1) {
   if (!value.is_number_unsigned()) return std::nullopt;  // negative integers are signed
   const auto number = value.get<std::uint64_t>();
-  if (number < 1 || number > static_cast<std::uint64_t>(max)) return std::nullopt;
+  if (number < static_cast<std::uint64_t>(min) || number > static_cast<std::uint64_t>(max))
+    return std::nullopt;
   return static_cast<int>(number);
 }
 
 std::expected<ApprovalConfig, ConfigError> parse_approval(const Document& document) {
-  static constexpr std::array<std::string_view, 3> kKeys = {"reviewer", "reviewerTimeoutSeconds",
-                                                            "grantTtlSeconds"};
+  static constexpr std::array<std::string_view, 4> kKeys = {
+      "reviewer", "reviewerTimeoutSeconds", "grantTtlSeconds", "questionTimeoutSeconds"};
   ApprovalConfig out;
   auto object = section(document, "approval", kKeys);
   if (!object) return Failure(std::move(object.error()));
@@ -474,6 +475,14 @@ std::expected<ApprovalConfig, ConfigError> parse_approval(const Document& docume
                      std::to_string(kMaxGrantTtlSeconds));
     }
     out.grant_ttl_seconds = *seconds;
+  }
+  if (const Json* question = member(**object, "questionTimeoutSeconds")) {
+    const auto seconds = bounded_integer(*question, kMaxQuestionTimeoutSeconds, 0);
+    if (!seconds) {
+      return invalid("approval.questionTimeoutSeconds must be an integer between 0 and " +
+                     std::to_string(kMaxQuestionTimeoutSeconds));
+    }
+    out.question_timeout_seconds = *seconds;
   }
   return out;
 }
@@ -671,6 +680,7 @@ std::string to_json(const Config& config) {
   if (!config.approval.reviewer.empty()) approval["reviewer"] = config.approval.reviewer;
   approval["reviewerTimeoutSeconds"] = config.approval.reviewer_timeout_seconds;
   approval["grantTtlSeconds"] = config.approval.grant_ttl_seconds;
+  approval["questionTimeoutSeconds"] = config.approval.question_timeout_seconds;
   const Ordered out = {
       {"subagents", {{"provider", to_string(config.subagents.provider)}}},
       {"filesystem",

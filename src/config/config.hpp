@@ -36,6 +36,10 @@ inline constexpr int kDefaultReviewerTimeoutSeconds = 90;
 inline constexpr int kMaxReviewerTimeoutSeconds = 600;
 inline constexpr int kDefaultGrantTtlSeconds = 60;
 inline constexpr int kMaxGrantTtlSeconds = 300;
+/// `approval.questionTimeoutSeconds` (issue 13): 0 (the default) sets no limit of its own, so a
+/// question waits as long as the command may run; at most one day.
+inline constexpr int kDefaultQuestionTimeoutSeconds = 0;
+inline constexpr int kMaxQuestionTimeoutSeconds = 86400;
 
 /// `subagents.provider` (compatibility C5): `builtin` (default), `pi-subagents`, `off`.
 enum class SubagentProvider { Builtin, PiSubagents, Off };
@@ -98,10 +102,14 @@ struct NetworkConfig {
 ///     a shell; empty when no reviewer is configured.
 ///   reviewer_timeout_seconds: how long the reviewer may take, 1-600 seconds (default 90).
 ///   grant_ttl_seconds: how long an approval grant stays usable, 1-300 seconds (default 60).
+///   question_timeout_seconds: how long a question for the human stays open before it is
+///     refused unanswered, 0-86400 seconds; 0 (default): no limit of its own, the question
+///     waits as long as the command may run (issue 13).
 struct ApprovalConfig {
   std::vector<std::string> reviewer;
   int reviewer_timeout_seconds = kDefaultReviewerTimeoutSeconds;
   int grant_ttl_seconds = kDefaultGrantTtlSeconds;
+  int question_timeout_seconds = kDefaultQuestionTimeoutSeconds;
   friend bool operator==(const ApprovalConfig&, const ApprovalConfig&) = default;
 };
 
@@ -170,6 +178,7 @@ struct ConfigError {
 ///     `subagents.provider must be one of builtin, pi-subagents, off`,
 ///     `network.allowedDomains[0] contains an invalid domain pattern: https://github.com`,
 ///     `approval.reviewerTimeoutSeconds must be an integer between 1 and 600`,
+///     `approval.questionTimeoutSeconds must be an integer between 0 and 86400`,
 ///     `environment.remove[0] contains an invalid variable name pattern: A-B`.
 /// A null value is an error like any other wrong type, never "use the default". Integers are
 /// written without fraction or exponent (90, not 90.0 or 9e1). Never throws.

@@ -2,6 +2,7 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <cctype>
 #include <nlohmann/json.hpp>
 
@@ -92,7 +93,67 @@ std::expected<Request, RequestError> parse_exec(const json& object, const std::s
   return exec;
 }
 
+constexpr std::string_view kSources[] = {"human", "reviewer", "unavailable", "hard-deny",
+                                         "invalid-grant"};
+
+std::expected<Request, RequestError> parse_approval_response(const json& object,
+                                                             const std::string& id) {
+  const std::string where = "approval_response \"" + id + "\": ";
+  const auto request_id = required_string(object, "request_id");
+  if (!request_id) return error("approval_response needs a string \"request_id\"", id);
+  ApprovalResponse response{id, *request_id, Choice::Deny, std::nullopt, std::nullopt};
+  const auto choice = object.find("choice");
+  bool known = false;
+  for (Choice c : {Choice::Deny, Choice::AllowOnce, Choice::AllowCommand, Choice::AllowSession}) {
+    if (choice != object.end() && *choice == to_string(c)) {
+      response.choice = c;
+      known = true;
+    }
+  }
+  if (!known)
+    return error(where +
+                     "\"choice\" must be \"deny\", \"allow-once\", \"allow-command\" or "
+                     "\"allow-session\"",
+                 id);
+  if (const auto source = object.find("source"); source != object.end()) {
+    const bool valid =
+        source->is_string() &&
+        std::ranges::find(kSources, source->get_ref<const std::string&>()) != std::end(kSources);
+    if (!valid)
+      return error(where +
+                       "\"source\" must be one of \"human\", \"reviewer\", \"unavailable\", "
+                       "\"hard-deny\", \"invalid-grant\"",
+                   id);
+    response.source = source->get<std::string>();
+    if (response.choice != Choice::Deny && *response.source != "human" &&
+        *response.source != "reviewer")
+      return error(where + "\"source\" must be \"human\" or \"reviewer\" for an allow", id);
+  }
+  if (const auto reason = object.find("reason"); reason != object.end()) {
+    if (!reason->is_string() || reason->get_ref<const std::string&>().size() > kMaxReasonBytes)
+      return error(where + "\"reason\" must be a string of at most " +
+                       std::to_string(kMaxReasonBytes) + " bytes",
+                   id);
+    response.reason = reason->get<std::string>();
+  }
+  return response;
+}
+
 }  // namespace
+
+std::string_view to_string(Choice choice) {
+  switch (choice) {
+    case Choice::Deny:
+      return "deny";
+    case Choice::AllowOnce:
+      return "allow-once";
+    case Choice::AllowCommand:
+      return "allow-command";
+    case Choice::AllowSession:
+      return "allow-session";
+  }
+  return "deny";
+}
 
 std::expected<Request, RequestError> parse_request(std::string_view line) {
   if (line.ends_with('\r')) line.remove_suffix(1);
@@ -138,19 +199,7 @@ std::expected<Request, RequestError> parse_request(std::string_view line) {
     }
     return StdinData{*id, std::move(bytes)};
   }
-  const auto request_id = required_string(object, "request_id");
-  if (!request_id) return error("approval_response needs a string \"request_id\"", id);
-  const auto choice = object.find("choice");
-  ApprovalResponse response{*id, *request_id, Choice::Deny};
-  if (choice != object.end() && *choice == "allow-once")
-    response.choice = Choice::AllowOnce;
-  else if (choice != object.end() && *choice == "allow-command")
-    response.choice = Choice::AllowCommand;
-  else if (choice == object.end() || *choice != "deny")
-    return error("approval_response \"" + *id +
-                     "\": \"choice\" must be \"allow-once\", \"allow-command\" or \"deny\"",
-                 id);
-  return response;
+  return parse_approval_response(object, *id);
 }
 
 std::string exec_line(const Exec& exec) {
@@ -187,12 +236,24 @@ std::string output_event(std::string_view id, bool stderr_stream, std::string_vi
 }
 
 std::string denied_event(std::string_view id, std::string_view surface, std::string_view target,
-                         std::string_view reason) {
+                         std::string_view reason, std::string_view source) {
   return dump({{"type", "denied"},
                {"id", id},
                {"surface", surface},
                {"target", target},
-               {"reason", reason}});
+               {"reason", reason},
+               {"source", source}});
+}
+
+std::string approval_settled_event(std::string_view id, std::string_view request_id, Choice choice,
+                                   std::string_view source, std::string_view reason) {
+  Event out = {{"type", "approval_settled"},
+               {"id", id},
+               {"request_id", request_id},
+               {"choice", to_string(choice)},
+               {"source", source}};
+  if (!reason.empty()) out["reason"] = reason;
+  return dump(out);
 }
 
 std::string exit_event(std::string_view id, const ExitStatus& status) {

@@ -52,13 +52,27 @@ struct Abort {
   std::string id;
 };
 
-/// The host's answer to an approval request.
-enum class Choice { AllowOnce, AllowCommand, Deny };
+/// The host's answer to an approval request (issue 13: Deny first, as the host shows them).
+enum class Choice { Deny, AllowOnce, AllowCommand, AllowSession };
 
+/// `deny`, `allow-once`, `allow-command` or `allow-session`.
+[[nodiscard]] std::string_view to_string(Choice choice);
+
+/// The longest `reason` an `approval_response` may carry, in bytes.
+inline constexpr std::size_t kMaxReasonBytes = 4096;
+
+/// `approval_response`: the host's answer to one `approval_request`.
+///   source: who decided, as the host knows it: `human`, `reviewer`, `unavailable`,
+///           `hard-deny` or `invalid-grant` (an allow only `human` or `reviewer`); absent
+///           means `human`.
+///   reason: why, for the command's output, the `denied` event and the audit line; absent
+///           means serve's default for the choice and source.
 struct ApprovalResponse {
   std::string id;
   std::string request_id;
   Choice choice = Choice::Deny;
+  std::optional<std::string> source;
+  std::optional<std::string> reason;
 };
 struct Shutdown {};
 
@@ -80,8 +94,11 @@ struct RequestError {
 ///   "<id>": "timeout_s" must be a positive number of seconds, at most 1000000000`, `exec "<id>":
 ///   "stdin" must be "closed" or "pipe"`, `exec "<id>": "<field>" must be a string`, `hello needs
 ///   an integer "version"`, `stdin "<id>": "data" must be a string`, `stdin "<id>": "data" is not
-///   valid base64`, `approval_response "<id>": "choice" must be "allow-once", "allow-command" or
-///   "deny"`.
+///   valid base64`, `approval_response "<id>": "choice" must be "deny", "allow-once",
+///   "allow-command" or "allow-session"`, `approval_response "<id>": "source" must be one of
+///   "human", "reviewer", "unavailable", "hard-deny", "invalid-grant"`, `approval_response
+///   "<id>": "source" must be "human" or "reviewer" for an allow`, `approval_response "<id>":
+///   "reason" must be a string of at most 4096 bytes`.
 [[nodiscard]] std::expected<Request, RequestError> parse_request(std::string_view line);
 
 /// The JSON of an exec request as serve hands it to its worker (round-trips parse_request).
@@ -93,8 +110,16 @@ struct RequestError {
 /// `data` as UTF-8 text when `bytes` is valid UTF-8, else base64 with `encoding`.
 [[nodiscard]] std::string output_event(std::string_view id, bool stderr_stream,
                                        std::string_view bytes);
+/// `denied`: one refused crossing. `source`: who refused (docs/protocol.md, "Events").
 [[nodiscard]] std::string denied_event(std::string_view id, std::string_view surface,
-                                       std::string_view target, std::string_view reason);
+                                       std::string_view target, std::string_view reason,
+                                       std::string_view source);
+/// `approval_settled`: serve closed the open question `request_id` of command `id` without the
+/// host's answer (another answer covered it, its deadline passed, the command ended). `reason`
+/// is left out when empty.
+[[nodiscard]] std::string approval_settled_event(std::string_view id, std::string_view request_id,
+                                                 Choice choice, std::string_view source,
+                                                 std::string_view reason);
 /// How a command ended.
 struct ExitStatus {
   std::optional<int> exit_code;

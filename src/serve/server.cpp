@@ -22,6 +22,9 @@
 #include "core/unique_fd.hpp"
 #include "hostipc/host_ipc.hpp"
 #include "rpc/protocol.hpp"
+#include "serve/ledger_lines.hpp"
+#include "serve/session_book.hpp"
+#include "serve/worker.hpp"
 #include "session/session.hpp"
 
 namespace pisandbox::serve {
@@ -189,6 +192,7 @@ class Server {
     }
     const std::string forwarded = line + "\n";
     (void)::write(w->control.get(), forwarded.data(), forwarded.size());
+    book_.answered(w->id, response.request_id);  // answered (or unknown: the worker says so)
   }
   void take(rpc::Exec& exec, const std::string&) {
     if (stopping_) {
@@ -320,8 +324,19 @@ class Server {
       std::vector<std::string> lines;
       w.lines.feed(std::string_view(buffer, static_cast<std::size_t>(n)), lines);
       for (auto& line : lines) {
-        if (line.starts_with(R"({"type":"exit")")) w.exit_seen = true;
+        if (is_ledger_request(line)) {
+          book_.answer(w.id, line);  // serve's own business: never forwarded
+          continue;
+        }
+        // Forwarded first: a question the book settles at once reaches the host before that.
+        const bool asks = line.starts_with(R"({"type":"approval_request")");
+        if (line.starts_with(R"({"type":"approval_settled")")) book_.settled(w.id, line);
+        if (line.starts_with(R"({"type":"exit")")) {
+          settle_open(w);
+          w.exit_seen = true;
+        }
         emit(line + "\n");
+        if (asks) book_.opened(w.id, line);
       }
     }
   }
@@ -335,9 +350,17 @@ class Server {
     if (!w.events) conclude(w);
   }
 
+  /// The command of `w` has ended: the host closes whatever question of it is still open.
+  void settle_open(const Worker& w) {
+    for (const auto& request_id : book_.ended(w.id))
+      emit(rpc::approval_settled_event(w.id, request_id, rpc::Choice::Deny, "unavailable",
+                                       approval::kCommandEndedReason));
+  }
+
   /// A worker that ended without its `exit` event (killed, crashed) still ends its command.
-  void conclude(Worker& w) const {
+  void conclude(Worker& w) {
     if (w.exit_seen) return;
+    settle_open(w);
     w.exit_seen = true;
     if (stopping_) {  // shutdown or the host's end of stdin: the command was stopped
       emit(rpc::exit_event(
@@ -367,6 +390,10 @@ class Server {
   }
 
   ServeArgs args_;
+  /// The session's ledger and open questions, for every command (issue 13, item 5).
+  SessionBook book_{[this](const std::string& id, const std::string& line) {
+    if (Worker* w = find(id)) (void)::write(w->control.get(), line.data(), line.size());
+  }};
   UniqueFd signals_;
   rpc::LineSplitter requests_;
   std::list<Worker> workers_;

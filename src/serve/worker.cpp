@@ -8,6 +8,7 @@
 #include "approval/reviewer_process.hpp"
 #include "core/unique_fd.hpp"
 #include "rpc/protocol.hpp"
+#include "serve/remote_ledger.hpp"
 #include "serve/worker_io.hpp"
 #include "session/session.hpp"
 
@@ -53,20 +54,23 @@ session::RunArgs run_args(const rpc::Exec& exec, const WorkerArgs& worker_args) 
 }
 
 /// How the command talks to serve: its output and pi-sandbox's own lines as `output`
-/// events, refusals as `denied` events, approvals asked of the host, stdin on fd 3.
+/// events, refusals as `denied` events, approvals asked of the host, the session's ledger
+/// kept by serve, stdin on fd 3.
 session::RunIo run_io(EventPipe& pipe, EventSink& sink, const std::shared_ptr<HostPrompt>& prompt,
-                      const std::string& id, int cancel_fd) {
+                      const std::shared_ptr<RemoteLedger>& ledger, const std::string& id,
+                      int cancel_fd) {
   session::RunIo io;
   io.output = &sink;
   io.human = prompt;
+  io.ledger = ledger;
   io.cancel_fd = cancel_fd;
   io.stdin_fd = 3;
   io.message = [&sink](const std::string& line) {
     sink.write(sandbox::Stream::Stderr, "pi-sandbox: " + line + "\n");
   };
   io.denied = [&pipe, id](std::string_view surface, const std::string& target,
-                          const std::string& reason) {
-    pipe.write(rpc::denied_event(id, surface, target, reason));
+                          const std::string& reason, std::string_view source) {
+    pipe.write(rpc::denied_event(id, surface, target, reason, source));
   };
   return io;
 }
@@ -110,16 +114,28 @@ int run_worker(const WorkerArgs& worker_args) {
   if (!exec) return 2;
   EventPipe pipe;
   EventSink sink(pipe, exec->id);
-  auto prompt = std::make_shared<HostPrompt>(pipe, exec->id, control, std::move(early));
+  ControlReader reader(control, std::move(early));
+  auto prompt = std::make_shared<HostPrompt>(pipe, exec->id, reader);
+  auto ledger = std::make_shared<RemoteLedger>(pipe, reader);
+  reader.route(
+      [&prompt, &ledger](const std::string& line) {
+        if (!ledger->take(line)) prompt->take(line);
+      },
+      [&prompt, &ledger] {
+        ledger->close();
+        prompt->close();
+      });
 
   const session::RunArgs args = run_args(*exec, worker_args);
   const std::string id = exec->id;
-  // `prompt`, `control` and `pipe` live until _exit: HostPrompt's reader thread uses them.
-  session::RunIo io = run_io(pipe, sink, prompt, id, cancel.get());
+  // `reader`, `prompt`, `ledger`, `control` and `pipe` live until _exit: the reader thread
+  // uses them.
+  session::RunIo io = run_io(pipe, sink, prompt, ledger, id, cancel.get());
   std::string limit;  // memory wins over pids: it is what ended the command
   io.limit_reached = [&limit](sandbox::Limit reached) {
     if (limit.empty() || reached == sandbox::Limit::Memory) limit = sandbox::to_string(reached);
   };
+  // execute() ends the questions still open (HostPrompt::end()) once the command has ended.
   const sandbox::Outcome outcome = session::execute(args, io);
   sink.flush();
   rpc::ExitStatus status = exit_status(outcome, args.timeout_seconds);

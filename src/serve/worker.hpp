@@ -1,7 +1,9 @@
 // pisandbox::serve — `pi-sandbox serve-worker` (internal): one command of `pi-sandbox serve`,
 // in a process of its own so that every command is as independent as a separate `run`. Its
-// stdin is serve's control pipe (first line: the exec request; then approval responses), its
-// stdout the event pipe (complete JSON lines, docs/protocol.md), fd 3 the command's stdin.
+// stdin is serve's control pipe (first line: the exec request; then approval responses and
+// serve's own ledger replies and settle lines), its stdout the event pipe (complete JSON lines,
+// docs/protocol.md, and the ledger lines serve keeps to itself: serve/ledger_lines.hpp), fd 3
+// the command's stdin.
 #pragma once
 
 #include <string>

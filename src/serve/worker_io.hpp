@@ -4,8 +4,10 @@
 #pragma once
 
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,33 +45,79 @@ class EventSink final : public sandbox::OutputSink {
   std::string held_[2];
 };
 
-/// The human is the host: each question is an `approval_request` event; the answer comes
-/// back as an `approval_response` line on stdin, read by one reader thread.
-class HostPrompt final : public approval::HumanPrompt {
+/// The control pipe (the worker's stdin: the host's answers and serve's own lines), read by one
+/// thread from the first question or ledger call on. That comes after the sandbox's clone, or
+/// instead of it (a host-IPC question before a host run): the supervisor must be
+/// single-threaded at clone time.
+class ControlReader {
  public:
   /// `control`: the control pipe's splitter, past the exec line; `early`: complete lines read
-  /// with the exec line, taken first.
-  HostPrompt(EventPipe& pipe, std::string id, rpc::LineSplitter& control,
-             std::vector<std::string> early)
-      : pipe_(pipe), id_(std::move(id)), control_(control), early_(std::move(early)) {}
+  /// with the exec line, handled first.
+  ControlReader(rpc::LineSplitter& control, std::vector<std::string> early)
+      : control_(control), early_(std::move(early)) {}
 
-  /// Asks the host and waits for its answer; Unavailable when stdin closes first.
-  approval::HumanAnswer ask(const approval::HumanQuestion& question) override;
+  /// Where lines go (`line`, without its LF) and what happens at end of file; set once,
+  /// before start().
+  void route(std::function<void(const std::string&)> line, std::function<void()> closed);
+
+  /// Starts the reader thread; later calls do nothing. Thread-safe.
+  void start();
 
  private:
-  void read_answers();
+  void run();
+
+  rpc::LineSplitter& control_;
+  std::vector<std::string> early_;
+  std::function<void(const std::string&)> line_;
+  std::function<void()> closed_;
+  std::once_flag started_;
+};
+
+/// The human is the host: each question is an `approval_request` event; the answer comes
+/// back as an `approval_response` line on the control pipe (or serve settles the question).
+class HostPrompt final : public approval::HumanPrompt {
+ public:
+  HostPrompt(EventPipe& pipe, std::string id, ControlReader& reader)
+      : pipe_(pipe), id_(std::move(id)), reader_(reader) {}
+
+  /// Asks the host and waits for its answer (docs/protocol.md, `approval_request`; the choices
+  /// of approval::question_choices(), `expires_in_s` when the question has a deadline).
+  /// Unavailable when the control pipe closes first. When the deadline passes unanswered the
+  /// question is settled (`approval_settled`, deny by `unavailable`) and the reply is
+  /// Unavailable with approval::unanswered_reason().
+  approval::HumanReply ask(const approval::HumanQuestion& question) override;
+
+  /// One control line for the questions: an `approval_response` of the host (refused with an
+  /// `error` event when it matches no open question or answers with a choice not offered) or
+  /// serve's settle line (the question is answered `allow-session` and the host told with
+  /// `approval_settled`).
   void take(const std::string& line);
+
+  /// The control pipe has closed: every open question is Unavailable.
+  void close();
+
+  /// Settles every question still open with a deny by `unavailable` and `reason`, telling the
+  /// host (`approval_settled`): the command has ended. A later ask() is Unavailable with
+  /// `reason` at once, without an event.
+  void end(std::string_view reason) override;
+
+ private:
+  struct Answer {
+    rpc::Choice choice = rpc::Choice::Deny;
+    std::optional<std::string> source;
+    std::string reason;
+  };
 
   EventPipe& pipe_;
   std::string id_;
-  rpc::LineSplitter& control_;
-  std::vector<std::string> early_;
+  ControlReader& reader_;
   std::mutex mutex_;
   std::condition_variable answered_;
-  bool reader_started_ = false;
   bool closed_ = false;
-  std::map<std::string, bool> pending_;  ///< open questions: request_id -> allow-command offered
-  std::map<std::string, rpc::Choice> answers_;
+  std::optional<std::string> ended_;  ///< end()'s reason, once called
+  std::map<std::string, bool>
+      pending_;  ///< open questions: request_id -> remembered choices offered
+  std::map<std::string, Answer> answers_;
 };
 
 }  // namespace pisandbox::serve

@@ -55,7 +55,7 @@ core::Result<void> check_reviewer_outside(const std::vector<std::string>& review
 }
 
 ApprovalSetup::ApprovalSetup(const fs::path& home, const config::LoadedConfig& loaded,
-                             const ApprovalArgs& args, std::shared_ptr<HumanPrompt> human)
+                             const ApprovalArgs& args, ApprovalPeers peers)
     : audit_(default_audit_path(home)) {
   const config::ApprovalConfig& approval = loaded.config->approval;
   std::vector<std::string> reviewer_argv =
@@ -63,13 +63,21 @@ ApprovalSetup::ApprovalSetup(const fs::path& home, const config::LoadedConfig& l
   if (!reviewer_argv.empty())
     reviewer_.emplace(std::move(reviewer_argv),
                       std::chrono::seconds(approval.reviewer_timeout_seconds));
-  if (!args.no_prompt) prompt_ = human ? std::move(human) : std::make_shared<TerminalPrompt>();
+  if (!args.no_prompt)
+    prompt_ = peers.human ? std::move(peers.human) : std::make_shared<TerminalPrompt>();
   BrokerOptions options;
   options.hard_deny = hard_deny_options(home, loaded);
+  options.ledger = std::move(peers.ledger);
   options.grant_ttl = std::chrono::seconds(approval.grant_ttl_seconds);
+  options.question_timeout = std::chrono::seconds(approval.question_timeout_seconds);
+  options.command_deadline = peers.command_deadline;
   broker_ =
       std::make_unique<Broker>(std::move(options), clock_, audit_,
                                reviewer_ ? &*reviewer_ : nullptr, prompt_ ? &*prompt_ : nullptr);
+}
+
+void ApprovalSetup::end_questions() {
+  if (prompt_) prompt_->end(kCommandEndedReason);
 }
 
 std::string new_id(std::string_view prefix) {

@@ -2,6 +2,7 @@
 // reviewer program and the terminal prompt (docs/compatibility.md, "Approvals").
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <mutex>
@@ -10,6 +11,7 @@
 
 #include "approval/audit_log.hpp"
 #include "approval/broker.hpp"
+#include "approval/ledger.hpp"
 #include "approval/reviewer_process.hpp"
 #include "approval/terminal_prompt.hpp"
 #include "config/loader.hpp"
@@ -53,17 +55,33 @@ struct ApprovalArgs {
 core::Result<void> check_reviewer_outside(const std::vector<std::string>& reviewer,
                                           const std::filesystem::path& workspace);
 
+/// Who answers and what the broker shares with the rest of the session.
+///   human: who answers approvals (serve: the host); null: the terminal, unless
+///     ApprovalArgs::no_prompt.
+///   ledger: the session's breaker states and session answers (serve: the serve process's);
+///     null: one of this command's own (`run`: the session is the run).
+///   command_deadline: when the command's timeout ends (steady clock); no question outlasts it.
+struct ApprovalPeers {
+  std::shared_ptr<approval::HumanPrompt> human;
+  std::shared_ptr<approval::ScopeLedger> ledger;
+  std::optional<std::chrono::steady_clock::time_point> command_deadline;
+};
+
 class ApprovalSetup {
  public:
-  /// `home`: the user's home (for the audit path and the hard-deny rules).
-  ///   human: who answers approvals (serve: the host); null: the terminal, unless
-  ///   args.no_prompt.
+  /// `home`: the user's home (for the audit path and the hard-deny rules). Questions get the
+  /// configuration's `approval.questionTimeoutSeconds`.
   ApprovalSetup(const std::filesystem::path& home, const config::LoadedConfig& loaded,
-                const ApprovalArgs& args, std::shared_ptr<approval::HumanPrompt> human = nullptr);
+                const ApprovalArgs& args, ApprovalPeers peers = {});
   ApprovalSetup(const ApprovalSetup&) = delete;
   ApprovalSetup& operator=(const ApprovalSetup&) = delete;
 
   [[nodiscard]] approval::Broker& broker() { return *broker_; }
+
+  /// The command has ended: questions still open end now (HumanPrompt::end() with
+  /// approval::kCommandEndedReason), and so does any asked later. Returns when the terminal
+  /// (or the host's dialog) is free.
+  void end_questions();
 
  private:
   approval::SteadyClock clock_;

@@ -7,10 +7,10 @@
 
 namespace pisandbox::session {
 
-NetworkDecider::NetworkDecider(config::NetworkConfig network, approval::Broker& broker,
-                               std::shared_ptr<void> keep_alive, NetworkCommand command,
-                               std::function<void(const std::string&)> log,
-                               std::function<void(const std::string&, const std::string&)> denied)
+NetworkDecider::NetworkDecider(
+    config::NetworkConfig network, approval::Broker& broker, std::shared_ptr<void> keep_alive,
+    NetworkCommand command, std::function<void(const std::string&)> log,
+    std::function<void(const std::string&, const std::string&, std::string_view)> denied)
     : network_(std::move(network)),
       broker_(broker),
       keep_alive_(std::move(keep_alive)),
@@ -18,9 +18,10 @@ NetworkDecider::NetworkDecider(config::NetworkConfig network, approval::Broker& 
       log_(std::move(log)),
       denied_(std::move(denied)) {}
 
-proxy::Decision NetworkDecider::refuse(const std::string& destination, std::string reason) {
+proxy::Decision NetworkDecider::refuse(const std::string& destination, std::string reason,
+                                       std::string_view source) {
   if (log_) log_("network: refused " + destination + ": " + reason);
-  if (denied_) denied_(destination, reason);
+  if (denied_) denied_(destination, reason, source);
   return proxy::Decision{false, std::move(reason)};
 }
 
@@ -52,10 +53,6 @@ proxy::Decision NetworkDecider::decide(const std::string& raw_host, std::uint16_
       return refuse(destination, "matches network.deniedDomains entry " + pattern.text());
   for (const auto& pattern : network_.allowed_domains)
     if (pattern.matches(*host, port)) return proxy::Decision{true, {}};
-  {
-    std::lock_guard lock(mutex_);
-    if (allowed_for_command_.contains(destination)) return proxy::Decision{true, {}};
-  }
   approval::BoundaryRequest request;
   request.id = new_id("sandbox-runtime-network-");
   request.source = "sandbox-runtime";
@@ -65,13 +62,11 @@ proxy::Decision NetworkDecider::decide(const std::string& raw_host, std::uint16_
   request.command = command_.command;
   request.destination = destination;
   request.agent_name = command_.agent_name;
+  // The broker answers from the command's and the session's remembered answers first.
   approval::ApprovalContext context{command_.session_id, command_.scope_key, "", true};
   const approval::ApprovalResult result = broker_.approve(request, context);
-  if (result.action != approval::Action::Allow) return refuse(destination, result.reason);
-  if (result.for_command) {
-    std::lock_guard lock(mutex_);
-    allowed_for_command_.insert(destination);
-  }
+  if (result.action != approval::Action::Allow)
+    return refuse(destination, result.reason, approval::to_string(result.source));
   return proxy::Decision{true, {}};
 }
 
@@ -97,6 +92,10 @@ sandbox::ProxyStarter proxy_starter(std::shared_ptr<NetworkDecider> decider,
       return decider->decide(host, port);
     };
     options.log = log;
+    // No limit of the proxy's own on a decision (issue 13; 0 = none): a decision ends by
+    // itself, at the reviewer's timeout, the question's deadline (approval.questionTimeout-
+    // Seconds or the command's timeout) or the command's end.
+    options.decision_timeout = std::chrono::seconds(0);
     options.refused = [decider](const std::string& destination, const std::string& reason) {
       (void)decider->refuse(destination, reason);
     };

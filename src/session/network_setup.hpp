@@ -6,10 +6,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "approval/broker.hpp"
@@ -30,22 +29,30 @@ struct NetworkCommand {
   std::optional<std::string> agent_name;
 };
 
+/// Who refused a destination, as the `denied` callback and serve's `denied` event name it:
+/// the broker's sources (`hard-deny`, `reviewer`, `human`, `unavailable`, `invalid-grant`), or
+/// `policy` for the configuration and the proxy's own checks (deniedDomains, a host that is not
+/// a host name, a name that does not resolve, an address that is not public, no decision in
+/// time).
+inline constexpr std::string_view kPolicySource = "policy";
+
 /// Decides each destination of one command (docs/network.md, "Deciding a destination";
 /// compatibility C31–C36, C41; issue 13 item 4): screen() first (normalise, refused: the
 /// normaliser's reason → `network.deniedDomains` match → refuse), then the proxy's name lookup
 /// and address check for a direct connection, then decide() (`network.allowedDomains` match →
-/// allow → a destination the human allowed for the rest of this command → allow → else the
-/// broker with a `network`/`connect` request, `destination` = `host:port`). One approval
-/// covers one connection. Thread-safe: the proxy calls it from several threads at once.
+/// allow → else the broker with a `network`/`connect` request, `destination` = `host:port`,
+/// which answers from what the human allowed or denied earlier in the command or the session
+/// first and may offer the remembered choices). One approval covers one connection.
+/// Thread-safe: the proxy calls it from several threads at once.
 class NetworkDecider {
  public:
   /// `broker` must stay valid as long as `keep_alive` (which the decider holds). `log`
-  /// receives one line per refusal; `denied` the destination and the reason (either may be
-  /// empty).
-  NetworkDecider(config::NetworkConfig network, approval::Broker& broker,
-                 std::shared_ptr<void> keep_alive, NetworkCommand command,
-                 std::function<void(const std::string&)> log,
-                 std::function<void(const std::string&, const std::string&)> denied);
+  /// receives one line per refusal; `denied` the destination, the reason and who refused
+  /// (kPolicySource or an approval source; either callback may be empty).
+  NetworkDecider(
+      config::NetworkConfig network, approval::Broker& broker, std::shared_ptr<void> keep_alive,
+      NetworkCommand command, std::function<void(const std::string&)> log,
+      std::function<void(const std::string&, const std::string&, std::string_view)> denied);
 
   /// The proxy's Screen (proxy::ServerOptions::screen): normalises `host` and refuses a
   /// `network.deniedDomains` match, before any name lookup and without asking anyone.
@@ -60,7 +67,9 @@ class NetworkDecider {
   /// Reports a refusal (the stderr line and the `denied` callback), for refusals decide()
   /// makes and for those the proxy makes before or after it (an IP literal, an address that
   /// is not public, a name that does not resolve, no decision in time).
-  proxy::Decision refuse(const std::string& destination, std::string reason);
+  ///   source: who refused (kPolicySource for the proxy's own refusals).
+  proxy::Decision refuse(const std::string& destination, std::string reason,
+                         std::string_view source = kPolicySource);
 
   /// Reports an allowed destination that could not be reached, directly or through the parent
   /// proxy (proxy::ServerOptions::unreachable; docs/network.md, "Answers the command sees";
@@ -73,14 +82,13 @@ class NetworkDecider {
   std::shared_ptr<void> keep_alive_;
   NetworkCommand command_;
   std::function<void(const std::string&)> log_;
-  std::function<void(const std::string&, const std::string&)> denied_;
-  std::mutex mutex_;
-  std::set<std::string> allowed_for_command_;  // `host:port`
+  std::function<void(const std::string&, const std::string&, std::string_view)> denied_;
 };
 
 /// A ProxyStarter that serves the sandbox's listeners with a proxy::Server deciding through
 /// `decider` (kept alive as long as the server) and reaching destinations through `parents`
-/// (the caller's parent proxies, proxy::parent_proxies_from_environment()).
+/// (the caller's parent proxies, proxy::parent_proxies_from_environment()). The server's
+/// decision_timeout is 0 (no limit): the question's own deadline ends a pending decision.
 [[nodiscard]] sandbox::ProxyStarter proxy_starter(std::shared_ptr<NetworkDecider> decider,
                                                   std::function<void(std::string_view)> log,
                                                   proxy::ParentProxies parents = {});

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <sys/signalfd.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -51,6 +52,16 @@ std::string join_argv(const std::vector<std::string>& argv) {
     line += '\'';
   }
   return line;
+}
+
+/// The end of one of pi-sandbox's own lines on `fd`: "\r\n" on a terminal that does not turn
+/// "\n" into "\r\n" itself (the caller's terminal in raw mode while a command's private pty is
+/// relayed, e.g. a refusal right after an approval question), else "\n".
+const char* line_end(int fd) {
+  termios settings{};
+  if (::isatty(fd) != 1 || ::tcgetattr(fd, &settings) != 0) return "\n";
+  const bool translated = (settings.c_oflag & OPOST) != 0 && (settings.c_oflag & ONLCR) != 0;
+  return translated ? "\n" : "\r\n";
 }
 
 /// Names a failed launch for the user: `sandbox setup failed: <step>: <errno>`.
@@ -116,7 +127,7 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
     if (message)
       message(line);
     else
-      (void)core::write_all(STDERR_FILENO, "pi-sandbox: " + line + "\n");
+      (void)core::write_all(STDERR_FILENO, "pi-sandbox: " + line + line_end(STDERR_FILENO));
   };
   for (const auto& warning : p.policy.warnings) p.say("warning: " + warning);
   // `filesystem.additionalAllowWrite` directories persist: one that does not exist yet is
@@ -155,8 +166,11 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
                             : std::vector<std::string>{args.approval.reviewer};
   if (auto outside = check_reviewer_outside(reviewer, p.policy.workspace); !outside)
     return std::unexpected(outside.error());
+  ApprovalPeers peers{io.human, io.ledger, std::nullopt};
+  if (p.options.timeout)
+    peers.command_deadline = std::chrono::steady_clock::now() + *p.options.timeout;
   p.approvals =
-      std::make_shared<ApprovalSetup>(home_directory(), p.loaded, args.approval, io.human);
+      std::make_shared<ApprovalSetup>(home_directory(), p.loaded, args.approval, std::move(peers));
   p.session = new_id("run-");
   p.scope = args.scope_key.empty() ? p.session : args.scope_key;
   NetworkCommand network{p.session, p.scope,
@@ -164,8 +178,9 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
                          p.policy.workspace.string(), args.agent_name};
   auto decider = std::make_shared<NetworkDecider>(
       p.loaded.config->network, p.approvals->broker(), p.approvals, std::move(network), p.say,
-      [denied = io.denied](const std::string& target, const std::string& reason) {
-        if (denied) denied("network", target, reason);
+      [denied = io.denied](const std::string& target, const std::string& reason,
+                           std::string_view source) {
+        if (denied) denied("network", target, reason, source);
       });
   // The caller's parent proxy, if any (docs/network.md, "A parent proxy"): read here, from
   // pi-sandbox's own environment; the command's proxy variables point at its own proxy.
@@ -212,7 +227,8 @@ sandbox::Outcome run_with_host_ipc(const RunArgs& args, const RunIo& io, const P
             approval::ApprovalContext context{p.session, p.scope, std::string(warning)};
             auto result = p.approvals->broker().approve(request, context);
             if (result.action != approval::Action::Allow && io.denied)
-              io.denied("host-ipc", args.shell_command, result.reason);
+              io.denied("host-ipc", args.shell_command, result.reason,
+                        approval::to_string(result.source));
             return result;
           },
       .clock = clock,
@@ -232,9 +248,14 @@ sandbox::Outcome execute(const RunArgs& args, const RunIo& io) {
     return std::unexpected(
         sandbox::RunFailure{sandbox::RunFailureKind::LaunchFailed, prepared.error().describe()});
   Prepared& p = *prepared;
-  if (args.shell_command.empty() || p.loaded.config->host_ipc.mode == config::HostIpcMode::Off)
-    return named(sandbox::linux_::run_sandboxed(p.policy, std::move(p.command), p.options, p.say));
-  return run_with_host_ipc(args, io, p);
+  sandbox::Outcome outcome =
+      args.shell_command.empty() || p.loaded.config->host_ipc.mode == config::HostIpcMode::Off
+          ? named(sandbox::linux_::run_sandboxed(p.policy, std::move(p.command), p.options, p.say))
+          : run_with_host_ipc(args, io, p);
+  // A decision may still wait for an answer nobody needs any more: its question ends, and the
+  // terminal gets its settings back before pi-sandbox exits.
+  p.approvals->end_questions();
+  return outcome;
 }
 
 }  // namespace pisandbox::session

@@ -43,16 +43,21 @@ struct RunArgs {
 ///   message: pi-sandbox's own lines for the user (a refused connection, a timeout, the
 ///            host-IPC banner goes through `output` instead), without the `pi-sandbox: `
 ///            prefix; null: `pi-sandbox: <line>` on stderr.
+///   ledger:  the session's breaker states and session answers (serve: kept by the serve
+///            process for all its commands); null: the run's own (approval::LocalLedger).
 ///   denied:  told of each refused crossing: surface (`network`, `host-ipc`), target
-///            (`host:port`, the command) and reason; may be empty. Called from any thread.
+///            (`host:port`, the command), reason and who refused (an approval source such
+///            as `human`, `reviewer`, `unavailable`, or `policy`: NetworkDecider's
+///            kPolicySource); may be empty. Called from any thread.
 ///   stdin_fd: the command's stdin, -1 for pi-sandbox's own.
 ///   cancel_fd: readable to cancel the command (see sandbox::RunOptions), or -1.
 struct RunIo {
   sandbox::OutputSink* output = nullptr;
   std::shared_ptr<approval::HumanPrompt> human;
+  std::shared_ptr<approval::ScopeLedger> ledger;
   std::function<void(const std::string&)> message;
-  std::function<void(std::string_view surface, const std::string& target,
-                     const std::string& reason)>
+  std::function<void(std::string_view surface, const std::string& target, const std::string& reason,
+                     std::string_view source)>
       denied;
   int stdin_fd = -1;
   int cancel_fd = -1;
@@ -83,8 +88,9 @@ inline constexpr std::string_view kDirectConnectionHint =
 /// Runs one command (docs/security.md, docs/network.md, docs/host-ipc.md): builds the policy from
 /// the trusted configuration, gives the command its proxy (every destination decided by the
 /// configuration's lists and the approval broker), applies the host-IPC fallback for shell
-/// commands, and waits. Returns the command's outcome; a policy that cannot be built is
-/// LaunchFailed with its message.
+/// commands, and waits. Approval questions still open when the command has ended end then
+/// (ApprovalSetup::end_questions()). Returns the command's outcome; a policy that cannot be
+/// built is LaunchFailed with its message.
 [[nodiscard]] sandbox::Outcome execute(const RunArgs& args, const RunIo& io);
 
 }  // namespace pisandbox::session

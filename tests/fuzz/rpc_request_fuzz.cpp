@@ -1,5 +1,6 @@
 // libFuzzer target: any bytes as a serve request stream. The splitter and the parser must
-// never crash; an accepted exec must round-trip through exec_line().
+// never crash; an accepted exec must round-trip through exec_line(); an accepted
+// approval_response keeps its source and reason rules.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -21,6 +22,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       auto reparsed =
           pisandbox::rpc::parse_request(std::string_view(again).substr(0, again.size() - 1));
       if (!reparsed || !std::holds_alternative<pisandbox::rpc::Exec>(*reparsed)) std::abort();
+    }
+    // An accepted answer never allows for a source other than a person or a reviewer, and
+    // its reason stays within bounds (docs/protocol.md, `approval_response`).
+    if (auto* response = std::get_if<pisandbox::rpc::ApprovalResponse>(&*request)) {
+      if (response->choice != pisandbox::rpc::Choice::Deny && response->source &&
+          *response->source != "human" && *response->source != "reviewer")
+        std::abort();
+      if (response->reason && response->reason->size() > pisandbox::rpc::kMaxReasonBytes)
+        std::abort();
     }
   }
   (void)pisandbox::rpc::output_event("x", false, bytes);

@@ -4,6 +4,9 @@ pisandbox_integration_test(integration_approvals
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/harness.cpp
           ${CMAKE_CURRENT_LIST_DIR}/approvals_test.cpp
   LIBS nlohmann_json::nlohmann_json util)
+# A real reviewer asked by the proxy needs a name that resolves: the private test network of
+# network.cmake.
+target_include_directories(integration_approvals PRIVATE ${CMAKE_CURRENT_BINARY_DIR}/generated)
 
 # The approvals front end (issue 13 items 9 and 10): `--reviewer`, the reviewer example of
 # docs/approvals.md, `approvals tail`.

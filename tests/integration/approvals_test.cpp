@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "approval_network.hpp"
 #include "harness.hpp"
 
 extern char** environ;
@@ -210,21 +211,6 @@ TEST_F(Approvals, InvalidRequestIsAUsageError) {
   EXPECT_NE(r.err.find("boundary request surface must be"), std::string::npos) << r.err;
 }
 
-TEST_F(Approvals, TailShowsOneLinePerDecision) {
-  ASSERT_EQ(check_with("allow").exit_code, 0);
-  const auto r = run_process({sandbox_binary(), "approvals", "tail", "-n", "3"}, scratch_.env());
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  std::istringstream lines(r.out);
-  std::vector<std::string> shown;
-  for (std::string line; std::getline(lines, line);) shown.push_back(line);
-  ASSERT_EQ(shown.size(), 3u) << r.out;
-  EXPECT_NE(shown[0].find(" review_decision allow by reviewer network example.com:443: Known "
-                          "host."),
-            std::string::npos)
-      << shown[0];
-  EXPECT_NE(shown[2].find(" grant_consumed by broker network example.com:443"), std::string::npos);
-}
-
 TEST_F(Approvals, ConcurrentRunsWriteWholeAuditLines) {
   constexpr int kRuns = 8;
   std::vector<pid_t> pids;
@@ -256,19 +242,21 @@ PtyRun run_on_pty(const std::vector<std::string>& args,
                   const std::map<std::string, std::string>& env, const std::string& answer) {
   std::vector<std::string> argv = {sandbox_binary(), "approvals", "check"};
   argv.insert(argv.end(), args.begin(), args.end());
-  return run_on_terminal(argv, env, {{"Choice [1/2]: ", answer}});
+  return run_on_terminal(argv, env, {{"Choice [1-2, Enter = Deny]: ", answer}});
 }
 
 TEST_F(Approvals, TerminalPromptAllowOnce) {
   const auto run = run_on_pty({request_.string(), "--reviewer", reviewer("defer").string()},
-                              scratch_.env(), "1\n");
+                              scratch_.env(), "2\n");
   EXPECT_EQ(run.exit_code, 0) << run.screen;
-  EXPECT_NE(run.screen.find("Sandbox approval required: connect example.com:443"),
+  EXPECT_NE(run.screen.find("Sandbox approval required: connect example.com:443\r\n"
+                            "Command: curl https://example.com\r\n"
+                            "Needs the user.\r\n"
+                            "  1) Deny\r\n"
+                            "  2) Allow this exact operation once\r\n"
+                            "Choice [1-2, Enter = Deny]: 2\r\n"),
             std::string::npos)
       << run.screen;
-  EXPECT_NE(run.screen.find("Needs the user."), std::string::npos);
-  EXPECT_NE(run.screen.find("1) Allow this exact operation once"), std::string::npos);
-  EXPECT_NE(run.screen.find("2) Deny"), std::string::npos);
   EXPECT_NE(run.screen.find(
                 R"({"action":"allow","source":"human","reason":"Allowed once by the user."})"),
             std::string::npos)
@@ -276,7 +264,23 @@ TEST_F(Approvals, TerminalPromptAllowOnce) {
 }
 
 TEST_F(Approvals, TerminalPromptDeny) {
-  const auto run = run_on_pty({request_.string()}, scratch_.env(), "2\n");
+  const auto run = run_on_pty({request_.string()}, scratch_.env(), "1\n");
+  EXPECT_EQ(run.exit_code, 1) << run.screen;
+  EXPECT_NE(run.screen.find(R"({"action":"deny","source":"human","reason":"Denied by the user."})"),
+            std::string::npos)
+      << run.screen;
+}
+
+TEST_F(Approvals, TerminalPromptEnterDenies) {
+  const auto run = run_on_pty({request_.string()}, scratch_.env(), "\n");
+  EXPECT_EQ(run.exit_code, 1) << run.screen;
+  EXPECT_NE(run.screen.find(R"({"action":"deny","source":"human","reason":"Denied by the user."})"),
+            std::string::npos)
+      << run.screen;
+}
+
+TEST_F(Approvals, TerminalPromptEscDenies) {
+  const auto run = run_on_pty({request_.string()}, scratch_.env(), "\x1b");
   EXPECT_EQ(run.exit_code, 1) << run.screen;
   EXPECT_NE(run.screen.find(R"({"action":"deny","source":"human","reason":"Denied by the user."})"),
             std::string::npos)
@@ -291,10 +295,17 @@ TEST_F(Approvals, TerminalPromptCtrlCCancels) {
 }
 
 TEST_F(Approvals, NoReviewerOutlivesTheCommandThatAsked) {
-  // The proxy asks the reviewer about the destination; curl gives up after 1 s, the command
-  // ends, and pi-sandbox kills the reviewer's whole process group on its way out.
-  const RunResult r = scratch_.run("curl -s --max-time 1 http://reviewer-test.invalid/",
-                                   {"--reviewer", reviewer("sleeps").string()});
+  // The proxy asks the reviewer about the destination (a name that resolves to a public
+  // address, in a private network); curl gives up after 1 s, the command ends, and pi-sandbox
+  // kills the reviewer's whole process group on its way out.
+  const ApprovalNetwork network;
+  PI_SANDBOX_REQUIRE(network.ready(),
+                     "could not build the test network (user+network namespaces, veth)");
+  const RunResult r =
+      run_process(network.inside({sandbox_binary(), "run", "--cwd", scratch_.ws.string(),
+                                  "--reviewer", reviewer("sleeps").string(), "-c",
+                                  "curl -s --max-time 1 http://asked.test/"}),
+                  ApprovalNetwork::without_proxies(scratch_.env()));
   EXPECT_EQ(r.exit_code, 28) << r.err;
   EXPECT_TRUE(wait_until_gone("sleep 618"));
   EXPECT_TRUE(wait_until_gone("sleep 619"));
@@ -303,10 +314,12 @@ TEST_F(Approvals, NoReviewerOutlivesTheCommandThatAsked) {
 TEST_F(Approvals, HostIpcQuestionShowsTheCommandAndWarning) {
   write_file(request_, R"({"id":"r","source":"sandbox-runtime","surface":"host-ipc",)"
                        R"("operation":"execute-host","cwd":"/tmp","command":"tmux ls"})");
-  const auto run = run_on_pty({request_.string()}, scratch_.env(), "2\n");
+  const auto run = run_on_pty({request_.string()}, scratch_.env(), "1\n");
   EXPECT_EQ(run.exit_code, 1) << run.screen;
   EXPECT_NE(run.screen.find("Sandbox approval required: execute-host tmux ls\r\n"
-                            "Warning: this command will run on the host outside the OS sandbox."),
+                            "Warning: this command will run on the host outside the OS sandbox.\r\n"
+                            "  1) Deny\r\n"
+                            "  2) Allow this exact operation once\r\n"),
             std::string::npos)
       << run.screen;
 }

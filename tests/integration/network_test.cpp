@@ -523,7 +523,8 @@ TEST_F(NetworkTest, TheTerminalMayAllowADestinationForTheRestOfTheCommand) {
                                    (network_->scratch.root / "config.json").string(),
                                    "-c",
                                    command};
-  const PtyRun run = run_on_terminal(argv, network_->scratch.env(), {{"Choice [1/2/3]: ", "3\n"}});
+  const PtyRun run =
+      run_on_terminal(argv, network_->scratch.env(), {{"Choice [1-4, Enter = Deny]: ", "3\n"}});
   EXPECT_EQ(run.exit_code, 0) << run.screen;
   EXPECT_NE(run.screen.find("Sandbox approval required: connect asked.test:80"), std::string::npos)
       << run.screen;
@@ -531,8 +532,9 @@ TEST_F(NetworkTest, TheTerminalMayAllowADestinationForTheRestOfTheCommand) {
             std::string::npos)
       << run.screen;
   // One question for three connections.
-  EXPECT_EQ(run.screen.find("Sandbox approval required", run.screen.find("Choice [1/2/3]")),
-            std::string::npos)
+  EXPECT_EQ(
+      run.screen.find("Sandbox approval required", run.screen.find("Choice [1-4, Enter = Deny]")),
+      std::string::npos)
       << run.screen;
   EXPECT_NE(run.screen.find("200 200 200 "), std::string::npos) << run.screen;
   const std::string audit =

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "approval_network.hpp"
 #include "harness.hpp"
 
 namespace pisandbox::testing {
@@ -25,14 +26,20 @@ using namespace std::chrono_literals;
 /// One `pi-sandbox serve` with pipes to its stdin and stdout.
 class Serve {
  public:
-  /// `prefix` (e.g. IsolatedNetwork::enter()) runs before `pi-sandbox serve`.
+  /// `network`: run inside the private approval network; `prefix` (e.g.
+  /// IsolatedNetwork::enter()) runs before `pi-sandbox serve`.
   explicit Serve(const Scratch& scratch, std::vector<std::string> extra = {},
-                 std::vector<std::string> prefix = {}) {
+                 const ApprovalNetwork* network = nullptr, std::vector<std::string> prefix = {}) {
     std::vector<std::string> argv = std::move(prefix);
     argv.push_back(sandbox_binary());
     argv.push_back("serve");
     argv.insert(argv.end(), extra.begin(), extra.end());
-    pid_ = spawn_piped(argv, scratch.env(), in_, out_);
+    if (network == nullptr) {
+      pid_ = spawn_piped(argv, scratch.env(), in_, out_);
+    } else {
+      pid_ = spawn_piped(network->inside(argv), ApprovalNetwork::without_proxies(scratch.env()),
+                         in_, out_);
+    }
   }
   ~Serve() {
     if (in_ >= 0) ::close(in_);
@@ -309,7 +316,8 @@ TEST(Serve, HostIpcApprovalRoundTrips) {
     EXPECT_EQ(
         ask["choices"],
         json::parse(
-            R"([{"choice":"allow-once","label":"Allow this exact operation once"},{"choice":"deny","label":"Deny"}])"));
+            R"([{"choice":"deny","label":"Deny"},{"choice":"allow-once","label":"Allow this exact operation once"}])"));
+    EXPECT_FALSE(ask.contains("expires_in_s"));
     serve.send({{"type", "approval_response"},
                 {"id", choice},
                 {"request_id", ask["request_id"]},
@@ -330,7 +338,8 @@ TEST(Serve, HostIpcApprovalRoundTrips) {
                              {"id", "deny"},
                              {"surface", "host-ipc"},
                              {"target", command},
-                             {"reason", "Denied by the user."}};
+                             {"reason", "Denied by the user."},
+                             {"source", "human"}};
       EXPECT_TRUE(denied);
     }
   }
@@ -395,7 +404,7 @@ TEST(Serve, NetworkApprovalRoundTrips) {
   // connection attempt (502), a deny stops at 403.
   const IsolatedNetwork network(scratch, "203.0.113.77 approval-test.invalid\n");
   PI_SANDBOX_REQUIRE(network.ready(), "no user, network and mount namespaces for the test");
-  Serve serve(scratch, {}, network.enter());
+  Serve serve(scratch, {}, nullptr, network.enter());
   const std::string command =
       "curl -s -o /dev/null -w '%{http_code}' http://approval-test.invalid/";
   for (const std::string choice : {"allow-once", "deny"}) {
@@ -408,7 +417,7 @@ TEST(Serve, NetworkApprovalRoundTrips) {
     EXPECT_EQ(ask["title"], "Sandbox approval required: connect approval-test.invalid:80");
     EXPECT_EQ(ask["request"]["destination"], "approval-test.invalid:80");
     EXPECT_EQ(ask["request"]["command"], command);
-    EXPECT_EQ(ask["choices"][1]["label"],
+    EXPECT_EQ(ask["choices"][2]["label"],
               "Allow approval-test.invalid:80 for the rest of this command");
     serve.send({{"type", "approval_response"},
                 {"id", choice},
@@ -542,6 +551,370 @@ TEST(Serve, AnExecsEnvironmentLosesItsCredentialsAndADirectConnectionGetsTheHint
   EXPECT_EQ(err,
             "pi-sandbox: the command tried to connect directly, not through the proxy; some "
             "clients ignore HTTP_PROXY: see docs/network.md, \"Clients that ignore the proxy\"\n");
+}
+
+}  // namespace
+}  // namespace pisandbox::testing
+
+// ---- Approvals through serve (issue 13): choices, session answers, the breaker of a scope_key
+// across commands, settled questions, deadlines and reasons end to end. Inside a private network
+// where asked.test and other.test answer over HTTP (approval_network.hpp).
+
+namespace pisandbox::testing {
+namespace {
+
+/// curl's HTTP status for `host` through the proxy, on its own line.
+std::string status_of(const std::string& host, const std::string& path = "/") {
+  return "curl -s -o /dev/null -w '%{http_code}\\n' http://" + host + path;
+}
+
+json answer(const std::string& id, const json& request_id, const std::string& choice,
+            std::optional<std::string> source = std::nullopt,
+            std::optional<std::string> reason = std::nullopt) {
+  json line = {
+      {"type", "approval_response"}, {"id", id}, {"request_id", request_id}, {"choice", choice}};
+  if (source) line["source"] = *source;
+  if (reason) line["reason"] = *reason;
+  return line;
+}
+
+/// The events of type `type` among `events`.
+std::vector<json> of_type(const std::vector<json>& events, const std::string& type) {
+  std::vector<json> out;
+  for (const auto& e : events)
+    if (e["type"] == type) out.push_back(e);
+  return out;
+}
+
+const json kNetworkChoices = json::parse(
+    R"([{"choice":"deny","label":"Deny"},)"
+    R"({"choice":"allow-once","label":"Allow this exact operation once"},)"
+    R"({"choice":"allow-command","label":"Allow asked.test:80 for the rest of this command"},)"
+    R"({"choice":"allow-session","label":"Allow asked.test:80 for this session"}])");
+
+class ServeApprovals : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { network_ = new ApprovalNetwork(); }
+  static void TearDownTestSuite() {
+    delete network_;
+    network_ = nullptr;
+  }
+  void SetUp() override {
+    PI_SANDBOX_REQUIRE(::access("/usr/bin/curl", X_OK) == 0, "curl is not installed");
+    PI_SANDBOX_REQUIRE(network_->ready(),
+                       "could not build the test network (user+network namespaces, veth)");
+  }
+  /// Reads events until the next `approval_request`; the others go to `seen`.
+  static json next_question(Serve& serve, std::vector<json>& seen) {
+    for (json e = serve.next(); !e.is_null(); e = serve.next()) {
+      if (e["type"] == "approval_request") return e;
+      seen.push_back(e);
+    }
+    return nullptr;
+  }
+  /// A trusted configuration file with `text`, outside the workspace.
+  std::string config(const std::string& text) const {
+    const fs::path path = scratch_.root / "config.json";
+    write_file(path, text);
+    return path.string();
+  }
+  static ApprovalNetwork* network_;
+  Scratch scratch_;
+};
+
+ApprovalNetwork* ServeApprovals::network_ = nullptr;
+
+TEST_F(ServeApprovals, AnswersMapRightAndASessionAnswerCoversTheNextCommands) {
+  Serve serve(scratch_, {}, network_);
+  std::vector<json> seen;
+  // allow-once, then deny: each answer does what it says.
+  for (const std::string choice : {"allow-once", "deny"}) {
+    const std::string command = status_of("asked.test", "/" + choice);
+    serve.send(exec(choice, command, scratch_.ws));
+    const json ask = next_question(serve, seen);
+    ASSERT_FALSE(ask.is_null());
+    EXPECT_EQ(ask["title"], "Sandbox approval required: connect asked.test:80");
+    EXPECT_EQ(ask["request"]["command"], command);
+    EXPECT_EQ(ask["request"]["destination"], "asked.test:80");
+    EXPECT_EQ(ask["choices"], kNetworkChoices);
+    EXPECT_FALSE(ask.contains("expires_in_s"));
+    serve.send(answer(choice, ask["request_id"], choice));
+    const auto events = serve.until_exit(choice);
+    EXPECT_EQ(streams(events).first, choice == "deny" ? "403\n" : "200\n");
+  }
+  // allow-session: this command and every later one reach asked.test:80 without a question,
+  // whatever its command line or scope.
+  serve.send(exec("s1", status_of("asked.test"), scratch_.ws));
+  const json ask = next_question(serve, seen);
+  ASSERT_FALSE(ask.is_null());
+  serve.send(answer("s1", ask["request_id"], "allow-session"));
+  EXPECT_EQ(streams(serve.until_exit("s1")).first, "200\n");
+  json second =
+      exec("s2", status_of("asked.test", "/a") + "; " + status_of("asked.test", "/b"), scratch_.ws);
+  second["scope_key"] = "another-turn";
+  serve.send(second);
+  const auto events = serve.until_exit("s2");
+  EXPECT_TRUE(of_type(events, "approval_request").empty()) << json(events).dump();
+  EXPECT_EQ(streams(events).first, "200\n200\n");
+  // Another destination is still asked about.
+  serve.send(exec("s3", status_of("other.test"), scratch_.ws));
+  const json other = next_question(serve, seen);
+  ASSERT_FALSE(other.is_null());
+  EXPECT_EQ(other["request"]["destination"], "other.test:80");
+}
+
+TEST_F(ServeApprovals, TheBreakerOfAScopeKeyTripsAcrossCommands) {
+  // A real reviewer program outside the workspace that denies and notes each call.
+  const fs::path reviewer = scratch_.root / "deny.sh";
+  const fs::path calls = scratch_.root / "reviewed";
+  write_file(reviewer, "#!/bin/sh\ncat >/dev/null\necho call >> " + calls.string() +
+                           "\necho '{\"outcome\":\"deny\",\"risk_level\":\"high\","
+                           "\"rationale\":\"Unknown host, says the reviewer.\"}'\n");
+  ::chmod(reviewer.c_str(), 0755);
+  Serve serve(scratch_, {"--reviewer", reviewer.string()}, network_);
+  std::vector<std::pair<std::string, std::string>> denied;  // reason, source
+  std::string errors;
+  for (int i = 0; i < 5; ++i) {
+    const std::string id = "t" + std::to_string(i);
+    json request = exec(id, status_of("asked.test") + "; " + status_of("other.test"), scratch_.ws);
+    request["scope_key"] = "session-1:turn:1";
+    serve.send(request);
+    const auto events = serve.until_exit(id);
+    EXPECT_TRUE(of_type(events, "approval_request").empty());
+    EXPECT_EQ(streams(events).first, "403\n403\n");
+    errors += streams(events).second;
+    for (const auto& e : of_type(events, "denied")) denied.emplace_back(e["reason"], e["source"]);
+  }
+  // 3 denials in a row trip the scope's breaker (compatibility C75): the reviewer is asked
+  // three times over the first two commands, never again in this scope.
+  EXPECT_EQ(read_file(calls), "call\ncall\ncall\n");
+  const std::pair<std::string, std::string> by_reviewer{"Unknown host, says the reviewer.",
+                                                        "reviewer"};
+  const std::pair<std::string, std::string> by_breaker{
+      "Automatic review stopped after repeated denials in this turn.", "reviewer"};
+  std::vector<std::pair<std::string, std::string>> expected(3, by_reviewer);
+  expected.resize(10, by_breaker);
+  EXPECT_EQ(denied, expected);
+  // The reviewer's rationale reaches the command's output unchanged.
+  EXPECT_NE(errors.find("pi-sandbox: network: refused asked.test:80: Unknown host, says the "
+                        "reviewer.\npi-sandbox: network: refused other.test:80: Unknown host, says "
+                        "the reviewer.\n"),
+            std::string::npos)
+      << errors;
+  // Another scope is reviewed as usual.
+  json request = exec("u", status_of("asked.test"), scratch_.ws);
+  request["scope_key"] = "session-1:turn:2";
+  serve.send(request);
+  const auto events = serve.until_exit("u");
+  EXPECT_EQ(read_file(calls), "call\ncall\ncall\ncall\n");
+  ASSERT_EQ(of_type(events, "denied").size(), 1u);
+  EXPECT_EQ(of_type(events, "denied")[0]["reason"], "Unknown host, says the reviewer.");
+}
+
+TEST_F(ServeApprovals, ConnectionsOfOneCommandShareOneQuestion) {
+  Serve serve(scratch_, {}, network_);
+  // Two connections at once to the same destination (npm's second connection).
+  const std::string command = status_of("asked.test") + " & " + status_of("asked.test") + "; wait";
+  serve.send(exec("c", command, scratch_.ws));
+  std::vector<json> seen;
+  const json ask = next_question(serve, seen);
+  ASSERT_FALSE(ask.is_null());
+  std::this_thread::sleep_for(300ms);  // both connections are waiting by then
+  serve.send(answer("c", ask["request_id"], "allow-command"));
+  const auto events = serve.until_exit("c");
+  EXPECT_TRUE(of_type(events, "approval_request").empty()) << json(events).dump();
+  EXPECT_EQ(streams(events).first, "200\n200\n");
+}
+
+TEST_F(ServeApprovals, ASessionAnswerSettlesTheOpenQuestionsOfOtherCommands) {
+  Serve serve(scratch_, {}, network_);
+  serve.send(exec("first", status_of("asked.test", "/first"), scratch_.ws));
+  json waiting = exec("second", status_of("asked.test", "/second") + "; read line", scratch_.ws);
+  waiting["stdin"] = "pipe";
+  serve.send(waiting);
+  std::map<std::string, json> asks;
+  std::vector<json> seen;
+  while (asks.size() < 2) {
+    const json ask = next_question(serve, seen);
+    ASSERT_FALSE(ask.is_null());
+    asks[ask["id"]] = ask;
+  }
+  serve.send(answer("first", asks["first"]["request_id"], "allow-session"));
+  std::vector<json> second_events;
+  const auto first_events = serve.until_exit("first", &second_events);
+  EXPECT_EQ(streams(first_events).first, "200\n");
+  // The second command's question is settled without an answer of the host's (perhaps
+  // before the first command's exit).
+  const auto settled_seen = [&] { return !of_type(second_events, "approval_settled").empty(); };
+  for (json e; !settled_seen() && !(e = serve.next()).is_null();) second_events.push_back(e);
+  ASSERT_TRUE(settled_seen());
+  const json settled = of_type(second_events, "approval_settled")[0];
+  EXPECT_EQ(settled, (json{{"type", "approval_settled"},
+                           {"id", "second"},
+                           {"request_id", asks["second"]["request_id"]},
+                           {"choice", "allow-session"},
+                           {"source", "human"},
+                           {"reason", "Allowed by the user for this session."}}));
+  // A late answer to it is an unknown request_id.
+  serve.send(answer("second", asks["second"]["request_id"], "deny"));
+  for (json e = serve.next(); !e.is_null(); e = serve.next()) {
+    second_events.push_back(e);
+    if (e["type"] == "error") {
+      EXPECT_EQ(e["message"], "approval_response: unknown request_id \"" +
+                                  asks["second"]["request_id"].get<std::string>() + "\"");
+      break;
+    }
+  }
+  serve.send({{"type", "stdin_close"}, {"id", "second"}});
+  const auto rest = serve.until_exit("second");
+  second_events.insert(second_events.end(), rest.begin(), rest.end());
+  EXPECT_EQ(streams(second_events).first, "200\n");
+  EXPECT_TRUE(of_type(second_events, "denied").empty());
+}
+
+TEST_F(ServeApprovals, AQuestionWhoseDeadlinePassesIsSettledAndRefused) {
+  Serve serve(scratch_, {"--config", config(R"({"approval": {"questionTimeoutSeconds": 1}})")},
+              network_);
+  serve.send(exec("late", status_of("asked.test"), scratch_.ws));
+  std::vector<json> seen;
+  const json ask = next_question(serve, seen);
+  ASSERT_FALSE(ask.is_null());
+  EXPECT_EQ(ask["expires_in_s"], 1);
+  const auto events = serve.until_exit("late");
+  const std::string reason = "Nobody answered the question within 1 s.";
+  EXPECT_EQ(of_type(events, "approval_settled"),
+            (std::vector<json>{json{{"type", "approval_settled"},
+                                    {"id", "late"},
+                                    {"request_id", ask["request_id"]},
+                                    {"choice", "deny"},
+                                    {"source", "unavailable"},
+                                    {"reason", reason}}}));
+  EXPECT_EQ(of_type(events, "denied"), (std::vector<json>{json{{"type", "denied"},
+                                                               {"id", "late"},
+                                                               {"surface", "network"},
+                                                               {"target", "asked.test:80"},
+                                                               {"reason", reason},
+                                                               {"source", "unavailable"}}}));
+  EXPECT_EQ(streams(events),
+            std::make_pair(std::string("403\n"),
+                           "pi-sandbox: network: refused asked.test:80: " + reason + "\n"));
+}
+
+TEST_F(ServeApprovals, TheCommandsTimeoutIsTheQuestionsDeadline) {
+  Serve serve(scratch_, {}, network_);
+  json request = exec("t", status_of("asked.test"), scratch_.ws);
+  request["timeout_s"] = 30;
+  serve.send(request);
+  std::vector<json> seen;
+  const json ask = next_question(serve, seen);
+  ASSERT_FALSE(ask.is_null());
+  ASSERT_TRUE(ask["expires_in_s"].is_number_integer()) << ask.dump();
+  EXPECT_LE(ask["expires_in_s"].get<int>(), 30);
+  EXPECT_GE(ask["expires_in_s"].get<int>(), 1);
+  serve.send(answer("t", ask["request_id"], "allow-once"));
+  EXPECT_EQ(streams(serve.until_exit("t")).first, "200\n");
+}
+
+TEST_F(ServeApprovals, AQuestionOpenWhenItsCommandEndsIsSettled) {
+  Serve serve(scratch_, {}, network_);
+  serve.send(exec("a", status_of("asked.test"), scratch_.ws));
+  std::vector<json> seen;
+  const json ask = next_question(serve, seen);
+  ASSERT_FALSE(ask.is_null());
+  serve.send({{"type", "abort"}, {"id", "a"}});
+  const auto events = serve.until_exit("a");
+  EXPECT_EQ(
+      of_type(events, "approval_settled"),
+      (std::vector<json>{json{{"type", "approval_settled"},
+                              {"id", "a"},
+                              {"request_id", ask["request_id"]},
+                              {"choice", "deny"},
+                              {"source", "unavailable"},
+                              {"reason", "The command ended before the question was answered."}}}));
+  EXPECT_EQ(events.back(), json::parse(R"({"type":"exit","id":"a","error":"aborted"})"));
+}
+
+TEST_F(ServeApprovals, EveryDenialCarriesItsSourceAndReasonEndToEnd) {
+  Serve serve(scratch_, {}, network_);
+  const std::string no_human =
+      "Approval needs a human, and none could be asked (no terminal, prompting off, or "
+      "cancelled).";
+  struct Case {
+    std::string id;
+    std::optional<std::string> source, reason;
+    std::string expected_source, expected_reason;
+  };
+  const std::vector<Case> cases = {
+      {"human", std::nullopt, std::nullopt, "human", "Denied by the user."},
+      {"human-why", "human", "Not during the demo.", "human", "Not during the demo."},
+      {"nobody", "unavailable", std::nullopt, "unavailable", no_human},
+      {"nobody-why", "unavailable", "Pi runs without a UI (--mode json).", "unavailable",
+       "Pi runs without a UI (--mode json)."},
+      {"broker", "reviewer", "pi-auto-review: not a registry this project uses.", "reviewer",
+       "pi-auto-review: not a registry this project uses."},
+  };
+  for (const auto& c : cases) {
+    serve.send(exec(c.id, status_of("asked.test"), scratch_.ws));
+    std::vector<json> seen;
+    const json ask = next_question(serve, seen);
+    ASSERT_FALSE(ask.is_null());
+    serve.send(answer(c.id, ask["request_id"], "deny", c.source, c.reason));
+    const auto events = serve.until_exit(c.id);
+    EXPECT_EQ(of_type(events, "denied"), (std::vector<json>{json{{"type", "denied"},
+                                                                 {"id", c.id},
+                                                                 {"surface", "network"},
+                                                                 {"target", "asked.test:80"},
+                                                                 {"reason", c.expected_reason},
+                                                                 {"source", c.expected_source}}}))
+        << c.id;
+    EXPECT_EQ(streams(events),
+              std::make_pair(std::string("403\n"), "pi-sandbox: network: refused asked.test:80: " +
+                                                       c.expected_reason + "\n"))
+        << c.id;
+  }
+}
+
+TEST_F(ServeApprovals, AnswersThatCannotBeTakenLeaveTheQuestionOpen) {
+  Serve serve(scratch_, {}, network_);
+  serve.send(exec("c", status_of("asked.test"), scratch_.ws));
+  std::vector<json> seen;
+  const json ask = next_question(serve, seen);
+  ASSERT_FALSE(ask.is_null());
+  serve.send(answer("c", ask["request_id"], "allow-once", "unavailable"));
+  EXPECT_EQ(serve.next(),
+            (json{{"type", "error"},
+                  {"message",
+                   "approval_response \"c\": \"source\" must be \"human\" or \"reviewer\" for an "
+                   "allow"},
+                  {"id", "c"}}));
+  serve.send(answer("c", ask["request_id"], "allow-once", "reviewer", "Known test host."));
+  const auto events = serve.until_exit("c");
+  EXPECT_EQ(streams(events).first, "200\n");
+}
+
+TEST_F(ServeApprovals, AHostIpcDenialSaysTheDecisionsReason) {
+  // Reference items 55 and 61: the host-IPC denial reason is the reason the decision gave.
+  Serve serve(scratch_, {"--config", config(R"({"hostIPC": {"mode": "ask",
+                                                 "preflightCommandPrefixes": ["printf"]}})")},
+              network_);
+  const std::string command = "printf 'ran\\n'";
+  serve.send(exec("h", command, scratch_.ws));
+  std::vector<json> seen;
+  const json ask = next_question(serve, seen);
+  ASSERT_FALSE(ask.is_null());
+  // allow-session is not offered for host IPC: refused, the question stays open.
+  serve.send(answer("h", ask["request_id"], "allow-session"));
+  EXPECT_EQ(serve.next()["message"],
+            "approval_response \"h\": allow-session was not offered for "
+            "request_id \"" +
+                ask["request_id"].get<std::string>() + "\"");
+  serve.send(answer("h", ask["request_id"], "deny", "reviewer", "Host IPC is off for this task."));
+  const auto events = serve.until_exit("h");
+  EXPECT_EQ(streams(events).second,
+            "pi-sandbox: host-IPC execution denied: Host IPC is off for this task.\n");
+  ASSERT_EQ(of_type(events, "denied").size(), 1u);
+  EXPECT_EQ(of_type(events, "denied")[0]["source"], "reviewer");
+  EXPECT_EQ(of_type(events, "denied")[0]["reason"], "Host IPC is off for this task.");
 }
 
 }  // namespace

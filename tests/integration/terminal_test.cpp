@@ -14,6 +14,7 @@
 #include <cstring>
 #include <thread>
 
+#include "approval_network.hpp"
 #include "harness.hpp"
 
 namespace pisandbox::testing {
@@ -360,6 +361,212 @@ TEST_F(Terminal, StdoutIntoAPipeKeepsTodaysDescriptorsAndNeverTouchesTheTerminal
   expect_same_settings(t.settings(), t.before());
   EXPECT_EQ(t.finish(), 0) << t.screen;
   EXPECT_EQ(t.piped, "ready\nstdin-is-the-callers\n");
+  expect_same_settings(t.settings(), t.before());
+}
+
+}  // namespace
+}  // namespace pisandbox::testing
+
+// ---- Approval questions on the terminal (issue 13, items 2 and 3) -----------------------------
+// `pi-sandbox run` inside a private network where asked.test answers over HTTP: a real curl
+// through the real proxy needs an approval, asked on the real pseudo-terminal. pi-sandbox's own
+// lines arrive while the relay has the terminal in raw mode again, so they end in a bare LF.
+
+namespace pisandbox::testing {
+namespace {
+
+/// What curl prints: the HTTP status of a request to asked.test through the proxy.
+const std::string kCurlStatus = "curl -s -o /dev/null -w '%{http_code}\\n' http://asked.test/";
+
+/// The question for `command`, as the terminal shows it (ONLCR: "\r\n").
+std::string question_for(const std::string& command) {
+  return "Sandbox approval required: connect asked.test:80\r\n"
+         "Command: " +
+         command +
+         "\r\n"
+         "  1) Deny\r\n"
+         "  2) Allow this exact operation once\r\n"
+         "  3) Allow asked.test:80 for the rest of this command\r\n"
+         "  4) Allow asked.test:80 for this session\r\n"
+         "Choice [1-4, Enter = Deny]: ";
+}
+
+/// What the screen shows after the last question's prompt: the answer's echo and what follows,
+/// every line ending in "\n". (pi-sandbox's own line after the question may reach the terminal
+/// just before or just after the relay has put it back in raw mode, which ends it in "\r\n".)
+std::string after_the_prompt(const std::string& screen) {
+  const std::string prompt = "Choice [1-4, Enter = Deny]: ";
+  const std::size_t at = screen.rfind(prompt);
+  std::string text = at == std::string::npos ? screen : screen.substr(at + prompt.size());
+  for (std::size_t crlf = text.find("\r\n"); crlf != std::string::npos; crlf = text.find("\r\n"))
+    text.erase(crlf, 1);
+  return without_warnings(text);
+}
+
+const std::string kRefused = "pi-sandbox: network: refused asked.test:80: ";
+
+class TerminalQuestions : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { network_ = new ApprovalNetwork(); }
+  static void TearDownTestSuite() {
+    delete network_;
+    network_ = nullptr;
+  }
+  void SetUp() override {
+    PI_SANDBOX_REQUIRE(::access("/usr/bin/curl", X_OK) == 0, "curl is not installed");
+    PI_SANDBOX_REQUIRE(network_->ready(),
+                       "could not build the test network (user+network namespaces, veth)");
+  }
+  /// `pi-sandbox run -c command` inside the network.
+  std::vector<std::string> run(const std::string& command,
+                               const std::vector<std::string>& options = {}) const {
+    std::vector<std::string> argv = {sandbox_binary(), "run", "--cwd", scratch_.ws.string()};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.insert(argv.end(), {"-c", command});
+    return network_->inside(argv);
+  }
+  std::map<std::string, std::string> env() const {
+    auto env = ApprovalNetwork::without_proxies(scratch_.env());
+    env["TERM"] = "xterm";
+    return env;
+  }
+  /// Runs `command` on a terminal, answers its one question with `keys`, waits for the end;
+  /// returns the exit code.
+  int answered(OuterTerminal& t, const std::string& command, const std::string& keys) {
+    EXPECT_TRUE(t.expect(question_for(command))) << t.screen;
+    t.type(keys);
+    return t.finish();
+  }
+  static ApprovalNetwork* network_;
+  Scratch scratch_;
+};
+
+ApprovalNetwork* TerminalQuestions::network_ = nullptr;
+
+TEST_F(TerminalQuestions, AllowOnceIsTheSecondChoice) {
+  OuterTerminal t(run(kCurlStatus), env());
+  EXPECT_EQ(answered(t, kCurlStatus, "2\r"), 0) << t.screen;
+  EXPECT_EQ(after_the_prompt(t.screen), "2\n200\n");
+  expect_same_settings(t.settings(), t.before());
+}
+
+TEST_F(TerminalQuestions, DenyIsTheFirstChoice) {
+  OuterTerminal t(run(kCurlStatus), env());
+  EXPECT_EQ(answered(t, kCurlStatus, "1\r"), 0) << t.screen;
+  EXPECT_EQ(after_the_prompt(t.screen), "1\n" + kRefused + "Denied by the user.\n403\n");
+}
+
+TEST_F(TerminalQuestions, EnterOnAnEmptyLineDenies) {
+  OuterTerminal t(run(kCurlStatus), env());
+  EXPECT_EQ(answered(t, kCurlStatus, "\r"), 0) << t.screen;
+  EXPECT_EQ(after_the_prompt(t.screen), "\n" + kRefused + "Denied by the user.\n403\n");
+  expect_same_settings(t.settings(), t.before());
+}
+
+TEST_F(TerminalQuestions, EscDenies) {
+  OuterTerminal t(run(kCurlStatus), env());
+  EXPECT_EQ(answered(t, kCurlStatus, "\x1b"), 0) << t.screen;
+  EXPECT_EQ(after_the_prompt(t.screen), "\n" + kRefused + "Denied by the user.\n403\n");
+  expect_same_settings(t.settings(), t.before());
+}
+
+TEST_F(TerminalQuestions, CtrlCIsNobodyAnswering) {
+  OuterTerminal t(run(kCurlStatus), env());
+  EXPECT_EQ(answered(t, kCurlStatus, "\x03"), 0) << t.screen;
+  EXPECT_EQ(after_the_prompt(t.screen),
+            "\nCancelled.\n" + kRefused +
+                "Approval needs a human, and none could be asked (no terminal, prompting off, or "
+                "cancelled).\n403\n");
+}
+
+TEST_F(TerminalQuestions, AnUnknownAnswerAsksAgain) {
+  OuterTerminal t(run(kCurlStatus), env());
+  ASSERT_TRUE(t.expect(question_for(kCurlStatus))) << t.screen;
+  t.type("7\r");
+  ASSERT_TRUE(t.expect("7\r\nPlease answer 1-4, or Enter for Deny.\r\n")) << t.screen;
+  t.type("2\r");
+  EXPECT_EQ(t.finish(), 0) << t.screen;
+  EXPECT_EQ(after_the_prompt(t.screen), "2\n200\n");
+}
+
+TEST_F(TerminalQuestions, ForTheRestOfTheCommandAndForTheSessionAskOnce) {
+  for (const std::string choice : {"3", "4"}) {
+    const std::string command = kCurlStatus + "; " + kCurlStatus + "; " + kCurlStatus;
+    OuterTerminal t(run(command), env());
+    EXPECT_EQ(answered(t, command, choice + "\r"), 0) << t.screen;
+    EXPECT_EQ(after_the_prompt(t.screen), choice + "\n200\n200\n200\n");
+    // One question only.
+    EXPECT_EQ(t.screen.find("Sandbox approval required"),
+              t.screen.rfind("Sandbox approval required"))
+        << t.screen;
+  }
+}
+
+TEST_F(TerminalQuestions, AQuestionWithADeadlineSaysSoAndIsRefusedWhenItPasses) {
+  const fs::path config = scratch_.root / "question.json";
+  write_file(config, R"({"approval": {"questionTimeoutSeconds": 1}})");
+  OuterTerminal t(run(kCurlStatus, {"--config", config.string()}), env());
+  ASSERT_TRUE(t.expect("Command: " + kCurlStatus + "\r\nUnanswered, this is refused at "))
+      << t.screen;
+  ASSERT_TRUE(t.expect(" (in 1 s).\r\n  1) Deny\r\n")) << t.screen;
+  // Nobody types: the question ends at its deadline.
+  EXPECT_EQ(t.finish(), 0) << t.screen;
+  EXPECT_EQ(after_the_prompt(t.screen), "\nNobody answered the question within 1 s.\n" + kRefused +
+                                            "Nobody answered the question within 1 s.\n403\n");
+  expect_same_settings(t.settings(), t.before());
+}
+
+TEST_F(TerminalQuestions, WithoutADeadlineNoDeadlineLine) {
+  OuterTerminal t(run(kCurlStatus), env());
+  EXPECT_EQ(answered(t, kCurlStatus, "1\r"), 0) << t.screen;
+  EXPECT_EQ(t.screen.find("Unanswered"), std::string::npos) << t.screen;
+}
+
+TEST_F(TerminalQuestions, AQuestionOpenWhenTheCommandEndsEndsWithItAndTheTerminalIsRestored) {
+  // curl gives up after 1 s; nobody answers; the question must not outlive the command.
+  const std::string command =
+      "curl -s --max-time 1 -o /dev/null -w '%{http_code}\\n' http://asked.test/";
+  OuterTerminal t(run(command), env());
+  ASSERT_TRUE(t.expect(question_for(command))) << t.screen;
+  EXPECT_EQ(t.finish(), 28) << t.screen;
+  EXPECT_NE(after_the_prompt(t.screen).find("\nThe command ended before the question was "
+                                            "answered.\n"),
+            std::string::npos)
+      << t.screen;
+  expect_same_settings(t.settings(), t.before());
+}
+
+TEST_F(TerminalQuestions, ASpinnerWaitsWhileTheQuestionIsOpenAndCarriesOnAfter) {
+  // npm's spinner: `\r` and one of | / - \ , again and again, while curl waits for its answer.
+  const std::string spinner =
+      "while :; do for c in '|' / - '\\'; do printf '\\r%s' \"$c\"; sleep 0.02; done; done & "
+      "s=$!; " +
+      kCurlStatus + "; kill $s; echo done";
+  OuterTerminal t(run(spinner), env());
+  ASSERT_TRUE(t.expect("Choice [1-4, Enter = Deny]: ")) << t.screen;
+  // The question arrived whole: from its title to its prompt, nothing of the spinner's.
+  const std::size_t title = t.screen.rfind("Sandbox approval required: ");
+  ASSERT_NE(title, std::string::npos) << t.screen;
+  EXPECT_EQ(t.screen.substr(title), question_for(spinner));
+  // Held: the spinner's frames (one every 20 ms) do not reach the terminal while it is open.
+  const std::string prompt = "Choice [1-4, Enter = Deny]: ";
+  const std::size_t shown = t.screen.rfind(prompt) + prompt.size();
+  EXPECT_FALSE(t.expect("\r", 600ms));
+  EXPECT_EQ(t.screen.substr(shown), "");
+  t.type("2\r");
+  ASSERT_TRUE(t.expect("2\r\n")) << t.screen;
+  // It carries on after the answer, then curl's status and the end.
+  const std::size_t answered_at = t.screen.find("2\r\n", shown) + 3;  // the answer's echo
+  EXPECT_TRUE(t.expect("done\r\n")) << t.screen;
+  EXPECT_EQ(t.finish(), 0) << t.screen;
+  const std::string after = t.screen.substr(answered_at);
+  EXPECT_NE(after.find("200\r\n"), std::string::npos) << after;
+  std::size_t frames = 0;
+  for (const char* frame : {"\r|", "\r/", "\r-", "\r\\"})
+    for (std::size_t at = after.find(frame); at != std::string::npos;
+         at = after.find(frame, at + 1))
+      ++frames;
+  EXPECT_GE(frames, 1u) << after;
   expect_same_settings(t.settings(), t.before());
 }
 

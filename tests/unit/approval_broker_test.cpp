@@ -18,48 +18,10 @@ using nlohmann::json;
 
 using testing::network_request;
 
-ReviewerVerdict verdict(ReviewOutcome outcome, std::string rationale) {
-  return {outcome, RiskLevel::Medium, UserAuthorization::Unknown, std::move(rationale)};
-}
-
-class FakeReviewer final : public Reviewer {
- public:
-  std::expected<ReviewerVerdict, std::string> answer = verdict(ReviewOutcome::Allow, "ok");
-  int calls = 0;
-  std::expected<ReviewerVerdict, std::string> review(const BoundaryRequest&) override {
-    ++calls;
-    return answer;
-  }
-};
-
-class FakePrompt final : public HumanPrompt {
- public:
-  HumanAnswer answer = HumanAnswer::AllowOnce;
-  std::vector<std::string> reasons, warnings;
-  std::vector<bool> offered_for_command;
-  HumanAnswer ask(const HumanQuestion& question) override {
-    offered_for_command.push_back(question.offer_for_command);
-    reasons.push_back(question.reason);
-    warnings.push_back(question.warning);
-    return answer;
-  }
-};
-
-class MemoryAudit final : public AuditSink {
- public:
-  std::vector<std::string> lines;
-  bool fail = false;
-  core::Result<void> append(std::string_view line) override {
-    if (fail) return core::fail("disk full");
-    lines.emplace_back(line);
-    return {};
-  }
-  std::vector<std::string> events() const {
-    std::vector<std::string> out;
-    for (const auto& line : lines) out.push_back(json::parse(line).at("event"));
-    return out;
-  }
-};
+using testing::FakePrompt;
+using testing::FakeReviewer;
+using testing::MemoryAudit;
+using testing::verdict;
 
 struct Fixture {
   SteadyClock clock;
@@ -165,16 +127,16 @@ TEST(Broker, DeferGoesToTheHumanWithTheRationale) {
   f.reviewer.answer = verdict(ReviewOutcome::Defer, "Needs the user.");
   f.context.warning = std::string(kHostIpcWarning);
 
-  f.prompt.answer = HumanAnswer::AllowOnce;
+  f.prompt.answer(HumanAnswer::AllowOnce);
   EXPECT_EQ(f.approve(network_request()),
             (ApprovalResult{Action::Allow, Source::Human, std::string(kHumanAllowReason)}));
   EXPECT_EQ(f.audit.events(), kAllowEvents);
 
-  f.prompt.answer = HumanAnswer::Deny;
+  f.prompt.answer(HumanAnswer::Deny);
   EXPECT_EQ(f.approve(network_request()),
             (ApprovalResult{Action::Deny, Source::Human, std::string(kHumanDenyReason)}));
 
-  f.prompt.answer = HumanAnswer::Unavailable;
+  f.prompt.answer(HumanAnswer::Unavailable);
   EXPECT_EQ(f.approve(network_request()),
             (ApprovalResult{Action::Deny, Source::Unavailable, std::string(kNoHumanReason)}));
 
@@ -267,8 +229,8 @@ TEST(TerminalPromptText, QuestionShowsWarningReasonAndChoices) {
             "Sandbox approval required: execute-host tmux ls\\n\\x1b[2J\\u009b\n"
             "Warning: this command will run on the host outside the OS sandbox.\n"
             "Needs the user.\n"
-            "  1) Allow this exact operation once\n"
-            "  2) Deny\n");
+            "  1) Deny\n"
+            "  2) Allow this exact operation once\n");
 }
 
 TEST(TerminalPromptText, DirectionControlsAreShownNotObeyed) {
@@ -281,8 +243,8 @@ TEST(TerminalPromptText, DirectionControlsAreShownNotObeyed) {
   const HumanQuestion question{request, "", ""};
   EXPECT_EQ(question_text(question),
             "Sandbox approval required: execute-host ls \\u202e#\\u2066x\\u200f \xe2\x80\x90\n"
-            "  1) Allow this exact operation once\n"
-            "  2) Deny\n");
+            "  1) Deny\n"
+            "  2) Allow this exact operation once\n");
 }
 
 }  // namespace
@@ -291,27 +253,93 @@ TEST(TerminalPromptText, DirectionControlsAreShownNotObeyed) {
 namespace pisandbox::approval {
 namespace {
 
-TEST(Broker, AllowForTheRestOfTheCommandIsOfferedOnlyWhenTheCallerAsksAndIsAudited) {
+TEST(Broker, RememberedChoicesAreOfferedOnlyWhenTheCallerAsksAndAreAudited) {
   Fixture f;
   f.reviewer.answer = verdict(ReviewOutcome::Defer, "Needs the user.");
-  f.prompt.answer = HumanAnswer::AllowForCommand;
+  f.prompt.answer(HumanAnswer::AllowForCommand);
   // Not offered: the answer cannot be taken, so it is no allow.
   EXPECT_EQ(f.approve(network_request()),
             (ApprovalResult{Action::Deny, Source::Unavailable, std::string(kNoHumanReason)}));
-  f.context.offer_for_command = true;
+  f.context.offer_remembered = true;
   EXPECT_EQ(f.approve(network_request()),
             (ApprovalResult{Action::Allow, Source::Human, std::string(kHumanAllowForCommandReason),
-                            true}));
-  EXPECT_EQ(f.prompt.offered_for_command, (std::vector<bool>{false, true}));
-  // A request without a destination is never offered the command scope.
+                            AllowScope::Command}));
+  EXPECT_EQ(f.prompt.offered, (std::vector<bool>{false, true}));
+  // A request without a destination is never offered the remembered choices.
   auto host = network_request();
   host.surface = Surface::HostIpc;
   host.destination.reset();
   EXPECT_EQ(f.approve(host).action, Action::Deny);
-  EXPECT_EQ(f.prompt.offered_for_command.back(), false);
+  EXPECT_EQ(f.prompt.offered.back(), false);
   const auto issued = json::parse(f.audit.lines.at(2));
   EXPECT_EQ(issued.at("event"), "grant_issued");
   EXPECT_EQ(issued.at("reason"), "valid for the rest of this command");
+}
+
+}  // namespace
+}  // namespace pisandbox::approval
+
+namespace pisandbox::approval {
+namespace {
+
+TEST(TerminalPromptText, ANetworkQuestionNamesTheCommandAndOffersFourChoicesDenyFirst) {
+  auto request = network_request("registry.npmjs.org:443");
+  request.command = "npm install left-pad";
+  const HumanQuestion question{request, "", "Needs the user.", true};
+  EXPECT_EQ(question_text(question),
+            "Sandbox approval required: connect registry.npmjs.org:443\n"
+            "Command: npm install left-pad\n"
+            "Needs the user.\n"
+            "  1) Deny\n"
+            "  2) Allow this exact operation once\n"
+            "  3) Allow registry.npmjs.org:443 for the rest of this command\n"
+            "  4) Allow registry.npmjs.org:443 for this session\n");
+  EXPECT_EQ(choice_prompt(question_choices(question).size()), "Choice [1-4, Enter = Deny]: ");
+  EXPECT_EQ(choice_prompt(2), "Choice [1-2, Enter = Deny]: ");
+  std::vector<std::string> names;
+  for (const auto& choice : question_choices(question)) names.emplace_back(choice.name);
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"deny", "allow-once", "allow-command", "allow-session"}));
+}
+
+TEST(TerminalPromptText, ALongCommandIsCutAt200Characters) {
+  auto request = network_request();
+  // 199 ASCII characters, then "é" (2 bytes) as the 200th, then more.
+  request.command = std::string(199, 'a') + "\xc3\xa9" + "bbb\n";
+  const HumanQuestion question{request, "", ""};
+  EXPECT_EQ(question_text(question),
+            "Sandbox approval required: connect example.com:443\n"
+            "Command: " +
+                std::string(199, 'a') +
+                "\xc3\xa9\xe2\x80\xa6\n"
+                "  1) Deny\n"
+                "  2) Allow this exact operation once\n");
+  request.command = std::string(200, 'c');
+  EXPECT_NE(question_text(question).find("Command: " + std::string(200, 'c') + "\n"),
+            std::string::npos);
+}
+
+TEST(TerminalPromptText, AQuestionWithADeadlineSaysWhenItIsRefused) {
+  auto request = network_request();
+  const auto now = std::chrono::steady_clock::time_point(std::chrono::hours(5));
+  // 119.2 s left: shown as 120 s, rounded up.
+  HumanQuestion question{request, "", "", false, now + std::chrono::milliseconds(119200)};
+  const auto wall = std::chrono::system_clock::from_time_t(1700000000);
+  const std::string line =
+      deadline_line(std::chrono::seconds(120), wall + std::chrono::seconds(120));
+  EXPECT_EQ(question_text(question, now, wall),
+            "Sandbox approval required: connect example.com:443\n"
+            "Command: curl https://example.com\n" +
+                line +
+                "\n"
+                "  1) Deny\n"
+                "  2) Allow this exact operation once\n");
+  std::time_t at = 1700000120;
+  std::tm local{};
+  ::localtime_r(&at, &local);
+  char clock[16];
+  std::strftime(clock, sizeof clock, "%H:%M:%S", &local);
+  EXPECT_EQ(line, "Unanswered, this is refused at " + std::string(clock) + " (in 120 s).");
 }
 
 }  // namespace

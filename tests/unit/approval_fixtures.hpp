@@ -1,9 +1,14 @@
-// Requests shared by the approval unit tests.
+// Requests and fakes shared by the approval unit tests.
 #pragma once
 
+#include <chrono>
+#include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "approval/boundary_request.hpp"
+#include "approval/broker.hpp"
 
 namespace pisandbox::approval::testing {
 
@@ -19,5 +24,79 @@ inline BoundaryRequest network_request(std::string destination = "example.com:44
   r.destination = std::move(destination);
   return r;
 }
+
+inline ReviewerVerdict verdict(ReviewOutcome outcome, std::string rationale) {
+  return {outcome, RiskLevel::Medium, UserAuthorization::Unknown, std::move(rationale)};
+}
+
+/// A reviewer that gives `answer` and counts its calls. Thread-safe.
+class FakeReviewer final : public Reviewer {
+ public:
+  std::expected<ReviewerVerdict, std::string> answer = verdict(ReviewOutcome::Allow, "ok");
+  int calls = 0;
+  std::expected<ReviewerVerdict, std::string> review(const BoundaryRequest&) override {
+    std::lock_guard lock(mutex_);
+    ++calls;
+    return answer;
+  }
+
+ private:
+  std::mutex mutex_;
+};
+
+/// A human that gives `reply` and records what each question showed. Thread-safe.
+class FakePrompt final : public HumanPrompt {
+ public:
+  HumanReply reply{HumanAnswer::AllowOnce, std::nullopt, {}};
+  std::vector<std::string> reasons, warnings;
+  std::vector<bool> offered;
+  std::vector<std::optional<std::chrono::steady_clock::time_point>> deadlines;
+  void answer(HumanAnswer answer) { reply = {answer, std::nullopt, {}}; }
+  std::size_t asked() {
+    std::lock_guard lock(mutex_);
+    return reasons.size();
+  }
+  HumanReply ask(const HumanQuestion& question) override {
+    std::lock_guard lock(mutex_);
+    offered.push_back(question.offer_remembered);
+    reasons.push_back(question.reason);
+    warnings.push_back(question.warning);
+    deadlines.push_back(question.deadline);
+    return reply;
+  }
+
+ private:
+  std::mutex mutex_;
+};
+
+/// Audit lines kept in memory. Thread-safe.
+class MemoryAudit final : public AuditSink {
+ public:
+  std::vector<std::string> lines;
+  bool fail = false;
+  core::Result<void> append(std::string_view line) override {
+    std::lock_guard lock(mutex_);
+    if (fail) return core::fail("disk full");
+    lines.emplace_back(line);
+    return {};
+  }
+  /// The `event` of every line, in order.
+  std::vector<std::string> events() {
+    std::lock_guard lock(mutex_);
+    std::vector<std::string> out;
+    for (const auto& line : lines) out.push_back(nlohmann::json::parse(line).at("event"));
+    return out;
+  }
+
+ private:
+  std::mutex mutex_;
+};
+
+/// A Clock that stands still until moved.
+class FixedClock final : public Clock {
+ public:
+  std::chrono::steady_clock::time_point at{std::chrono::hours(1000)};
+  std::chrono::steady_clock::time_point now() const override { return at; }
+};
 
 }  // namespace pisandbox::approval::testing

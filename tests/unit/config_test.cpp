@@ -210,6 +210,8 @@ const std::string kReviewer =
     "approval.reviewer must be an array of strings starting with an absolute path";
 const std::string kTimeout = "approval.reviewerTimeoutSeconds must be an integer between 1 and 600";
 const std::string kTtl = "approval.grantTtlSeconds must be an integer between 1 and 300";
+const std::string kQuestion =
+    "approval.questionTimeoutSeconds must be an integer between 0 and 86400";
 
 INSTANTIATE_TEST_SUITE_P(
     Approval, ConfigRefused,
@@ -237,7 +239,16 @@ INSTANTIATE_TEST_SUITE_P(
         Refused{"TtlZero", R"({"approval": {"grantTtlSeconds": 0}})", kTtl},
         Refused{"TtlTooLarge", R"({"approval": {"grantTtlSeconds": 301}})", kTtl},
         Refused{"TtlFraction", R"({"approval": {"grantTtlSeconds": 1.5}})", kTtl},
-        Refused{"TtlArray", R"({"approval": {"grantTtlSeconds": [60]}})", kTtl}),
+        Refused{"TtlArray", R"({"approval": {"grantTtlSeconds": [60]}})", kTtl},
+        Refused{"QuestionNegative", R"({"approval": {"questionTimeoutSeconds": -1}})", kQuestion},
+        Refused{"QuestionTooLarge", R"({"approval": {"questionTimeoutSeconds": 86401}})",
+                kQuestion},
+        Refused{"QuestionFraction", R"({"approval": {"questionTimeoutSeconds": 0.5}})", kQuestion},
+        Refused{"QuestionFloatLiteral", R"({"approval": {"questionTimeoutSeconds": 120.0}})",
+                kQuestion},
+        Refused{"QuestionString", R"({"approval": {"questionTimeoutSeconds": "120"}})", kQuestion},
+        Refused{"QuestionBool", R"({"approval": {"questionTimeoutSeconds": false}})", kQuestion},
+        Refused{"QuestionNull", R"({"approval": {"questionTimeoutSeconds": null}})", kQuestion}),
     test_name);
 
 struct NotJson {
@@ -319,6 +330,7 @@ TEST(ConfigParse, Defaults) {
   EXPECT_TRUE(config.approval.reviewer.empty());
   EXPECT_EQ(config.approval.reviewer_timeout_seconds, 90);
   EXPECT_EQ(config.approval.grant_ttl_seconds, 60);
+  EXPECT_EQ(config.approval.question_timeout_seconds, 0);
 }
 
 // The example of docs/configuration.md, "Schema".
@@ -435,6 +447,13 @@ TEST(ConfigParse, ApprovalBounds) {
   EXPECT_EQ(high->approval.reviewer_timeout_seconds, 600);
   EXPECT_EQ(high->approval.grant_ttl_seconds, 300);
   EXPECT_EQ(high->approval.reviewer, std::vector<std::string>{"/r"});
+  // questionTimeoutSeconds: 0 (no limit of its own) up to one day.
+  for (const int seconds : {0, 1, 120, 86400}) {
+    auto question =
+        parse(R"({"approval": {"questionTimeoutSeconds": )" + std::to_string(seconds) + "}}");
+    ASSERT_TRUE(question.has_value()) << question.error().describe(kPath);
+    EXPECT_EQ(question->approval.question_timeout_seconds, seconds);
+  }
 }
 
 TEST(ConfigParse, ReviewerArgumentsMayBeEmptyStrings) {
@@ -465,7 +484,8 @@ TEST(ConfigToJson, DefaultsFilledIn) {
   },
   "approval": {
     "reviewerTimeoutSeconds": 90,
-    "grantTtlSeconds": 60
+    "grantTtlSeconds": 60,
+    "questionTimeoutSeconds": 0
   },
   "limits": {
     "maxProcesses": 1024,
@@ -624,7 +644,8 @@ TEST(ConfigToJson, IssueExampleWithCanonicalDomains) {
       "--strict"
     ],
     "reviewerTimeoutSeconds": 90,
-    "grantTtlSeconds": 5
+    "grantTtlSeconds": 5,
+    "questionTimeoutSeconds": 0
   })"),
             std::string::npos)
       << json;

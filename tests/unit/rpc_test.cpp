@@ -60,6 +60,40 @@ TEST(Requests, TheSmallOnes) {
       R"({"type":"approval_response","id":"c1","request_id":"r2","choice":"allow-command"})"));
   EXPECT_EQ(response.request_id, "r2");
   EXPECT_EQ(response.choice, Choice::AllowCommand);
+  EXPECT_FALSE(response.source);
+  EXPECT_FALSE(response.reason);
+}
+
+TEST(Requests, ApprovalResponsesCarryTheirChoiceSourceAndReason) {
+  const auto session = std::get<ApprovalResponse>(*parse_request(
+      R"({"type":"approval_response","id":"c","request_id":"r","choice":"allow-session",)"
+      R"("source":"reviewer","reason":"Known registry."})"));
+  EXPECT_EQ(session.choice, Choice::AllowSession);
+  EXPECT_EQ(session.source, "reviewer");
+  EXPECT_EQ(session.reason, "Known registry.");
+  const auto nobody = std::get<ApprovalResponse>(
+      *parse_request(R"({"type":"approval_response","id":"c","request_id":"r","choice":"deny",)"
+                     R"("source":"unavailable","reason":"No UI."})"));
+  EXPECT_EQ(nobody.choice, Choice::Deny);
+  EXPECT_EQ(nobody.source, "unavailable");
+  EXPECT_EQ(nobody.reason, "No UI.");
+  for (const char* source : {"human", "reviewer", "unavailable", "hard-deny", "invalid-grant"}) {
+    const std::string line =
+        R"({"type":"approval_response","id":"c","request_id":"r","choice":"deny","source":")" +
+        std::string(source) + R"("})";
+    EXPECT_EQ(std::get<ApprovalResponse>(*parse_request(line)).source, source);
+  }
+  // The longest reason is accepted, one byte more is not.
+  const std::string longest(kMaxReasonBytes, 'x');
+  const std::string prefix =
+      R"({"type":"approval_response","id":"c","request_id":"r","choice":"deny","reason":")";
+  EXPECT_EQ(std::get<ApprovalResponse>(*parse_request(prefix + longest + R"("})")).reason, longest);
+  EXPECT_EQ(error_of(prefix + longest + R"(x"})"),
+            "approval_response \"c\": \"reason\" must be a string of at most 4096 bytes");
+  EXPECT_EQ(to_string(Choice::Deny), "deny");
+  EXPECT_EQ(to_string(Choice::AllowOnce), "allow-once");
+  EXPECT_EQ(to_string(Choice::AllowCommand), "allow-command");
+  EXPECT_EQ(to_string(Choice::AllowSession), "allow-session");
 }
 
 TEST(Requests, EveryErrorNamesTheProblem) {
@@ -97,8 +131,26 @@ TEST(Requests, EveryErrorNamesTheProblem) {
   EXPECT_EQ(error_of(R"({"type":"approval_response","id":"a","choice":"deny"})"),
             "approval_response needs a string \"request_id\"");
   EXPECT_EQ(error_of(R"({"type":"approval_response","id":"a","request_id":"r","choice":"yes"})"),
-            "approval_response \"a\": \"choice\" must be \"allow-once\", \"allow-command\" or "
-            "\"deny\"");
+            "approval_response \"a\": \"choice\" must be \"deny\", \"allow-once\", "
+            "\"allow-command\" or \"allow-session\"");
+  const std::string sources =
+      "approval_response \"a\": \"source\" must be one of \"human\", \"reviewer\", "
+      "\"unavailable\", \"hard-deny\", \"invalid-grant\"";
+  EXPECT_EQ(error_of(R"({"type":"approval_response","id":"a","request_id":"r","choice":"deny",)"
+                     R"("source":"user"})"),
+            sources);
+  EXPECT_EQ(error_of(R"({"type":"approval_response","id":"a","request_id":"r","choice":"deny",)"
+                     R"("source":1})"),
+            sources);
+  for (const std::string source : {"unavailable", "hard-deny", "invalid-grant"})
+    EXPECT_EQ(
+        error_of(R"({"type":"approval_response","id":"a","request_id":"r","choice":"allow-once",)"
+                 R"("source":")" +
+                 source + R"("})"),
+        "approval_response \"a\": \"source\" must be \"human\" or \"reviewer\" for an allow");
+  EXPECT_EQ(error_of(R"({"type":"approval_response","id":"a","request_id":"r","choice":"deny",)"
+                     R"("reason":["no"]})"),
+            "approval_response \"a\": \"reason\" must be a string of at most 4096 bytes");
   auto r = parse_request(R"({"type":"abort","id":""})");
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().message, "abort needs a string \"id\"");
@@ -126,9 +178,17 @@ TEST(Events, ExactBytes) {
   EXPECT_EQ(error_event("bad", std::string("c1")),
             "{\"type\":\"error\",\"message\":\"bad\",\"id\":\"c1\"}\n");
   EXPECT_EQ(
-      denied_event("c1", "network", "a.example:443", "no"),
+      denied_event("c1", "network", "a.example:443", "no", "reviewer"),
       "{\"type\":\"denied\",\"id\":\"c1\",\"surface\":\"network\",\"target\":\"a.example:443\","
-      "\"reason\":\"no\"}\n");
+      "\"reason\":\"no\",\"source\":\"reviewer\"}\n");
+  EXPECT_EQ(approval_settled_event("c1", "r-1", Choice::AllowSession, "human",
+                                   "Allowed by the user for this session."),
+            "{\"type\":\"approval_settled\",\"id\":\"c1\",\"request_id\":\"r-1\",\"choice\":"
+            "\"allow-session\",\"source\":\"human\",\"reason\":\"Allowed by the user for this "
+            "session.\"}\n");
+  EXPECT_EQ(approval_settled_event("c1", "r-2", Choice::Deny, "unavailable", ""),
+            "{\"type\":\"approval_settled\",\"id\":\"c1\",\"request_id\":\"r-2\",\"choice\":"
+            "\"deny\",\"source\":\"unavailable\"}\n");
 }
 
 TEST(Utf8, ValidityAndIncompleteTails) {

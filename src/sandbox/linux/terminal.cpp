@@ -112,12 +112,14 @@ core::Result<void> TerminalRelay::start(const TerminalPlan& plan, UniqueFd maste
   winch_.reset(::signalfd(-1, &winch, SFD_CLOEXEC | SFD_NONBLOCK));
   if (!winch_) return core::fail_errno("signalfd(SIGWINCH)");
   resize();  // the window may have changed since pid 1 copied its size
-  if (!plan.relay_input) return {};
-  if (::tcgetattr(STDIN_FILENO, &saved_) != 0) return core::fail_errno("tcgetattr(stdin)");
-  // The watchdog first, so that no moment has raw mode without it.
-  watchdog_ = start_watchdog(saved_, watchdog_done_);
-  if (auto r = set_raw(true); !r) return r;
-  input_ = true;
+  if (plan.relay_input) {
+    if (::tcgetattr(STDIN_FILENO, &saved_) != 0) return core::fail_errno("tcgetattr(stdin)");
+    // The watchdog first, so that no moment has raw mode without it.
+    watchdog_ = start_watchdog(saved_, watchdog_done_);
+    if (auto r = set_raw(true); !r) return r;
+    input_ = true;
+  }
+  // Held with or without input: a question for the user also stops the command's output.
   lease_fd_ = core::TerminalLease::controlling().hold();
   return {};
 }
@@ -127,9 +129,11 @@ TerminalRelay::~TerminalRelay() {
 }
 
 void TerminalRelay::fill(std::span<pollfd, kPollFds> fds) const {
-  const bool output = master_.valid() && !hung_up_;
-  fds[0] = {output ? master_.get() : -1,
-            static_cast<short>(POLLIN | (pending_.empty() ? 0 : POLLOUT)), 0};
+  // While a question has the terminal the master is not read: the command's writes wait in
+  // the pty (and then block), so nothing draws over the question (issue 13, item 3).
+  const short events = static_cast<short>((lent_ ? 0 : POLLIN) | (pending_.empty() ? 0 : POLLOUT));
+  const bool watched = master_.valid() && !hung_up_ && events != 0;
+  fds[0] = {watched ? master_.get() : -1, events, 0};
   fds[1] = {input_ && !lent_ && pending_.empty() ? STDIN_FILENO : -1, POLLIN, 0};
   fds[2] = {winch_.get(), POLLIN, 0};
   fds[3] = {lease_fd_, POLLIN, 0};
@@ -137,7 +141,8 @@ void TerminalRelay::fill(std::span<pollfd, kPollFds> fds) const {
 
 void TerminalRelay::handle(std::span<const pollfd, kPollFds> fds) {
   if (fds[0].fd >= 0 && (fds[0].revents & POLLOUT) != 0) flush_input();
-  if (fds[0].fd >= 0 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0) relay_output(16);
+  if (fds[0].fd >= 0 && !lent_ && (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0)
+    relay_output(16);
   if (fds[1].fd >= 0 && fds[1].revents != 0) relay_input();
   if (fds[2].fd >= 0 && fds[2].revents != 0) resize();
   if (fds[3].fd >= 0 && fds[3].revents != 0) on_lease();
@@ -228,12 +233,14 @@ void TerminalRelay::on_lease() {
   auto& lease = core::TerminalLease::controlling();
   const bool wanted = lease.wanted();
   if (wanted && !lent_) {
-    // A question for the user: stop reading the terminal and give it its own settings.
+    // A question for the user: stop reading the terminal and the command's output, and give
+    // the terminal its own settings.
+    raw_before_lent_ = raw_;
     if (raw_) (void)set_raw(false);
     lent_ = true;
     lease.lent(true);
   } else if (!wanted && lent_) {
-    (void)set_raw(true);
+    if (raw_before_lent_) (void)set_raw(true);
     lent_ = false;
     lease.lent(false);
   }

@@ -91,9 +91,11 @@ struct PtyPair {
 /// signals for the command's foreground process group, not for pi-sandbox). The terminal's
 /// settings are restored exactly by restore() or the destructor; if pi-sandbox is killed
 /// with SIGKILL, a watchdog process (in a session of its own) restores them. While a
-/// question for the user needs the terminal (core::TerminalLease), input is not read and the
-/// caller's settings are back. SIGWINCH must be blocked in every thread before start()
-/// (launch() blocks it before the clone, so the proxy's threads inherit the mask).
+/// question for the user needs the terminal (core::TerminalLease), neither input nor the
+/// command's output is relayed (the command's writes wait in the pty, then block) and the
+/// caller's settings are back, so the question stays readable (issue 13, item 3). SIGWINCH must be
+/// blocked in every thread before start() (launch() blocks it before the clone, so the proxy's
+/// threads inherit the mask).
 class TerminalRelay {
  public:
   /// How many pollfd entries fill() writes.
@@ -143,7 +145,8 @@ class TerminalRelay {
   bool hung_up_ = false;          ///< the master said EIO: no slave is open any more
   bool input_ = false;            ///< stdin is still read
   bool raw_ = false;              ///< the caller's terminal is in raw mode now
-  bool lent_ = false;             ///< a question has the terminal
+  bool lent_ = false;             ///< a question has the terminal (input and output wait)
+  bool raw_before_lent_ = false;  ///< raw mode to put back when the question is done
   termios saved_{};               ///< the caller's settings before raw mode
   std::string pending_;           ///< input not yet written to the master
   pid_t watchdog_ = -1;           ///< the watchdog's pid, or -1
