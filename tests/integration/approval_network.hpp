@@ -7,6 +7,7 @@
 // prefix(): nsenter into the holder's namespaces.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -93,6 +94,23 @@ server.serve_forever()
   Scratch scratch_;
   pid_t holder_ = -1;
   bool ready_ = false;
+};
+
+/// A test suite whose tests share one ApprovalNetwork (built once per suite); each test is
+/// skipped, with the reason, when curl is missing or the network cannot be built.
+class ApprovalNetworkSuite : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { network_ = new ApprovalNetwork(); }
+  static void TearDownTestSuite() {
+    delete network_;
+    network_ = nullptr;
+  }
+  void SetUp() override {
+    PI_SANDBOX_REQUIRE(::access("/usr/bin/curl", X_OK) == 0, "curl is not installed");
+    PI_SANDBOX_REQUIRE(network_->ready(),
+                       "could not build the test network (user+network namespaces, veth)");
+  }
+  static inline ApprovalNetwork* network_ = nullptr;
 };
 
 }  // namespace pisandbox::testing

@@ -592,18 +592,8 @@ const json kNetworkChoices = json::parse(
     R"({"choice":"allow-command","label":"Allow asked.test:80 for the rest of this command"},)"
     R"({"choice":"allow-session","label":"Allow asked.test:80 for this session"}])");
 
-class ServeApprovals : public ::testing::Test {
+class ServeApprovals : public ApprovalNetworkSuite {
  protected:
-  static void SetUpTestSuite() { network_ = new ApprovalNetwork(); }
-  static void TearDownTestSuite() {
-    delete network_;
-    network_ = nullptr;
-  }
-  void SetUp() override {
-    PI_SANDBOX_REQUIRE(::access("/usr/bin/curl", X_OK) == 0, "curl is not installed");
-    PI_SANDBOX_REQUIRE(network_->ready(),
-                       "could not build the test network (user+network namespaces, veth)");
-  }
   /// Reads events until the next `approval_request`; the others go to `seen`.
   static json next_question(Serve& serve, std::vector<json>& seen) {
     for (json e = serve.next(); !e.is_null(); e = serve.next()) {
@@ -618,11 +608,8 @@ class ServeApprovals : public ::testing::Test {
     write_file(path, text);
     return path.string();
   }
-  static ApprovalNetwork* network_;
   Scratch scratch_;
 };
-
-ApprovalNetwork* ServeApprovals::network_ = nullptr;
 
 TEST_F(ServeApprovals, AnswersMapRightAndASessionAnswerCoversTheNextCommands) {
   Serve serve(scratch_, {}, network_);

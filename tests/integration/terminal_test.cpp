@@ -405,18 +405,8 @@ std::string after_the_prompt(const std::string& screen) {
 
 const std::string kRefused = "pi-sandbox: network: refused asked.test:80: ";
 
-class TerminalQuestions : public ::testing::Test {
+class TerminalQuestions : public ApprovalNetworkSuite {
  protected:
-  static void SetUpTestSuite() { network_ = new ApprovalNetwork(); }
-  static void TearDownTestSuite() {
-    delete network_;
-    network_ = nullptr;
-  }
-  void SetUp() override {
-    PI_SANDBOX_REQUIRE(::access("/usr/bin/curl", X_OK) == 0, "curl is not installed");
-    PI_SANDBOX_REQUIRE(network_->ready(),
-                       "could not build the test network (user+network namespaces, veth)");
-  }
   /// `pi-sandbox run -c command` inside the network.
   std::vector<std::string> run(const std::string& command,
                                const std::vector<std::string>& options = {}) const {
@@ -437,11 +427,8 @@ class TerminalQuestions : public ::testing::Test {
     t.type(keys);
     return t.finish();
   }
-  static ApprovalNetwork* network_;
   Scratch scratch_;
 };
-
-ApprovalNetwork* TerminalQuestions::network_ = nullptr;
 
 TEST_F(TerminalQuestions, AllowOnceIsTheSecondChoice) {
   OuterTerminal t(run(kCurlStatus), env());
