@@ -387,7 +387,7 @@ function reviewerConfig(scratch: Scratch, outcome: "allow" | "deny", rationale: 
 
 /** The dialog text of a host-IPC question without a broker. */
 function hostIpcQuestion(command: string): string {
-  return `Sandbox approval required: execute-host ${command}\nCommand: ${command}\n${HOST_WARNING}\n${NO_BROKER}`;
+  return `Sandbox approval required: execute-host ${command}\n${HOST_WARNING}\n${NO_BROKER}`;
 }
 
 /**

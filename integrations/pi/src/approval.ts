@@ -143,7 +143,10 @@ export function questionTitle(event: ApprovalRequestEvent, reason: string | unde
       request.matchedPolicy?.rule === "unix-socket-eperm" ? HOST_IPC_RETRY_WARNING : HOST_IPC_PREFLIGHT_WARNING;
   }
   const lines = [title];
-  if (typeof request.command === "string" && request.command !== "") lines.push(commandLine(request.command));
+  // The command, unless the title already names it (host IPC), as the terminal's question does.
+  if (typeof request.command === "string" && request.command !== "" && request.command !== approvalTarget(request)) {
+    lines.push(commandLine(request.command));
+  }
   if (warning) lines.push(warning);
   if (reason) lines.push(reason);
   return lines.join("\n");

@@ -103,7 +103,7 @@ describe("questionTitle", () => {
   it("composes the title and the host-IPC retry warning when serve sends none", () => {
     assert.equal(
       questionTitle(hostIpc, undefined),
-      "Sandbox approval required: execute-host tmux ls\nCommand: tmux ls\nWarning: the first sandboxed attempt may already have had partial side effects. The retry runs on the host outside the OS sandbox.",
+      "Sandbox approval required: execute-host tmux ls\nWarning: the first sandboxed attempt may already have had partial side effects. The retry runs on the host outside the OS sandbox.",
     );
   });
   it("has no Command: line when the request names no command", () => {

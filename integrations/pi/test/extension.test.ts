@@ -248,7 +248,7 @@ describe("approvals", () => {
       assert.equal(text(result), "fake: denied (human): Denied by the user.\n\n\nCommand exited with code 1");
       assert.deepEqual(fake.asked.map((a) => [a.title, a.options, a.timeout]), [
         [
-          "Sandbox approval required: execute-host approve host-ipc echo-denied\nCommand: approve host-ipc echo-denied\nWarning: this command will run on the host outside the OS sandbox.\npi-auto-review broker is unavailable",
+          "Sandbox approval required: execute-host approve host-ipc echo-denied\nWarning: this command will run on the host outside the OS sandbox.\npi-auto-review broker is unavailable",
           ["Deny", "Allow this exact operation once"],
           undefined,
         ],
