@@ -93,6 +93,9 @@ std::expected<Child, std::string> spawn(const std::vector<std::string>& argv) {
   UniqueFd out_r(out[0]), out_w(out[1]);
 
   SpawnAttributes spawn;
+  // The reviewer runs in `/`: a relative argument never names a file the sandboxed command
+  // could write (session::check_reviewer_outside() checks them from there).
+  posix_spawn_file_actions_addchdir_np(&spawn.actions_, "/");
   posix_spawn_file_actions_adddup2(&spawn.actions_, in_r.get(), STDIN_FILENO);
   posix_spawn_file_actions_adddup2(&spawn.actions_, out_w.get(), STDOUT_FILENO);
   // Its own process group, so a timeout kills whatever the reviewer started too; default

@@ -2,6 +2,7 @@
 
 #include <openssl/rand.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <array>
 #include <climits>
@@ -38,15 +39,48 @@ core::Result<void> LazyAuditLog::append(std::string_view line) {
   return log_->append(line);
 }
 
+fs::path would_be_found_at(const std::string& argument) {
+  // Relative arguments are found from the reviewer's working directory, `/` (ReviewerProcess).
+  fs::path path = fs::path("/") / argument;
+  for (int links = 0; links < 40; ++links) {
+    fs::path done = "/";
+    bool followed = false;
+    for (auto part = path.begin(); part != path.end(); ++part) {
+      if (part->empty() || *part == "/") continue;
+      const fs::path next = done / *part;
+      struct stat st {};
+      if (::lstat(next.c_str(), &st) != 0) {
+        // Missing from here on: whoever can create `next` decides what the rest will be.
+        fs::path rest = next;
+        for (auto more = std::next(part); more != path.end(); ++more) rest /= *more;
+        return rest.lexically_normal();
+      }
+      if (S_ISLNK(st.st_mode)) {
+        // Follow the link, dangling or not, and start again with what it names.
+        std::error_code error;
+        const fs::path target = fs::read_symlink(next, error);
+        if (error) return next;
+        fs::path rest = target.is_absolute() ? target : done / target;
+        for (auto more = std::next(part); more != path.end(); ++more) rest /= *more;
+        path = rest;
+        followed = true;
+        break;
+      }
+      char resolved[PATH_MAX];
+      done = ::realpath(next.c_str(), resolved) != nullptr ? fs::path(resolved) : next;
+    }
+    if (!followed) return done;
+  }
+  return path;  // a loop of links: where it points last
+}
+
 core::Result<void> check_reviewer_outside(const std::vector<std::string>& reviewer,
                                           const fs::path& workspace) {
   for (const auto& argument : reviewer) {
     if (argument.empty()) continue;
-    char resolved[PATH_MAX];
-    // Relative arguments are resolved as the reviewer would see them: from pi-sandbox's own
-    // working directory, which is where it runs.
-    if (::realpath(argument.c_str(), resolved) == nullptr) continue;
-    if (!policy::is_within(resolved, workspace)) continue;
+    // Where the reviewer would find the argument as a file, now or once the missing parts
+    // exist: a file the command could still create counts as much as one that is there.
+    if (!policy::is_within(would_be_found_at(argument), workspace)) continue;
     return core::fail("refusing the reviewer " + argument +
                           ": it lies inside the workspace, where sandboxed commands can write",
                       "hint: keep the reviewer program and its files outside the workspace");

@@ -45,10 +45,18 @@ struct ApprovalArgs {
   bool no_prompt = false;
 };
 
+/// Where the reviewer program would find `argument` as a file: relative to `/` (its working
+/// directory, ReviewerProcess) when relative, every symbolic link followed (a dangling one
+/// too), and the parts that do not exist yet appended as they are written. Absolute and
+/// lexically normal.
+[[nodiscard]] std::filesystem::path would_be_found_at(const std::string& argument);
+
 /// One broker with its collaborators, for the life of a command.
-/// Refuses a reviewer program (or any existing file among its arguments, e.g. the script an
-/// interpreter runs) that lies inside the workspace: a sandboxed command could rewrite it,
-/// and the reviewer runs on the host, unsandboxed. The same rule as for `--config`.
+/// Refuses a reviewer program, or any argument of it that would be found as a file inside the
+/// workspace (would_be_found_at(): whether that file exists yet or not, e.g. the script an
+/// interpreter runs, or a symlink to a file the command could create): a sandboxed command
+/// could write it, and the reviewer runs on the host, unsandboxed. The same rule as for
+/// `--config`.
 ///   reviewer: `--reviewer PROGRAM` when given, else `approval.reviewer`.
 /// Error: `refusing the reviewer <path>: it lies inside the workspace, where sandboxed
 /// commands can write`, with a hint.
