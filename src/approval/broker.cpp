@@ -127,19 +127,8 @@ std::optional<ApprovalResult> Broker::remembered(const BoundaryRequest& request)
   const std::string* destination = remembered_key(request);
   if (destination == nullptr) return std::nullopt;
   const auto it = remembered_.find(*destination);  // the caller holds mutex_
-  if (it != remembered_.end()) {
-    switch (it->second) {
-      case Remembered::AllowCommand:
-        return ApprovalResult{Action::Allow, Source::Human,
-                              std::string(kHumanAllowForCommandReason), AllowScope::Command};
-      case Remembered::AllowSession:
-        return ApprovalResult{Action::Allow, Source::Human,
-                              std::string(kHumanAllowForSessionReason), AllowScope::Session};
-      case Remembered::Deny:
-        return ApprovalResult{Action::Deny, Source::Human, std::string(kHumanDenyReason)};
-    }
-  }
-  return std::nullopt;
+  if (it == remembered_.end()) return std::nullopt;
+  return it->second;
 }
 
 ApprovalResult Broker::decide(const BoundaryRequest& request, const ApprovalContext& context,
@@ -207,18 +196,22 @@ void Broker::remember(const BoundaryRequest& request, const ApprovalContext& con
                       const ApprovalResult& result) {
   const std::string* destination = remembered_key(request);
   if (destination == nullptr || !context.offer_remembered) return;
-  std::optional<Remembered> answer;
-  if (result.action == Action::Allow && result.scope == AllowScope::Command)
-    answer = Remembered::AllowCommand;
-  else if (result.action == Action::Allow && result.scope == AllowScope::Session)
-    answer = Remembered::AllowSession;
-  else if (result.action == Action::Deny && result.source == Source::Human)
-    answer = Remembered::Deny;
-  if (!answer) return;
+  // What is answered again without asking: an allow for the command or the session, a
+  // person's deny, and the reviewer's own verdict to deny (its retries would otherwise ask it
+  // again and trip the breaker for every other destination of the scope). Not remembered: a
+  // review that failed, and the breaker's deny (neither is a verdict on this destination).
+  const bool reviewer_verdict = result.source == Source::Reviewer &&
+                                result.reason != kCircuitBreakerReason &&
+                                !result.reason.starts_with(kReviewUnavailablePrefix);
+  const bool remembered =
+      (result.action == Action::Allow && result.scope != AllowScope::Once) ||
+      (result.action == Action::Deny && (result.source == Source::Human || reviewer_verdict));
+  if (!remembered) return;
   // The session's answer first, so that other commands see it as soon as this one does.
-  if (*answer == Remembered::AllowSession) ledger_->allow_for_session(*destination);
+  if (result.action == Action::Allow && result.scope == AllowScope::Session)
+    ledger_->allow_for_session(*destination);
   std::lock_guard lock(mutex_);
-  remembered_[*destination] = *answer;
+  remembered_[*destination] = result;
 }
 
 ApprovalResult Broker::review_and_ask(const BoundaryRequest& request,

@@ -211,14 +211,16 @@ class Broker {
   ///      as a denial in the breaker; never asked);
   ///   3. a remembered answer for the request's destination (network requests): allowed for
   ///      the rest of this command or for the session (the ledger) → allow, source `human`;
-  ///      denied by the human earlier in this command → deny, source `human`,
-  ///      kHumanDenyReason. No audit line, no grant: that decision was audited once;
+  ///      denied earlier in this command by the human or by the reviewer's verdict → that
+  ///      deny again (its source and reason). No audit line, no grant, no breaker record:
+  ///      that decision was audited and counted once;
   ///   4. a decision for a request with the same request_hash() and session is in flight →
   ///      wait for it and share its result (one review, one question, one breaker record);
   ///   5. the scope's breaker is tripped → deny, source `reviewer`, kCircuitBreakerReason;
   ///   6. reviewer (if any): error → deny, source `reviewer`,
   ///      `Automatic review is unavailable: <why>` (counts as a denial); deny → final
-  ///      (source `reviewer`, reason = rationale); allow → allow (source `reviewer`);
+  ///      (source `reviewer`, reason = rationale; remembered for the destination, network
+  ///      requests of the command); allow → allow (source `reviewer`);
   ///      defer → the human with the rationale as reason;
   ///   7. human (if any, and always when there is no reviewer), unless the destination was
   ///      allowed for the session meanwhile: the reply's answer, source (default `human`) and
@@ -260,8 +262,6 @@ class Broker {
   void audit(AuditEvent event, const BoundaryRequest& request, const AuditDetails& details,
              Decision& decision);
 
-  enum class Remembered { AllowCommand, AllowSession, Deny };
-
   BrokerOptions options_;
   const Clock& clock_;
   AuditSink& audit_;
@@ -270,7 +270,7 @@ class Broker {
   std::shared_ptr<ScopeLedger> ledger_;
   std::mutex mutex_;  // guards grants_, remembered_ and in_flight_
   GrantStore grants_;
-  std::map<std::string, Remembered, std::less<>> remembered_;                // by destination
+  std::map<std::string, ApprovalResult, std::less<>> remembered_;            // by destination
   std::map<std::string, std::shared_ptr<InFlight>, std::less<>> in_flight_;  // by session + hash
 };
 

@@ -169,8 +169,9 @@ TEST(Remembered, AHumanDenyAnswersLaterRequestsOfTheCommand) {
   EXPECT_EQ(broker.approve(network_request(), network_context()),
             (ApprovalResult{Action::Deny, Source::Human, "Not now."}));
   prompt.answer(HumanAnswer::AllowOnce);
+  // The same deny, with its reason: the answer is known, nobody is asked again.
   EXPECT_EQ(broker.approve(network_request(), network_context()),
-            (ApprovalResult{Action::Deny, Source::Human, std::string(kHumanDenyReason)}));
+            (ApprovalResult{Action::Deny, Source::Human, "Not now."}));
   EXPECT_EQ(prompt.asked(), 1u);
   EXPECT_EQ(audit.events(), std::vector<std::string>{"review_decision"});
 }
@@ -182,12 +183,54 @@ TEST(Remembered, NobodyAnsweringAndOtherSourcesAreNotRemembered) {
   Broker broker(BrokerOptions{}, clock, audit, nullptr, &prompt);
   prompt.answer(HumanAnswer::Unavailable);
   EXPECT_EQ(broker.approve(network_request(), network_context()).source, Source::Unavailable);
-  prompt.reply = {HumanAnswer::Deny, Source::Reviewer, "Pi's reviewer said no."};
-  EXPECT_EQ(broker.approve(network_request(), network_context()).source, Source::Reviewer);
   prompt.answer(HumanAnswer::AllowOnce);  // allow once is not remembered either
   EXPECT_EQ(broker.approve(network_request(), network_context()).action, Action::Allow);
   EXPECT_EQ(broker.approve(network_request(), network_context()).action, Action::Allow);
+  // A reviewer's deny given through the host (Pi's broker) is a verdict: remembered.
+  prompt.reply = {HumanAnswer::Deny, Source::Reviewer, "Pi's reviewer said no."};
+  EXPECT_EQ(broker.approve(network_request(), network_context()),
+            (ApprovalResult{Action::Deny, Source::Reviewer, "Pi's reviewer said no."}));
+  prompt.answer(HumanAnswer::AllowOnce);
+  EXPECT_EQ(broker.approve(network_request(), network_context()),
+            (ApprovalResult{Action::Deny, Source::Reviewer, "Pi's reviewer said no."}));
   EXPECT_EQ(prompt.asked(), 4u);
+}
+
+TEST(Remembered, TheReviewersDenyIsNotAskedAgainAndDoesNotTripTheBreakerOnRetries) {
+  // Issue 13 trial: retries of one refused host used to trip the breaker for every other
+  // destination of the scope.
+  SteadyClock clock;
+  FakeReviewer reviewer;
+  reviewer.answer = verdict(ReviewOutcome::Deny, "no.");
+  MemoryAudit audit;
+  Broker broker(BrokerOptions{}, clock, audit, &reviewer, nullptr);
+  for (int i = 0; i < 5; ++i)
+    EXPECT_EQ(broker.approve(network_request(), network_context()),
+              (ApprovalResult{Action::Deny, Source::Reviewer, "no."}));
+  EXPECT_EQ(reviewer.calls, 1);
+  reviewer.answer = verdict(ReviewOutcome::Allow, "fine.");
+  BoundaryRequest other = network_request();
+  other.destination = "other.example:443";
+  EXPECT_EQ(broker.approve(other, network_context()).action, Action::Allow);
+}
+
+TEST(Remembered, AFailedReviewAndTheBreakersDenyAreNotRemembered) {
+  SteadyClock clock;
+  FakeReviewer reviewer;
+  reviewer.answer = std::unexpected(std::string("reviewer exited with status 3"));
+  MemoryAudit audit;
+  BrokerOptions options;
+  options.breaker.consecutive_denials = 2;
+  Broker broker(options, clock, audit, &reviewer, nullptr);
+  EXPECT_EQ(broker.approve(network_request(), network_context()).reason,
+            "Automatic review is unavailable: reviewer exited with status 3");
+  EXPECT_EQ(broker.approve(network_request(), network_context()).reason,
+            "Automatic review is unavailable: reviewer exited with status 3");
+  EXPECT_EQ(reviewer.calls, 2);
+  // Tripped now: the breaker's deny is not a verdict on the destination either.
+  EXPECT_EQ(broker.approve(network_request(), network_context()).reason, kCircuitBreakerReason);
+  EXPECT_EQ(broker.approve(network_request(), network_context()).reason, kCircuitBreakerReason);
+  EXPECT_EQ(reviewer.calls, 2);
 }
 
 TEST(Remembered, HardDenyComesBeforeARememberedAllow) {
