@@ -104,6 +104,19 @@ Broker::Broker(BrokerOptions options, const Clock& clock, AuditSink& audit, Revi
       grants_(clock, options_.grant_ttl) {}
 
 ApprovalResult Broker::approve(const BoundaryRequest& request, const ApprovalContext& context) {
+  struct Active {
+    Broker& broker;
+    explicit Active(Broker& b) : broker(b) {
+      std::lock_guard lock(broker.mutex_);
+      ++broker.active_;
+    }
+    ~Active() {
+      std::lock_guard lock(broker.mutex_);
+      if (--broker.active_ == 0) broker.idle_cv_.notify_all();
+    }
+    Active(const Active&) = delete;
+    Active& operator=(const Active&) = delete;
+  } active(*this);
   Decision decision;
   ApprovalResult result;
   if (auto valid = validate(request); !valid) {
@@ -300,6 +313,11 @@ std::size_t Broker::waiting() {
   std::size_t count = 0;
   for (const auto& [key, flight] : in_flight_) count += flight->waiting;
   return count;
+}
+
+bool Broker::wait_idle(std::chrono::milliseconds limit) {
+  std::unique_lock lock(mutex_);
+  return idle_cv_.wait_for(lock, limit, [this] { return active_ == 0; });
 }
 
 void Broker::clear_scope(std::string_view scope) {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <expected>
 #include <functional>
 #include <map>
@@ -236,6 +237,12 @@ class Broker {
   [[nodiscard]] ApprovalResult approve(const BoundaryRequest& request,
                                        const ApprovalContext& context);
 
+  /// Waits until no approve() call is running any more, for at most `limit` (milliseconds).
+  /// Called once the command has ended and its open questions with it (HumanPrompt::end()),
+  /// so that the decisions those questions end still write their audit lines before the
+  /// process exits. Returns whether none is running.
+  bool wait_idle(std::chrono::milliseconds limit);
+
   /// Forgets the breaker state of one scope (e.g. when a turn ends).
   void clear_scope(std::string_view scope);
 
@@ -268,7 +275,9 @@ class Broker {
   Reviewer* reviewer_;
   HumanPrompt* human_;
   std::shared_ptr<ScopeLedger> ledger_;
-  std::mutex mutex_;  // guards grants_, remembered_ and in_flight_
+  std::mutex mutex_;                 // guards grants_, remembered_, in_flight_ and active_
+  std::condition_variable idle_cv_;  // notified when active_ drops to 0
+  std::size_t active_ = 0;           // approve() calls running
   GrantStore grants_;
   std::map<std::string, ApprovalResult, std::less<>> remembered_;            // by destination
   std::map<std::string, std::shared_ptr<InFlight>, std::less<>> in_flight_;  // by session + hash

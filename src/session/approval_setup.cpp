@@ -13,6 +13,11 @@
 
 namespace pisandbox::session {
 
+namespace {
+/// How long the end of a command waits for decisions still writing their audit lines.
+constexpr std::chrono::milliseconds kAuditGrace{2000};
+}  // namespace
+
 namespace fs = std::filesystem;
 using namespace pisandbox::approval;
 
@@ -112,6 +117,9 @@ ApprovalSetup::ApprovalSetup(const fs::path& home, const config::LoadedConfig& l
 
 void ApprovalSetup::end_questions() {
   if (prompt_) prompt_->end(kCommandEndedReason);
+  // The decisions those questions ended write their audit lines now; a reviewer still running
+  // is not waited for beyond this.
+  (void)broker_->wait_idle(kAuditGrace);
 }
 
 std::string new_id(std::string_view prefix) {

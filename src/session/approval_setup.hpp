@@ -88,7 +88,8 @@ class ApprovalSetup {
 
   /// The command has ended: questions still open end now (HumanPrompt::end() with
   /// approval::kCommandEndedReason), and so does any asked later. Returns when the terminal
-  /// (or the host's dialog) is free.
+  /// (or the host's dialog) is free and the decisions they ended have written their audit
+  /// lines (waiting at most 2 s for decisions still running, e.g. a slow reviewer).
   void end_questions();
 
  private:

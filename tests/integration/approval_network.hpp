@@ -111,6 +111,20 @@ class ApprovalNetworkSuite : public ::testing::Test {
                        "could not build the test network (user+network namespaces, veth)");
   }
   static inline ApprovalNetwork* network_ = nullptr;
+
+  /// How many lines of the audit log under `home` contain `text`.
+  static std::size_t audit_lines_with(const fs::path& home, const std::string& text) {
+    const fs::path log = home / ".pi/agent/logs/pi-sandbox-audit.jsonl";
+    if (!fs::exists(log)) return 0;
+    std::size_t count = 0;
+    std::size_t at = 0;
+    const std::string all = read_file(log);
+    while ((at = all.find(text, at)) != std::string::npos) {
+      ++count;
+      at += text.size();
+    }
+    return count;
+  }
 };
 
 }  // namespace pisandbox::testing

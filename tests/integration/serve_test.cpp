@@ -819,6 +819,10 @@ TEST_F(ServeApprovals, AQuestionOpenWhenItsCommandEndsIsSettled) {
                               {"source", "unavailable"},
                               {"reason", "The command ended before the question was answered."}}}));
   EXPECT_EQ(events.back(), json::parse(R"({"type":"exit","id":"a","error":"aborted"})"));
+  // The decision the command's end made is in the audit log, once (issue 13 trial).
+  EXPECT_EQ(audit_lines_with(scratch_.home,
+                             R"("reason":"The command ended before the question was answered.")"),
+            1u);
 }
 
 TEST_F(ServeApprovals, EveryDenialCarriesItsSourceAndReasonEndToEnd) {

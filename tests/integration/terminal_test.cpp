@@ -521,6 +521,10 @@ TEST_F(TerminalQuestions, AQuestionOpenWhenTheCommandEndsEndsWithItAndTheTermina
             std::string::npos)
       << t.screen;
   expect_same_settings(t.settings(), t.before());
+  // The decision the command's end made is in the audit log, once (issue 13 trial).
+  EXPECT_EQ(audit_lines_with(scratch_.home,
+                             R"("reason":"The command ended before the question was answered.")"),
+            1u);
 }
 
 TEST_F(TerminalQuestions, ASpinnerWaitsWhileTheQuestionIsOpenAndCarriesOnAfter) {
