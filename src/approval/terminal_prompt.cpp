@@ -139,8 +139,13 @@ std::string deadline_line(std::chrono::seconds left, std::chrono::system_clock::
   const std::time_t when = std::chrono::system_clock::to_time_t(at);
   std::tm local{};
   ::localtime_r(&when, &local);
-  char clock[16];
-  std::strftime(clock, sizeof clock, "%H:%M:%S", &local);
+  // A deadline on another day than today names the day too.
+  const std::time_t now = std::chrono::system_clock::to_time_t(at - left);
+  std::tm today{};
+  ::localtime_r(&now, &today);
+  const bool same_day = today.tm_yday == local.tm_yday && today.tm_year == local.tm_year;
+  char clock[32];
+  std::strftime(clock, sizeof clock, same_day ? "%H:%M:%S" : "%Y-%m-%d %H:%M:%S", &local);
   return "Unanswered, this is refused at " + std::string(clock) + " (in " +
          std::to_string(left.count()) + " s).";
 }

@@ -31,7 +31,8 @@ inline constexpr std::string_view kHostIpcWarning =
 inline constexpr std::size_t kQuestionCommandChars = 200;
 
 /// `Unanswered, this is refused at <HH:MM:SS> (in <seconds> s).`: `at` in local time, `left`
-/// rounded up to whole seconds.
+/// rounded up to whole seconds; `<YYYY-MM-DD HH:MM:SS>` when `at` is on another day than
+/// `at - left` (a deadline hours away, approval.questionTimeoutSeconds up to 86400).
 [[nodiscard]] std::string deadline_line(std::chrono::seconds left,
                                         std::chrono::system_clock::time_point at);
 

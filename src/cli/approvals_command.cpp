@@ -120,7 +120,7 @@ void add_approvals_command(CLI::App& app, int& exit_code) {
   CLI::App* tail = cmd->add_subcommand(
       "tail", "Show the last decisions of the audit log, one line each (docs/approvals.md)");
   tail->add_option("-n", tail_options->count, "How many decisions (default 20)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1000000000).description("a whole number of decisions, 0 or more"));
   tail->add_flag("-f,--follow", tail_options->follow,
                  "Keep showing decisions as they are written (waits for the file)");
   tail->add_flag("--json", tail_options->json, "One JSON object per decision");

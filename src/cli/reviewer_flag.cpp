@@ -6,8 +6,10 @@ namespace pisandbox::cli {
 
 std::optional<std::string> reviewer_flag_error(const std::string& value) {
   if (value.starts_with('/')) return std::nullopt;
-  const std::string shown = core::printable(value);
-  return "--reviewer must be an absolute path, got \"" + shown +
+  std::string shown = core::printable(value);
+  while (shown.starts_with("./")) shown.erase(0, 2);
+  if (shown.empty()) shown = "reviewer";
+  return "--reviewer must be an absolute path, got \"" + core::printable(value) +
          "\"\nhint: the reviewer runs without a shell or a PATH search; give its full path, "
          "e.g. --reviewer \"$PWD/" +
          shown + "\"";

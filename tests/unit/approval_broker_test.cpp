@@ -2,6 +2,7 @@
 // fake reviewer, a fake human and an in-memory audit sink; and of the terminal prompt's text.
 #include <gtest/gtest.h>
 
+#include <ctime>
 #include <deque>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -317,6 +318,21 @@ TEST(TerminalPromptText, ALongCommandIsCutAt200Characters) {
   request.command = std::string(200, 'c');
   EXPECT_NE(question_text(question).find("Command: " + std::string(200, 'c') + "\n"),
             std::string::npos);
+}
+
+TEST(TerminalPromptText, ADeadlineOnAnotherDayNamesTheDay) {
+  // Noon local time, so that neither +2 min nor -1 min crosses midnight in any time zone.
+  std::tm noon{};
+  noon.tm_year = 126;
+  noon.tm_mon = 11;
+  noon.tm_mday = 1;
+  noon.tm_hour = 12;
+  noon.tm_isdst = -1;
+  const auto at = std::chrono::system_clock::from_time_t(std::mktime(&noon));
+  EXPECT_EQ(deadline_line(std::chrono::seconds(120), at),
+            "Unanswered, this is refused at 12:00:00 (in 120 s).");
+  EXPECT_EQ(deadline_line(std::chrono::seconds(86400), at),
+            "Unanswered, this is refused at 2026-12-01 12:00:00 (in 86400 s).");
 }
 
 TEST(TerminalPromptText, AQuestionWithADeadlineSaysWhenItIsRefused) {
