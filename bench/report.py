@@ -389,6 +389,31 @@ def npm_section(results_dir):
     return out
 
 
+def unix_section(results_dir):
+    """The "Unix sockets" section (issue 14): a brokered connect() against the host's."""
+    out = ["", "## Unix sockets", ""]
+    path = os.path.join(results_dir, "unix.json")
+    if not os.path.exists(path):
+        return out + ["Not measured (this run did not include bench/unix.sh)."]
+    with open(path) as f:
+        unix = json.load(f)
+    rows = [("own socket in `/tmp`, on the host", unix["host_own"], None),
+            ("own socket in the private `/tmp`, inside (brokered: helper connects)",
+             unix["sandbox_own"], unix["host_own"]),
+            ("host server, from the host", unix["host_server"], None),
+            ("host server in `hostIPC.allowedSockets`, inside (brokered: supervisor connects)",
+             unix["sandbox_allowed"], unix["host_server"])]
+    out += ["`bench/unix.sh`: one Python process calls `connect()` on a Unix stream socket "
+            f"{unix['host_own']['n']} times (timed around the call alone) on the host and inside "
+            "`pi-sandbox run`, in this invocation. Inside, every `connect()` stops in the seccomp "
+            "filter and the supervisor makes it (docs/security.md, \"Unix sockets\").", "",
+            "| connect() to | median µs | p99 µs | × the host's |", "| --- | --- | --- | --- |"]
+    for name, sample, base in rows:
+        ratio = f"{sample['median_us'] / base['median_us']:.1f}×" if base else "1.0×"
+        out.append(f"| {name} | {sample['median_us']:.1f} | {sample['p99_us']:.1f} | {ratio} |")
+    return out
+
+
 def main():
     results_dir, large_ws, output = sys.argv[1:4]
 
@@ -472,6 +497,7 @@ def main():
 
     out += network_section(results_dir)
     out += npm_section(results_dir)
+    out += unix_section(results_dir)
 
     out += ["", "## How to reproduce", "", "```", "./bench/run          # full run, a few minutes",
             "./bench/run --quick  # a few runs, to check the harness", "```", "",

@@ -7,7 +7,7 @@ PI_SANDBOX_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PKGS_BUILD=(cmake ninja-build g++ pkg-config libseccomp-dev nlohmann-json3-dev libcli11-dev
             libssl-dev libgtest-dev libasio-dev libidn2-dev)
 PKGS_TEST=(git tmux python3 python3-venv util-linux procps passwd curl iproute2
-           openssh-client openssh-server)
+           openssh-client openssh-server gnupg)
 PKGS_FUZZ=(clang-16 libc++-16-dev libc++abi-16-dev libclang-rt-16-dev)
 PKGS_BENCH=(hyperfine bubblewrap)
 

@@ -128,7 +128,9 @@ std::chrono::seconds left_until(std::chrono::steady_clock::time_point deadline,
 }  // namespace
 
 std::string approval_target(const BoundaryRequest& request) {
-  if (request.surface == Surface::HostIpc && request.command) return *request.command;
+  // A host run names its command (the reference's order); a host socket, its path.
+  if (request.surface == Surface::HostIpc && request.command && request.operation != "connect-unix")
+    return *request.command;
   if (request.resolved_path) return *request.resolved_path;
   if (request.path) return *request.path;
   if (request.destination) return *request.destination;

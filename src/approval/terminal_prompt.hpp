@@ -22,8 +22,9 @@ namespace pisandbox::approval {
 inline constexpr std::string_view kHostIpcWarning =
     "Warning: this command will run on the host outside the OS sandbox.";
 
-/// What the question names (compatibility C57): `command` for host-ipc, else
-/// `resolvedPath`, else `path`, else `destination`, else `operation`.
+/// What the question names (compatibility C57): `command` for host-ipc (but a host socket's
+/// `connect-unix`, issue 14), else `resolvedPath`, else `path`, else `destination`, else
+/// `operation`.
 [[nodiscard]] std::string approval_target(const BoundaryRequest& request);
 
 /// The longest command shown on a question's `Command:` line, in characters; a longer one is

@@ -16,6 +16,24 @@ namespace {
 using nlohmann::json;
 namespace lx = sandbox::linux_;
 
+/// How this sandbox treats Unix sockets (docs/security.md, "Unix sockets"), in one line.
+std::string unix_sockets_line(const lx::PreparedSandbox& prepared) {
+  if (lx::has_notify_rows(prepared.spec.seccomp))
+    return "brokered: the sandbox's own sockets work; a host socket needs hostIPC.allowedSockets "
+           "or an approval";
+  const std::string& missing = lx::unix_broker_unsupported();
+  return "refused (socket(AF_UNIX) fails with EPERM)" +
+         (missing.empty() ? std::string() : ": " + missing);
+}
+
+json unix_sockets_json(const lx::PreparedSandbox& prepared) {
+  const bool brokered = lx::has_notify_rows(prepared.spec.seccomp);
+  json out = {{"mode", brokered ? "brokered" : "refused"}};
+  if (!brokered && !lx::unix_broker_unsupported().empty())
+    out["unsupported"] = lx::unix_broker_unsupported();
+  return out;
+}
+
 json plan_json(const lx::PreparedSandbox& prepared) {
   json mounts = json::array();
   for (const auto& op : prepared.spec.mounts.ops) {
@@ -34,7 +52,11 @@ json plan_json(const lx::PreparedSandbox& prepared) {
   json seccomp = json::array();
   for (const auto& rule : prepared.spec.seccomp)
     seccomp.push_back(
-        {{"syscall", rule.syscall}, {"errno", core::errno_name(rule.error)}, {"why", rule.why}});
+        {{"syscall", rule.syscall},
+         {"action", rule.action == lx::SeccompAction::Notify ? "broker" : "errno"},
+         {"errno", rule.action == lx::SeccompAction::Notify ? json(nullptr)
+                                                            : json(core::errno_name(rule.error))},
+         {"why", rule.why}});
   json guard = {{"quarantine", prepared.spec.guard.quarantine.string()}};
   json names = json::array();
   for (const auto& g : prepared.spec.guard.names)
@@ -46,7 +68,8 @@ json plan_json(const lx::PreparedSandbox& prepared) {
   return {{"mounts", mounts},
           {"guard", guard},
           {"landlock", {{"abi", prepared.spec.landlock_abi}, {"rules", landlock}}},
-          {"seccomp", seccomp}};
+          {"seccomp", seccomp},
+          {"unixSockets", unix_sockets_json(prepared)}};
 }
 
 /// Where a limit's value comes from: the default, or the trusted configuration.
@@ -176,8 +199,11 @@ void print_text(const policy::SandboxPolicy& p, const lx::PreparedSandbox& prepa
               << rule.path.string() << "\n";
   std::cout << "seccomp (everything else allowed; foreign-architecture syscalls kill):\n";
   for (const auto& rule : prepared.spec.seccomp)
-    std::cout << "  " << rule.syscall << " -> " << core::errno_name(rule.error) << "  # "
-              << rule.why << "\n";
+    std::cout << "  " << rule.syscall << " -> "
+              << (rule.action == lx::SeccompAction::Notify ? std::string("broker")
+                                                           : core::errno_name(rule.error))
+              << "  # " << rule.why << "\n";
+  std::cout << "unix sockets: " << unix_sockets_line(prepared) << "\n";
 }
 
 // --- The environment policy (docs/security.md, "Environment"): names only, never values.

@@ -352,9 +352,28 @@ std::expected<FilesystemConfig, ConfigError> parse_filesystem(const Document& do
   return out;
 }
 
+/// `hostIPC.allowedSockets`: an array of paths a socket may be named by (docs/configuration.md).
+std::expected<std::vector<std::string>, ConfigError> parse_allowed_sockets(const Json& sockets) {
+  const auto non_blank = [](const Json& v) {
+    return v.is_string() && !js_trim(v.get_ref<const std::string&>()).empty();
+  };
+  if (!sockets.is_array() || !std::ranges::all_of(sockets, non_blank))
+    return invalid("hostIPC.allowedSockets must be an array of non-empty strings");
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < sockets.size(); ++i) {
+    const std::string entry = js_trim(sockets[i].get_ref<const std::string&>());
+    if (!entry.starts_with('/') && !entry.starts_with("~/") && !entry.starts_with('$'))
+      return invalid(
+          "hostIPC.allowedSockets[" + std::to_string(i) +
+          "] must be an absolute path, ~/..., or start with $VARIABLE: " + core::printable(entry));
+    append_unique(out, entry);
+  }
+  return out;
+}
+
 std::expected<HostIpcConfig, ConfigError> parse_host_ipc(const Document& document) {
-  static constexpr std::array<std::string_view, 3> kKeys = {"mode", "preflightCommandPrefixes",
-                                                            "retryOnUnixSocketError"};
+  static constexpr std::array<std::string_view, 4> kKeys = {
+      "mode", "preflightCommandPrefixes", "retryOnUnixSocketError", "allowedSockets"};
   HostIpcConfig out;
   auto object = section(document, "hostIPC", kKeys);
   if (!object) return Failure(std::move(object.error()));
@@ -382,6 +401,12 @@ std::expected<HostIpcConfig, ConfigError> parse_host_ipc(const Document& documen
   if (const Json* retry = member(**object, "retryOnUnixSocketError")) {
     if (!retry->is_boolean()) return invalid("hostIPC.retryOnUnixSocketError must be a boolean");
     out.retry_on_unix_socket_error = retry->get<bool>();
+  }
+  if (const Json* sockets = member(**object, "allowedSockets")) {
+    if (auto parsed = parse_allowed_sockets(*sockets); parsed)
+      out.allowed_sockets = std::move(*parsed);
+    else
+      return Failure(std::move(parsed.error()));
   }
   return out;
 }
@@ -691,7 +716,8 @@ std::string to_json(const Config& config) {
       {"hostIPC",
        {{"mode", to_string(config.host_ipc.mode)},
         {"preflightCommandPrefixes", config.host_ipc.preflight_command_prefixes},
-        {"retryOnUnixSocketError", config.host_ipc.retry_on_unix_socket_error}}},
+        {"retryOnUnixSocketError", config.host_ipc.retry_on_unix_socket_error},
+        {"allowedSockets", config.host_ipc.allowed_sockets}}},
       {"network",
        {{"allowedDomains", patterns_json(config.network.allowed_domains)},
         {"deniedDomains", patterns_json(config.network.denied_domains)}}},

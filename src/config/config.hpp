@@ -82,10 +82,15 @@ struct FilesystemConfig {
 ///   preflight_command_prefixes: trimmed, non-empty, duplicates removed keeping the first.
 ///   retry_on_unix_socket_error: whether a command that failed on a Unix-socket error may
 ///     be offered for a host run.
+///   allowed_sockets: host Unix sockets a sandboxed command may connect to without asking
+///     (docs/host-ipc.md, "Host sockets"), as written: an absolute path, `~/...`, or one
+///     starting with `$NAME` / `${NAME}` (expanded from the caller's environment when a command
+///     starts: policy::expand_socket_path()); trimmed, duplicates removed keeping the first.
 struct HostIpcConfig {
   HostIpcMode mode = HostIpcMode::Off;
   std::vector<std::string> preflight_command_prefixes;
   bool retry_on_unix_socket_error = false;
+  std::vector<std::string> allowed_sockets = {};
   friend bool operator==(const HostIpcConfig&, const HostIpcConfig&) = default;
 };
 

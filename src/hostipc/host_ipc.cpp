@@ -146,8 +146,9 @@ sandbox::Outcome run(const config::HostIpcConfig& config, const Invocation& invo
 
   StderrTail tail(output);
   sandbox::Outcome result = with.sandboxed(invocation.timeout, tail);
-  if (!enabled || !config.retry_on_unix_socket_error || !retry_candidate(result) ||
-      !is_unix_socket_refusal(tail.tail()))
+  const bool refused = is_unix_socket_refusal(tail.tail()) ||
+                       (with.host_socket_refused && with.host_socket_refused());
+  if (!enabled || !config.retry_on_unix_socket_error || !retry_candidate(result) || !refused)
     return result;
   if (invocation.subagent) {
     say(output, "pi-sandbox: host-IPC retry refused: " + std::string(kSubagentReason) + "\n");

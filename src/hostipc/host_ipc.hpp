@@ -90,12 +90,16 @@ using Approver = std::function<approval::ApprovalResult(const approval::Boundary
 
 /// The collaborators of run().
 ///   new_id(kind): a fresh request id, `sandbox-runtime-<kind>-<uuid>`.
+///   host_socket_refused: whether the sandboxed attempt was refused a host Unix socket (asked
+///     after it; may be empty): a retry trigger whatever its stderr says (issue 14: gpg's
+///     `gpg failed to sign the data` names no socket).
 struct Collaborators {
   Runner sandboxed;
   Runner host;
   Approver approve;
   const approval::Clock& clock;
   std::function<std::string(std::string_view kind)> new_id;
+  std::function<bool()> host_socket_refused = {};
 };
 
 /// The approval request for a host run (compatibility C67): surface `host-ipc`, operation
@@ -114,7 +118,8 @@ struct Collaborators {
 ///     + exit 1; allow → the host runner only (the sandbox never runs);
 ///   - otherwise the sandboxed attempt, keeping the last kMaxStderrTailBytes of its stderr;
 ///     with retryOnUnixSocketError, an exit code other than 0 (not a signal, not a timeout,
-///     abort or launch failure) and is_unix_socket_refusal(stderr tail): subagent → print
+///     abort or launch failure) and is_unix_socket_refusal(stderr tail) or a refused host
+///     socket (Collaborators::host_socket_refused): subagent → print
 ///     `pi-sandbox: host-IPC retry refused: …` and return the sandboxed result; else ask
 ///     (trigger unix-socket-eperm); deny → the sandboxed result unchanged; allow →
 ///     kRetryBanner then the host runner. One retry, never recursive.

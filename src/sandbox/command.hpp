@@ -58,6 +58,17 @@ using ProxyStarter = std::function<std::shared_ptr<void>(ProxyListeners listener
 ///   Memory: the sandbox ran out of memory and was killed whole.
 enum class Limit { Processes, Memory };
 
+/// The answer about one host Unix socket: allowed, or refused for `reason`.
+struct HostSocketAnswer {
+  bool allow = false;
+  std::string reason;
+};
+
+/// Decides whether a sandboxed command may connect to the host's Unix socket at `path`
+/// (absolute, the host's path of the socket's inode: symlinks resolved). Called from several
+/// threads at once; may block while someone answers; reports a refusal itself.
+using HostSocketDecider = std::function<HostSocketAnswer(const std::string& path)>;
+
 /// The spelling of a Limit in serve's `exit` event: "pids" or "memory".
 inline std::string_view to_string(Limit limit) {
   return limit == Limit::Memory ? "memory" : "pids";
@@ -91,6 +102,10 @@ struct RunOptions {
   /// or undid (docs/security.md, "The guard"). May be empty: the lines are then not shown (the
   /// quarantine keeps its records).
   std::function<void(const std::string&)> notice;
+  /// Decides each connection of the command to a host Unix socket (docs/host-ipc.md, "Host
+  /// sockets"): `path` is the socket's absolute host path, symlinks resolved; called from
+  /// several threads at once, may block while someone answers. Empty: every one is refused.
+  HostSocketDecider host_socket;
 };
 
 /// The command exited with `code` (0-255).

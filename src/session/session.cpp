@@ -18,6 +18,7 @@
 #include "process/host_runner.hpp"
 #include "proxy/protocol/parent_proxy.hpp"
 #include "sandbox/linux/runner.hpp"
+#include "session/host_socket_setup.hpp"
 #include "session/network_setup.hpp"
 
 extern char** environ;
@@ -105,6 +106,7 @@ struct Prepared {
   std::string session;                       ///< grants are bound to it
   std::string scope;                         ///< the circuit breaker's scope
   std::function<void(const std::string&)> say;
+  std::shared_ptr<HostSockets> host_sockets;  ///< the command's host Unix sockets
 };
 
 /// pi-sandbox's own path (for the SSH ProxyCommand), as the policy protects it.
@@ -177,11 +179,25 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
                          args.shell_command.empty() ? join_argv(args.argv) : args.shell_command,
                          p.policy.workspace.string(), args.agent_name};
   auto decider = std::make_shared<NetworkDecider>(
-      p.loaded.config->network, p.approvals->broker(), p.approvals, std::move(network), p.say,
+      p.loaded.config->network, p.approvals->broker(), p.approvals, network, p.say,
       [denied = io.denied](const std::string& target, const std::string& reason,
                            std::string_view source) {
         if (denied) denied("network", target, reason, source);
       });
+  // Host Unix sockets the broker finds the command connecting to (docs/host-ipc.md, "Host
+  // sockets"): the allowed list expanded from the caller's environment now.
+  p.host_sockets = std::make_shared<HostSockets>(
+      policy::allowed_sockets(p.loaded.config->host_ipc.allowed_sockets, caller_environment(),
+                              home_directory().string()),
+      p.approvals->broker(), p.approvals, network,
+      args.subagent || hostipc::is_subagent(caller_environment()) ? HostSocketAsking::Subagent
+                                                                  : HostSocketAsking::Allowed,
+      p.say,
+      [denied = io.denied](const std::string& path, const std::string& reason,
+                           std::string_view source) {
+        if (denied) denied("host-ipc", path, reason, source);
+      });
+  p.options.host_socket = host_socket_decider(p.host_sockets);
   // The caller's parent proxy, if any (docs/network.md, "A parent proxy"): read here, from
   // pi-sandbox's own environment; the command's proxy variables point at its own proxy.
   p.options.proxy = proxy_starter(std::move(decider), {},
@@ -236,6 +252,7 @@ sandbox::Outcome run_with_host_ipc(const RunArgs& args, const RunIo& io, const P
           [](std::string_view kind) {
             return new_id("sandbox-runtime-" + std::string(kind) + "-");
           },
+      .host_socket_refused = [sockets = p.host_sockets] { return sockets->refused_any(); },
   };
   return hostipc::run(host_ipc, invocation, with, output);
 }

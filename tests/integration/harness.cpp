@@ -264,4 +264,23 @@ RunResult Scratch::run(const std::string& command, const std::vector<std::string
   return run_process(argv, env());
 }
 
+bool unix_sockets_brokered() {
+  static const bool brokered = [] {
+    const RunResult doctor = run_process({sandbox_binary(), "doctor"});
+    return doctor.out.find("Unix socket broker") != std::string::npos &&
+           doctor.out.find("socket(AF_UNIX) is refused inside") == std::string::npos;
+  }();
+  return brokered;
+}
+
+void write_retry_only_reviewer(const fs::path& path) {
+  write_file(path,
+             "#!/bin/sh\ncase \"$(cat)\" in\n*connect-unix*) echo "
+             "'{\"outcome\":\"deny\",\"risk_level\":\"low\",\"rationale\":\"no socket\"}' ;;\n"
+             "*) echo '{\"outcome\":\"allow\",\"risk_level\":\"low\",\"rationale\":\"host run\"}' "
+             ";;\nesac\n");
+  fs::permissions(path, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                            fs::perms::others_read | fs::perms::others_exec);
+}
+
 }  // namespace pisandbox::testing

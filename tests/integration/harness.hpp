@@ -82,6 +82,17 @@ std::vector<std::string> list_dir(const fs::path& dir);
   } while (0)
 bool require_all();
 
+/// Whether the binary under test brokers Unix sockets on this kernel (`pi-sandbox doctor`'s
+/// "Unix socket broker" line): then host sockets are refused with EACCES ("Permission denied")
+/// by the broker, otherwise socket(AF_UNIX) fails with EPERM. Asked once.
+bool unix_sockets_brokered();
+
+/// Writes an executable reviewer program at `path` that denies a host socket
+/// (`connect-unix`, rationale `no socket`) and allows anything else (a host run, rationale
+/// `host run`): how a person who wants the command on the host answers the two questions of
+/// a host-IPC retry after a refused socket.
+void write_retry_only_reviewer(const fs::path& path);
+
 /// The directory scratch trees are made in: $PI_SANDBOX_TEST_TMPDIR, else
 /// $HOME/.cache/pi-sandbox-tests (not /tmp: a workspace there draws a warning on every run).
 /// Throws std::runtime_error when neither is usable.

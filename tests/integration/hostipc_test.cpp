@@ -33,6 +33,7 @@ class HostIpc : public ::testing::Test {
                              "\"}'\n");
       ::chmod(script.c_str(), 0755);
     }
+    write_retry_only_reviewer(scratch_.root / "retry-only.sh");
   }
   void TearDown() override {
     if (!tmux_socket_.empty())
@@ -73,20 +74,45 @@ class HostIpc : public ::testing::Test {
 
 const char* const kRetry = R"({"mode": "ask", "retryOnUnixSocketError": true})";
 
+/// How the sandboxed attempt's refused socket reads: the broker's EACCES, or seccomp's EPERM
+/// on a kernel that cannot broker.
+std::string refused_text() {
+  return unix_sockets_brokered() ? "(Permission denied)" : "(Operation not permitted)";
+}
+
 TEST_F(HostIpc, TheSandboxRefusesTheTmuxSocket) {
   const RunResult r = scratch_.run(tmux_ls());
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("(Operation not permitted)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(refused_text()), std::string::npos) << r.err;
+  if (unix_sockets_brokered()) {
+    EXPECT_NE(r.err.find("pi-sandbox: host socket refused: " + tmux_socket_.string() + ": "),
+              std::string::npos)
+        << r.err;
+  }
   EXPECT_EQ(r.out, "");
+}
+
+TEST_F(HostIpc, AnApprovedTmuxSocketWorksInsideTheSandboxWithoutAHostRun) {
+  PI_SANDBOX_REQUIRE(unix_sockets_brokered(), "this kernel cannot broker Unix sockets");
+  const RunResult r =
+      scratch_.run(tmux_ls() + "; echo \"${PI_SANDBOX:-host}\"",
+                   {"--config", config(kRetry), "--reviewer", reviewer("allow"), "--no-prompt"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.starts_with("pisb: 1 windows")) << r.out;
+  EXPECT_TRUE(r.out.ends_with("\n1\n")) << r.out;  // PI_SANDBOX=1: it ran inside
+  EXPECT_EQ(r.err.find("approved host-IPC retry"), std::string::npos) << r.err;
+  // Only host-socket decisions (they name the path), no host run's.
+  for (const json& line : audit())
+    EXPECT_EQ(line.value("path", ""), tmux_socket_.string()) << line.dump();
 }
 
 TEST_F(HostIpc, AnAllowedRetryPrintsTheSessionsAfterTheBanner) {
   const RunResult r = scratch_.run(
-      tmux_ls(), {"--config", config(kRetry), "--reviewer", reviewer("allow"), "--no-prompt"});
+      tmux_ls(), {"--config", config(kRetry), "--reviewer", reviewer("retry-only"), "--no-prompt"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(r.out.starts_with("pisb: 1 windows")) << r.out;
   // The first attempt's error stays, then the banner.
-  const auto error = r.err.find("(Operation not permitted)");
+  const auto error = r.err.find(refused_text());
   ASSERT_NE(error, std::string::npos) << r.err;
   EXPECT_NE(r.err.find(kBanner, error), std::string::npos) << r.err;
   // The grant was issued and consumed for exactly this command and workspace.
@@ -94,7 +120,8 @@ TEST_F(HostIpc, AnAllowedRetryPrintsTheSessionsAfterTheBanner) {
   for (const json& line : audit()) {
     EXPECT_EQ(line["surface"], "host-ipc");
     EXPECT_EQ(line["command"], tmux_ls());
-    events.push_back(line["event"]);
+    if (!line.contains("path"))
+      events.push_back(line["event"]);  // the host run's, not the socket's
   }
   EXPECT_EQ(events,
             (std::vector<std::string>{"review_decision", "grant_issued", "grant_consumed"}));
@@ -105,7 +132,7 @@ TEST_F(HostIpc, ADeniedRetryReturnsTheOriginalErrorAndExitCode) {
       tmux_ls(), {"--config", config(kRetry), "--reviewer", reviewer("deny"), "--no-prompt"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
-  EXPECT_NE(r.err.find("(Operation not permitted)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(refused_text()), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("approved host-IPC retry"), std::string::npos) << r.err;
 }
 
@@ -147,11 +174,14 @@ TEST_F(HostIpc, ModeOffNeverLeavesTheSandbox) {
       {"--config",
        config(
            R"({"mode": "off", "preflightCommandPrefixes": ["tmux"], "retryOnUnixSocketError": true})"),
-       "--reviewer", reviewer("allow"), "--no-prompt"});
+       "--reviewer", reviewer("retry-only"), "--no-prompt"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
-  EXPECT_NE(r.err.find("(Operation not permitted)"), std::string::npos) << r.err;
-  EXPECT_TRUE(audit().empty());
+  EXPECT_NE(r.err.find(refused_text()), std::string::npos) << r.err;
+  // Only the socket was asked about (and refused); no host run was.
+  // Only host-socket decisions (they name the path), no host run's.
+  for (const json& line : audit())
+    EXPECT_EQ(line.value("path", ""), tmux_socket_.string()) << line.dump();
 }
 
 TEST_F(HostIpc, SubagentsAreRefusedBothWays) {
@@ -172,10 +202,17 @@ TEST_F(HostIpc, SubagentsAreRefusedBothWays) {
                   env);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
-  EXPECT_NE(r.err.find("(Operation not permitted)\npi-sandbox: host-IPC retry refused: builtin "
-                       "subagents do not support host forwarding\n"),
+  EXPECT_NE(r.err.find(refused_text()), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("pi-sandbox: host-IPC retry refused: builtin subagents do not support host "
+                       "forwarding\n"),
             std::string::npos)
       << r.err;
+  if (unix_sockets_brokered()) {  // a subagent's host socket is never asked about either
+    EXPECT_NE(r.err.find("pi-sandbox: host socket refused: " + tmux_socket_.string() +
+                         ": builtin subagents do not support host forwarding"),
+              std::string::npos)
+        << r.err;
+  }
   EXPECT_TRUE(audit().empty());
 }
 
@@ -188,11 +225,13 @@ TEST_F(HostIpc, SshAddReachesATestAgentOnlyThroughAnApprovedRetry) {
 
   RunResult r = scratch_.run(command);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("Error connecting to agent: Operation not permitted"), std::string::npos)
-      << r.err;
+  const std::string agent_refused = unix_sockets_brokered()
+                                        ? "Error connecting to agent: Permission denied"
+                                        : "Error connecting to agent: Operation not permitted";
+  EXPECT_NE(r.err.find(agent_refused), std::string::npos) << r.err;
 
-  r = scratch_.run(command,
-                   {"--config", config(kRetry), "--reviewer", reviewer("allow"), "--no-prompt"});
+  r = scratch_.run(
+      command, {"--config", config(kRetry), "--reviewer", reviewer("retry-only"), "--no-prompt"});
   EXPECT_EQ(r.exit_code, 1) << r.err;  // ssh-add -l: 1 = the agent holds no identity
   EXPECT_EQ(r.out, "The agent has no identities.\n");
   EXPECT_NE(r.err.find(kBanner), std::string::npos) << r.err;
@@ -218,12 +257,15 @@ TEST_F(HostIpc, AHostRunKeepsTheCallersSshAuthSockAndTokens) {
   const std::string command = "echo \"${GH_TOKEN-unset}\"; ssh-add -l";
   const std::vector<std::string> argv = {
       sandbox_binary(), "run",          "--cwd",      scratch_.ws.string(),
-      "--config",       config(kRetry), "--reviewer", reviewer("allow"),
+      "--config",       config(kRetry), "--reviewer", reviewer("retry-only"),
       "--no-prompt",    "-c",           command};
   const RunResult r = run_process(argv, env);
   EXPECT_EQ(r.exit_code, 1) << r.err;  // ssh-add -l: 1 = the agent holds no identity
   EXPECT_EQ(r.out, "unset\nt\nThe agent has no identities.\n");
-  EXPECT_NE(r.err.find("Error connecting to agent: Operation not permitted"), std::string::npos)
+  EXPECT_NE(
+      r.err.find(unix_sockets_brokered() ? "Error connecting to agent: Permission denied"
+                                         : "Error connecting to agent: Operation not permitted"),
+      std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find(kBanner), std::string::npos) << r.err;
   ::kill(agent_pid, SIGTERM);

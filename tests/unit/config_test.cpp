@@ -476,7 +476,8 @@ TEST(ConfigToJson, DefaultsFilledIn) {
   "hostIPC": {
     "mode": "off",
     "preflightCommandPrefixes": [],
-    "retryOnUnixSocketError": false
+    "retryOnUnixSocketError": false,
+    "allowedSockets": []
   },
   "network": {
     "allowedDomains": [],

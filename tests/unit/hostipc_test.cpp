@@ -83,6 +83,7 @@ class HostIpcTest : public ::testing::Test {
         .clock = clock,
         .new_id =
             [](std::string_view kind) { return "sandbox-runtime-" + std::string(kind) + "-1"; },
+        .host_socket_refused = [this] { return host_socket_refused; },
     };
     return hostipc::run(config, invocation, with, transcript);
   }
@@ -102,6 +103,7 @@ class HostIpcTest : public ::testing::Test {
   Script sandboxed, host;
   ApprovalResult answer{Action::Allow, Source::Reviewer, "ok"};
   std::chrono::milliseconds approval_takes{0};
+  bool host_socket_refused = false;
 };
 
 const std::string kSocketRefused = "error connecting to /tmp/s (Operation not permitted)\n";
@@ -234,6 +236,26 @@ TEST_F(HostIpcTest, RetryAllowedPrintsFirstAttemptThenBannerThenHostOutput) {
   EXPECT_EQ(calls.warnings[0],
             "Warning: the first sandboxed attempt may already have had partial side effects. "
             "The retry runs on the host outside the OS sandbox.");
+}
+
+TEST_F(HostIpcTest, ARefusedHostSocketTriggersTheRetryWhateverStderrSays) {
+  sandboxed = {"", "error: gpg failed to sign the data\n", 0ms, sandbox::Exited{128}};
+  host = {"signed\n", "", 0ms, sandbox::Exited{0}};
+  host_socket_refused = true;
+  EXPECT_EQ(exit_code(run_with(ask({}, true), "git commit -S -m x")), 0);
+  ASSERT_EQ(calls.requests.size(), 1u);
+  EXPECT_EQ(calls.requests[0].operation, "execute-host");
+  EXPECT_EQ(calls.requests[0].matched_policy->rule, "unix-socket-eperm");
+  EXPECT_EQ(calls.host, 1);
+}
+
+TEST_F(HostIpcTest, WithoutARefusedHostSocketGpgsErrorTriggersNothing) {
+  sandboxed = {"", "error: gpg failed to sign the data\n", 0ms, sandbox::Exited{128}};
+  EXPECT_EQ(exit_code(run_with(ask({}, true), "git commit -S -m x")), 128);
+  EXPECT_EQ(calls.approvals, 0);
+  host_socket_refused = true;
+  EXPECT_EQ(exit_code(run_with(ask({}, false), "git commit -S -m x")), 128);
+  EXPECT_EQ(calls.approvals, 0);  // retryOnUnixSocketError off: never
 }
 
 TEST_F(HostIpcTest, RetryDeniedReturnsTheSandboxedResultUnchanged) {

@@ -3,6 +3,7 @@
 #include "sandbox/linux/mount_plan.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <map>
@@ -370,7 +371,7 @@ TEST(LandlockPlan, WritesOnlyWherePolicyAllows) {
   EXPECT_EQ(plan, expected);
 }
 
-TEST(SeccompTable, RefusesUnixSocketsNamespacesAndMountsButNotSocketpair) {
+TEST(SeccompTable, RefusesUnixSocketsNamespacesMountsAndDatagramPairs) {
   std::vector<std::string> names;
   for (const auto& rule : seccomp_rules()) names.push_back(rule.syscall);
   for (auto name :
@@ -379,7 +380,10 @@ TEST(SeccompTable, RefusesUnixSocketsNamespacesAndMountsButNotSocketpair) {
         "mount_setattr", "io_uring_setup",  "ioctl",      "keyctl",     "add_key", "request_key",
         "bpf",           "perf_event_open", "userfaultfd"})
     EXPECT_NE(std::ranges::find(names, name), names.end()) << name;
-  EXPECT_EQ(std::ranges::find(names, "socketpair"), names.end());
+  const auto pair = std::ranges::find(seccomp_rules(), "socketpair", &SeccompRule::syscall);
+  ASSERT_NE(pair, seccomp_rules().end());
+  EXPECT_EQ(pair->conditions,
+            (std::vector<ArgCondition>{{0, 0xffffffffULL, AF_UNIX}, {1, 0xf, SOCK_DGRAM}}));
   const auto clone3 = std::ranges::find(seccomp_rules(), "clone3", &SeccompRule::syscall);
   EXPECT_EQ(clone3->error, ENOSYS);
 }

@@ -98,9 +98,12 @@ export type ApprovalContext = {
   deadline?: number;
 };
 
-/** What the question names (reference item 56). */
+/**
+ * What the question names (reference item 56): a host run's command; a host socket's path
+ * (operation `connect-unix`, issue 14), like any other request's path or destination.
+ */
 export function approvalTarget(request: BoundaryRequest): string {
-  if (request.surface === "host-ipc") return request.command ?? request.operation;
+  if (request.surface === "host-ipc" && request.operation !== "connect-unix") return request.command ?? request.operation;
   return request.resolvedPath ?? request.path ?? request.destination ?? request.operation;
 }
 
@@ -138,7 +141,7 @@ export function questionTitle(event: ApprovalRequestEvent, reason: string | unde
   const request = event.request;
   const title = event.title ?? `Sandbox approval required: ${request.operation} ${approvalTarget(request)}`;
   let warning = event.warning;
-  if (warning === undefined && request.surface === "host-ipc") {
+  if (warning === undefined && request.surface === "host-ipc" && request.operation === "execute-host") {
     warning =
       request.matchedPolicy?.rule === "unix-socket-eperm" ? HOST_IPC_RETRY_WARNING : HOST_IPC_PREFLIGHT_WARNING;
   }

@@ -106,6 +106,18 @@ describe("questionTitle", () => {
       "Sandbox approval required: execute-host tmux ls\nWarning: the first sandboxed attempt may already have had partial side effects. The retry runs on the host outside the OS sandbox.",
     );
   });
+  it("names a host socket's path, with the Command: line and no host-run warning (issue 14)", () => {
+    const request = {
+      ...hostIpc.request,
+      operation: "connect-unix",
+      path: "/run/user/1000/gnupg/S.gpg-agent",
+      matchedPolicy: { decision: "ask" as const, rule: "host-socket" },
+    };
+    assert.equal(
+      questionTitle({ ...hostIpc, request }, undefined),
+      "Sandbox approval required: connect-unix /run/user/1000/gnupg/S.gpg-agent\nCommand: tmux ls",
+    );
+  });
   it("has no Command: line when the request names no command", () => {
     const { command: _command, ...request } = network.request;
     assert.equal(questionTitle({ ...network, request }, undefined), "Sandbox approval required: connect example.com:443");

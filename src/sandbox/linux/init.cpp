@@ -19,10 +19,12 @@
 #include <cstring>
 
 #include "core/phase_trace.hpp"
+#include "core/scm_rights.hpp"
 #include "core/unique_fd.hpp"
 #include "sandbox/linux/capabilities.hpp"
 #include "sandbox/linux/launch_spec.hpp"
 #include "sandbox/linux/mounts.hpp"
+#include "sandbox/linux/unix_wire.hpp"
 
 namespace pisandbox::sandbox::linux_ {
 
@@ -72,24 +74,12 @@ core::Result<core::UniqueFd> listen_on(int family, int port) {
   return sock;
 }
 
-/// Sends one record of `type` with `fds` as SCM_RIGHTS descriptors (at most 4).
+/// Sends one record of `type` with `fds` as SCM_RIGHTS descriptors.
 core::Result<void> send_descriptors(int launch_fd, LaunchMessage type, const std::string& text,
                                     const std::vector<int>& fds, const std::string& what) {
   std::string record(1, static_cast<char>(type));
   record += text;
-  iovec data{record.data(), record.size()};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 4)] = {};
-  msghdr message{};
-  message.msg_iov = &data;
-  message.msg_iovlen = 1;
-  message.msg_control = control;
-  message.msg_controllen = CMSG_SPACE(sizeof(int) * fds.size());
-  cmsghdr* header = CMSG_FIRSTHDR(&message);
-  header->cmsg_level = SOL_SOCKET;
-  header->cmsg_type = SCM_RIGHTS;
-  header->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
-  std::memcpy(CMSG_DATA(header), fds.data(), sizeof(int) * fds.size());
-  if (::sendmsg(launch_fd, &message, MSG_NOSIGNAL) < 0)
+  if (core::send_with_rights(launch_fd, record.data(), record.size(), fds) < 0)
     return core::fail_errno("sendmsg(SCM_RIGHTS) of " + what);
   return {};
 }
@@ -144,12 +134,66 @@ core::Result<void> loopback_up() {
   return {};
 }
 
+/// The st_dev of every private tmpfs of the plan (/tmp, /var/tmp, /dev, /dev/shm, the home
+/// layer, ...), as "<dev> <dev> ...": a socket file there can only have been bound by the
+/// sandbox (unix_broker.hpp).
+std::string private_devices(const MountPlan& plan) {
+  std::string text;
+  for (const auto& op : plan.ops) {
+    struct stat st {};
+    if (op.kind != MountOpKind::Tmpfs || ::stat(op.target.c_str(), &st) != 0) continue;
+    text += std::to_string(st.st_dev) + " ";
+  }
+  return text;
+}
+
+/// The helper of the Unix-socket broker (unix_wire.hpp), started between Landlock and seccomp
+/// so that it shares the command's Landlock domain (scoped abstract sockets of the command are
+/// its own), by a double fork so that it is pid 1's child, never one the command could wait
+/// for. Returns the supervisor's end of its channel.
+core::Result<core::UniqueFd> start_unix_helper() {
+  int pair[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
+    return core::fail_errno("socketpair(AF_UNIX) for the Unix-socket helper");
+  core::UniqueFd ours(pair[0]), theirs(pair[1]);
+  const pid_t middle = ::fork();
+  if (middle < 0) return core::fail_errno("fork() of the Unix-socket helper");
+  if (middle == 0) {
+    if (::fork() != 0) ::_exit(0);
+    // Its own session: no terminal, no signal of the command's process group reaches it.
+    ::setsid();
+    const int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    for (int target = 0; target < 3; ++target) (void)::dup2(null, target);
+    if (::dup2(theirs.get(), 3) != 3) ::_exit(125);
+    ::syscall(SYS_close_range, 4U, ~0U, 0U);
+    if (!apply_seccomp(seccomp_rules(UnixSockets::Refused))) ::_exit(125);
+    ::prctl(PR_SET_DUMPABLE, 0);
+    run_unix_helper(3);
+  }
+  while (::waitpid(middle, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  return ours;
+}
+
+/// With a Unix-socket broker (seccomp rules with Notify rows): starts its helper, loads the
+/// filter with its listener and sends both to the supervisor (LaunchMessage::UnixBroker), so
+/// that every bind() and connect() of the command waits for the supervisor.
+core::Result<void> broker_unix_sockets(const LaunchSpec& spec, int launch_fd) {
+  auto helper = start_unix_helper();
+  if (!helper) return std::unexpected(helper.error());
+  auto listener = apply_seccomp(spec.seccomp);
+  if (!listener) return std::unexpected(listener.error());
+  return send_descriptors(launch_fd, LaunchMessage::UnixBroker, private_devices(spec.mounts),
+                          {helper->get(), listener->get()}, "the Unix-socket broker");
+}
+
 /// The confinement of the command, in this order (STYLE.md habit 3; minijail's order):
 /// 1. no_new_privs: required by unprivileged Landlock and seccomp, and no setuid gains;
 /// 2. Landlock: needs open(2) of the rule paths, so before seccomp;
 /// 3. capabilities dropped: after the steps above, which need none of them;
-/// 4. seccomp last: it removes syscalls (mount, ...) that nothing after it may use.
-core::Result<void> confine(const LaunchSpec& spec) {
+/// 4. seccomp last: it removes syscalls (mount, ...) that nothing after it may use (with a
+///    Unix-socket broker, its helper starts just before: confined alike, without the listener).
+core::Result<void> confine(const LaunchSpec& spec, int launch_fd) {
   // Without a cgroup, RLIMIT_NPROC bounds the command's processes: counted per user in the
   // sandbox's own user namespace (ucounts), so the host's other processes of this user do
   // not use it up. It does not bind uid 0 (which the sandbox maps to itself).
@@ -163,7 +207,9 @@ core::Result<void> confine(const LaunchSpec& spec) {
   if (spec.landlock_abi > 0)
     if (auto r = apply_landlock(spec.landlock, spec.landlock_abi); !r) return r;
   if (auto r = drop_capabilities(); !r) return r;
-  return apply_seccomp(spec.seccomp);
+  if (has_notify_rows(spec.seccomp)) return broker_unix_sockets(spec, launch_fd);
+  if (auto loaded = apply_seccomp(spec.seccomp); !loaded) return std::unexpected(loaded.error());
+  return {};
 }
 
 std::vector<char*> c_strings(const std::vector<std::string>& strings) {
@@ -235,7 +281,7 @@ core::Result<void> attach_private_pty(const PtySetup& setup, int slave) {
       send(launch_fd, LaunchMessage::Error, r.error().describe());
       ::_exit(125);
     }
-  if (auto r = confine(spec); !r) {
+  if (auto r = confine(spec, launch_fd); !r) {
     send(launch_fd, LaunchMessage::Error, r.error().describe());
     ::_exit(125);
   }

@@ -13,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "sandbox/linux/landlock.hpp"
+#include "sandbox/linux/seccomp.hpp"
 
 namespace pisandbox::sandbox::linux_ {
 
@@ -85,6 +86,18 @@ KernelCheck seccomp() {
           ok ? "" : "boot a kernel with CONFIG_SECCOMP_FILTER=y"};
 }
 
+KernelCheck unix_broker() {
+  const std::string& missing = unix_broker_unsupported();
+  KernelCheck check{"Unix socket broker", missing.empty(), false, "", ""};
+  check.detail = missing.empty()
+                     ? "seccomp user notification with descriptor injection: the sandbox's own "
+                       "Unix sockets work, host sockets are decided (hostIPC.allowedSockets, "
+                       "approvals)"
+                     : missing + "; socket(AF_UNIX) is refused inside (EPERM)";
+  if (!missing.empty()) check.fix = "boot Linux 5.19 or later for Unix sockets inside the sandbox";
+  return check;
+}
+
 }  // namespace
 
 std::vector<KernelCheck> probe_kernel() {
@@ -99,6 +112,7 @@ std::vector<KernelCheck> probe_kernel() {
                                    "Linux 5.12 or later is needed"));
   checks.push_back(landlock());
   checks.push_back(seccomp());
+  checks.push_back(unix_broker());
   return checks;
 }
 

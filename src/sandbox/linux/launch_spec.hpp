@@ -72,6 +72,9 @@ enum class LaunchMessage : char {
   Swept = 'S',        ///< no text: pid 1 ran the guard's last sweep after every process was gone
   Phases = 'M',       ///< PI_SANDBOX_TRACE_PHASES: marks of pid 1 or of the command's process
                       ///< (core::phases::take_unsent(), binary)
+  UnixBroker = 'U',   ///< the command's process, before exec: "<dev> ..." (the private
+                      ///< tmpfs devices) with two SCM_RIGHTS descriptors, the helper's channel
+                      ///< and the seccomp listener (unix_broker.hpp)
 };
 
 /// Runs as pid 1 of the new namespaces (never returns): waits for Go, applies the mount

@@ -17,11 +17,13 @@
 
 #include "core/deadline.hpp"
 #include "core/phase_trace.hpp"
+#include "core/scm_rights.hpp"
 #include "core/unique_fd.hpp"
 #include "sandbox/linux/guard.hpp"
 #include "sandbox/linux/net_counters.hpp"
 #include "sandbox/linux/placeholders.hpp"
 #include "sandbox/linux/terminal.hpp"
+#include "sandbox/linux/unix_broker.hpp"
 #include "sandbox/output_pipes.hpp"
 
 namespace pisandbox::sandbox::linux_ {
@@ -69,31 +71,32 @@ struct Report {
   UniqueFd terminal;                        ///< the private pty's master, not yet relayed
   std::vector<std::string> notices;         ///< the lines of pid 1's last guard sweep
   bool swept = false;                       ///< pid 1 ran the guard's last sweep
+  std::optional<UnixBrokerChannels> unix;   ///< received, not yet handed to the broker
 };
-
-/// The SCM_RIGHTS descriptors of one record, in order.
-std::vector<UniqueFd> received_descriptors(msghdr& message) {
-  std::vector<UniqueFd> fds;
-  for (cmsghdr* h = CMSG_FIRSTHDR(&message); h != nullptr; h = CMSG_NXTHDR(&message, h)) {
-    if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS) continue;
-    const std::size_t count = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-    for (std::size_t i = 0; i < count; ++i) {
-      int fd;
-      std::memcpy(&fd, CMSG_DATA(h) + i * sizeof(int), sizeof fd);
-      fds.emplace_back(fd);
-    }
-  }
-  return fds;
-}
 
 /// The descriptors of a Listeners record, in the order of its kind letters.
 void take_listeners(const std::string& kinds, msghdr& message, Report& report) {
-  std::vector<UniqueFd> fds = received_descriptors(message);
+  std::vector<UniqueFd> fds = core::received_rights(message);
   if (fds.size() != kinds.size()) return;  // malformed: the descriptors close here
   ProxyListeners listeners;
   for (std::size_t i = 0; i < fds.size(); ++i)
     (kinds[i] == 'h' ? listeners.http : listeners.socks).push_back(std::move(fds[i]));
   report.listeners = std::move(listeners);
+}
+
+/// The helper's channel and the listener of a UnixBroker record, with the private devices.
+void take_unix_broker(const std::string& devices, msghdr& message, Report& report) {
+  std::vector<UniqueFd> fds = core::received_rights(message);
+  if (fds.size() != 2) return;  // malformed: nothing is brokered, every bind/connect fails
+  UnixBrokerChannels channels{std::move(fds[0]), std::move(fds[1]), {}};
+  const char* text = devices.c_str();
+  char* end = nullptr;
+  for (unsigned long long device = std::strtoull(text, &end, 10); end != text;
+       device = std::strtoull(text, &end, 10)) {
+    channels.private_devices.push_back(static_cast<dev_t>(device));
+    text = end;
+  }
+  report.unix = std::move(channels);
 }
 
 void parse_placeholder(const std::string& text, Report& report) {
@@ -126,8 +129,11 @@ bool read_records(int fd, Report& report) {
       case LaunchMessage::Listeners:
         take_listeners(text, message, report);
         break;
+      case LaunchMessage::UnixBroker:
+        take_unix_broker(text, message, report);
+        break;
       case LaunchMessage::Terminal:
-        if (auto fds = received_descriptors(message); fds.size() == 1)
+        if (auto fds = core::received_rights(message); fds.size() == 1)
           report.terminal = std::move(fds[0]);
         break;
       case LaunchMessage::Error:
@@ -239,8 +245,26 @@ bool start_relay(const Child& child, Report& report, Terminal& terminal) {
   return false;
 }
 
+/// What the supervisor runs for the command while it lives: the proxy and the Unix-socket
+/// broker, each started once pid 1's side has sent what it needs.
+struct Services {
+  std::shared_ptr<void> proxy;
+  std::unique_ptr<UnixBroker> unix;
+};
+
+void start_services(Report& report, const RunOptions& options, Services& services) {
+  if (report.listeners && options.proxy) {
+    services.proxy = options.proxy(std::move(*report.listeners));
+    report.listeners.reset();
+  }
+  if (report.unix) {
+    services.unix = UnixBroker::start(std::move(*report.unix), options.host_socket);
+    report.unix.reset();
+  }
+}
+
 Ending supervise(const Child& child, int launch_fd, const RunOptions& options, Report& report,
-                 OutputPipes& pipes, std::shared_ptr<void>& proxy, const SandboxCgroup* cgroup,
+                 OutputPipes& pipes, Services& services, const SandboxCgroup* cgroup,
                  Terminal& terminal, Guard& guard) {
   const auto deadline =
       options.timeout ? std::optional(Clock::now() + *options.timeout) : std::nullopt;
@@ -272,10 +296,7 @@ Ending supervise(const Child& child, int launch_fd, const RunOptions& options, R
     // The command has ended: pid 1 kills what is left and runs the last sweep.
     if (report.result) guard.stop_watching();
     if (!start_relay(child, report, terminal)) return Ending::Exited;
-    if (report.listeners && options.proxy) {
-      proxy = options.proxy(std::move(*report.listeners));
-      report.listeners.reset();
-    }
+    start_services(report, options, services);
     if (fds[2].revents != 0) {
       stop_sandbox(child);
       return Ending::Aborted;
@@ -399,16 +420,17 @@ Outcome launch(LaunchSpec spec, const RunOptions& options) {
   (void)::send(parent_end.get(), &go, 1, MSG_NOSIGNAL);
   if (auto joined = join_cgroup(*child, cgroup, parent_end.get()); !joined)
     return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, joined.error().describe()});
-  std::shared_ptr<void> proxy;
-  const Ending ending =
-      supervise(*child, parent_end.get(), options, report, pipes, proxy, cgroup, terminal, *guard);
+  Services services;
+  const Ending ending = supervise(*child, parent_end.get(), options, report, pipes, services,
+                                  cgroup, terminal, *guard);
   const int status = wait_child(*child);
   // Every process of the sandbox is gone: the rest of the pty's output, then the caller's
   // terminal as it was, before the proxy stops (a question on its threads may be waiting
   // for the terminal).
   terminal.relay.drain();
   terminal.relay.restore();
-  proxy.reset();  // the command is gone: stop the proxy and close its connections
+  services.unix.reset();   // the command is gone: no call waits for the broker any more
+  services.proxy.reset();  // stop the proxy and close its connections
   // Every process of the sandbox is gone with pid 1, so the pipes reach end of file.
   while (pipes.open()) {
     pollfd fds[2] = {{pipes.out ? pipes.out.get() : -1, POLLIN, 0},

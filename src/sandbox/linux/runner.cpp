@@ -36,7 +36,10 @@ core::Result<PreparedSandbox> prepare_sandbox(const policy::SandboxPolicy& polic
                       "itself is fine: its dot-directories are read-only)");
   spec.landlock = plan_landlock(policy);
   spec.landlock_abi = landlock_abi_version();
-  spec.seccomp = seccomp_rules();
+  // Unix sockets are brokered where the kernel can (docs/security.md, "Unix sockets");
+  // otherwise refused, as without a broker.
+  spec.seccomp = seccomp_rules(unix_broker_unsupported().empty() ? UnixSockets::Brokered
+                                                                 : UnixSockets::Refused);
   spec.limits = policy.limits;
   if (policy.limits.max_processes != 0) spec.cgroups = probe_cgroups();
   spec.command = std::move(command);

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <memory>
 
@@ -22,37 +23,61 @@ constexpr std::uint64_t kLow32 = 0xffffffffULL;
 #endif
 
 SeccompRule refuse(std::string name, std::string why, int error = EPERM) {
-  return {std::move(name), std::nullopt, error, std::move(why)};
+  return {std::move(name), {}, error, std::move(why)};
 }
 
-SeccompRule refuse_if(std::string name, ArgCondition condition, std::string why) {
-  return {std::move(name), condition, EPERM, std::move(why)};
+SeccompRule refuse_if(std::string name, std::vector<ArgCondition> conditions, std::string why) {
+  return {std::move(name), std::move(conditions), EPERM, std::move(why)};
 }
 
-std::vector<SeccompRule> build_rules() {
-  std::vector<SeccompRule> rules = {
-      // Host IPC: a Unix socket is how tmux, ssh-agent, docker are reached (compatibility C29,
-      // C59).
-      refuse_if("socket", {0, kLow32, AF_UNIX}, "no Unix sockets (host IPC needs approval)"),
-      refuse_if("socket", {0, kLow32, AF_VSOCK}, "no VSOCK (host services of a VM)"),
-      // Namespaces and mounts could undo the mount plan (compatibility C30).
-      refuse_if("clone", {0, CLONE_NEWUSER, CLONE_NEWUSER}, "no new user namespace"),
-      refuse_if("clone", {0, CLONE_NEWNS, CLONE_NEWNS}, "no new mount namespace"),
-      refuse_if("unshare", {0, CLONE_NEWUSER, CLONE_NEWUSER}, "no new user namespace"),
-      refuse_if("unshare", {0, CLONE_NEWNS, CLONE_NEWNS}, "no new mount namespace"),
-      // clone3 passes its flags in memory that seccomp cannot read: ENOSYS makes libc fall
-      // back to clone, which the rows above filter (compatibility C30).
-      refuse("clone3", "flags unreadable by seccomp; libc falls back to clone", ENOSYS),
-  };
+SeccompRule notify(std::string name, std::string why) {
+  return {std::move(name), {}, 0, std::move(why), SeccompAction::Notify};
+}
+
+/// The type argument of socket(2) and socketpair(2) without SOCK_NONBLOCK and SOCK_CLOEXEC.
+constexpr std::uint64_t kSocketType = 0xf;
+
+std::vector<SeccompRule> build_rules(UnixSockets unix) {
+  std::vector<SeccompRule> rules;
+  if (unix == UnixSockets::Refused) {
+    // Host IPC: a Unix socket is how tmux, ssh-agent, docker are reached (compatibility C29,
+    // C59).
+    rules.push_back(
+        refuse_if("socket", {{0, kLow32, AF_UNIX}}, "no Unix sockets (host IPC needs approval)"));
+  } else {
+    rules.push_back(refuse_if("socket", {{0, kLow32, AF_UNIX}, {1, kSocketType, SOCK_DGRAM}},
+                              "no Unix datagram sockets (a datagram names its destination in "
+                              "sendmsg(), which no filter can read)"));
+    // Every bind and connect, whatever the family (the filter cannot see a descriptor's): the
+    // supervisor makes the call on its own copy of the socket and the address, so nothing the
+    // command changes afterwards reaches the kernel (docs/security.md, "Unix sockets").
+    rules.push_back(notify("connect", "brokered: a host socket needs a decision"));
+    rules.push_back(notify("bind", "brokered: the sockets the sandbox binds are its own"));
+  }
+  // An anonymous pair reaches nothing, but a datagram socket of it can still be given any
+  // destination by sendto() (compatibility C29).
+  rules.push_back(refuse_if("socketpair", {{0, kLow32, AF_UNIX}, {1, kSocketType, SOCK_DGRAM}},
+                            "no Unix datagram pairs (sendto() could name a host socket)"));
+  rules.push_back(refuse_if("socket", {{0, kLow32, AF_VSOCK}}, "no VSOCK (host services of a VM)"));
+  // Namespaces and mounts could undo the mount plan (compatibility C30).
+  rules.push_back(refuse_if("clone", {{0, CLONE_NEWUSER, CLONE_NEWUSER}}, "no new user namespace"));
+  rules.push_back(refuse_if("clone", {{0, CLONE_NEWNS, CLONE_NEWNS}}, "no new mount namespace"));
+  rules.push_back(
+      refuse_if("unshare", {{0, CLONE_NEWUSER, CLONE_NEWUSER}}, "no new user namespace"));
+  rules.push_back(refuse_if("unshare", {{0, CLONE_NEWNS, CLONE_NEWNS}}, "no new mount namespace"));
+  // clone3 passes its flags in memory that seccomp cannot read: ENOSYS makes libc fall
+  // back to clone, which the rows above filter (compatibility C30).
+  rules.push_back(
+      refuse("clone3", "flags unreadable by seccomp; libc falls back to clone", ENOSYS));
   for (const char* name : {"mount", "umount2", "pivot_root", "setns", "open_tree", "move_mount",
                            "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr"})
     rules.push_back(refuse(name, "no mount changes"));
   for (const char* name : {"io_uring_setup", "io_uring_enter", "io_uring_register"})
     rules.push_back(refuse(name, "io_uring bypasses syscall filtering (item 144)"));
   rules.push_back(
-      refuse_if("ioctl", {1, kLow32, TIOCSTI}, "no typing into the terminal (TIOCSTI)"));
+      refuse_if("ioctl", {{1, kLow32, TIOCSTI}}, "no typing into the terminal (TIOCSTI)"));
   rules.push_back(
-      refuse_if("ioctl", {1, kLow32, TIOCLINUX}, "no console selection/paste (TIOCLINUX)"));
+      refuse_if("ioctl", {{1, kLow32, TIOCLINUX}}, "no console selection/paste (TIOCLINUX)"));
   for (const char* name : {"keyctl", "add_key", "request_key"})
     rules.push_back(refuse(name, "the kernel keyring is shared with the host user"));
   rules.push_back(refuse("bpf", "no BPF programs"));
@@ -88,9 +113,15 @@ core::Result<std::vector<sock_filter>> export_program(void* ctx) {
 
 }  // namespace
 
-const std::vector<SeccompRule>& seccomp_rules() {
-  static const std::vector<SeccompRule> rules = build_rules();
-  return rules;
+const std::vector<SeccompRule>& seccomp_rules(UnixSockets unix) {
+  static const std::vector<SeccompRule> refused = build_rules(UnixSockets::Refused);
+  static const std::vector<SeccompRule> brokered = build_rules(UnixSockets::Brokered);
+  return unix == UnixSockets::Refused ? refused : brokered;
+}
+
+bool has_notify_rows(const std::vector<SeccompRule>& rules) {
+  return std::ranges::any_of(
+      rules, [](const SeccompRule& rule) { return rule.action == SeccompAction::Notify; });
 }
 
 core::Result<std::vector<sock_filter>> compile_seccomp(const std::vector<SeccompRule>& rules) {
@@ -105,14 +136,14 @@ core::Result<std::vector<sock_filter>> compile_seccomp(const std::vector<Seccomp
     const int nr = seccomp_syscall_resolve_name(rule.syscall.c_str());
     if (nr == __NR_SCMP_ERROR) continue;  // not on this architecture
     const std::string call = "seccomp_rule_add(" + rule.syscall + ")";
-    int rc = 0;
-    if (rule.condition) {
-      const auto& c = *rule.condition;
-      rc = seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(rule.error), nr, 1,
-                            SCMP_CMP(c.index, SCMP_CMP_MASKED_EQ, c.mask, c.value));
-    } else {
-      rc = seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(rule.error), nr, 0);
-    }
+    std::vector<scmp_arg_cmp> comparisons;
+    for (const auto& c : rule.conditions)
+      comparisons.push_back(SCMP_CMP(c.index, SCMP_CMP_MASKED_EQ, c.mask, c.value));
+    const std::uint32_t action =
+        rule.action == SeccompAction::Notify ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(rule.error);
+    const int rc =
+        seccomp_rule_add_array(ctx.get(), action, nr, static_cast<unsigned>(comparisons.size()),
+                               comparisons.empty() ? nullptr : comparisons.data());
     if (auto r = check(rc, call); !r) return std::unexpected(r.error());
   }
   return export_program(ctx.get());

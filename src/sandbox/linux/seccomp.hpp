@@ -18,12 +18,22 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/unique_fd.hpp"
 
 namespace pisandbox::sandbox::linux_ {
 
 /// What the filter does with a matching syscall.
 enum class SeccompAction {
-  Errno,  ///< fail with `error` (EPERM, ENOSYS)
+  Errno,   ///< fail with `error` (EPERM, ENOSYS)
+  Notify,  ///< stop the caller and ask the supervisor (SECCOMP_RET_USER_NOTIF), which makes the
+           ///< call itself on its own copy of the arguments (unix_broker.hpp); `error` unused
+};
+
+/// How a sandbox treats Unix-domain sockets (docs/security.md, "Unix sockets").
+enum class UnixSockets {
+  Refused,   ///< socket(AF_UNIX) fails with EPERM: kernels without seccomp user notification
+             ///< with descriptor injection, and the broker's own helper
+  Brokered,  ///< socket(AF_UNIX) works; every bind() and connect() goes to the supervisor
 };
 
 /// A condition on one argument: `(arg[index] & mask) == value` (32-bit masks compare the low
@@ -36,35 +46,53 @@ struct ArgCondition {
   friend bool operator==(const ArgCondition&, const ArgCondition&) = default;
 };
 
-/// One row: `syscall` (libseccomp name), an optional argument condition, the errno to return
-/// and why the row exists.
+/// One row: `syscall` (libseccomp name), the argument conditions that must all hold (none:
+/// every call), the errno to return and why the row exists, and what the filter does.
 struct SeccompRule {
   std::string syscall;
-  std::optional<ArgCondition> condition;
+  std::vector<ArgCondition> conditions;
   int error;
   std::string why;
+  SeccompAction action = SeccompAction::Errno;
 
   friend bool operator==(const SeccompRule&, const SeccompRule&) = default;
 };
 
-/// The rule table of every sandbox (pure). Everything not listed is allowed; syscalls of a
-/// foreign architecture (i386 `int 0x80`) and the x32 ABI kill the process.
-const std::vector<SeccompRule>& seccomp_rules();
+/// The rule table of every sandbox (pure) for `unix`. Everything not listed is allowed;
+/// syscalls of a foreign architecture (i386 `int 0x80`) and the x32 ABI kill the process.
+/// Unix datagram sockets are refused in both (a datagram can name any socket file as its
+/// destination in sendmsg(), which the filter cannot read).
+const std::vector<SeccompRule>& seccomp_rules(UnixSockets unix = UnixSockets::Refused);
+
+/// Whether `rules` has a Notify row (its filter is loaded with a listener).
+[[nodiscard]] bool has_notify_rows(const std::vector<SeccompRule>& rules);
 
 /// Compiles `rules` with libseccomp for the native architecture (seccomp_export_bpf): the
 /// BPF program, one sock_filter per instruction. Errors name the libseccomp call and the
 /// syscall of the row.
 core::Result<std::vector<sock_filter>> compile_seccomp(const std::vector<SeccompRule>& rules);
 
-/// compile_seccomp(seccomp_rules()) as the build compiled it (seccomp_program.inc).
-std::span<const sock_filter> precompiled_seccomp();
+/// compile_seccomp(seccomp_rules(unix)) as the build compiled it (seccomp_program_*.inc).
+std::span<const sock_filter> precompiled_seccomp(UnixSockets unix = UnixSockets::Refused);
+
+/// Whether this kernel can broker Unix sockets (UnixSockets::Brokered): seccomp user
+/// notification with descriptor injection (SECCOMP_RET_USER_NOTIF, SECCOMP_IOCTL_NOTIF_ADDFD,
+/// Linux 5.9), SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (5.19) and pidfd_getfd(2) (5.6). Empty
+/// when it can, else what is missing (for `doctor` and `policy`). Probed once per process.
+[[nodiscard]] const std::string& unix_broker_unsupported();
 
 /// Loads `program` for the calling thread and its future children
-/// (seccomp(SECCOMP_SET_MODE_FILTER)). Requires PR_SET_NO_NEW_PRIVS.
-core::Result<void> load_seccomp(std::span<const sock_filter> program);
+/// (seccomp(SECCOMP_SET_MODE_FILTER)). Requires PR_SET_NO_NEW_PRIVS. With `listener`, the
+/// filter gets a notification listener (SECCOMP_FILTER_FLAG_NEW_LISTENER, with
+/// WAIT_KILLABLE_RECV so that a signal cannot restart a call the supervisor is making) and
+/// its descriptor is returned; otherwise the result holds no descriptor.
+enum class Listener { No, Yes };
+core::Result<core::UniqueFd> load_seccomp(std::span<const sock_filter> program,
+                                          Listener listener = Listener::No);
 
-/// Loads the filter of `rules`: the precompiled program when they are seccomp_rules(),
-/// else compiled now. Requires PR_SET_NO_NEW_PRIVS.
-core::Result<void> apply_seccomp(const std::vector<SeccompRule>& rules);
+/// Loads the filter of `rules`: the precompiled program when they are one of the
+/// seccomp_rules() tables, else compiled now; with a listener when they have Notify rows.
+/// Requires PR_SET_NO_NEW_PRIVS.
+core::Result<core::UniqueFd> apply_seccomp(const std::vector<SeccompRule>& rules);
 
 }  // namespace pisandbox::sandbox::linux_

@@ -1,7 +1,7 @@
 # A listener on the host for the escape battery:
 #   listen.py KIND ADDR PORTFILE LOG tag=N
-# KIND: tcp, udp, http (TCP, answers 200) or abstract (an abstract Unix stream socket named
-# ADDR). Binds ADDR on a free port, writes the port (or the name) to PORTFILE, then appends
+# KIND: tcp, udp, http (TCP, answers 200), abstract (an abstract Unix stream socket named
+# ADDR), unix or unix-dgram (a Unix stream or datagram socket file at the path ADDR). Binds ADDR on a free port, writes the port (or the name) to PORTFILE, then appends
 # one line to LOG per connection, datagram or request until killed. Loopback only.
 import os
 import socket
@@ -31,6 +31,22 @@ if kind == "abstract":
         c, _ = s.accept()
         record("connection on @" + addr)
         c.close()
+
+if kind in ("unix", "unix-dgram"):
+    stream = kind == "unix"
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM if stream else socket.SOCK_DGRAM)
+    s.bind(addr)
+    if stream:
+        s.listen(64)
+    announce(addr)
+    while True:
+        if stream:
+            c, _ = s.accept()
+            record("connection on " + addr)
+            c.close()
+        else:
+            data = s.recv(65536)
+            record("datagram on %s: %r" % (addr, data[:80]))
 
 family = socket.AF_INET6 if ":" in addr else socket.AF_INET
 if not (addr.startswith("127.") or addr == "::1"):

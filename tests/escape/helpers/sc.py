@@ -267,6 +267,61 @@ def check_udp(host, port):
     return s.sendto(b"pi-escape", (host, int(port)))
 
 
+def check_unixconnect(path):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(3)
+    s.connect(path)
+    return "connected"
+
+
+def check_dgramsend(path):
+    """A datagram to the socket file at PATH, from a socket and from a socketpair."""
+    sent = []
+    for make in (lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)[0],
+                 lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)):
+        s = make()
+        sent.append(s.sendto(b"pi-escape", path))
+    return "sent %r" % sent
+
+
+def check_connectrace(own, host, rounds="300"):
+    """connect() to OWN (a socket of the sandbox) while another thread keeps rewriting the
+    address buffer to HOST; OK when no round reached HOST (the result says how many did)."""
+    import threading
+    libc.connect.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_uint]
+    srv = socket.socket(socket.AF_UNIX)
+    srv.bind(own)
+    srv.listen(1024)
+    srv.setblocking(False)
+    own_b, host_b = own.encode(), host.encode()
+    size = 2 + 108
+    addr = ctypes.create_string_buffer(size)
+    stop = []
+    def flip():
+        while not stop:
+            ctypes.memmove(ctypes.addressof(addr) + 2, host_b + b"\0", len(host_b) + 1)
+            ctypes.memmove(ctypes.addressof(addr) + 2, own_b + b"\0", len(own_b) + 1)
+    struct.pack_into("H", addr, 0, socket.AF_UNIX)
+    ctypes.memmove(ctypes.addressof(addr) + 2, own_b + b"\0", len(own_b) + 1)
+    t = threading.Thread(target=flip)
+    t.start()
+    reached_own = 0
+    try:
+        for _ in range(int(rounds)):
+            c = socket.socket(socket.AF_UNIX)
+            if libc.connect(c.fileno(), ctypes.addressof(addr), size) == 0:
+                try:
+                    srv.accept()[0].close()
+                    reached_own += 1
+                except BlockingIOError:
+                    pass
+            c.close()
+    finally:
+        stop.append(1)
+        t.join()
+    return "own %d" % reached_own
+
+
 def check_abstract(name):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.connect("\0" + name)

@@ -1,0 +1,69 @@
+// pisandbox::sandbox::linux_ — the Unix-socket broker: the supervisor's side of every bind()
+// and connect() of a sandboxed command (docs/security.md, "Unix sockets").
+//
+// The command's seccomp filter stops each call (SECCOMP_RET_USER_NOTIF; kernel document
+// Documentation/userspace-api/seccomp_filter.rst). The supervisor never lets the stopped call
+// continue, because the command could change its arguments after they were checked (the
+// document's warning): it takes its own copy of the socket (pidfd_getfd) and of the address
+// (process_vm_readv), and the call is made on those:
+//   - not a Unix socket, an abstract name (its network namespace is the sandbox's), or a bind:
+//     by the helper inside the sandbox (unix_wire.hpp), exactly as the command would have
+//     made it; the inode of every socket file the sandbox binds outside its private tmpfs is
+//     recorded (SIOCUNIXFILE) and held open, so its number cannot pass to a host socket;
+//   - a connect to a socket file: the helper resolves the path once (O_PATH) and the
+//     supervisor looks at that inode: one the sandbox bound (on a private tmpfs, or recorded)
+//     is connected to by the helper through that very descriptor; any other is the host's.
+//   - a host socket (also a path that does not exist inside, e.g. in the hidden home or the
+//     host's /tmp): the supervisor opens the same absolute path on the host, and asks the
+//     sandbox::HostSocketDecider about the path it really leads to; allowed, it connects a socket
+//     of its own to that inode and puts it in the command's descriptor table in place of the
+//     command's socket (SECCOMP_IOCTL_NOTIF_ADDFD); refused, the call fails with EACCES.
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/unique_fd.hpp"
+#include "sandbox/command.hpp"
+
+namespace pisandbox::sandbox::linux_ {
+
+/// What pid 1's command sends before exec (LaunchMessage::UnixBroker).
+///   helper: the helper's channel; listener: the seccomp notification listener;
+///   private_devices: st_dev of the sandbox's private tmpfs mounts.
+struct UnixBrokerChannels {
+  core::UniqueFd helper;
+  core::UniqueFd listener;
+  std::vector<dev_t> private_devices;
+};
+
+/// The broker of one command: one thread receives the notifications, one thread per call
+/// (at most kMaxCalls at once; more fail with EAGAIN) makes it. Destroying the handle stops
+/// receiving; calls still being made finish on their own (they hold what they use).
+class UnixBroker {
+ public:
+  /// Calls made at once, at most.
+  static constexpr int kMaxCalls = 64;
+  /// Socket files bound outside the private tmpfs that are remembered, at most; past that a
+  /// connection to a further one is decided as a host socket's (fail closed).
+  static constexpr std::size_t kMaxBound = 512;
+
+  /// Starts the broker; `decide` answers about host sockets (empty: every one is refused).
+  static std::unique_ptr<UnixBroker> start(UnixBrokerChannels channels,
+                                           sandbox::HostSocketDecider decide);
+  ~UnixBroker();
+  UnixBroker(const UnixBroker&) = delete;
+  UnixBroker& operator=(const UnixBroker&) = delete;
+
+  struct State;
+
+ private:
+  explicit UnixBroker(std::shared_ptr<State> state);
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace pisandbox::sandbox::linux_

@@ -1,0 +1,77 @@
+// pisandbox::session — the host Unix sockets of one command (docs/host-ipc.md, "Host sockets"):
+// who decides a connection the sandbox's broker (sandbox/linux/unix_broker.hpp) found to lead
+// to a host socket.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "approval/broker.hpp"
+#include "policy/host_sockets.hpp"
+#include "sandbox/command.hpp"
+#include "session/network_setup.hpp"
+
+namespace pisandbox::session {
+
+/// The operation of a host socket's approval request (surface `host-ipc`).
+inline constexpr std::string_view kConnectUnixOperation = "connect-unix";
+
+/// Whether a command's host sockets may be asked for: a built-in subagent's never are (as its
+/// host runs, docs/host-ipc.md): refused with `builtin subagents do not support host
+/// forwarding` unless listed.
+enum class HostSocketAsking { Allowed, Subagent };
+
+/// Decides the host sockets of one command, in this order:
+///   1. a `hostIPC.allowedSockets` entry whose expanded path leads, on the host now, to the same
+///      socket → allowed without asking;
+///   2. a socket refused earlier in the command → refused again with the same reason, without
+///      a second question or line;
+///   3. a name-service socket (nscd, systemd-userdb) → refused without asking: the C library
+///      looks for them on every user lookup and falls back to the files by itself; a
+///      subagent's (HostSocketAsking::Subagent) → refused without asking;
+///   4. the broker with a `host-ipc` / `connect-unix` request (`path`: the socket's host path,
+///      `command`, `cwd`, `agentName`), one-shot like every host-IPC request.
+/// A refusal (3-4) is one line `host socket refused: <path>: <reason>` through `log` and a call
+/// of `denied` (path, reason, source), except a name-service socket's, which is silent.
+/// Thread-safe.
+class HostSockets {
+ public:
+  /// `broker` must stay valid as long as `keep_alive` (which this holds).
+  HostSockets(std::vector<policy::AllowedSocket> allowed, approval::Broker& broker,
+              std::shared_ptr<void> keep_alive, NetworkCommand command, HostSocketAsking asking,
+              std::function<void(const std::string&)> log,
+              std::function<void(const std::string&, const std::string&, std::string_view)> denied);
+
+  /// The answer for the host socket at `path` (absolute, symlinks resolved).
+  [[nodiscard]] sandbox::HostSocketAnswer decide(const std::string& path);
+
+  /// Whether a host socket was refused in this command: a trigger of the host-IPC retry
+  /// (hostIPC.retryOnUnixSocketError; docs/host-ipc.md) whatever the command printed.
+  [[nodiscard]] bool refused_any() const { return refused_any_.load(); }
+
+ private:
+  sandbox::HostSocketAnswer refuse(const std::string& path, std::string reason,
+                                   std::string_view source, bool quiet);
+
+  std::vector<policy::AllowedSocket> allowed_;
+  approval::Broker& broker_;
+  std::shared_ptr<void> keep_alive_;
+  NetworkCommand command_;
+  HostSocketAsking asking_;
+  std::function<void(const std::string&)> log_;
+  std::function<void(const std::string&, const std::string&, std::string_view)> denied_;
+  std::mutex mutex_;
+  std::map<std::string, std::string> refused_;  ///< path -> reason, for the rest of the command
+  std::atomic<bool> refused_any_{false};
+};
+
+/// A HostSocketDecider for RunOptions::host_socket that asks `sockets` (kept alive by it).
+[[nodiscard]] sandbox::HostSocketDecider host_socket_decider(std::shared_ptr<HostSockets> sockets);
+
+}  // namespace pisandbox::session

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# attempt: send a datagram to a host Unix datagram socket (like /dev/log or systemd's notify socket) from a datagram socket and from a socketpair
+# layer: seccomp (Unix datagram sockets and pairs → EPERM: sendto names its destination where no filter can read it)
+# shellcheck source=../lib.sh
+source "$(dirname "$0")/../lib.sh"
+
+attempt() {
+  host_listen unix-dgram "$HOST_DIR/log.sock"
+  inside_sc "dgramsend:$HOST_DIR/log.sock"
+  expect_rc 0
+  expect_sc "dgramsend:$HOST_DIR/log.sock" "EPERM (Operation not permitted)"
+  listen_saw_nothing
+}
+
+run_attempt "$@"
