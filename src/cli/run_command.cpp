@@ -41,6 +41,7 @@ int run_command(const RunArgs& args) {
     case sandbox::RunFailureKind::Aborted:
       return 128 + received_signal(signals.get());
     case sandbox::RunFailureKind::LaunchFailed:
+    case sandbox::RunFailureKind::GuardFailed:
       print_error(outcome.error().message);
       return kExitSetupFailed;
   }

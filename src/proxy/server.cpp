@@ -24,6 +24,9 @@ namespace {
 // instead of spinning.
 constexpr auto kAcceptBackoff = std::chrono::milliseconds(100);
 
+/// The ceiling a descriptor number can have (an int), as a limit of RLIMIT_NOFILE.
+constexpr std::uint64_t kMaxDescriptor = 1u << 30;
+
 IpAddress to_ip(const asio::ip::address& address) {
   if (address.is_v4()) return IpAddress::v4(address.to_v4().to_bytes());
   return IpAddress::v6(address.to_v6().to_bytes());
@@ -32,6 +35,14 @@ IpAddress to_ip(const asio::ip::address& address) {
 enum class Protocol { Http, Socks };
 
 }  // namespace
+
+ConnectionCap connection_cap(std::uint64_t descriptor_limit) {
+  const std::uint64_t limit = std::min(descriptor_limit, kMaxDescriptor);
+  if (limit <= kReservedDescriptors) return {1, static_cast<int>(limit)};
+  const std::uint64_t usable = limit - kReservedDescriptors;
+  return {static_cast<std::size_t>(std::max<std::uint64_t>(1, usable / kDescriptorsPerConnection)),
+          static_cast<int>(usable)};
+}
 
 AddressFilter public_address_filter(std::vector<IpAddress> interfaces) {
   return
@@ -58,6 +69,7 @@ struct Server::Impl {
   void stop();
   void close_everything();
   asio::awaitable<void> accept_loop(tcp::acceptor& acceptor, Protocol protocol);
+  bool past_cap(tcp::socket& socket);
 
   struct Listener {
     std::unique_ptr<tcp::acceptor> acceptor;
@@ -73,6 +85,7 @@ struct Server::Impl {
   std::mutex mutex;  // guards started and stopped
   bool started = false;
   bool stopped = false;
+  bool said_cap = false;  // the refusal past the cap is logged once
 };
 
 Server::Impl::Impl(ServerOptions options) : log(options.log) {
@@ -136,12 +149,32 @@ asio::awaitable<void> Server::Impl::accept_loop(tcp::acceptor& acceptor, Protoco
       co_await backoff.async_wait(kNoThrow);
       continue;
     }
+    if (past_cap(socket)) continue;
     if (protocol == Protocol::Socks) {
       start_socks_session(*context, std::move(socket));
     } else {
       start_http_session(*context, std::move(socket));
     }
   }
+}
+
+bool Server::Impl::past_cap(tcp::socket& socket) {
+  const ServerOptions& options = context->options;
+  const bool past =
+      (options.max_connections != 0 && context->sessions.size() >= options.max_connections) ||
+      (options.descriptor_ceiling > 0 && socket.native_handle() >= options.descriptor_ceiling);
+  if (!past) return false;
+  asio::error_code ignored;
+  socket.close(ignored);
+  if (said_cap) return true;
+  said_cap = true;
+  if (options.capped) options.capped(options.max_connections, options.descriptor_ceiling);
+  if (log)
+    log("pi-sandbox proxy: refused connections past " + std::to_string(options.max_connections) +
+        " open at once, or past descriptor " + std::to_string(options.descriptor_ceiling) +
+        ": each is closed at once, so that the descriptors kept for the guard, the approvals "
+        "and the audit log stay free");
+  return true;
 }
 
 void Server::Impl::start() {

@@ -104,6 +104,14 @@ using AddressFilter = std::function<bool(const asio::ip::address&, std::string& 
 ///                    parent's failure (an unusable URL, the parent unreachable or answering
 ///                    CONNECT with an error) naming the parent and its variable, never its
 ///                    credentials. The client still gets its 502 / SOCKS5 reply. May be empty.
+///   max_connections: the most connections open at once; 0: no cap. A connection accepted
+///                    past it is closed at once, before a byte is read, so that the process
+///                    keeps descriptors for what else it does (connection_cap()).
+///   descriptor_ceiling: a connection whose descriptor number is at or above this one is
+///                    closed at once too (the kernel gives the lowest free number, so every
+///                    one below is in use, whoever opened them); 0: none.
+///   capped:          told once, on the I/O thread, when the first connection past
+///                    max_connections or descriptor_ceiling is closed, with both; may be empty.
 struct ServerOptions {
   std::vector<int> http_listeners;
   std::vector<int> socks_listeners;
@@ -118,7 +126,28 @@ struct ServerOptions {
   std::function<void(const std::string& destination, const std::string& reason)> refused;
   ParentProxies parents;
   std::function<void(const std::string& destination, const std::string& cause)> unreachable;
+  std::size_t max_connections = 0;
+  int descriptor_ceiling = 0;
+  std::function<void(std::size_t max_connections, int descriptor_ceiling)> capped;
 };
+
+/// The caps of a proxy that shares its process's descriptors (ServerOptions::max_connections,
+/// descriptor_ceiling), from the soft RLIMIT_NOFILE `descriptor_limit` (a count): the proxy
+/// leaves kReservedDescriptors to the rest of the process (pi-sandbox's supervisor: the guard's
+/// walks and restores, the approval broker's reviewer and terminal, the audit log, the pty
+/// relay) and counts kDescriptorsPerConnection for each connection. A limit at or below the
+/// reserve gives one connection at a time and a ceiling of the limit itself.
+struct ConnectionCap {
+  std::size_t max_connections = 0;
+  int descriptor_ceiling = 0;
+  friend bool operator==(const ConnectionCap&, const ConnectionCap&) = default;
+};
+/// Descriptors kept for the rest of the process.
+inline constexpr std::uint64_t kReservedDescriptors = 256;
+/// Descriptors one connection may hold: the client's socket, the upstream's, a pipe pair per
+/// direction for splice(2), and two connect attempts of a Happy Eyeballs race.
+inline constexpr std::uint64_t kDescriptorsPerConnection = 8;
+ConnectionCap connection_cap(std::uint64_t descriptor_limit);
 
 /// The proxy of one sandboxed command. Not copyable or movable. start() and stop() may be
 /// called from any thread except the proxy's own (not from `screen`, `decide`, `address_allowed` or

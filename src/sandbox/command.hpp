@@ -124,6 +124,8 @@ enum class RunFailureKind {
   TimedOut,      ///< the timeout passed; the whole sandbox was killed
   Aborted,       ///< cancel_fd became readable; the whole sandbox was killed
   LaunchFailed,  ///< the sandbox could not be set up; nothing ran
+  GuardFailed,   ///< the guard could not make a check (Guard::failure()); the whole sandbox
+                 ///< was killed, then swept
 };
 
 /// A failure with its user-facing message (for LaunchFailed: the failing step, syscall,

@@ -98,6 +98,10 @@ rpc::ExitStatus exit_status(const sandbox::Outcome& outcome, double timeout_seco
       status.error = "launch_failed";
       status.message = outcome.error().message;
       break;
+    case sandbox::RunFailureKind::GuardFailed:
+      status.error = "guard_failed";
+      status.message = outcome.error().message;
+      break;
   }
   return status;
 }

@@ -29,6 +29,14 @@ void NetworkDecider::failed(const std::string& destination, const std::string& c
   if (log_) log_("network: " + destination + ": " + cause);
 }
 
+void NetworkDecider::capped(std::size_t max_connections, int descriptor_ceiling) {
+  if (log_)
+    log_("network: closed connections past " + std::to_string(max_connections) +
+         " open at once (or at descriptor " + std::to_string(descriptor_ceiling) +
+         "), each at once: pi-sandbox keeps the rest of its descriptors for the guard, the "
+         "approvals and the audit log");
+}
+
 std::optional<std::string> NetworkDecider::screen(const std::string& raw_host, std::uint16_t port) {
   const std::string port_text = std::to_string(port);
   auto host = proxy::normalise_host(raw_host);
@@ -83,6 +91,16 @@ sandbox::ProxyStarter proxy_starter(std::shared_ptr<NetworkDecider> decider,
       (void)::setrlimit(RLIMIT_NOFILE, &files);
     }
     proxy::ServerOptions options;
+    // The proxy refuses connections past a cap that keeps descriptors for the guard, the
+    // broker and the audit log (docs/security.md, "The guard": fail closed).
+    if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY) {
+      const proxy::ConnectionCap cap = proxy::connection_cap(files.rlim_cur);
+      options.max_connections = cap.max_connections;
+      options.descriptor_ceiling = cap.descriptor_ceiling;
+    }
+    options.capped = [decider](std::size_t max_connections, int descriptor_ceiling) {
+      decider->capped(max_connections, descriptor_ceiling);
+    };
     for (auto& fd : listeners.http) options.http_listeners.push_back(fd.release());
     for (auto& fd : listeners.socks) options.socks_listeners.push_back(fd.release());
     options.screen = [decider](const std::string& host, std::uint16_t port) {

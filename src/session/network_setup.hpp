@@ -76,6 +76,11 @@ class NetworkDecider {
   /// issue 13 item 7): the line `network: <destination>: <cause>`.
   void failed(const std::string& destination, const std::string& cause);
 
+  /// Reports the proxy's first connection closed past its cap (proxy::ServerOptions::capped;
+  /// docs/security.md, "The guard": fail closed): the line `network: closed connections past
+  /// <max_connections> open at once (or at descriptor <descriptor_ceiling>) ...`.
+  void capped(std::size_t max_connections, int descriptor_ceiling);
+
  private:
   config::NetworkConfig network_;
   approval::Broker& broker_;

@@ -123,6 +123,35 @@ TEST(Guard, GuardedNamesMadeAnyWayAreMovedToTheQuarantineAndReported) {
   EXPECT_TRUE(fs::is_symlink(quarantine_root(s) / claude / ".claude"));
 }
 
+// Proxy connections held open cannot take the descriptors the guard needs (docs/security.md,
+// "The guard": fail closed; escape attempt 135): under a limit of 512 descriptors the proxy
+// closes every connection past 32 at once, says so once, and the guard still moves a name the
+// moment it appears.
+TEST(Guard, ProxyConnectionsPastTheCapLeaveTheGuardItsDescriptors) {
+  Scratch s;
+  const RunResult r =
+      run_process({"/bin/sh", "-c", "ulimit -n 512 && exec \"$0\" \"$@\"", sandbox_binary(), "run",
+                   "--no-prompt", "--cwd", s.ws.string(), "--", "/usr/bin/python3", "-c",
+                   R"(import os, socket, time
+port = int(os.environ["HTTP_PROXY"].rstrip("/").rsplit(":", 1)[1])
+held = [socket.create_connection(("127.0.0.1", port), timeout=2) for _ in range(400)]
+time.sleep(1)
+open(".mcp.json", "w").write("{}")
+time.sleep(0.5)
+print("held", len(held), "live", os.path.exists(".mcp.json"))
+)"},
+                  s.env());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "held 400 live False\n") << r.err;
+  EXPECT_EQ(moved(r.err), std::vector<std::string>{(s.ws / ".mcp.json").string()}) << r.err;
+  const std::string capped =
+      "pi-sandbox: network: closed connections past 32 open at once (or at descriptor 256), each "
+      "at once: pi-sandbox keeps the rest of its descriptors for the guard, the approvals and the "
+      "audit log\n";
+  EXPECT_NE(r.err.find(capped), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(capped), r.err.rfind(capped)) << r.err;  // said once
+}
+
 // Restoring an entry puts it back, once; it never overwrites.
 TEST(Guard, AQuarantinedEntryIsRestoredOnlyWhereNothingStands) {
   Scratch s;

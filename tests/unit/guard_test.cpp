@@ -5,10 +5,14 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "sandbox/linux/runner.hpp"
 
@@ -187,6 +191,88 @@ TEST(Guard, AnEmptyIntermediateGitConfigurationIsNeverWhatComesBack) {
   EXPECT_EQ(read(s.ws / ".git/config"), original);
   guard.final_sweep();
   EXPECT_EQ(read(s.ws / ".git/config"), original);
+}
+
+/// Fills the process's descriptor table (its soft RLIMIT_NOFILE lowered to 256 meanwhile) until
+/// open(2) fails with EMFILE, as a command holding the supervisor's descriptors through the
+/// proxy would; release() gives them back.
+struct DescriptorsExhausted {
+  DescriptorsExhausted() {
+    ::getrlimit(RLIMIT_NOFILE, &saved);
+    rlimit low = saved;
+    low.rlim_cur = std::min<rlim_t>(saved.rlim_cur, 256);
+    ::setrlimit(RLIMIT_NOFILE, &low);
+    for (int fd; (fd = ::dup(STDERR_FILENO)) >= 0;) fillers.push_back(fd);
+    EXPECT_EQ(errno, EMFILE);
+  }
+  ~DescriptorsExhausted() { release(); }
+  void release() {
+    for (int fd : fillers) ::close(fd);
+    fillers.clear();
+    ::setrlimit(RLIMIT_NOFILE, &saved);
+  }
+  rlimit saved{};
+  std::vector<int> fillers;
+};
+
+// Out of descriptors, a check is not skipped silently: failure() names the open that failed, and
+// the name stays for the last sweep, which moves it once descriptors are back.
+TEST(Guard, ACheckThatCannotOpenWhatItChecksFailsClosed) {
+  Scratch s;
+  Guard guard = s.start(s.plan({".mcp.json"}));
+  EXPECT_EQ(guard.failure(), std::nullopt);
+  write(s.ws / ".mcp.json", "{}\n");
+  {
+    DescriptorsExhausted exhausted;
+    guard.on_events();
+  }
+  ASSERT_TRUE(guard.failure().has_value());
+  EXPECT_EQ(guard.failure()->code, EMFILE);
+  EXPECT_EQ(guard.failure()->message,
+            "openat(" + s.ws.string() + ", O_PATH): EMFILE (Too many open files)");
+  EXPECT_TRUE(fs::exists(s.ws / ".mcp.json"));
+  EXPECT_EQ(guard.take_notices(), std::vector<std::string>{});
+  guard.final_sweep();
+  EXPECT_EQ(guard.failure(), std::nullopt);  // this sweep could check everything
+  EXPECT_FALSE(fs::exists(s.ws / ".mcp.json"));
+  EXPECT_EQ(list_quarantine(s.quarantine()).size(), 1u);
+}
+
+// Descriptors that come back within the retries (the proxy closing connections on its thread):
+// the check is made, nothing fails.
+TEST(Guard, ACheckRetriesWhileDescriptorsComeBack) {
+  Scratch s;
+  Guard guard = s.start(s.plan({".mcp.json"}));
+  write(s.ws / ".mcp.json", "{}\n");
+  DescriptorsExhausted exhausted;
+  std::thread releaser([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    exhausted.release();
+  });
+  guard.on_events();
+  releaser.join();
+  EXPECT_EQ(guard.failure(), std::nullopt);
+  EXPECT_FALSE(fs::exists(s.ws / ".mcp.json"));
+  EXPECT_EQ(list_quarantine(s.quarantine()).size(), 1u);
+}
+
+// Out of descriptors when the guard starts (the configuration's content at the start unread):
+// it does not start.
+TEST(Guard, AGuardThatCannotMakeItsFirstCheckDoesNotStart) {
+  Scratch s;
+  write(s.ws / ".git/config", "[core]\n\teditor = vi\n");
+  GuardPlan plan = s.plan({".mcp.json"});
+  plan.configs.push_back({s.ws / ".git/config", s.ws});
+  fs::create_directories(s.root / "home");
+  auto q = open_quarantine(plan.quarantine);
+  ASSERT_TRUE(q.has_value());
+  DescriptorsExhausted exhausted;
+  auto guard = Guard::start(plan, std::move(*q), Guard::Watch::No);
+  exhausted.release();
+  ASSERT_FALSE(guard.has_value());
+  EXPECT_EQ(guard.error().code, EMFILE);
+  EXPECT_EQ(guard.error().message,
+            "openat(" + s.ws.string() + ", O_PATH): EMFILE (Too many open files)");
 }
 
 TEST(Quarantine, RestoreRefusesToOverwriteAndMovesBackOnce) {

@@ -634,6 +634,51 @@ TEST(ProxyServer, ManyConcurrentTunnels) {
   EXPECT_EQ(proxy.script->seen().size(), static_cast<std::size_t>(kTunnels));
 }
 
+// ---- the descriptor reserve (docs/security.md, "The guard": fail closed) --------------------
+
+TEST(ConnectionCap, KeepsTheReserveAndCountsEightDescriptorsAConnection) {
+  EXPECT_EQ(connection_cap(20000), (ConnectionCap{(20000 - 256) / 8, 20000 - 256}));
+  EXPECT_EQ(connection_cap(1024), (ConnectionCap{96, 768}));
+  EXPECT_EQ(connection_cap(260), (ConnectionCap{1, 4}));
+  EXPECT_EQ(connection_cap(256), (ConnectionCap{1, 256}));
+  EXPECT_EQ(connection_cap(std::uint64_t{1} << 40),
+            (ConnectionCap{((std::uint64_t{1} << 30) - 256) / 8, (1 << 30) - 256}));
+}
+
+// A connection past max_connections is closed before a byte is read (the client sees the end
+// of the stream), said once; the ones below the cap are served, and a place freed is reused.
+TEST(ProxyServer, AConnectionPastTheCapIsClosedAtOnce) {
+  REQUIRE_TEST_NAMES();
+  Origin origin(echo);
+  Proxy proxy([](ServerOptions& options) { options.max_connections = 2; });
+  const std::string target = "origin.test:" + std::to_string(origin.port());
+  std::vector<UniqueFd> held;
+  for (int i = 0; i < 2; ++i) {
+    held.push_back(connect_loopback(proxy.http_port));
+    ASSERT_TRUE(write_all(held.back().get(), connect_request(target)));
+    ASSERT_EQ(read_exactly(held.back().get(), kEstablished.size()), kEstablished);
+  }
+  for (int i = 0; i < 2; ++i) {
+    UniqueFd past = connect_loopback(i == 0 ? proxy.http_port : proxy.socks_port);
+    EXPECT_EQ(read_all(past.get()), "");
+  }
+  EXPECT_EQ(proxy.logged(),
+            "pi-sandbox proxy: refused connections past 2 open at once, or past descriptor 0: "
+            "each is closed at once, so that the descriptors kept for the guard, the approvals "
+            "and the audit log stay free\n");
+  held.pop_back();
+  // The proxy sees the close on its own thread: the freed place is taken within a few tries.
+  bool served = false;
+  for (int attempt = 0; attempt < 100 && !served; ++attempt) {
+    UniqueFd next = connect_loopback(proxy.http_port);
+    if (!write_all(next.get(), connect_request(target))) continue;
+    served = read_exactly(next.get(), kEstablished.size()) == kEstablished;
+    if (!served) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_TRUE(served);
+  EXPECT_EQ(proxy.script->seen().size(), 3u);
+}
+
 // ---- servers that close right after their response (docs/network.md: no truncation)
 // -----------------
 

@@ -350,6 +350,9 @@ function exitCodeOf(outcome: ExecOutcome, timeout: number | undefined): number {
   if (outcome.error === "launch_failed") {
     throw new Error(`pi-sandbox could not start the command: ${outcome.message ?? "launch failed"}`);
   }
+  if (outcome.error === "guard_failed") {
+    throw new Error(`pi-sandbox stopped the command: ${outcome.message ?? "the guard failed"}`);
+  }
   if (typeof outcome.exit_code === "number") return outcome.exit_code;
   // A signal-killed command: 128 + the signal, as Pi's own bash reports it.
   if (typeof outcome.signal === "number") return 128 + outcome.signal;

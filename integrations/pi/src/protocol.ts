@@ -134,7 +134,7 @@ export type ExitEvent = {
   id: string;
   exit_code?: number;
   signal?: number;
-  error?: "timeout" | "aborted" | "launch_failed";
+  error?: "timeout" | "aborted" | "launch_failed" | "guard_failed";
   message?: string;
 };
 export type ErrorEvent = { type: "error"; message: string; id?: string };

@@ -10,7 +10,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
+#include <thread>
 
 #include "core/io.hpp"
 #include "policy/git_index.hpp"
@@ -32,6 +34,49 @@ constexpr std::size_t kMaxConfigBytes = std::size_t{4} << 20;
 /// An index larger than this is not read for gitlinks (100 000 files make about 10 MiB).
 constexpr std::size_t kMaxIndexBytes = std::size_t{256} << 20;
 
+/// How often an open(2) of the guard is tried while it fails for lack of descriptors or memory,
+/// and the pause between two tries: 100 ms in all, in which the proxy's thread (what usually
+/// holds many descriptors) closes connections it is done with.
+constexpr int kOpenTries = 6;
+constexpr auto kOpenRetryPause = std::chrono::milliseconds(20);
+
+/// Whether `err` says the process lacks descriptors or memory for now, not that the path is
+/// missing or refused: the check that met it was not made.
+bool out_of_resources(int err) {
+  return err == EMFILE || err == ENFILE || err == ENOMEM;
+}
+
+const char* open_flags_text(int flags) {
+  if ((flags & O_PATH) != 0) return "O_PATH";
+  if ((flags & O_CREAT) != 0) return "O_WRONLY|O_CREAT";
+  return "O_RDONLY";
+}
+
+}  // namespace
+
+int GuardOpener::open(int dir, const char* name, int flags, const fs::path& shown, mode_t mode) {
+  // Once a check has failed the command is being stopped: no more pauses.
+  const int tries = failure ? 1 : kOpenTries;
+  for (int attempt = 1;; ++attempt) {
+    const int fd = ::openat(dir, name, flags, mode);
+    if (fd >= 0) return fd;
+    const int err = errno;
+    if (!out_of_resources(err)) return -1;
+    if (attempt == tries) {
+      if (!failure)
+        failure = core::sys_error(
+            "openat(" + shown.string() + ", " + open_flags_text(flags) + ")", err,
+            "hint: pi-sandbox ran out of descriptors or memory (ulimit -n, fs.file-max); the "
+            "guard fails closed rather than leave a guarded name unchecked");
+      errno = err;
+      return -1;
+    }
+    std::this_thread::sleep_for(kOpenRetryPause);
+  }
+}
+
+namespace {
+
 std::vector<std::string> components(const fs::path& base, const fs::path& path) {
   std::vector<std::string> parts;
   for (const auto& part : path.lexically_relative(base))
@@ -50,7 +95,9 @@ struct FileRead {
   ino_t inode = 0;
 };
 
-FileRead read_at(int dir, const std::string& name, std::size_t max_bytes = kMaxConfigBytes) {
+/// `shown`: the path for a message, when the open fails for lack of descriptors (GuardOpener).
+FileRead read_at(GuardOpener& opener, int dir, const std::string& name, const fs::path& shown,
+                 std::size_t max_bytes = kMaxConfigBytes) {
   FileRead read;
   struct stat st {};
   if (::fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return read;
@@ -60,7 +107,8 @@ FileRead read_at(int dir, const std::string& name, std::size_t max_bytes = kMaxC
     read.not_regular = true;
     return read;
   }
-  UniqueFd fd(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  UniqueFd fd(
+      opener.open(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, shown));
   if (!fd) {
     if (errno == ELOOP || errno == ENXIO) read.not_regular = true;
     return read;
@@ -88,13 +136,16 @@ FileRead read_at(int dir, const std::string& name, std::size_t max_bytes = kMaxC
   return read;
 }
 
-/// Replaces `name` in `dir` with `bytes` atomically (a new file renamed over it).
-bool replace_at(int dir, const std::string& name, const std::string& bytes, mode_t mode) {
+/// Replaces `name` in `dir` (`shown`, for a message) with `bytes` atomically (a new file renamed
+/// over it).
+bool replace_at(GuardOpener& opener, int dir, const std::string& name, const fs::path& shown,
+                const std::string& bytes, mode_t mode) {
   std::uint32_t salt = 0;
   (void)::getrandom(&salt, sizeof salt, 0);
   char temp[64];
   std::snprintf(temp, sizeof temp, ".pi-sandbox-restore-%08x", salt);
-  UniqueFd fd(::openat(dir, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
+  UniqueFd fd(opener.open(dir, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                          shown.parent_path() / temp, mode));
   if (!fd) return false;
   const bool written = core::write_all(fd.get(), bytes);
   fd.reset();
@@ -112,13 +163,14 @@ enum class Swap { Done, Changed, Failed };
 /// is exchanged with it atomically (renameat2 RENAME_EXCHANGE), and when what came out is not
 /// that file (a writer replaced it meanwhile), the exchange is undone: Changed, and the caller
 /// reads again. Never loses the newer file to a restore of an older one.
-Swap exchange_if(int dir, const std::string& name, const std::string& bytes, mode_t mode, dev_t dev,
-                 ino_t ino) {
+Swap exchange_if(GuardOpener& opener, int dir, const std::string& name, const fs::path& shown,
+                 const std::string& bytes, mode_t mode, dev_t dev, ino_t ino) {
   std::uint32_t salt = 0;
   (void)::getrandom(&salt, sizeof salt, 0);
   char temp[64];
   std::snprintf(temp, sizeof temp, ".pi-sandbox-restore-%08x", salt);
-  UniqueFd fd(::openat(dir, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
+  UniqueFd fd(opener.open(dir, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                          shown.parent_path() / temp, mode));
   if (!fd) return Swap::Failed;
   const bool written = core::write_all(fd.get(), bytes);
   fd.reset();
@@ -215,7 +267,8 @@ core::Result<Guard> Guard::start(const GuardPlan& plan, Quarantine quarantine, W
     for (const auto& part : components(where.base, where.path)) guard.relevant_names_.insert(part);
     Config config{where, std::nullopt, {}};
     if (UniqueFd parent = guard.walk_to_parent(where.base, where.path, false)) {
-      FileRead read = read_at(parent.get(), where.path.filename().string());
+      FileRead read =
+          read_at(guard.opener_, parent.get(), where.path.filename().string(), where.path);
       if (read.content && !read.too_large) {
         config.start_scan = policy::scan_git_config(*read.content);
         config.start = read.content;
@@ -234,17 +287,19 @@ core::Result<Guard> Guard::start(const GuardPlan& plan, Quarantine quarantine, W
     // sweeps at the end.)
     guard.check_all();
   }
+  // A configuration read without its content at the start would make the user's own keys look
+  // added; a check not made leaves a name unchecked: fail closed.
+  if (guard.opener_.failure) return std::unexpected(*guard.opener_.failure);
   return guard;
 }
 
 int Guard::base_fd(const fs::path& base) {
-  auto it = bases_.find(base);
-  if (it == bases_.end())
-    it = bases_
-             .emplace(base,
-                      UniqueFd(::open(base.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)))
-             .first;
-  return it->second.get();
+  if (auto it = bases_.find(base); it != bases_.end()) return it->second.get();
+  UniqueFd fd(
+      opener_.open(AT_FDCWD, base.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, base));
+  // Not kept when it failed for lack of descriptors: the next check tries again.
+  if (!fd && out_of_resources(errno)) return -1;
+  return bases_.emplace(base, std::move(fd)).first->second.get();
 }
 
 int Guard::watch(int dir_fd) {
@@ -281,7 +336,7 @@ int Guard::watch(int dir_fd) {
 UniqueFd Guard::walk_to_parent(const fs::path& base, const fs::path& path, bool) {
   const int root = base_fd(base);
   if (root < 0) return {};
-  UniqueFd current(::openat(root, ".", O_PATH | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd current(opener_.open(root, ".", O_PATH | O_DIRECTORY | O_CLOEXEC, base));
   if (!current) return {};
   watch(current.get());
   const auto parts = components(base, path);
@@ -299,8 +354,8 @@ UniqueFd Guard::walk_to_parent(const fs::path& base, const fs::path& path, bool)
       return {};
     }
     if (!S_ISDIR(st.st_mode)) return {};
-    UniqueFd next(
-        ::openat(current.get(), part.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    UniqueFd next(opener_.open(current.get(), part.c_str(),
+                               O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, at / part));
     if (!next) return {};
     watch(next.get());
     current = std::move(next);
@@ -340,15 +395,17 @@ void Guard::check_name(const GuardedName& name) {
   const std::string leaf = name.path.filename().string();
   struct stat st {};
   if (::fstatat(parent.get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return;
-  if (S_ISDIR(st.st_mode) && held_placeholder(parent.get(), leaf)) return;
+  if (S_ISDIR(st.st_mode) && held_placeholder(parent.get(), name.path)) return;
   move_out(parent.get(), leaf, name.path, "a guarded name: " + name.why);
 }
 
-bool Guard::held_placeholder(int parent_fd, const std::string& leaf) {
+bool Guard::held_placeholder(int parent_fd, const fs::path& path) {
+  const std::string leaf = path.filename().string();
   // An empty placeholder of a strict sandbox of the same workspace that still runs (a leftover
   // one was removed when the guard started). Watched first, so that anything made in it later
   // is seen; the mark alone proves nothing (a command can set it), emptiness does.
-  UniqueFd dir(::openat(parent_fd, leaf.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  UniqueFd dir(
+      opener_.open(parent_fd, leaf.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, path));
   if (!dir) return false;
   char value[8];
   if (::fgetxattr(dir.get(), kPlaceholderXattr, value, sizeof value) < 0) return false;
@@ -367,7 +424,7 @@ bool Guard::check_config_once(Config& config, bool final) {
   UniqueFd parent = walk_to_parent(config.where.base, config.where.path, false);
   if (!parent) return true;
   const std::string leaf = config.where.path.filename().string();
-  const FileRead read = read_at(parent.get(), leaf);
+  const FileRead read = read_at(opener_, parent.get(), leaf, config.where.path);
   const fs::path& path = config.where.path;
   if (!read.not_regular && !read.content) return true;  // removed: git reads nothing there
   if (!read.not_regular && read.content == config.accepted) return true;
@@ -417,12 +474,12 @@ bool Guard::check_config_once(Config& config, bool final) {
     auto moved =
         quarantine_move(quarantine_, parent.get(), leaf, path, "replaced " + path.string());
     if (moved) stored = moved->stored.string();
-    restored = !restore || replace_at(parent.get(), leaf, *restore, read.mode);
+    restored = !restore || replace_at(opener_, parent.get(), leaf, path, *restore, read.mode);
   } else if (restore) {
     // The mode it had at the start: a writer's intermediate file may be 0600.
     const Swap swap =
-        exchange_if(parent.get(), leaf, *restore, config.start ? config.start_mode : read.mode,
-                    read.dev, read.inode);
+        exchange_if(opener_, parent.get(), leaf, path, *restore,
+                    config.start ? config.start_mode : read.mode, read.dev, read.inode);
     if (swap == Swap::Changed) return false;
     restored = swap == Swap::Done;
     if (restored) config.accepted = *restore;
@@ -491,7 +548,7 @@ void Guard::sanitize_repository(const fs::path& git_dir, const fs::path& base,
     Config config{{git_dir / leaf, base}, std::nullopt, {}};
     UniqueFd parent = walk_to_parent(base, config.where.path, false);
     if (!parent) continue;
-    const FileRead read = read_at(parent.get(), leaf);
+    const FileRead read = read_at(opener_, parent.get(), leaf, config.where.path);
     if (!read.content || read.not_regular) {
       if (read.not_regular) check_config(config, true);
       continue;
@@ -502,7 +559,8 @@ void Guard::sanitize_repository(const fs::path& git_dir, const fs::path& base,
     const std::string cleaned = policy::without_findings(*read.content, scan.findings);
     auto kept = quarantine_bytes(quarantine_, *read.content, config.where.path,
                                  "a change to " + config.where.path.string());
-    const bool replaced = replace_at(parent.get(), leaf, cleaned, read.mode);
+    const bool replaced =
+        replace_at(opener_, parent.get(), leaf, config.where.path, cleaned, read.mode);
     std::string line = "cleaned " + config.where.path.string() + " in " + origin + ": " +
                        (scan.malformed ? "git cannot read it (" + scan.malformed_reason + ")"
                                        : "it set " + key_list(scan.findings) +
@@ -550,7 +608,8 @@ void Guard::check_gitlinks() {
         st.st_mtim.tv_sec == index.start->st_mtim.tv_sec &&
         st.st_mtim.tv_nsec == index.start->st_mtim.tv_nsec)
       continue;
-    const FileRead read = read_at(parent.get(), "index", kMaxIndexBytes);
+    const FileRead read =
+        read_at(opener_, parent.get(), "index", index.where.index, kMaxIndexBytes);
     if (!read.content || read.too_large) continue;
     auto links = policy::index_gitlinks(*read.content, 20);
     if (!links) links = policy::index_gitlinks(*read.content, 32);  // a SHA-256 repository
@@ -569,7 +628,7 @@ void Guard::check_gitlinks() {
       if (S_ISDIR(git.st_mode)) {
         git_dir = dir / ".git";
       } else if (S_ISREG(git.st_mode)) {
-        const FileRead file = read_at(holder.get(), ".git", 4096);
+        const FileRead file = read_at(opener_, holder.get(), ".git", dir / ".git", 4096);
         if (!file.content || !file.content->starts_with("gitdir:")) continue;
         std::string target = file.content->substr(7);
         while (!target.empty() && (target.front() == ' ' || target.front() == '\t'))
@@ -593,7 +652,13 @@ void Guard::check_gitlinks() {
   }
 }
 
+std::string incomplete_sweep(const core::Error& failure) {
+  return "warning: the guard's last sweep could not check everything (" + failure.message +
+         "); look for guarded names in the workspace before a program on the host reads them";
+}
+
 void Guard::final_sweep() {
+  opener_.failure.reset();
   for (const auto& name : plan_.names) check_name(name);
   for (auto& config : configs_) check_config(config, true);
   check_new_repositories();

@@ -86,6 +86,19 @@ struct GuardPlan {
   friend bool operator==(const GuardPlan&, const GuardPlan&) = default;
 };
 
+/// The guard's open(2)s: tried again while they fail for lack of descriptors or memory (EMFILE,
+/// ENFILE, ENOMEM: 6 tries, 20 ms apart, 100 ms in all), and the first that still fails for that
+/// reason kept in `failure`: the check it served was not made (Guard::failure()).
+struct GuardOpener {
+  std::optional<core::Error> failure;
+  /// openat(2) of `name` in `dir` (`shown`: the path, for the message); -1 with errno set on
+  /// failure. Once `failure` is set, tried once only.
+  int open(int dir, const char* name, int flags, const fs::path& shown, mode_t mode = 0);
+};
+
+/// The line for the user when a last sweep could not check everything (Guard::failure()).
+std::string incomplete_sweep(const core::Error& failure);
+
 /// The deepest of `roots` that contains `path` (is_within), or empty.
 fs::path deepest_root(const fs::path& path, const std::vector<fs::path>& roots);
 
@@ -97,7 +110,8 @@ class Guard {
 
   /// Opens the writable roots, reads the guarded configurations' current content and, with
   /// Watch::Yes, watches every existing directory on the way to a guarded name; then checks
-  /// everything once. `quarantine` is moved in. Errors: inotify_init1(2) failing (EMFILE).
+  /// everything once. `quarantine` is moved in. Errors: inotify_init1(2) failing (EMFILE); an
+  /// open(2) of that first check failing for lack of descriptors or memory (failure()).
   static core::Result<Guard> start(const GuardPlan& plan, Quarantine quarantine, Watch watch);
 
   Guard(Guard&&) = default;
@@ -117,8 +131,16 @@ class Guard {
 
   /// The last check, after the command (or in pid 1 once every process of the sandbox is
   /// gone): every guarded name and configuration, a malformed configuration undone too, then
-  /// the repositories the command created (found by the bounded workspace scan).
+  /// the repositories the command created (found by the bounded workspace scan). failure() is
+  /// cleared first: afterwards it says whether this sweep could check everything.
   void final_sweep();
+
+  /// Why a check was not made, once one was not: an open(2) of what it had to check failed with
+  /// EMFILE, ENFILE or ENOMEM, tried again for 100 ms (GuardOpener). The guard is then blind
+  /// where it failed, and fails closed: the supervisor stops the command (its last sweep runs
+  /// after it), pid 1 says its last sweep was incomplete (docs/security.md, "The guard").
+  /// nullopt while every check was made.
+  [[nodiscard]] const std::optional<core::Error>& failure() const { return opener_.failure; }
 
   /// The lines for the user gathered since the last call (describe_quarantined() and the
   /// configuration reports), in order.
@@ -161,15 +183,16 @@ class Guard {
   fs::path writable_root_of(const fs::path& path) const;
   /// Watches the directory `dir_fd`; returns the watch descriptor (-1 without one).
   int watch(int dir_fd);
-  /// Whether `leaf` of `parent_fd` is an empty, marked placeholder of a strict sandbox that
-  /// still runs (watched from then on).
-  bool held_placeholder(int parent_fd, const std::string& leaf);
+  /// Whether `path` (the entry of `parent_fd` named by its last component) is an empty, marked
+  /// placeholder of a strict sandbox that still runs (watched from then on).
+  bool held_placeholder(int parent_fd, const fs::path& path);
   void move_out(int parent_fd, const std::string& name, const fs::path& original,
                 const std::string& why);
   int base_fd(const fs::path& base);
 
   GuardPlan plan_;
   Quarantine quarantine_;
+  GuardOpener opener_;
   core::UniqueFd inotify_;
   std::vector<Config> configs_;
   struct GitIndexState {

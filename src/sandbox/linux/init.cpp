@@ -317,6 +317,9 @@ void last_sweep() {
   if (!g_guard) return;
   g_guard->final_sweep();
   for (const auto& line : g_guard->take_notices()) send(g_launch_fd, LaunchMessage::Notice, line);
+  // Fail closed: a check not made is said, never skipped silently.
+  if (const auto& failure = g_guard->failure())
+    send(g_launch_fd, LaunchMessage::Notice, incomplete_sweep(*failure));
   send(g_launch_fd, LaunchMessage::Swept, "");
 }
 

@@ -216,7 +216,7 @@ void stop_sandbox(const Child& child) {
     ::syscall(SYS_pidfd_send_signal, child.pidfd.get(), SIGKILL, nullptr, 0);
 }
 
-enum class Ending { Exited, TimedOut, Aborted };
+enum class Ending { Exited, TimedOut, Aborted, GuardFailed };
 
 /// Whether the sandbox's cgroup says its memory ran out; then the whole sandbox is killed at
 /// once (cgroup v1 kills one process; v2's memory.oom.group has killed them all already).
@@ -290,6 +290,11 @@ Ending supervise(const Child& child, int launch_fd, const RunOptions& options, R
     if (::poll(fds, kAll, wait_ms) < 0 && errno != EINTR) continue;
     out_of_memory(child, cgroup, fds[5].revents);
     if (fds[6].revents != 0) guard.on_events();
+    // A check the guard could not make (out of descriptors or memory): fail closed.
+    if (guard.failure() && !report.result) {
+      stop_sandbox(child);
+      return Ending::GuardFailed;
+    }
     if (terminal.relay.active()) terminal.relay.handle(relayed);
     if (fds[3].revents != 0 || fds[4].revents != 0) pipes.pump(*options.output);
     if (fds[1].revents != 0) socket_open = read_records(launch_fd, report);
@@ -445,8 +450,10 @@ Outcome launch(LaunchSpec spec, const RunOptions& options) {
   core::phases::mark(core::phases::Mark::SandboxGone);
   // Every process of the sandbox is gone: nothing can create a guarded name any more. pid 1
   // has swept already unless it was killed first.
+  const std::optional<core::Error> live_failure = guard->failure();
   if (!report.swept) guard->final_sweep();
   std::vector<std::string> notices = guard->take_notices();
+  if (!report.swept && guard->failure()) notices.push_back(incomplete_sweep(*guard->failure()));
   notices.insert(notices.end(), report.notices.begin(), report.notices.end());
   // A command that keeps making guarded names would flood the caller: the first lines, then a
   // count (the quarantine has them all).
@@ -465,6 +472,11 @@ Outcome launch(LaunchSpec spec, const RunOptions& options) {
   report_direct_connection(counters, options);
   if (ending == Ending::TimedOut) return std::unexpected(RunFailure{RunFailureKind::TimedOut, ""});
   if (ending == Ending::Aborted) return std::unexpected(RunFailure{RunFailureKind::Aborted, ""});
+  if (ending == Ending::GuardFailed)
+    return std::unexpected(
+        RunFailure{RunFailureKind::GuardFailed,
+                   "the guard could not check what the command made, so the command was stopped: " +
+                       live_failure->describe()});
   if (!report.error.empty())
     return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, report.error});
   // Out of memory, the whole sandbox was killed, whatever its command said last.
