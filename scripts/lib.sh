@@ -5,9 +5,12 @@ PI_SANDBOX_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 # Debian packages by purpose.
 PKGS_BUILD=(cmake ninja-build g++ pkg-config libseccomp-dev nlohmann-json3-dev libcli11-dev
-            libssl-dev libgtest-dev libasio-dev libidn2-dev)
+            libssl-dev libgtest-dev libasio-dev libidn2-dev pandoc)
+# The package (scripts/package): CPack's DEB generator reads the binary with file and
+# dpkg-shlibdeps to compute Depends.
+PKGS_PACKAGE=(dpkg-dev file)
 PKGS_TEST=(git tmux python3 python3-venv util-linux procps passwd curl iproute2
-           openssh-client openssh-server)
+           openssh-client openssh-server man-db groff-base zsh fish bash-completion)
 PKGS_FUZZ=(clang-16 libc++-16-dev libc++abi-16-dev libclang-rt-16-dev)
 PKGS_BENCH=(hyperfine bubblewrap)
 
