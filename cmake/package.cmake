@@ -1,8 +1,7 @@
-# The packages (scripts/package): a Debian package with CPack (`cpack -G DEB`) and a source
-# tarball (`cpack --config CPackSourceConfig.cmake`).
+# The Debian packages (scripts/package, `cpack -G DEB`); scripts/package makes the source
+# tarball with git archive (the tracked files and a COMMIT file for cmake/commit.cmake).
 #   pi-sandbox_<version>_<arch>.deb      component Runtime; Depends from dpkg-shlibdeps
 #   pi-sandbox-dbg_<version>_<arch>.deb  component Debug: the binary's debug information
-#   pi-sandbox-<version>.tar.gz          the source, with a COMMIT file (cmake/commit.cmake)
 set(CPACK_PACKAGE_NAME pi-sandbox)
 set(CPACK_PACKAGE_VENDOR "pi-sandbox")
 set(CPACK_PACKAGE_CONTACT "pi-sandbox maintainers <pi-sandbox@example.com>")
@@ -34,14 +33,4 @@ set(CPACK_COMPONENT_DEBUG_DESCRIPTION "debug information of pi-sandbox (for gdb)
 # The sandbox runs commands with /bin/bash; the binary's libraries come from dpkg-shlibdeps.
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_DEPENDS "bash")
 
-set(CPACK_SOURCE_GENERATOR TGZ)
-set(CPACK_SOURCE_PACKAGE_FILE_NAME pi-sandbox-${PROJECT_VERSION})
-set(CPACK_SOURCE_IGNORE_FILES "/\\\\.git/" "/\\\\.git$" "^${CMAKE_SOURCE_DIR}/build/"
-                              "^${CMAKE_SOURCE_DIR}/dist/" "node_modules/"
-                              "__pycache__/" "\\\\.profraw$" "/tests/fuzz/corpus-")
-# The commit the tarball was made from, for `--version` of what is built from it.
-execute_process(COMMAND git -C ${CMAKE_SOURCE_DIR} rev-parse --short=12 HEAD
-                OUTPUT_VARIABLE source_commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-file(WRITE ${CMAKE_BINARY_DIR}/source-extra/COMMIT "${source_commit}\n")
-set(CPACK_SOURCE_INSTALLED_DIRECTORIES "${CMAKE_SOURCE_DIR};/;${CMAKE_BINARY_DIR}/source-extra;/")
 include(CPack)
