@@ -5,9 +5,12 @@ PI_SANDBOX_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 # Debian packages by purpose.
 PKGS_BUILD=(cmake ninja-build g++ pkg-config libseccomp-dev nlohmann-json3-dev libcli11-dev
-            libssl-dev libgtest-dev libasio-dev libidn2-dev)
+            libssl-dev libgtest-dev libasio-dev libidn2-dev pandoc)
+# The package (scripts/package): CPack's DEB generator reads the binary with file and
+# dpkg-shlibdeps to compute Depends.
+PKGS_PACKAGE=(dpkg-dev file)
 PKGS_TEST=(git tmux python3 python3-venv util-linux procps passwd curl iproute2
-           openssh-client openssh-server gnupg)
+           openssh-client openssh-server gnupg man-db groff-base zsh fish)
 PKGS_FUZZ=(clang-16 libc++-16-dev libc++abi-16-dev libclang-rt-16-dev)
 PKGS_BENCH=(hyperfine bubblewrap)
 
@@ -31,16 +34,21 @@ ensure_packages() {
     "${missing[@]}" >&2
 }
 
-# build PRESET [TARGET...]: configures (once) and builds incrementally.
+# build PRESET [TARGET...]: configures (once) and builds incrementally, showing the build
+# tool's own progress on stderr (ninja's `[12/108] Building ...` lines); says nothing when
+# everything is up to date.
 build() {
   local preset="$1"
   shift
   local dir="$PI_SANDBOX_ROOT/build/$preset"
   if [ ! -f "$dir/build.ninja" ]; then
-    cmake --preset "$preset" -S "$PI_SANDBOX_ROOT" >/dev/null
+    log "configuring build/$preset (cmake --preset $preset)"
+    cmake --preset "$preset" -S "$PI_SANDBOX_ROOT" >&2
   fi
+  if ninja -C "$dir" -n "$@" 2>/dev/null | grep -q '^ninja: no work to do'; then return 0; fi
+  log "building build/$preset${*:+ ($*)}"
   local targets=()
   local t
   for t in "$@"; do targets+=(--target "$t"); done
-  cmake --build "$dir" "${targets[@]}" -- -k 0 >&2 || cmake --build "$dir" "${targets[@]}"
+  cmake --build "$dir" "${targets[@]}" -- -k 0 >&2 || cmake --build "$dir" "${targets[@]}" >&2
 }

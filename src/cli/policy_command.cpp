@@ -2,8 +2,11 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "approval/audit_log.hpp"
 #include "cli/commands.hpp"
+#include "config/config.hpp"
 #include "policy/environment.hpp"
+#include "policy/host_sockets.hpp"
 #include "proxy/protocol/parent_proxy.hpp"
 #include "sandbox/linux/runner.hpp"
 #include "session/policy_setup.hpp"
@@ -33,6 +36,10 @@ json unix_sockets_json(const lx::PreparedSandbox& prepared) {
     out["unsupported"] = lx::unix_broker_unsupported();
   return out;
 }
+
+/// `schema_version` of `pi-sandbox policy --json` (docs/policy-json.md): raised when a field
+/// is removed or changes meaning; new fields keep the version.
+constexpr int kPolicySchemaVersion = 1;
 
 json plan_json(const lx::PreparedSandbox& prepared) {
   json mounts = json::array();
@@ -69,7 +76,7 @@ json plan_json(const lx::PreparedSandbox& prepared) {
           {"guard", guard},
           {"landlock", {{"abi", prepared.spec.landlock_abi}, {"rules", landlock}}},
           {"seccomp", seccomp},
-          {"unixSockets", unix_sockets_json(prepared)}};
+          {"unix_sockets", unix_sockets_json(prepared)}};
 }
 
 /// Where a limit's value comes from: the default, or the trusted configuration.
@@ -261,8 +268,17 @@ json parent_json(const std::optional<proxy::ParentSetting>& setting) {
           {"credentials", setting->proxy->user.has_value()}};
 }
 
-json network_json(const proxy::ParentProxies& parents) {
+/// The canonical texts of `patterns` (policy::DomainPattern::text).
+json pattern_texts(const std::vector<policy::DomainPattern>& patterns) {
+  json out = json::array();
+  for (const auto& pattern : patterns) out.push_back(pattern.text());
+  return out;
+}
+
+json network_json(const config::NetworkConfig& lists, const proxy::ParentProxies& parents) {
   return {
+      {"allowed_domains", pattern_texts(lists.allowed_domains)},
+      {"denied_domains", pattern_texts(lists.denied_domains)},
       {"parent_proxy",
        {{"connect_and_socks5", parent_json(parents.tunnel)}, {"http", parent_json(parents.plain)}}},
       {"no_proxy",
@@ -281,11 +297,23 @@ std::string parent_text(const std::optional<proxy::ParentSetting>& setting) {
          ", from " + setting->variable + ")";
 }
 
-void print_network(const proxy::ParentProxies& parents) {
+/// `a, b`, or `none` for an empty list of patterns.
+std::string pattern_list(const std::vector<policy::DomainPattern>& patterns) {
+  std::vector<std::string> texts;
+  for (const auto& pattern : patterns) texts.push_back(pattern.text());
+  return listed(texts);
+}
+
+void print_network(const config::NetworkConfig& lists, const proxy::ParentProxies& parents) {
   std::cout << "network: the command -> pi-sandbox's proxy (127.0.0.1:3128 HTTP, 127.0.0.1:1080 "
                "SOCKS5) -> "
             << (parents.any() ? "the parent proxy, unless NO_PROXY matches" : "directly")
-            << " -> the destination\n";
+            << " -> the destination\n"
+            << "  network.allowedDomains (connect without asking): "
+            << pattern_list(lists.allowed_domains) << "\n"
+            << "  network.deniedDomains (refused without asking): "
+            << pattern_list(lists.denied_domains) << "\n"
+            << "  any other destination: asked for, connection by connection (docs/network.md)\n";
   if (!parents.any()) return;
   std::cout << "  parent proxy for CONNECT and SOCKS5: " << parent_text(parents.tunnel) << "\n"
             << "  parent proxy for http:// requests: " << parent_text(parents.plain) << "\n";
@@ -297,6 +325,85 @@ void print_network(const proxy::ParentProxies& parents) {
     std::cout << "; ignored (addresses and ports never match a host name): "
               << listed(no_proxy.ignored());
   std::cout << "\n";
+}
+
+// --- Host IPC, approvals and the configuration file (docs/host-ipc.md, docs/approvals.md).
+
+/// hostIPC.allowedSockets as they apply to a command started now (docs/host-ipc.md, "Host
+/// sockets"): each entry with its expansion from pi-sandbox's environment.
+std::vector<policy::AllowedSocket> expanded_sockets(const config::HostIpcConfig& c) {
+  return policy::allowed_sockets(c.allowed_sockets, session::caller_environment(),
+                                 session::home_directory().string());
+}
+
+json host_ipc_json(const config::HostIpcConfig& c) {
+  json sockets = json::array();
+  for (const auto& s : expanded_sockets(c))
+    sockets.push_back({{"entry", s.entry}, {"path", s.path ? json(*s.path) : json(nullptr)}});
+  return {{"mode", config::to_string(c.mode)},
+          {"preflight_command_prefixes", c.preflight_command_prefixes},
+          {"retry_on_unix_socket_error", c.retry_on_unix_socket_error},
+          {"allowed_sockets", sockets}};
+}
+
+void print_host_ipc(const config::HostIpcConfig& c) {
+  std::cout << "host sockets (a connection to one needs an approval unless listed):\n";
+  const auto sockets = expanded_sockets(c);
+  if (sockets.empty()) std::cout << "  hostIPC.allowedSockets: none\n";
+  for (const auto& s : sockets)
+    std::cout << "  hostIPC.allowedSockets: " << s.entry
+              << (s.path ? (*s.path != s.entry ? " -> " + *s.path : std::string())
+                         : std::string(" (allows nothing: unset variable or not absolute)"))
+              << "\n";
+  std::cout << "host IPC: hostIPC.mode " << config::to_string(c.mode)
+            << (c.mode == config::HostIpcMode::Ask
+                    ? " (a command may run on the host, outside the sandbox, after an exact "
+                      "one-shot approval)"
+                    : " (no command runs on the host)")
+            << "\n"
+            << "  hostIPC.preflightCommandPrefixes: " << listed(c.preflight_command_prefixes)
+            << "\n"
+            << "  hostIPC.retryOnUnixSocketError: "
+            << (c.retry_on_unix_socket_error ? "true" : "false") << "\n";
+}
+
+json approval_json(const config::ApprovalConfig& c, const std::filesystem::path& audit) {
+  return {{"reviewer", c.reviewer.empty() ? json(nullptr) : json(c.reviewer)},
+          {"reviewer_timeout_seconds", c.reviewer_timeout_seconds},
+          {"grant_ttl_seconds", c.grant_ttl_seconds},
+          {"question_timeout_seconds", c.question_timeout_seconds},
+          {"audit_log", audit.string()}};
+}
+
+void print_approval(const config::ApprovalConfig& c, const std::filesystem::path& audit) {
+  std::string reviewer;
+  for (const auto& word : c.reviewer) reviewer += (reviewer.empty() ? "" : " ") + word;
+  std::cout << "approvals (hard denies, then the reviewer, then you on the terminal; "
+               "docs/approvals.md):\n"
+            << "  approval.reviewer: "
+            << (reviewer.empty() ? "none (--reviewer PROGRAM sets one for a command)" : reviewer)
+            << "\n"
+            << "  approval.reviewerTimeoutSeconds: " << c.reviewer_timeout_seconds << "\n"
+            << "  approval.grantTtlSeconds: " << c.grant_ttl_seconds << "\n"
+            << "  approval.questionTimeoutSeconds: " << c.question_timeout_seconds
+            << (c.question_timeout_seconds == 0 ? " (no limit of its own: as long as the command)"
+                                                : "")
+            << "\n"
+            << "  audit log: " << audit.string() << "\n";
+}
+
+json configuration_json(const config::LoadedConfig& loaded) {
+  return {{"file", loaded.source ? json(loaded.source->string()) : json(nullptr)},
+          {"subagents_provider", config::to_string(loaded.config->subagents.provider)}};
+}
+
+void print_configuration(const config::LoadedConfig& loaded) {
+  std::cout << "configuration: "
+            << (loaded.source ? loaded.source->string()
+                              : "none found, the defaults (docs/configuration.md, \"Where\")")
+            << "\n"
+            << "  subagents.provider: " << config::to_string(loaded.config->subagents.provider)
+            << "\n";
 }
 
 }  // namespace
@@ -323,17 +430,26 @@ void add_policy_command(CLI::App& app, int& exit_code) {
       return;
     }
     const auto parents = proxy::parent_proxies_from_environment(session::caller_environment());
+    const config::Config& c = *loaded.config;
+    const auto audit = approval::default_audit_path(session::home_directory());
     if (*as_json) {
-      json out = policy_json(*p, *prepared);
-      out["network"] = network_json(parents);
-      out["limits"] = limits_json(*p, loaded.config->limits, *prepared);
-      out["environment"] = environment_json(loaded.config->environment);
+      json out = {{"schema_version", kPolicySchemaVersion},
+                  {"configuration", configuration_json(loaded)}};
+      out.update(policy_json(*p, *prepared));
+      out["network"] = network_json(c.network, parents);
+      out["host_ipc"] = host_ipc_json(c.host_ipc);
+      out["limits"] = limits_json(*p, c.limits, *prepared);
+      out["environment"] = environment_json(c.environment);
+      out["approval"] = approval_json(c.approval, audit);
       std::cout << out.dump(2) << "\n";
     } else {
+      print_configuration(loaded);
       print_text(*p, *prepared);
-      print_limits(*p, loaded.config->limits, *prepared);
-      print_environment(loaded.config->environment);
-      print_network(parents);
+      print_limits(*p, c.limits, *prepared);
+      print_environment(c.environment);
+      print_network(c.network, parents);
+      print_host_ipc(c.host_ipc);
+      print_approval(c.approval, audit);
     }
     exit_code = 0;
   });

@@ -33,7 +33,7 @@ namespace {
 
 using core::UniqueFd;
 
-constexpr const char* kServer = "pi-sandbox 0.1.0";
+constexpr const char* kServer = "pi-sandbox " PI_SANDBOX_VERSION;
 /// How long workers get to clean up after SIGTERM before SIGKILL, at shutdown.
 constexpr auto kShutdownGrace = std::chrono::seconds(10);
 

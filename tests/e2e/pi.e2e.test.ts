@@ -450,13 +450,17 @@ describe("pi --mode json with the extension installed", () => {
 
   it("works installed from a packed tarball (npm:NAME@file:TARBALL), with the tool's timeout", async () => {
     await withScratch(async (scratch) => {
-      const pack = spawnSync("npm", ["pack", "--silent", "--pack-destination", scratch.base], {
-        cwd: EXTENSION,
-        env: scratch.env(),
-        encoding: "utf8",
-      });
-      assert.equal(pack.status, 0, pack.stderr);
-      const tarball = join(scratch.base, pack.stdout.trim().split("\n").at(-1)!);
+      // The tarball of scripts/package when tests/e2e/run was given one, else packed here.
+      let tarball = process.env.PI_SANDBOX_EXTENSION_TARBALL ?? "";
+      if (tarball === "") {
+        const pack = spawnSync("npm", ["pack", "--silent", "--pack-destination", scratch.base], {
+          cwd: EXTENSION,
+          env: scratch.env(),
+          encoding: "utf8",
+        });
+        assert.equal(pack.status, 0, pack.stderr);
+        tarball = join(scratch.base, pack.stdout.trim().split("\n").at(-1)!);
+      }
       const name = JSON.parse(readFileSync(join(EXTENSION, "package.json"), "utf8")).name;
       piInstall(scratch, `npm:${name}@file:${tarball}`);
       // First show that the installed extension is the one running bash (Pi's own bash

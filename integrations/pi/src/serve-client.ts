@@ -103,7 +103,7 @@ export class LineSplitter {
 }
 
 export class ServeClient {
-  /** The `server` string of serve's hello (e.g. `pi-sandbox 0.1.0`). */
+  /** The `server` string of serve's hello (e.g. `pi-sandbox 0.2.0`). */
   server = "";
   private readonly running = new Map<string, RunningCommand>();
   private nextId = 1;

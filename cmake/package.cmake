@@ -1,0 +1,36 @@
+# The Debian packages (scripts/package, `cpack -G DEB`); scripts/package makes the source
+# tarball with git archive (the tracked files and a COMMIT file for cmake/commit.cmake).
+#   pi-sandbox_<version>_<arch>.deb      component Runtime; Depends from dpkg-shlibdeps
+#   pi-sandbox-dbg_<version>_<arch>.deb  component Debug: the binary's debug information
+set(CPACK_PACKAGE_NAME pi-sandbox)
+set(CPACK_PACKAGE_VENDOR "pi-sandbox")
+set(CPACK_PACKAGE_CONTACT "pi-sandbox maintainers <pi-sandbox@example.com>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "run a coding agent's shell commands inside a Linux sandbox")
+set(CPACK_PACKAGE_DESCRIPTION
+    "pi-sandbox runs the shell commands of a coding agent inside a native Linux sandbox:\n"
+    "namespaces, a read-only view of the host, a hidden home, Landlock, a seccomp filter, a\n"
+    "per-command network proxy and an approval broker. It includes the Pi extension\n"
+    "(/usr/share/pi-sandbox/pi), man pages and completions for bash, zsh and fish.")
+set(CPACK_PACKAGE_HOMEPAGE_URL "https://example.com/pi-sandbox")
+set(CPACK_RESOURCE_FILE_README ${CMAKE_SOURCE_DIR}/README.md)
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+# Install with DESTDIR and the prefix /usr, so that what cmake/install.cmake decides when
+# installing (the zsh directory, the debug file's path) sees the package's prefix.
+set(CPACK_SET_DESTDIR ON)
+set(CPACK_INSTALL_PREFIX /usr)
+set(CPACK_STRIP_FILES OFF)  # stripped already, with the debug information kept apart
+
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_COMPONENTS_ALL Runtime Debug)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION utils)
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME pi-sandbox)
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_DEBUG_PACKAGE_NAME pi-sandbox-dbg)
+set(CPACK_DEBIAN_DEBUG_PACKAGE_SECTION debug)
+set(CPACK_DEBIAN_DEBUG_PACKAGE_DEPENDS "pi-sandbox (= ${PROJECT_VERSION})")
+set(CPACK_COMPONENT_DEBUG_DESCRIPTION "debug information of pi-sandbox (for gdb)")
+# The sandbox runs commands with /bin/bash; the binary's libraries come from dpkg-shlibdeps.
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_DEPENDS "bash")
+
+include(CPack)

@@ -1,0 +1,152 @@
+// The front end: usage errors name the nearest spelling, --version names the commit, and
+// `pi-sandbox policy` (text and JSON) shows the whole effective policy.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "harness.hpp"
+
+namespace pisandbox::testing {
+namespace {
+
+using nlohmann::json;
+
+RunResult cli(const Scratch& s, std::vector<std::string> args) {
+  args.insert(args.begin(), sandbox_binary());
+  return run_process(args, s.env());
+}
+
+struct UsageCase {
+  std::vector<std::string> args;
+  std::string err;
+};
+
+TEST(Cli, UnknownCommandsAndOptionsNameTheNearestAndExit2) {
+  Scratch s;
+  const std::vector<UsageCase> cases = {
+      {{"rnu"}, "pi-sandbox: unknown command 'rnu' (did you mean 'run'?)\n"},
+      {{"polciy", "--json"}, "pi-sandbox: unknown command 'polciy' (did you mean 'policy'?)\n"},
+      {{"frobnicate"}, "pi-sandbox: unknown command 'frobnicate' (see 'pi-sandbox --help')\n"},
+      {{"--verison"}, "pi-sandbox: unknown option '--verison' (did you mean '--version'?)\n"},
+      {{"approvals", "chek", "x.json"},
+       "pi-sandbox: unknown command 'chek' for 'approvals' (did you mean 'check'?)\n"},
+      {{"quarantine", "lsit"},
+       "pi-sandbox: unknown command 'lsit' for 'quarantine' (did you mean 'list'?)\n"},
+      {{"run", "--cwdd", "/tmp", "-c", "true"},
+       "pi-sandbox: unknown option '--cwdd' for 'run' (did you mean '--cwd'?)\n"},
+      {{"policy", "--jsno"},
+       "pi-sandbox: unknown option '--jsno' for 'policy' (did you mean '--json'?)\n"},
+      {{"approvals", "tail", "--follwo"},
+       "pi-sandbox: unknown option '--follwo' for 'approvals tail' (did you mean '--follow'?)\n"},
+      {{"doctor", "extra"},
+       "pi-sandbox: unexpected argument 'extra' for 'doctor' (see 'pi-sandbox doctor --help')\n"},
+  };
+  for (const auto& c : cases) {
+    const RunResult r = cli(s, c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args[0] << ": " << r.err;
+    EXPECT_EQ(r.err, c.err);
+    EXPECT_EQ(r.out, "");
+  }
+}
+
+TEST(Cli, VersionNamesTheVersionAndTheCommit) {
+  Scratch s;
+  const RunResult r = cli(s, {"--version"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(
+      std::regex_match(r.out, std::regex("pi-sandbox " PI_SANDBOX_VERSION
+                                         " \\(commit ([0-9a-f]{12}(-dirty)?|unknown)\\)\n")))
+      << r.out;
+}
+
+/// Whether `text` has `line` as one whole line.
+bool has_line(const std::string& text, const std::string& line) {
+  return text.starts_with(line + "\n") || text.find("\n" + line + "\n") != std::string::npos;
+}
+
+TEST(Cli, PolicyShowsTheConfigurationNetworkHostIpcAndApprovals) {
+  Scratch s;
+  const fs::path file = s.root / "config.json";
+  write_file(file, R"({"network": {"allowedDomains": ["Example.com", "*.example.org:443"],
+                                    "deniedDomains": ["*"]},
+                       "hostIPC": {"mode": "ask", "preflightCommandPrefixes": ["tmux"],
+                                   "allowedSockets": ["/run/a.sock", "$PISB_UNSET_SOCK"]},
+                       "approval": {"reviewer": ["/usr/bin/true", "--strict"],
+                                    "reviewerTimeoutSeconds": 30, "questionTimeoutSeconds": 120}})");
+  const RunResult text = cli(s, {"policy", "--cwd", s.ws.string(), "--config", file.string()});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_TRUE(text.out.starts_with("configuration: " + file.string() +
+                                   "\n  subagents.provider: builtin\nworkspace (read-write): "))
+      << text.out;
+  for (const std::string& line : std::vector<std::string>{
+           "  network.allowedDomains (connect without asking): example.com, *.example.org:443",
+           "  network.deniedDomains (refused without asking): *",
+           "  any other destination: asked for, connection by connection (docs/network.md)",
+           "host sockets (a connection to one needs an approval unless listed):",
+           "  hostIPC.allowedSockets: /run/a.sock",
+           "  hostIPC.allowedSockets: $PISB_UNSET_SOCK (allows nothing: unset variable or not "
+           "absolute)",
+           "host IPC: hostIPC.mode ask (a command may run on the host, outside the sandbox, after "
+           "an exact one-shot approval)",
+           "  hostIPC.preflightCommandPrefixes: tmux",
+           "  hostIPC.retryOnUnixSocketError: false",
+           "approvals (hard denies, then the reviewer, then you on the terminal; "
+           "docs/approvals.md):",
+           "  approval.reviewer: /usr/bin/true --strict",
+           "  approval.reviewerTimeoutSeconds: 30",
+           "  approval.grantTtlSeconds: 60",
+           "  approval.questionTimeoutSeconds: 120",
+           "  audit log: " + (s.home / ".pi/agent/logs/pi-sandbox-audit.jsonl").string(),
+       })
+    EXPECT_TRUE(has_line(text.out, line)) << line << "\nin:\n" << text.out;
+
+  const RunResult as_json =
+      cli(s, {"policy", "--cwd", s.ws.string(), "--config", file.string(), "--json"});
+  ASSERT_EQ(as_json.exit_code, 0) << as_json.err;
+  const json p = json::parse(as_json.out);
+  EXPECT_EQ(p["schema_version"], 1);
+  EXPECT_EQ(p["configuration"], json({{"file", file.string()}, {"subagents_provider", "builtin"}}));
+  EXPECT_EQ(p["network"]["allowed_domains"], json::array({"example.com", "*.example.org:443"}));
+  EXPECT_EQ(p["network"]["denied_domains"], json::array({"*"}));
+  EXPECT_EQ(p["host_ipc"],
+            json({{"mode", "ask"},
+                  {"preflight_command_prefixes", json::array({"tmux"})},
+                  {"retry_on_unix_socket_error", false},
+                  {"allowed_sockets",
+                   json::array({json({{"entry", "/run/a.sock"}, {"path", "/run/a.sock"}}),
+                                json({{"entry", "$PISB_UNSET_SOCK"}, {"path", nullptr}})})}}));
+  EXPECT_EQ(p["plan"]["unix_sockets"]["mode"], unix_sockets_brokered() ? "brokered" : "refused");
+  EXPECT_EQ(p["approval"],
+            json({{"reviewer", json::array({"/usr/bin/true", "--strict"})},
+                  {"reviewer_timeout_seconds", 30},
+                  {"grant_ttl_seconds", 60},
+                  {"question_timeout_seconds", 120},
+                  {"audit_log", (s.home / ".pi/agent/logs/pi-sandbox-audit.jsonl").string()}}));
+  for (const char* key :
+       {"workspace", "home_read_allowed", "writable", "protected", "plan", "limits", "environment"})
+    EXPECT_TRUE(p.contains(key)) << key;
+}
+
+TEST(Cli, PolicyWithoutAFileSaysTheDefaultsApply) {
+  Scratch s;
+  const RunResult text = cli(s, {"policy", "--cwd", s.ws.string()});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_TRUE(text.out.starts_with(
+      "configuration: none found, the defaults (docs/configuration.md, \"Where\")\n"))
+      << text.out;
+  for (const std::string& line :
+       std::vector<std::string>{"  network.allowedDomains (connect without asking): none",
+                                "  approval.reviewer: none (--reviewer PROGRAM sets one for a "
+                                "command)",
+                                "  approval.questionTimeoutSeconds: 0 (no limit of its own: as "
+                                "long as the command)"})
+    EXPECT_TRUE(has_line(text.out, line)) << line << "\nin:\n" << text.out;
+  const json p = json::parse(cli(s, {"policy", "--cwd", s.ws.string(), "--json"}).out);
+  EXPECT_EQ(p["configuration"]["file"], nullptr);
+  EXPECT_EQ(p["approval"]["reviewer"], nullptr);
+  EXPECT_EQ(p["host_ipc"]["mode"], "off");
+}
+
+}  // namespace
+}  // namespace pisandbox::testing
