@@ -242,24 +242,24 @@ bool close_on_exec(pid_t pid, int fd) {
 /// How long the supervisor waits for a host socket to accept (its backlog full).
 constexpr timeval kHostConnectTimeout{10, 0};
 
-/// The host's socket at `path` (absolute, in the sandbox's view, which is the host's outside
-/// the sandbox's private mounts): decided, then connected by the supervisor and put in place
-/// of the command's socket. `missing` is the call's errno when the host has no socket there.
-int connect_host(State& state, const Call& call, const Taken& taken, const std::string& path,
-                 int missing) {
-  if (path.empty() || !path.starts_with('/')) return missing;
-  UniqueFd target(::open(path.c_str(), O_PATH | O_CLOEXEC));
-  struct stat st {};
-  if (!target || ::fstat(target.get(), &st) != 0) return missing;
-  if (!S_ISSOCK(st.st_mode)) return missing == ENOENT ? ENOENT : ECONNREFUSED;
-  const std::string link = "/proc/self/fd/" + std::to_string(target.get());
-  char real[4096];
-  const ssize_t n = ::readlink(link.c_str(), real, sizeof real - 1);
-  if (n <= 0) return EACCES;
-  const std::string resolved(real, static_cast<std::size_t>(n));
-  const sandbox::HostSocketAnswer verdict =
-      state.decide ? state.decide(resolved) : sandbox::HostSocketAnswer{false, "no one decides"};
-  if (!verdict.allow) return EACCES;
+/// What the kernel would answer a connect() of the command's own socket before looking at the
+/// address: EISCONN when it is connected, EINVAL when it listens; 0 otherwise.
+int own_socket_refusal(int sock) {
+  sockaddr_storage peer{};
+  socklen_t peer_size = sizeof peer;
+  if (::getpeername(sock, reinterpret_cast<sockaddr*>(&peer), &peer_size) == 0) return EISCONN;
+  int listening = 0;
+  socklen_t size = sizeof listening;
+  if (::getsockopt(sock, SOL_SOCKET, SO_ACCEPTCONN, &listening, &size) == 0 && listening != 0)
+    return EINVAL;
+  return 0;
+}
+
+/// Connects a socket of the supervisor's own, of the command's socket's type and blocking
+/// mode, to the socket file behind `link` (/proc/self/fd/N), and puts it in the stopped
+/// process's descriptor table in place of its socket (SECCOMP_IOCTL_NOTIF_ADDFD). Its errno.
+int replace_with_host_connection(const State& state, const Call& call, const Taken& taken,
+                                 const std::string& link) {
   int type = SOCK_STREAM;
   socklen_t size = sizeof type;
   (void)::getsockopt(taken.sock.get(), SOL_SOCKET, SO_TYPE, &type, &size);
@@ -284,6 +284,28 @@ int connect_host(State& state, const Call& call, const Taken& taken, const std::
   addfd.newfd_flags = close_on_exec(call.pid, call.fd) ? O_CLOEXEC : 0;
   if (::ioctl(state.listener.get(), SECCOMP_IOCTL_NOTIF_ADDFD, &addfd) < 0) return EAGAIN;
   return 0;
+}
+
+/// The host's socket at `path` (absolute, in the sandbox's view, which is the host's outside
+/// the sandbox's private mounts): decided for the host path it leads to, then connected by
+/// the supervisor. `missing` is the call's errno when the host has no socket there.
+int connect_host(State& state, const Call& call, const Taken& taken, const std::string& path,
+                 int missing) {
+  if (path.empty() || !path.starts_with('/')) return missing;
+  UniqueFd target(::open(path.c_str(), O_PATH | O_CLOEXEC));
+  struct stat st {};
+  if (!target || ::fstat(target.get(), &st) != 0) return missing;
+  if (!S_ISSOCK(st.st_mode)) return missing == ENOENT ? ENOENT : ECONNREFUSED;
+  if (const int refusal = own_socket_refusal(taken.sock.get()); refusal != 0) return refusal;
+  const std::string link = "/proc/self/fd/" + std::to_string(target.get());
+  char real[4096];
+  const ssize_t n = ::readlink(link.c_str(), real, sizeof real - 1);
+  if (n <= 0) return EACCES;
+  const sandbox::HostSocketAnswer verdict =
+      state.decide ? state.decide(std::string(real, static_cast<std::size_t>(n)))
+                   : sandbox::HostSocketAnswer{false, "no one decides"};
+  if (!verdict.allow) return EACCES;
+  return replace_with_host_connection(state, call, taken, link);
 }
 
 /// connect() to a socket file: the sandbox's own through the helper, the host's through
