@@ -64,10 +64,17 @@ struct HostSocketAnswer {
   std::string reason;
 };
 
-/// Decides whether a sandboxed command may connect to the host's Unix socket at `path`
-/// (absolute, the host's path of the socket's inode: symlinks resolved). Called from several
+/// One host Unix socket a sandboxed command connects to.
+///   path: absolute, the path of the socket's inode with symlinks resolved;
+///   hard_link: the inode has more than one name, so `path` may not be where it really lives.
+struct HostSocketRequest {
+  std::string path;
+  bool hard_link = false;
+};
+
+/// Decides whether a sandboxed command may connect to a host Unix socket. Called from several
 /// threads at once; may block while someone answers; reports a refusal itself.
-using HostSocketDecider = std::function<HostSocketAnswer(const std::string& path)>;
+using HostSocketDecider = std::function<HostSocketAnswer(const HostSocketRequest& socket)>;
 
 /// The spelling of a Limit in serve's `exit` event: "pids" or "memory".
 inline std::string_view to_string(Limit limit) {

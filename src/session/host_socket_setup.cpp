@@ -2,8 +2,8 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <array>
-#include <cstdlib>
 
 #include "hostipc/host_ipc.hpp"
 #include "session/approval_setup.hpp"
@@ -11,15 +11,6 @@
 namespace pisandbox::session {
 
 namespace {
-
-/// The real path of `path` on the host now, empty when it does not exist.
-std::string real_path(const std::string& path) {
-  char* real = ::realpath(path.c_str(), nullptr);
-  if (real == nullptr) return {};
-  std::string out(real);
-  std::free(real);
-  return out;
-}
 
 /// Sockets of the C library's name services, looked for on every user and group lookup.
 bool name_service_socket(std::string_view path) {
@@ -33,11 +24,12 @@ bool name_service_socket(std::string_view path) {
 }  // namespace
 
 HostSockets::HostSockets(
-    std::vector<policy::AllowedSocket> allowed, approval::Broker& broker,
-    std::shared_ptr<void> keep_alive, NetworkCommand command, HostSocketAsking asking,
-    std::function<void(const std::string&)> log,
+    std::vector<policy::AllowedSocket> allowed, std::vector<std::filesystem::path> writable,
+    approval::Broker& broker, std::shared_ptr<void> keep_alive, NetworkCommand command,
+    HostSocketAsking asking, std::function<void(const std::string&)> log,
     std::function<void(const std::string&, const std::string&, std::string_view)> denied)
     : allowed_(std::move(allowed)),
+      writable_(std::move(writable)),
       broker_(broker),
       keep_alive_(std::move(keep_alive)),
       command_(std::move(command)),
@@ -48,18 +40,34 @@ HostSockets::HostSockets(
 sandbox::HostSocketAnswer HostSockets::refuse(const std::string& path, std::string reason,
                                               std::string_view source, bool quiet) {
   refused_any_ = true;
+  bool first = false;
   {
     const std::lock_guard lock(mutex_);
-    refused_.emplace(path, reason);
+    first = refused_.emplace(path, reason).second;
   }
-  if (!quiet && log_) log_("host socket refused: " + path + ": " + reason);
-  if (!quiet && denied_) denied_(path, reason, source);
+  // Once per socket and command, however many connections were refused at once.
+  if (first && !quiet && log_) log_("host socket refused: " + path + ": " + reason);
+  if (first && !quiet && denied_) denied_(path, reason, source);
   return {false, std::move(reason)};
 }
 
-sandbox::HostSocketAnswer HostSockets::decide(const std::string& path) {
-  for (const auto& entry : allowed_)
-    if (entry.path && real_path(*entry.path) == path) return {true, {}};
+bool HostSockets::writable_by_command(const std::filesystem::path& entry) const {
+  return std::ranges::any_of(writable_, [&](const std::filesystem::path& root) {
+    const auto [end, _] = std::ranges::mismatch(root, entry);
+    return end == root.end();
+  });
+}
+
+sandbox::HostSocketAnswer HostSockets::decide(const sandbox::HostSocketRequest& socket) {
+  const std::string& path = socket.path;
+  if (socket.hard_link)
+    return refuse(path, "a hard link to a socket: where the socket really lives is unknown",
+                  kPolicySource, false);
+  for (const auto& entry : allowed_) {
+    if (!entry.path) continue;
+    const std::filesystem::path normal = std::filesystem::path(*entry.path).lexically_normal();
+    if (normal == path && !writable_by_command(normal)) return {true, {}};
+  }
   {
     const std::lock_guard lock(mutex_);
     if (const auto it = refused_.find(path); it != refused_.end()) return {false, it->second};
@@ -79,14 +87,17 @@ sandbox::HostSocketAnswer HostSockets::decide(const std::string& path) {
   request.path = path;
   request.agent_name = command_.agent_name;
   request.matched_policy = approval::MatchedPolicy{"host-socket"};
-  approval::ApprovalContext context{command_.session_id, command_.scope_key, "", false};
+  approval::ApprovalContext context{command_.session_id, command_.scope_key,
+                                    std::string(kHostSocketWarning), false};
   const approval::ApprovalResult result = broker_.approve(request, context);
   if (result.action == approval::Action::Allow) return {true, {}};
   return refuse(path, result.reason, approval::to_string(result.source), false);
 }
 
 sandbox::HostSocketDecider host_socket_decider(std::shared_ptr<HostSockets> sockets) {
-  return [sockets = std::move(sockets)](const std::string& path) { return sockets->decide(path); };
+  return [sockets = std::move(sockets)](const sandbox::HostSocketRequest& socket) {
+    return sockets->decide(socket);
+  };
 }
 
 }  // namespace pisandbox::session

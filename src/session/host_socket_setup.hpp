@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
@@ -22,14 +23,23 @@ namespace pisandbox::session {
 /// The operation of a host socket's approval request (surface `host-ipc`).
 inline constexpr std::string_view kConnectUnixOperation = "connect-unix";
 
+/// The warning shown with a host socket's question: what listens there acts for the command.
+inline constexpr std::string_view kHostSocketWarning =
+    "Warning: the service behind a host socket acts for this command on the host; tmux, docker "
+    "and the like run any command there.";
+
 /// Whether a command's host sockets may be asked for: a built-in subagent's never are (as its
 /// host runs, docs/host-ipc.md): refused with `builtin subagents do not support host
 /// forwarding` unless listed.
 enum class HostSocketAsking { Allowed, Subagent };
 
 /// Decides the host sockets of one command, in this order:
-///   1. a `hostIPC.allowedSockets` entry whose expanded path leads, on the host now, to the same
-///      socket → allowed without asking;
+///   0. a socket with more than one name (a hard link: where it really lives is unknown) →
+///      refused without asking;
+///   1. a `hostIPC.allowedSockets` entry whose expanded path is the socket's path (compared as
+///      written: a symlink on the way would let whoever can write there aim it elsewhere), and
+///      that lies outside every path the command may write (`writable`) → allowed without
+///      asking;
 ///   2. a socket refused earlier in the command → refused again with the same reason, without
 ///      a second question or line;
 ///   3. a name-service socket (nscd, systemd-userdb) → refused without asking: the C library
@@ -43,13 +53,18 @@ enum class HostSocketAsking { Allowed, Subagent };
 class HostSockets {
  public:
   /// `broker` must stay valid as long as `keep_alive` (which this holds).
-  HostSockets(std::vector<policy::AllowedSocket> allowed, approval::Broker& broker,
+  HostSockets(std::vector<policy::AllowedSocket> allowed,
+              std::vector<std::filesystem::path> writable, approval::Broker& broker,
               std::shared_ptr<void> keep_alive, NetworkCommand command, HostSocketAsking asking,
               std::function<void(const std::string&)> log,
               std::function<void(const std::string&, const std::string&, std::string_view)> denied);
 
-  /// The answer for the host socket at `path` (absolute, symlinks resolved).
-  [[nodiscard]] sandbox::HostSocketAnswer decide(const std::string& path);
+  /// The answer for the host socket `socket` (its path absolute, symlinks resolved).
+  [[nodiscard]] sandbox::HostSocketAnswer decide(const sandbox::HostSocketRequest& socket);
+
+  /// Whether `entry` (an expanded allowedSockets path) lies in a path the command may write,
+  /// where it allows nothing.
+  [[nodiscard]] bool writable_by_command(const std::filesystem::path& entry) const;
 
   /// Whether a host socket was refused in this command: a trigger of the host-IPC retry
   /// (hostIPC.retryOnUnixSocketError; docs/host-ipc.md) whatever the command printed.
@@ -60,6 +75,7 @@ class HostSockets {
                                    std::string_view source, bool quiet);
 
   std::vector<policy::AllowedSocket> allowed_;
+  std::vector<std::filesystem::path> writable_;
   approval::Broker& broker_;
   std::shared_ptr<void> keep_alive_;
   NetworkCommand command_;

@@ -186,10 +186,12 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
       });
   // Host Unix sockets the broker finds the command connecting to (docs/host-ipc.md, "Host
   // sockets"): the allowed list expanded from the caller's environment now.
+  std::vector<std::filesystem::path> writable = p.policy.home_writable_entries;
+  for (const auto& exposure : p.policy.writable) writable.push_back(exposure.path);
   p.host_sockets = std::make_shared<HostSockets>(
       policy::allowed_sockets(p.loaded.config->host_ipc.allowed_sockets, caller_environment(),
                               home_directory().string()),
-      p.approvals->broker(), p.approvals, network,
+      std::move(writable), p.approvals->broker(), p.approvals, network,
       args.subagent || hostipc::is_subagent(caller_environment()) ? HostSocketAsking::Subagent
                                                                   : HostSocketAsking::Allowed,
       p.say,

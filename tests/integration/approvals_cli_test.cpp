@@ -183,7 +183,7 @@ TEST_F(ApprovalsCli, TheDocumentedReviewerExampleWorks) {
   ASSERT_TRUE(std::string(kReviewerExample).starts_with("#!/bin/sh\n")) << kReviewerExample;
   const fs::path example = write_executable("example-reviewer", kReviewerExample);
   const RunResult allowed =
-      check(request_json("network", "npm install left-pad", "registry.npmjs.org:443"),
+      check(request_json("network", "npm install left-pad", "registry.example.com:443"),
             {"--reviewer", example.string()});
   EXPECT_EQ(allowed.exit_code, 0) << allowed.err;
   EXPECT_EQ(allowed.out, kReviewerExampleAllowed);

@@ -139,11 +139,12 @@ TEST_F(UnixSockets, PythonsForkserverAndAManagerWork) {
 
 TEST_F(UnixSockets, DatagramSocketsAreRefused) {
   const RunResult r = scratch_.run(
-      "/usr/bin/python3 -c \"\nimport socket\nfor make in (lambda: socket.socket(socket.AF_UNIX, "
-      "socket.SOCK_DGRAM), lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)):\n"
+      "/usr/bin/python3 -c \"\nimport socket\nfor t in (socket.SOCK_DGRAM, socket.SOCK_RAW):\n"
+      "  for make in (lambda: socket.socket(socket.AF_UNIX, t), lambda: socket.socketpair("
+      "socket.AF_UNIX, t)):\n"
       "    try: make(); print('made')\n    except OSError as e: print(e.errno)\"");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "1\n1\n");  // EPERM
+  EXPECT_EQ(r.out, "1\n1\n1\n1\n");  // EPERM; SOCK_RAW is a datagram socket on AF_UNIX
 }
 
 TEST_F(UnixSockets, AHostSocketIsRefusedWithOneLineAndNeverConnected) {
@@ -320,6 +321,37 @@ TEST_F(UnixSockets, GitSignsACommitThroughAnApprovedGpgAgentAndARefusalOffersThe
       {"/usr/bin/git", "-C", scratch_.ws.string(), "log", "-1", "--format=%s %G?"}, env);
   EXPECT_EQ(last.out, "on-host G\n");
   run_process({"/usr/bin/gpgconf", "--kill", "gpg-agent"}, env);
+}
+
+TEST_F(UnixSockets, AnAllowedEntryTheCommandCanWriteAllowsNothing) {
+  const fs::path socket = scratch_.root / "host.sock";
+  ASSERT_NO_FATAL_FAILURE(host_server(socket));
+  // Listed in the workspace: the command replaces the name with a link to the host's socket.
+  const std::string cfg =
+      config(R"({"allowedSockets": [")" + (scratch_.ws / "dev.sock").string() + R"("]})");
+  const RunResult r =
+      scratch_.run("ln -s " + socket.string() + " dev.sock && " + client(scratch_.ws / "dev.sock"),
+                   {"--config", cfg, "--no-prompt"});
+  EXPECT_EQ(r.out, "PermissionError 13\n") << r.err;
+  EXPECT_NE(r.err.find("host socket refused: " + socket.string() + ": "), std::string::npos)
+      << r.err;
+  EXPECT_EQ(accepted(socket), "0");
+}
+
+TEST_F(UnixSockets, ManyConnectsAtOnceAllGetTheirAnswer) {
+  // More at once than the broker makes at once (64): the rest wait, none is refused.
+  write_file(scratch_.ws / "many.py",
+             "import socket, threading\ns = socket.socket(socket.AF_UNIX)\n"
+             "s.bind('/tmp/m.sock'); s.listen(512)\nresults = []\n"
+             "def one():\n    c = socket.socket(socket.AF_UNIX)\n"
+             "    try: c.connect('/tmp/m.sock'); results.append('ok')\n"
+             "    except OSError as e: results.append(e.errno)\n"
+             "threads = [threading.Thread(target=one) for _ in range(200)]\n"
+             "[t.start() for t in threads]; [t.join() for t in threads]\n"
+             "print(results.count('ok'), len(results))\n");
+  const RunResult r = scratch_.run("/usr/bin/python3 many.py");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "200 200\n");
 }
 
 }  // namespace

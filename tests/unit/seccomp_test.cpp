@@ -84,6 +84,7 @@ TEST(Seccomp, TheBrokeredTableSendsBindAndConnectToItsListener) {
     // A datagram socket is refused; a stream socket is made; its connect waits for the
     // listener, which nobody reads: closing it makes the call fail with ENOSYS.
     if (::socket(AF_UNIX, SOCK_DGRAM, 0) != -1 || errno != EPERM) ::_exit(1);
+    if (::socket(AF_UNIX, SOCK_RAW | SOCK_NONBLOCK, 0) != -1 || errno != EPERM) ::_exit(4);
     const int sock = ::socket(AF_UNIX, SOCK_STREAM, 0);
     if (sock < 0) ::_exit(2);
     listener->reset();

@@ -45,9 +45,12 @@ std::vector<SeccompRule> build_rules(UnixSockets unix) {
     rules.push_back(
         refuse_if("socket", {{0, kLow32, AF_UNIX}}, "no Unix sockets (host IPC needs approval)"));
   } else {
-    rules.push_back(refuse_if("socket", {{0, kLow32, AF_UNIX}, {1, kSocketType, SOCK_DGRAM}},
-                              "no Unix datagram sockets (a datagram names its destination in "
-                              "sendmsg(), which no filter can read)"));
+    // SOCK_RAW too: on AF_UNIX the kernel makes it a datagram socket (unix_create()).
+    for (const int type : {SOCK_DGRAM, SOCK_RAW})
+      rules.push_back(refuse_if("socket",
+                                {{0, kLow32, AF_UNIX}, {1, kSocketType, std::uint64_t(type)}},
+                                "no Unix datagram sockets (a datagram names its destination in "
+                                "sendmsg(), which no filter can read)"));
     // Every bind and connect, whatever the family (the filter cannot see a descriptor's): the
     // supervisor makes the call on its own copy of the socket and the address, so nothing the
     // command changes afterwards reaches the kernel (docs/security.md, "Unix sockets").
@@ -56,8 +59,10 @@ std::vector<SeccompRule> build_rules(UnixSockets unix) {
   }
   // An anonymous pair reaches nothing, but a datagram socket of it can still be given any
   // destination by sendto() (compatibility C29).
-  rules.push_back(refuse_if("socketpair", {{0, kLow32, AF_UNIX}, {1, kSocketType, SOCK_DGRAM}},
-                            "no Unix datagram pairs (sendto() could name a host socket)"));
+  for (const int type : {SOCK_DGRAM, SOCK_RAW})
+    rules.push_back(refuse_if("socketpair",
+                              {{0, kLow32, AF_UNIX}, {1, kSocketType, std::uint64_t(type)}},
+                              "no Unix datagram pairs (sendto() could name a host socket)"));
   rules.push_back(refuse_if("socket", {{0, kLow32, AF_VSOCK}}, "no VSOCK (host services of a VM)"));
   // Namespaces and mounts could undo the mount plan (compatibility C30).
   rules.push_back(refuse_if("clone", {{0, CLONE_NEWUSER, CLONE_NEWUSER}}, "no new user namespace"));

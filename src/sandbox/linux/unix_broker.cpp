@@ -20,6 +20,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <deque>
 #include <expected>
 #include <fstream>
 #include <map>
@@ -38,6 +39,16 @@ namespace pisandbox::sandbox::linux_ {
 
 using core::UniqueFd;
 
+/// One stopped call, as the kernel described it.
+struct Call {
+  std::uint64_t id;
+  pid_t pid;
+  int nr;
+  int fd;
+  std::uint64_t address;
+  std::uint64_t length;
+};
+
 struct UnixBroker::State {
   UniqueFd listener;
   UniqueFd helper;
@@ -46,7 +57,9 @@ struct UnixBroker::State {
   sandbox::HostSocketDecider decide;
   std::size_t notif_size = sizeof(seccomp_notif);
   std::size_t resp_size = sizeof(seccomp_notif_resp);
-  std::atomic<int> calls{0};
+  std::mutex calls_mutex;
+  int calls = 0;             ///< threads making calls (at most UnixBroker::kMaxCalls)
+  std::deque<Call> waiting;  ///< calls stopped while kMaxCalls were being made
   std::mutex bound_mutex;
   /// (st_dev, st_ino) of the socket files the sandbox bound outside its private tmpfs, each
   /// with an O_PATH descriptor that keeps the inode (and so its number) alive.
@@ -58,16 +71,6 @@ struct UnixBroker::State {
 namespace {
 
 using State = UnixBroker::State;
-
-/// One stopped call, as the kernel described it.
-struct Call {
-  std::uint64_t id;
-  pid_t pid;
-  int nr;
-  int fd;
-  std::uint64_t address;
-  std::uint64_t length;
-};
 
 void respond(const State& state, std::uint64_t id, int error) {
   std::vector<unsigned char> buffer(state.resp_size, 0);
@@ -286,48 +289,53 @@ int replace_with_host_connection(const State& state, const Call& call, const Tak
   return 0;
 }
 
-/// The host's socket at `path` (absolute, in the sandbox's view, which is the host's outside
-/// the sandbox's private mounts): decided for the host path it leads to, then connected by
-/// the supervisor. `missing` is the call's errno when the host has no socket there.
-int connect_host(State& state, const Call& call, const Taken& taken, const std::string& path,
-                 int missing) {
-  if (path.empty() || !path.starts_with('/')) return missing;
-  UniqueFd target(::open(path.c_str(), O_PATH | O_CLOEXEC));
+/// A host socket the command connects to: `target` is an O_PATH descriptor of its inode (from
+/// the helper, or opened on the host); decided for the path the supervisor reads for it, then
+/// connected to exactly that inode.
+int connect_host(State& state, const Call& call, const Taken& taken, const UniqueFd& target) {
   struct stat st {};
-  if (!target || ::fstat(target.get(), &st) != 0) return missing;
-  if (!S_ISSOCK(st.st_mode)) return missing == ENOENT ? ENOENT : ECONNREFUSED;
+  if (::fstat(target.get(), &st) != 0) return EACCES;
   if (const int refusal = own_socket_refusal(taken.sock.get()); refusal != 0) return refusal;
   const std::string link = "/proc/self/fd/" + std::to_string(target.get());
   char real[4096];
   const ssize_t n = ::readlink(link.c_str(), real, sizeof real - 1);
   if (n <= 0) return EACCES;
+  const sandbox::HostSocketRequest request{std::string(real, static_cast<std::size_t>(n)),
+                                           st.st_nlink > 1};
   const sandbox::HostSocketAnswer verdict =
-      state.decide ? state.decide(std::string(real, static_cast<std::size_t>(n)))
-                   : sandbox::HostSocketAnswer{false, "no one decides"};
+      state.decide ? state.decide(request) : sandbox::HostSocketAnswer{false, "no one decides"};
   if (!verdict.allow) return EACCES;
   return replace_with_host_connection(state, call, taken, link);
 }
 
+/// A path that leads nowhere inside the sandbox (the hidden home, the host's /tmp): the
+/// host's socket at the same absolute path, if there is one; `missing` otherwise. /proc means
+/// other processes on the host: never looked up there.
+int connect_host_path(State& state, const Call& call, const Taken& taken, const std::string& path,
+                      int missing) {
+  if (!path.starts_with('/') || path.starts_with("/proc/")) return missing;
+  UniqueFd target(::open(path.c_str(), O_PATH | O_CLOEXEC));
+  struct stat st {};
+  if (!target || ::fstat(target.get(), &st) != 0 || !S_ISSOCK(st.st_mode)) return missing;
+  return connect_host(state, call, taken, target);
+}
+
 /// connect() to a socket file: the sandbox's own through the helper, the host's through
-/// connect_host().
+/// connect_host(), always to the inode the helper's one resolution found.
 int connect_path(State& state, const Call& call, const Taken& taken) {
   HelperCall helper;
   if (!helper.send(state, HelperOp::Resolve, taken)) return EAGAIN;
   UniqueFd target;
   const auto resolved = helper.receive(&target);
   if (!resolved) return EAGAIN;
-  const std::string path(resolved->path, resolved->path_length);
   if (resolved->error == ENOENT || resolved->error == ENOTDIR)
-    return connect_host(state, call, taken, path, resolved->error);
+    return connect_host_path(state, call, taken, std::string(resolved->path, resolved->path_length),
+                             resolved->error);
   if (resolved->error != 0) return resolved->error;
   struct stat st {};
-  if (!target || ::fstat(target.get(), &st) != 0) {
+  if (!target || ::fstat(target.get(), &st) != 0 || !S_ISSOCK(st.st_mode)) {
     helper.verdict(false);
-    return EACCES;
-  }
-  if (!S_ISSOCK(st.st_mode)) {
-    helper.verdict(false);
-    return ECONNREFUSED;
+    return target ? ECONNREFUSED : EACCES;
   }
   if (bound_by_sandbox(state, st.st_dev, st.st_ino)) {
     helper.verdict(true);
@@ -335,7 +343,7 @@ int connect_path(State& state, const Call& call, const Taken& taken) {
     return connected ? connected->error : EAGAIN;
   }
   helper.verdict(false);
-  return connect_host(state, call, taken, path, ECONNREFUSED);
+  return connect_host(state, call, taken, target);
 }
 
 /// Makes one stopped call and answers it.
@@ -360,6 +368,43 @@ void make_call(const std::shared_ptr<State>& state, const Call& call) {
     error = connect_path(*state, call, *taken);
   }
   respond(*state, call.id, error);
+}
+
+/// Makes `first`, then the calls that wait, until none is left.
+void make_calls(const std::shared_ptr<State>& state, Call first) {
+  for (std::optional<Call> call = first; call;) {
+    make_call(state, *call);
+    const std::lock_guard lock(state->calls_mutex);
+    call.reset();
+    if (!state->waiting.empty()) {
+      call = state->waiting.front();
+      state->waiting.pop_front();
+    } else {
+      --state->calls;
+    }
+  }
+}
+
+/// Gives `call` a thread of its own, or, while kMaxCalls are being made, to the next thread
+/// that finishes (a call waits, it is never refused for the number of calls).
+void dispatch(const std::shared_ptr<State>& state, const Call& call) {
+  {
+    const std::lock_guard lock(state->calls_mutex);
+    if (state->calls >= UnixBroker::kMaxCalls) {
+      state->waiting.push_back(call);
+      return;
+    }
+    ++state->calls;
+  }
+  try {
+    std::thread(make_calls, state, call).detach();
+  } catch (const std::system_error&) {
+    {
+      const std::lock_guard lock(state->calls_mutex);
+      --state->calls;
+    }
+    respond(*state, call.id, EAGAIN);  // no thread: the supervisor is at its limits
+  }
 }
 
 /// Receives notifications until the broker stops or every process of the filter is gone.
@@ -392,20 +437,7 @@ void receive_calls(const std::shared_ptr<State>& state) {
     const Call call{notif->id,           static_cast<pid_t>(notif->pid),
                     notif->data.nr,      static_cast<int>(notif->data.args[0]),
                     notif->data.args[1], notif->data.args[2] & 0xffffffffULL};
-    if (state->calls.fetch_add(1) >= UnixBroker::kMaxCalls) {
-      state->calls.fetch_sub(1);
-      respond(*state, call.id, EAGAIN);
-      continue;
-    }
-    try {
-      std::thread([state, call] {
-        make_call(state, call);
-        state->calls.fetch_sub(1);
-      }).detach();
-    } catch (const std::system_error&) {
-      state->calls.fetch_sub(1);
-      respond(*state, call.id, EAGAIN);
-    }
+    dispatch(state, call);
   }
 }
 

@@ -42,7 +42,7 @@ struct UnixBrokerChannels {
 };
 
 /// The broker of one command: one thread receives the notifications, one thread per call
-/// (at most kMaxCalls at once; more fail with EAGAIN) makes it. Destroying the handle stops
+/// (at most kMaxCalls at once; more wait for one of them) makes it. Destroying the handle stops
 /// receiving; calls still being made finish on their own (they hold what they use).
 class UnixBroker {
  public:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# attempt: send a datagram to a host Unix datagram socket (like /dev/log or systemd's notify socket) from a datagram socket and from a socketpair
-# layer: seccomp (Unix datagram sockets and pairs → EPERM: sendto names its destination where no filter can read it)
+# attempt: send a datagram to a host Unix datagram socket (like /dev/log or systemd's notify socket) from a datagram socket and a socketpair, SOCK_DGRAM and SOCK_RAW (which AF_UNIX makes a datagram socket)
+# layer: seccomp (Unix datagram and raw sockets and pairs → EPERM: sendto names its destination where no filter can read it)
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
 
