@@ -107,7 +107,7 @@ TEST_F(UnixSockets, AServerAndClientOnASocketInThePrivateTmpWork) {
       "    os._exit(0)\na, _ = s.accept(); print(a.recv(4).decode())\"");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "ping\n");
-  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.err.find("pi-sandbox: host socket refused"), std::string::npos) << r.err;
 }
 
 TEST_F(UnixSockets, SocketsTheSandboxBindsInTheWorkspaceAndAbstractNamesAreItsOwn) {
@@ -118,7 +118,7 @@ TEST_F(UnixSockets, SocketsTheSandboxBindsInTheWorkspaceAndAbstractNamesAreItsOw
       "    a, _ = s.accept(); c.sendall(b'ok'); print(a.recv(2).decode())\"");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "ok\nok\n");
-  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.err.find("pi-sandbox: host socket refused"), std::string::npos) << r.err;
   struct stat st {};
   ASSERT_EQ(::lstat((scratch_.ws / "ws.sock").c_str(), &st), 0);
   EXPECT_TRUE(S_ISSOCK(st.st_mode));  // the workspace is the host's: the file stays
@@ -185,7 +185,7 @@ TEST_F(UnixSockets, AnAllowedSocketIsConnectedWithoutAsking) {
                                     }());
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.out, "host\n") << entry;
-    EXPECT_EQ(r.err, "") << entry;
+    EXPECT_EQ(r.err.find("pi-sandbox: host socket refused"), std::string::npos) << r.err << entry;
   }
   EXPECT_EQ(accepted(socket), "2");
 }
