@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <sstream>
@@ -244,13 +245,20 @@ TEST(Guard, ACheckRetriesWhileDescriptorsComeBack) {
   Scratch s;
   Guard guard = s.start(s.plan({".mcp.json"}));
   write(s.ws / ".mcp.json", "{}\n");
-  DescriptorsExhausted exhausted;
+  // The releasing thread starts before the descriptors run out: starting a thread then can
+  // fail on its own (the sanitizers' runtime opens files).
+  std::atomic<DescriptorsExhausted*> exhausted_at{nullptr};
   std::thread releaser([&] {
+    while (exhausted_at.load() == nullptr) std::this_thread::yield();
     std::this_thread::sleep_for(std::chrono::milliseconds(30));
-    exhausted.release();
+    exhausted_at.load()->release();
   });
-  guard.on_events();
-  releaser.join();
+  {
+    DescriptorsExhausted exhausted;
+    exhausted_at = &exhausted;
+    guard.on_events();
+    releaser.join();
+  }
   EXPECT_EQ(guard.failure(), std::nullopt);
   EXPECT_FALSE(fs::exists(s.ws / ".mcp.json"));
   EXPECT_EQ(list_quarantine(s.quarantine()).size(), 1u);
