@@ -308,23 +308,25 @@ void print_network(const config::NetworkConfig& lists, const proxy::ParentProxie
   std::cout << "network: the command -> pi-sandbox's proxy (127.0.0.1:3128 HTTP, 127.0.0.1:1080 "
                "SOCKS5) -> "
             << (parents.any() ? "the parent proxy, unless NO_PROXY matches" : "directly")
-            << " -> the destination\n"
-            << "  network.allowedDomains (connect without asking): "
+            << " -> the destination\n";
+  if (parents.any()) {
+    std::cout << "  parent proxy for CONNECT and SOCKS5: " << parent_text(parents.tunnel) << "\n"
+              << "  parent proxy for http:// requests: " << parent_text(parents.plain) << "\n";
+    if (!parents.no_proxy_variable.empty()) {
+      const auto& no_proxy = parents.no_proxy;
+      std::cout << "  directly (" << parents.no_proxy_variable << "): "
+                << (no_proxy.all() ? std::string("every destination") : listed(no_proxy.domains()));
+      if (!no_proxy.ignored().empty())
+        std::cout << "; ignored (addresses and ports never match a host name): "
+                  << listed(no_proxy.ignored());
+      std::cout << "\n";
+    }
+  }
+  std::cout << "  network.allowedDomains (connect without asking): "
             << pattern_list(lists.allowed_domains) << "\n"
             << "  network.deniedDomains (refused without asking): "
             << pattern_list(lists.denied_domains) << "\n"
             << "  any other destination: asked for, connection by connection (docs/network.md)\n";
-  if (!parents.any()) return;
-  std::cout << "  parent proxy for CONNECT and SOCKS5: " << parent_text(parents.tunnel) << "\n"
-            << "  parent proxy for http:// requests: " << parent_text(parents.plain) << "\n";
-  if (parents.no_proxy_variable.empty()) return;
-  const auto& no_proxy = parents.no_proxy;
-  std::cout << "  directly (" << parents.no_proxy_variable << "): "
-            << (no_proxy.all() ? std::string("every destination") : listed(no_proxy.domains()));
-  if (!no_proxy.ignored().empty())
-    std::cout << "; ignored (addresses and ports never match a host name): "
-              << listed(no_proxy.ignored());
-  std::cout << "\n";
 }
 
 // --- Host IPC, approvals and the configuration file (docs/host-ipc.md, docs/approvals.md).
