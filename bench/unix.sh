@@ -9,6 +9,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 n=2000
 [ "$mode" = quick ] && n=50
 dir="$scratch/unix"
+rm -rf "$dir"
 mkdir -p "$dir/ws"
 py=/usr/bin/python3
 cp "$here/unix_connect.py" "$dir/unix_connect.py"
@@ -16,6 +17,7 @@ cp "$here/unix_connect.py" "$dir/unix_connect.py"
 server=$!
 trap 'kill "$server" 2>/dev/null || true' EXIT
 for _ in $(seq 100); do [ -S "$dir/server.sock" ] && break; sleep 0.05; done
+[ -S "$dir/server.sock" ] || { echo "bench/unix.sh: the test server did not start" >&2; exit 1; }
 echo "{\"hostIPC\": {\"allowedSockets\": [\"$dir/server.sock\"]}}" >"$dir/config.json"
 run() { "$sandbox" run --no-prompt --config "$dir/config.json" --cwd "$dir/ws" -- "$py" "$dir/unix_connect.py" "$@"; }
 {
