@@ -396,7 +396,8 @@ void print_approval(const config::ApprovalConfig& c, const std::filesystem::path
 
 json configuration_json(const config::LoadedConfig& loaded) {
   return {{"file", loaded.source ? json(loaded.source->string()) : json(nullptr)},
-          {"subagents_provider", config::to_string(loaded.config->subagents.provider)}};
+          {"subagents_provider", config::to_string(loaded.config->subagents.provider)},
+          {"subagents_worker_extensions", loaded.config->subagents.worker_extensions}};
 }
 
 void print_configuration(const config::LoadedConfig& loaded) {
@@ -406,6 +407,11 @@ void print_configuration(const config::LoadedConfig& loaded) {
             << "\n"
             << "  subagents.provider: " << config::to_string(loaded.config->subagents.provider)
             << "\n";
+  if (!loaded.config->subagents.worker_extensions.empty()) {
+    std::cout << "  subagents.workerExtensions:";
+    for (const auto& path : loaded.config->subagents.worker_extensions) std::cout << " " << path;
+    std::cout << "\n";
+  }
 }
 
 }  // namespace

@@ -295,7 +295,7 @@ bool is_absolute_path(const Json& value) {
 }
 
 std::expected<SubagentsConfig, ConfigError> parse_subagents(const Document& document) {
-  static constexpr std::array<std::string_view, 1> kKeys = {"provider"};
+  static constexpr std::array<std::string_view, 2> kKeys = {"provider", "workerExtensions"};
   SubagentsConfig out;
   auto object = section(document, "subagents", kKeys);
   if (!object) return Failure(std::move(object.error()));
@@ -310,6 +310,12 @@ std::expected<SubagentsConfig, ConfigError> parse_subagents(const Document& docu
       return invalid("subagents.provider must be one of builtin, pi-subagents, off");
     }
     out.provider = *found;
+  }
+  if (const Json* paths = member(**object, "workerExtensions")) {
+    if (!paths->is_array() || !std::ranges::all_of(*paths, is_absolute_path)) {
+      return invalid("subagents.workerExtensions must be an array of absolute paths");
+    }
+    for (const Json& path : *paths) append_unique(out.worker_extensions, path.get<std::string>());
   }
   return out;
 }
@@ -707,7 +713,9 @@ std::string to_json(const Config& config) {
   approval["grantTtlSeconds"] = config.approval.grant_ttl_seconds;
   approval["questionTimeoutSeconds"] = config.approval.question_timeout_seconds;
   const Ordered out = {
-      {"subagents", {{"provider", to_string(config.subagents.provider)}}},
+      {"subagents",
+       {{"provider", to_string(config.subagents.provider)},
+        {"workerExtensions", config.subagents.worker_extensions}}},
       {"filesystem",
        {{"additionalAllowRead", config.filesystem.additional_allow_read},
         {"additionalAllowWrite", config.filesystem.additional_allow_write},

@@ -53,8 +53,13 @@ std::string_view to_string(SubagentProvider provider);
 std::string_view to_string(HostIpcMode mode);
 
 /// `subagents` section (compatibility C2).
+///   worker_extensions: `subagents.workerExtensions`, absolute paths of Pi extensions each
+///   built-in worker loads with `-e` (issue 15: a worker sees no Pi configuration of the hidden
+///   home, so a model provider registered by an extension must be named here), duplicates
+///   removed keeping the first.
 struct SubagentsConfig {
   SubagentProvider provider = SubagentProvider::Builtin;
+  std::vector<std::string> worker_extensions;
   friend bool operator==(const SubagentsConfig&, const SubagentsConfig&) = default;
 };
 

@@ -32,6 +32,14 @@ std::optional<std::string> required_string(const json& object, const char* field
   return it->get<std::string>();
 }
 
+/// Whether `text` names an environment variable exactly: ASCII letters, digits and `_`, not
+/// starting with a digit (no `*`: env_keep keeps names, not patterns).
+bool is_variable_name(std::string_view text) {
+  if (text.empty() || std::isdigit(static_cast<unsigned char>(text.front()))) return false;
+  return std::ranges::all_of(text,
+                             [](unsigned char c) { return std::isalnum(c) != 0 || c == '_'; });
+}
+
 std::expected<Request, RequestError> parse_exec(const json& object, const std::string& id) {
   Exec exec;
   exec.id = id;
@@ -69,6 +77,16 @@ std::expected<Request, RequestError> parse_exec(const json& object, const std::s
     }
     exec.env = std::move(variables);
   }
+  if (const auto keep = object.find("env_keep"); keep != object.end()) {
+    const std::string message = where + "\"env_keep\" must be an array of variable names";
+    if (!keep->is_array()) return error(message, id);
+    for (const json& name : *keep) {
+      if (!name.is_string() || !is_variable_name(name.get_ref<const std::string&>()))
+        return error(message, id);
+      if (std::ranges::find(exec.env_keep, name.get<std::string>()) == exec.env_keep.end())
+        exec.env_keep.push_back(name.get<std::string>());
+    }
+  }
   if (const auto timeout = object.find("timeout_s"); timeout != object.end()) {
     if (!timeout->is_number() || !(timeout->get<double>() > 0) ||
         timeout->get<double>() > core::kMaxTimeoutSeconds)
@@ -78,7 +96,8 @@ std::expected<Request, RequestError> parse_exec(const json& object, const std::s
     exec.timeout_s = timeout->get<double>();
   }
   for (const auto& [field, target] :
-       {std::pair{"scope_key", &exec.scope_key}, std::pair{"agent_name", &exec.agent_name}}) {
+       {std::pair{"scope_key", &exec.scope_key}, std::pair{"agent_name", &exec.agent_name},
+        std::pair{"approval_command", &exec.approval_command}}) {
     const auto it = object.find(field);
     if (it == object.end()) continue;
     if (!it->is_string()) return error(where + "\"" + field + "\" must be a string", id);
@@ -212,6 +231,8 @@ std::string exec_line(const Exec& exec) {
   if (exec.timeout_s) out["timeout_s"] = *exec.timeout_s;
   if (exec.scope_key) out["scope_key"] = *exec.scope_key;
   if (exec.agent_name) out["agent_name"] = *exec.agent_name;
+  if (!exec.env_keep.empty()) out["env_keep"] = exec.env_keep;
+  if (exec.approval_command) out["approval_command"] = *exec.approval_command;
   out["stdin"] = exec.stdin_pipe ? "pipe" : "closed";
   return dump(out);
 }

@@ -28,6 +28,14 @@ struct Hello {
 
 /// `exec`: one command. `command` XOR `argv`; `env` absent means serve's own environment.
 ///   timeout_s: seconds (> 0), absent for none. stdin_pipe: `stdin: "pipe"`.
+///   env_keep: exact variable names (ASCII letters, digits, `_`) that the credential filter of
+///   docs/security.md "Environment" keeps for this command although a default rule would
+///   remove them, as an `environment.passThrough` entry would (`environment.remove` still
+///   wins): what the host deliberately gives the command, e.g. a subagent's model API key
+///   (issue 15). Duplicates removed, first kept.
+///   approval_command: the command as its approval requests name it (`command` of a
+///   BoundaryRequest; issue 15: `process-backed subagent: <task>`); absent: the command, or the
+///   argv joined.
 struct Exec {
   std::string id;
   std::optional<std::string> command;
@@ -38,6 +46,8 @@ struct Exec {
   std::optional<std::string> scope_key;
   std::optional<std::string> agent_name;
   bool stdin_pipe = false;
+  std::vector<std::string> env_keep;
+  std::optional<std::string> approval_command;
 };
 
 /// `stdin`: bytes for the command's stdin (decoded from base64 when so encoded).

@@ -49,6 +49,8 @@ session::RunArgs run_args(const rpc::Exec& exec, const WorkerArgs& worker_args) 
   args.timeout_seconds = exec.timeout_s.value_or(0);
   args.scope_key = exec.scope_key.value_or(exec.id);
   args.agent_name = exec.agent_name;
+  args.env_keep = exec.env_keep;
+  args.approval_command = exec.approval_command;
   args.subagent = worker_args.subagent;
   return args;
 }

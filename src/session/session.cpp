@@ -148,9 +148,13 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
   // The caller's environment less credentials, then the private temp directory and the proxy's
   // knobs (docs/security.md "Environment"). An approved host run gets the caller's whole
   // environment instead (docs/host-ipc.md).
-  p.command.env = policy::command_environment(caller_environment(), p.loaded.config->environment,
-                                              self_executable(p.policy))
-                      .env;
+  // A name the host deliberately gives the command (env_keep) is kept as a passThrough entry
+  // would be; the trusted configuration's `environment.remove` still wins.
+  policy::EnvironmentSpec environment = p.loaded.config->environment;
+  environment.pass_through.insert(environment.pass_through.end(), args.env_keep.begin(),
+                                  args.env_keep.end());
+  p.command.env =
+      policy::command_environment(caller_environment(), environment, self_executable(p.policy)).env;
   if (args.timeout_seconds > 0)
     p.options.timeout = std::chrono::milliseconds(std::llround(args.timeout_seconds * 1000));
   p.options.cancel_fd = io.cancel_fd;
@@ -175,9 +179,11 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
       std::make_shared<ApprovalSetup>(home_directory(), p.loaded, args.approval, std::move(peers));
   p.session = new_id("run-");
   p.scope = args.scope_key.empty() ? p.session : args.scope_key;
-  NetworkCommand network{p.session, p.scope,
-                         args.shell_command.empty() ? join_argv(args.argv) : args.shell_command,
-                         p.policy.workspace.string(), args.agent_name};
+  NetworkCommand network{
+      p.session, p.scope,
+      args.approval_command.value_or(args.shell_command.empty() ? join_argv(args.argv)
+                                                                : args.shell_command),
+      p.policy.workspace.string(), args.agent_name};
   auto decider = std::make_shared<NetworkDecider>(
       p.loaded.config->network, p.approvals->broker(), p.approvals, network, p.say,
       [denied = io.denied](const std::string& target, const std::string& reason,

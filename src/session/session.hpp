@@ -25,6 +25,10 @@ namespace pisandbox::session {
 ///   agent_name: `agentName` of approval requests (subagents), absent for the main agent.
 ///   subagent: the caller is a built-in subagent (docs/host-ipc.md), besides what the environment
 ///   says.
+///   env_keep: exact names the credential filter keeps although a default rule would remove
+///   them (serve's `env_keep`, docs/protocol.md); `environment.remove` still wins.
+///   approval_command: the command as approval requests name it; absent: the shell command or
+///   the argv joined.
 struct RunArgs {
   PolicyArgs policy;
   ApprovalArgs approval;
@@ -34,6 +38,8 @@ struct RunArgs {
   std::string scope_key;
   std::optional<std::string> agent_name;
   bool subagent = false;
+  std::vector<std::string> env_keep;
+  std::optional<std::string> approval_command;
 };
 
 /// How a command talks to its caller.

@@ -10,7 +10,7 @@ import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 const KEY = Symbol.for("pi-auto-review:boundary-approval-broker");
 export const DENY_RATIONALE = "e2e broker: this command is not allowed";
 
-type Request = { id: string; command?: string; surface: string };
+type Request = { id: string; command?: string; surface: string; agentName?: string };
 
 function record(entry: object): void {
   const log = process.env.E2E_BROKER_LOG;
@@ -21,7 +21,7 @@ export default function (pi: ExtensionAPI) {
   const grants = new Map<string, string>(); // token -> request id
   const service = {
     async review(request: Request, context: { sessionId: string; scopeKey: string; issueGrant?: boolean }) {
-      record({ call: "review", requestId: request.id, surface: request.surface, command: request.command, context });
+      record({ call: "review", requestId: request.id, surface: request.surface, command: request.command, agentName: request.agentName, context });
       const review = { outcome: "allow", riskLevel: "low", userAuthorization: "high", rationale: "e2e broker: allowed" };
       if (request.command?.includes("broker-allows")) {
         const token = randomUUID();

@@ -13,6 +13,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -124,14 +125,25 @@ class Scratch {
     return env;
   }
 
-  /** Processes whose command line names this scratch dir (serve, sandboxed commands). */
+  /**
+   * Processes whose command line names this scratch dir (serve, sandboxed commands) or whose
+   * working directory is in it (a subagent worker, whose command line names no path of it).
+   */
   leftovers(): string[] {
     const found: string[] = [];
     for (const pid of readdirSync("/proc")) {
       if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
       try {
         const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
-        if (cmdline.includes(this.base)) found.push(`${pid}: ${cmdline.trim()}`);
+        let cwd = "";
+        try {
+          cwd = readlinkSync(`/proc/${pid}/cwd`);
+        } catch {
+          // another user's process, or gone
+        }
+        if (cmdline.includes(this.base) || cwd === this.base || cwd.startsWith(`${this.base}/`)) {
+          found.push(`${pid}: ${cmdline.trim()}`);
+        }
       } catch {
         // gone meanwhile
       }
@@ -287,8 +299,20 @@ class RpcPi {
     return this.settle(this.start(bashArgs));
   }
 
+  /** One prompt that calls the `subagent` tool with `args`; its result (the tool's text). */
+  async subagent(args: Record<string, unknown>): Promise<ToolResult> {
+    const started = this.start({ tool: "subagent", args });
+    await this.settle(started);
+    const results = this.records
+      .slice(started.first)
+      .filter((r) => r.type === "tool_execution_end" && r.toolName === "subagent")
+      .map(toolResultOf);
+    assert.equal(results.length, 1, `one subagent call: ${JSON.stringify(results)}`);
+    return results[0]!;
+  }
+
   /** Sends one prompt without waiting; returns where its records begin. */
-  start(bashArgs: { command: string; timeout?: number }): { id: string; first: number; firstUi: number } {
+  start(bashArgs: { command: string; timeout?: number } | { tool: string; args: object }): { id: string; first: number; firstUi: number } {
     const started = { id: `p${this.nextId++}`, first: this.records.length, firstUi: this.ui.length };
     this.send({ id: started.id, type: "prompt", message: JSON.stringify(bashArgs) });
     return started;
@@ -338,6 +362,14 @@ class RpcPi {
     return this.ui.filter((r) => r.method === "notify").map((r) => [r.notifyType, r.message]);
   }
 
+  /** Kills Pi (SIGKILL: no shutdown handler runs) and waits for the exit. */
+  async kill(): Promise<void> {
+    if (this.child.exitCode !== null) return;
+    const exited = new Promise((r) => this.child.on("close", r));
+    this.child.kill("SIGKILL");
+    await exited;
+  }
+
   /** Closes stdin (Pi's orderly shutdown) and waits for the exit. */
   async close(): Promise<void> {
     if (this.child.exitCode !== null) return;
@@ -363,6 +395,18 @@ async function withRpc(
   } finally {
     await pi.close();
   }
+}
+
+/** A trusted configuration whose workers load the faux model (a worker sees no ~/.pi). */
+function subagentConfig(scratch: Scratch): string {
+  const path = join(scratch.base, "config.json");
+  writeFileSync(path, JSON.stringify({ subagents: { workerExtensions: [FAUX] } }));
+  return path;
+}
+
+/** A task for a worker's faux model: one bash call, answered with its result. */
+function workerTask(command: string): string {
+  return JSON.stringify({ command, reply: "result" });
 }
 
 /** A trusted configuration outside the workspace, for `PI_SANDBOX_CONFIG`. */
@@ -737,6 +781,139 @@ describe("pi --mode rpc: approvals through the pi-auto-review broker", () => {
       }
       const audit = readFileSync(join(scratch.home, ".pi/agent/logs/pi-sandbox-audit.jsonl"), "utf8");
       assert.ok(audit.includes(`"reason":"${BROKER_DENIES}"`), audit);
+    });
+  });
+});
+
+describe("pi --mode rpc: built-in subagents, each in its own sandbox", () => {
+  it("a foreground worker: its Bash writes inside the workspace and is refused outside; its text is the result", async () => {
+    await withScratch(async (scratch) => {
+      const env = { ...NO_PARENT, PI_SANDBOX_CONFIG: subagentConfig(scratch) };
+      await withRpc(scratch, { env }, async (pi) => {
+        const inside = join(scratch.ws, "from-worker");
+        const outside = join(scratch.outside, "from-worker");
+        const command = `echo inside > ${inside} && cat ${inside}; echo escape > ${outside}`;
+        const result = await pi.subagent({ task: workerTask(command) });
+        assert.deepEqual(result, {
+          text: `done: inside\n/bin/bash: line 1: ${outside}: Read-only file system\n\n\nCommand exited with code 1`,
+          isError: false,
+        });
+        assert.equal(readFileSync(inside, "utf8"), "inside\n");
+        assert.equal(existsSync(outside), false);
+        // The foreground worker was removed when it settled.
+        assert.deepEqual(await pi.subagent({ action: "status" }), { text: "(no subagent sessions)", isError: false });
+      });
+    });
+  });
+
+  it("background start, follow_up, wait, status, handoff and stop; a fourth level and a fifth worker are refused", async () => {
+    await withScratch(async (scratch) => {
+      const env = { ...NO_PARENT, PI_SANDBOX_CONFIG: subagentConfig(scratch) };
+      await withRpc(scratch, { env }, async (pi) => {
+        const task = workerTask("echo one");
+        assert.deepEqual(await pi.subagent({ task, background: true }), { text: "Started background subagent subagent-1", isError: false });
+        assert.deepEqual(await pi.subagent({ action: "wait", sessionId: "subagent-1" }), { text: "done: one", isError: false });
+        assert.deepEqual(await pi.subagent({ action: "follow_up", sessionId: "subagent-1", task: workerTask("echo two") }), {
+          text: "done: two",
+          isError: false,
+        });
+        assert.deepEqual(
+          await pi.subagent({ action: "follow_up", sessionId: "subagent-1", task: workerTask("echo three"), background: true }),
+          { text: "Follow-up queued for subagent subagent-1", isError: false },
+        );
+        assert.deepEqual(await pi.subagent({ action: "wait", sessionId: "subagent-1" }), { text: "done: three", isError: false });
+        const status = JSON.parse((await pi.subagent({ action: "status" })).text);
+        assert.deepEqual(status, [
+          { id: "subagent-1", state: "idle", depth: 1, task, model: MODEL, text: "done: three" },
+        ]);
+        // Handoffs: depth 2, then 3; a fourth level is refused.
+        const second = await pi.subagent({ action: "handoff", sessionId: "subagent-1", task: workerTask("echo handed") });
+        assert.deepEqual(second, { text: "done: handed", isError: false });
+        await pi.subagent({ action: "handoff", sessionId: "subagent-2", task: workerTask("echo third") });
+        assert.deepEqual(await pi.subagent({ action: "handoff", sessionId: "subagent-3", task: workerTask("echo fourth") }), {
+          text: "subagent nesting depth limit reached (3)",
+          isError: true,
+        });
+        // Three live sessions; a fourth starts; a fifth is refused.
+        assert.deepEqual(await pi.subagent({ task, background: true }), { text: "Started background subagent subagent-4", isError: false });
+        assert.deepEqual(await pi.subagent({ task, background: true }), { text: "subagent concurrency limit reached (4)", isError: true });
+        for (const id of ["subagent-1", "subagent-2", "subagent-3", "subagent-4"]) {
+          assert.deepEqual(await pi.subagent({ action: "stop", sessionId: id }), { text: `Stopped subagent ${id}`, isError: false });
+        }
+        assert.deepEqual(await pi.subagent({ action: "status" }), { text: "(no subagent sessions)", isError: false });
+      });
+    });
+  });
+
+  it("the worker gets its model provider's API key, explicitly; every other credential is removed", async () => {
+    await withScratch(async (scratch) => {
+      const env = { ...NO_PARENT, PI_SANDBOX_CONFIG: subagentConfig(scratch), E2E_FAUX_API_KEY: "faux-key", OTHER_API_KEY: "other", GH_TOKEN: "gh" };
+      await withRpc(scratch, { env }, async (pi) => {
+        const result = await pi.subagent({
+          task: workerTask(`printf '%s|%s|%s|%s\\n' "\${E2E_FAUX_API_KEY-unset}" "\${OTHER_API_KEY-unset}" "\${GH_TOKEN-unset}" "\$PI_SANDBOX_SUBAGENT_DEPTH"`),
+        });
+        assert.deepEqual(result, { text: "done: faux-key|unset|unset|1", isError: false });
+        // The parent's own commands keep losing every credential, the provider's included.
+        const { results } = await pi.prompt({ command: `printf '%s|%s\\n' "\${E2E_FAUX_API_KEY-unset}" "\${OTHER_API_KEY-unset}"` });
+        assert.deepEqual(results, [{ text: "unset|unset\n", isError: false }]);
+      });
+    });
+  });
+
+  it("a worker's network request reaches the approval path as `subagent`, with the task as its command", async () => {
+    await withScratch(async (scratch) => {
+      const brokerLog = join(scratch.base, "broker.jsonl");
+      const env = { ...NO_PARENT, PI_SANDBOX_CONFIG: subagentConfig(scratch), E2E_BROKER_LOG: brokerLog };
+      await withRpc(scratch, { extensions: [EXTENSION, FAUX, BROKER], env }, async (pi) => {
+        pi.answer = () => assert.fail("the human must not be asked");
+        const task = workerTask(`curl -sS --max-time 30 https://${HOST}/`);
+        // The worker's model sees curl's answer; the refusal line of its sandbox (on the worker's
+        // stderr) reaches the parent with the result, and the parent's UI shows the notice.
+        const { results, ui } = await pi.settle(pi.start({ tool: "subagent", args: { task } }));
+        assert.deepEqual(results, []);
+        const result = toolResultOf(pi.records.findLast((r) => r.type === "tool_execution_end" && r.toolName === "subagent"));
+        assert.deepEqual(result, {
+          text: `done: ${CURL_403}\n\n\nCommand exited with code 56\n\npi-sandbox: network: refused ${HOST}:443: ${BROKER_DENIES}`,
+          isError: false,
+        });
+        assert.deepEqual(ui.map((r) => [r.method, r.message, r.notifyType]), [
+          ["notify", `Domain proxy denied: ${BROKER_DENIES}`, "warning"],
+        ]);
+      });
+      const reviews = readFileSync(brokerLog, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+      assert.deepEqual(
+        reviews.map((c) => [c.call, c.surface, c.agentName, c.command]),
+        [["review", "network", "subagent", `process-backed subagent: ${JSON.stringify({ command: `curl -sS --max-time 30 https://${HOST}/`, reply: "result" })}`]],
+      );
+      assert.match(reviews[0].context.scopeKey, /:subagent:subagent-1$/);
+    });
+  });
+
+  it("killing Pi leaves no worker, no sandbox and nothing of them behind", async () => {
+    await withScratch(async (scratch) => {
+      const env = { ...NO_PARENT, PI_SANDBOX_CONFIG: subagentConfig(scratch) };
+      const pi = new RpcPi(scratch, { env });
+      await pi.until("the session notices", () => pi.notices().length >= 2);
+      const late = join(scratch.ws, "late");
+      const result = await pi.subagent({ task: workerTask(`echo started; sleep 120; echo late > ${late}`), background: true });
+      assert.deepEqual(result, { text: "Started background subagent subagent-1", isError: false });
+      // The worker's sleep is running inside its sandbox.
+      for (let i = 0; i < 300 && !scratch.leftovers().some((p) => p.includes(`sleep 120; echo late > ${late}`)); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.ok(
+        scratch.leftovers().some((p) => p.includes(`sleep 120; echo late > ${late}`)),
+        `the worker's command is not seen running: ${scratch.leftovers()}`,
+      );
+      await pi.kill();
+      // Scratch.close() (withScratch) asserts that nothing is left running.
+      let left = scratch.leftovers();
+      for (let i = 0; i < 100 && left.length > 0; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        left = scratch.leftovers();
+      }
+      assert.deepEqual(left, []);
+      assert.equal(existsSync(late), false);
     });
   });
 });

@@ -106,7 +106,9 @@ TEST(Cli, PolicyShowsTheConfigurationNetworkHostIpcAndApprovals) {
   ASSERT_EQ(as_json.exit_code, 0) << as_json.err;
   const json p = json::parse(as_json.out);
   EXPECT_EQ(p["schema_version"], 1);
-  EXPECT_EQ(p["configuration"], json({{"file", file.string()}, {"subagents_provider", "builtin"}}));
+  EXPECT_EQ(p["configuration"], json({{"file", file.string()},
+                                      {"subagents_provider", "builtin"},
+                                      {"subagents_worker_extensions", json::array()}}));
   EXPECT_EQ(p["network"]["allowed_domains"], json::array({"example.com", "*.example.org:443"}));
   EXPECT_EQ(p["network"]["denied_domains"], json::array({"*"}));
   EXPECT_EQ(p["host_ipc"],

@@ -554,6 +554,29 @@ TEST(Serve, AnExecsEnvironmentLosesItsCredentialsAndADirectConnectionGetsTheHint
             "clients ignore HTTP_PROXY: see docs/network.md, \"Clients that ignore the proxy\"\n");
 }
 
+// issue 15: what the host deliberately gives a command (a subagent's model API key) survives the
+// credential filter, named exactly; every other credential is removed as before, and the trusted
+// configuration's `environment.remove` still wins.
+TEST(Serve, EnvKeepKeepsTheNamedCredentialsOnly) {
+  Scratch scratch;
+  const fs::path config = scratch.root / "config.json";
+  write_file(config, R"({"environment":{"remove":["DROPPED_KEY"]}})");
+  Serve serve(scratch, {"--config", config.string()});
+  json request = exec("keep",
+                      R"(printf '%s|%s|%s|%s\n' "${GIVEN_API_KEY-unset}" "${OTHER_API_KEY-unset}" )"
+                      R"("${GH_TOKEN-unset}" "${DROPPED_KEY-unset}")",
+                      scratch.ws);
+  request["env"] = {{"PATH", "/usr/bin:/bin"}, {"HOME", scratch.home.string()},
+                    {"GIVEN_API_KEY", "g"},    {"OTHER_API_KEY", "o"},
+                    {"GH_TOKEN", "t"},         {"DROPPED_KEY", "d"}};
+  request["env_keep"] = {"GIVEN_API_KEY", "DROPPED_KEY"};
+  serve.send(request);
+  const auto events = serve.until_exit("keep");
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back(), json::parse(R"({"type":"exit","id":"keep","exit_code":0})"));
+  EXPECT_EQ(streams(events).first, "g|unset|unset|unset\n");
+}
+
 }  // namespace
 }  // namespace pisandbox::testing
 

@@ -379,6 +379,20 @@ TEST(ConfigParse, ProvidersAndModes) {
                    ->host_ipc.retry_on_unix_socket_error);
 }
 
+TEST(ConfigParse, WorkerExtensionsAreAbsolutePathsDeduplicatedInOrder) {
+  auto config = parse(R"({"subagents": {"workerExtensions": ["/e/b.ts", "/e/a", "/e/b.ts"]}})");
+  ASSERT_TRUE(config.has_value()) << config.error().describe(kPath);
+  EXPECT_EQ(config->subagents.worker_extensions, (std::vector<std::string>{"/e/b.ts", "/e/a"}));
+  for (const char* bad : {R"("/e")", R"(["e.ts"])", R"([1])", R"([""])"}) {
+    auto refused = parse(std::string(R"({"subagents": {"workerExtensions": )") + bad + "}}");
+    ASSERT_FALSE(refused.has_value()) << bad;
+    EXPECT_EQ(refused.error().describe(kPath),
+              "invalid pi-sandbox configuration: subagents.workerExtensions must be an array of "
+              "absolute paths")
+        << bad;
+  }
+}
+
 TEST(ConfigParse, AdditionalAllowReadIsDeduplicatedInOrderAndNotTrimmed) {
   auto config = parse(R"({"filesystem": {"additionalAllowRead": ["/b", "/a ", "/b", "/a"]}})");
   ASSERT_TRUE(config.has_value()) << config.error().describe(kPath);
@@ -465,7 +479,8 @@ TEST(ConfigParse, ReviewerArgumentsMayBeEmptyStrings) {
 TEST(ConfigToJson, DefaultsFilledIn) {
   EXPECT_EQ(to_json(Config{}), R"({
   "subagents": {
-    "provider": "builtin"
+    "provider": "builtin",
+    "workerExtensions": []
   },
   "filesystem": {
     "additionalAllowRead": [],
@@ -654,7 +669,8 @@ TEST(ConfigToJson, IssueExampleWithCanonicalDomains) {
 
 TEST(ConfigToJson, RoundTrips) {
   for (std::string_view text : {std::string_view("{}"), kIssueExample,
-                                std::string_view(R"({"subagents": {"provider": "pi-subagents"},
+                                std::string_view(R"({"subagents": {"provider": "pi-subagents",
+                                            "workerExtensions": ["/x/e.ts"]},
                              "hostIPC": {"preflightCommandPrefixes": [" a ", "b c"]},
                              "network": {"deniedDomains": ["*.X.org:8080", "*:22"]}})")}) {
     auto config = parse(text);

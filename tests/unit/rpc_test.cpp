@@ -15,7 +15,8 @@ std::string error_of(std::string_view line) {
 TEST(Requests, ExecWithEveryField) {
   auto r = parse_request(
       R"({"type":"exec","id":"c1","command":"ls -l","cwd":"/w","env":{"A":"1"},"timeout_s":2.5,)"
-      R"("scope_key":"s:turn:1","agent_name":"sub","stdin":"pipe","extra":true})");
+      R"("scope_key":"s:turn:1","agent_name":"sub","stdin":"pipe","extra":true,)"
+      R"("env_keep":["OPENAI_API_KEY","A_1","OPENAI_API_KEY"],"approval_command":"sub: t"})");
   ASSERT_TRUE(r) << r.error().message;
   const Exec& e = std::get<Exec>(*r);
   EXPECT_EQ(e.id, "c1");
@@ -27,9 +28,12 @@ TEST(Requests, ExecWithEveryField) {
   EXPECT_EQ(e.scope_key, "s:turn:1");
   EXPECT_EQ(e.agent_name, "sub");
   EXPECT_TRUE(e.stdin_pipe);
+  EXPECT_EQ(e.env_keep, (std::vector<std::string>{"OPENAI_API_KEY", "A_1"}));
+  EXPECT_EQ(e.approval_command, "sub: t");
   EXPECT_EQ(exec_line(e),
             R"({"type":"exec","id":"c1","cwd":"/w","command":"ls -l","env":{"A":"1"},)"
-            R"("timeout_s":2.5,"scope_key":"s:turn:1","agent_name":"sub","stdin":"pipe"})"
+            R"("timeout_s":2.5,"scope_key":"s:turn:1","agent_name":"sub",)"
+            R"("env_keep":["OPENAI_API_KEY","A_1"],"approval_command":"sub: t","stdin":"pipe"})"
             "\n");
 }
 
@@ -43,6 +47,16 @@ TEST(Requests, ExecWithArgvAndDefaults) {
   EXPECT_FALSE(e.env);
   EXPECT_FALSE(e.timeout_s);
   EXPECT_FALSE(e.stdin_pipe);
+}
+
+TEST(Requests, EnvKeepHoldsExactNamesOnly) {
+  for (const char* keep : {R"("A_KEY")", R"(["*KEY*"])", R"(["1A"])", R"([""])", R"([1])",
+                           R"(["A=B"])", R"(["A-B"])"}) {
+    EXPECT_EQ(error_of(std::string(R"({"type":"exec","id":"c1","command":"x","cwd":"/",)") +
+                       R"("env_keep":)" + keep + "}"),
+              R"(exec "c1": "env_keep" must be an array of variable names)")
+        << keep;
+  }
 }
 
 TEST(Requests, TheSmallOnes) {

@@ -27,6 +27,8 @@ import { DialogQueue } from "./dialog.ts";
 import { DenialNotices } from "./notices.ts";
 import type { ApprovalRequestEvent } from "./protocol.ts";
 import { ServeClient, type ExecOutcome } from "./serve-client.ts";
+import { depthFromEnv, SubagentManager, type WorkerEvents, type WorkerLauncher, type WorkerProcess, type WorkerSpec } from "./subagent.ts";
+import { piCliPath, SUBAGENT_TOOL, subagentTool } from "./subagent-tool.ts";
 
 /** A trusted configuration file passed to serve as `--config FILE`. */
 export const CONFIG_ENV = "PI_SANDBOX_CONFIG";
@@ -94,6 +96,27 @@ function checkConfig(binary: string, configFile: string | undefined, env: NodeJS
   });
 }
 
+/** `subagents.workerExtensions` of the effective configuration. */
+function workerExtensionsOf(config: unknown): string[] {
+  const paths = (config as { subagents?: { workerExtensions?: unknown } } | undefined)?.subagents?.workerExtensions;
+  return Array.isArray(paths) ? paths.filter((p): p is string => typeof p === "string") : [];
+}
+
+/**
+ * The variables of this process that carry the API key of `provider` (issue 15: a worker's
+ * model credentials reach it explicitly, named in serve's `env_keep`): what Pi reports as the
+ * provider's environment source, and `<PROVIDER>_*` names holding a key or token.
+ */
+export function providerCredentialNames(provider: string, env: NodeJS.ProcessEnv, reported?: string): string[] {
+  const prefix = `${provider.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_`;
+  const names = new Set<string>();
+  for (const name of (reported ?? "").split(/,\s*/)) if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && env[name]) names.add(name);
+  for (const [name, value] of Object.entries(env)) {
+    if (value && name.toUpperCase().startsWith(prefix) && /KEY|TOKEN|SECRET/i.test(name)) names.add(name);
+  }
+  return [...names];
+}
+
 function providerOf(config: unknown): SubagentProvider {
   const provider = (config as { subagents?: { provider?: unknown } } | undefined)?.subagents?.provider;
   return provider === "off" || provider === "pi-subagents" ? provider : "builtin";
@@ -122,6 +145,12 @@ class SessionSandbox {
   private generation = 0;
   private readonly dialogs = new DialogQueue();
   turnIndex = 0;
+  /** Whether the `subagent` tool is registered (the builtin notice says so only then). */
+  subagentTool = false;
+  /** `subagents.workerExtensions` of the configuration read at registration. */
+  workerExtensions: string[] = [];
+  /** The workers of the current Pi session (builtin provider). */
+  private subagents: SubagentManager | undefined;
 
   constructor(pi: ExtensionAPI, options: PiSandboxExtensionOptions) {
     this.pi = pi;
@@ -136,6 +165,7 @@ class SessionSandbox {
    * (`allow-session`) belong to that session only (issue 13 item 2).
    */
   async start(ctx: ExtensionContext): Promise<void> {
+    await this.stopSubagents();
     await this.stopServe();
     this.shutDown = false;
     if (!PLATFORM_NOTICES[this.platform]) {
@@ -163,7 +193,7 @@ class SessionSandbox {
   }
 
   private providerNotice(ctx: ExtensionContext, provider: SubagentProvider): void {
-    if (provider === "builtin") {
+    if (provider === "builtin" && this.subagentTool) {
       ctx.ui.notify(
         "pi-sandbox subagent provider: builtin; worker process trees use the outer Sandbox Runtime sandbox",
         "info",
@@ -200,7 +230,101 @@ class SessionSandbox {
   /** session_shutdown: stops serve (which kills and removes every sandbox). */
   async stop(): Promise<void> {
     this.shutDown = true;
+    await this.stopSubagents();
     await this.stopServe();
+  }
+
+  /** Stops every worker of the session: each one's whole sandbox is killed and removed. */
+  private async stopSubagents(): Promise<void> {
+    const subagents = this.subagents;
+    this.subagents = undefined;
+    await subagents?.stopAll();
+  }
+
+  /**
+   * The session's subagent manager (created on first use): workers launched through serve,
+   * with the parent's active tools minus `subagent` (reference item 71), the configured
+   * worker extensions, and the model's credentials.
+   */
+  subagentManager(ctx: ExtensionContext): SubagentManager {
+    this.subagents ??= new SubagentManager({
+      launcher: this.workerLauncher(ctx),
+      depth: depthFromEnv(this.env),
+      workerArgs: () => {
+        const tools = this.pi.getActiveTools().filter((name) => name !== SUBAGENT_TOOL);
+        return [...this.workerExtensions.flatMap((path) => ["-e", path]), ...(tools.length > 0 ? ["--tools", tools.join(",")] : [])];
+      },
+    });
+    return this.subagents;
+  }
+
+  /** Launches workers as direct invocations through serve: `stdin: "pipe"`, no timeout. */
+  private workerLauncher(ctx: ExtensionContext): WorkerLauncher {
+    return { launch: (spec, events) => this.launchWorker(ctx, spec, events) };
+  }
+
+  private launchWorker(ctx: ExtensionContext, spec: WorkerSpec, events: WorkerEvents): WorkerProcess {
+    const ended = new AbortController();
+    const queued: string[] = [];
+    let running: ReturnType<ServeClient["start"]> | undefined;
+    let stdinClosed = false;
+    const approvals: CommandApprovals = {
+      scopeKey: `${ctx.sessionManager.getSessionId()}:subagent:${spec.sessionId}`,
+      ended: ended.signal,
+      open: new Map(),
+      notices: new DenialNotices((text) => {
+        if (ctx.hasUI) ctx.ui.notify(text, "warning");
+      }),
+    };
+    const model = spec.args[spec.args.indexOf("--model") + 1];
+    const provider = spec.args.includes("--model") && model ? model.split("/")[0]! : ctx.model?.provider;
+    const keep = provider
+      ? providerCredentialNames(provider, this.env, ctx.modelRegistry?.getProviderAuthStatus?.(provider)?.label)
+      : [];
+    const launch = async () => {
+      if (this.shutDown) throw unavailable("the Pi session has ended");
+      let client: ServeClient;
+      try {
+        client = await this.serve();
+      } catch (error) {
+        throw unavailable(messageOf(error));
+      }
+      if (ended.signal.aborted) throw new Error("stopped before it started");
+      running = client.start(
+        {
+          argv: [process.execPath, piCliPath(), "--mode", "rpc", "--no-session", ...spec.args],
+          cwd: resolve(ctx.cwd),
+          env: { ...stringEnv(this.env), ...spec.env },
+          ...(keep.length > 0 ? { env_keep: keep } : {}),
+          scope_key: approvals.scopeKey,
+          agent_name: spec.agentName,
+          approval_command: spec.approvalCommand,
+          stdin: "pipe",
+        },
+        {
+          onOutput: (stream, data) => (stream === "stdout" ? events.stdout(data) : events.stderr(data)),
+          onApprovalRequest: (event) => this.approve(ctx, client, event, approvals),
+          onDenied: (event) => approvals.notices.denied(event),
+          onApprovalSettled: (event) => approvals.open.get(event.request_id)?.abort(),
+        },
+        ended.signal,
+      );
+      for (const data of queued.splice(0)) running.write(data);
+      if (stdinClosed) running.closeStdin();
+      return running.outcome;
+    };
+    launch().then(
+      (outcome) => events.exit(workerExitCode(outcome), outcome.error === "launch_failed" ? outcome.message : undefined),
+      (error: unknown) => events.exit(undefined, messageOf(error)),
+    ).finally(() => ended.abort());
+    return {
+      write: (data) => (running ? running.write(data) : queued.push(data)),
+      closeStdin: () => {
+        stdinClosed = true;
+        running?.closeStdin();
+      },
+      kill: () => ended.abort(),
+    };
   }
 
   /** Stops the running (or starting) serve, if any, and waits for it to exit. */
@@ -359,6 +483,13 @@ function exitCodeOf(outcome: ExecOutcome, timeout: number | undefined): number {
   throw new Error(`pi-sandbox serve sent an exit without a status: ${JSON.stringify(outcome)}`);
 }
 
+/** A worker's exit code as the manager reports it: 128 + the signal for a signal. */
+function workerExitCode(outcome: ExecOutcome): number | undefined {
+  if (typeof outcome.exit_code === "number") return outcome.exit_code;
+  if (typeof outcome.signal === "number") return 128 + outcome.signal;
+  return undefined;
+}
+
 /** Pi's `shellCommandPrefix` setting, which Pi's own bash tool puts before each command. */
 function shellCommandPrefix(cwd: string): string | undefined {
   try {
@@ -385,6 +516,29 @@ function sandboxedBashTool(sandbox: SessionSandbox): ReturnType<typeof createBas
   };
 }
 
+/**
+ * Registers the `subagent` tool when the trusted configuration's provider is `builtin`
+ * (reference items 5, 68): read once, at registration, so that the session's notice is true.
+ * No readable configuration (no binary, an invalid file), an unsupported platform: no tool (Bash
+ * fails closed and says why at session start).
+ */
+async function registerSubagentTool(pi: ExtensionAPI, sandbox: SessionSandbox, options: PiSandboxExtensionOptions): Promise<void> {
+  const env = options.env ?? process.env;
+  if (!PLATFORM_NOTICES[options.platform ?? process.platform]) return;
+  let config: unknown;
+  try {
+    const file = env[CONFIG_ENV];
+    config = await checkConfig(findBinary(env), file ? resolve(file) : undefined, env);
+  } catch {
+    return;
+  }
+  if (providerOf(config) !== "builtin") return;
+  sandbox.workerExtensions = workerExtensionsOf(config);
+  const tool = subagentTool((ctx) => sandbox.subagentManager(ctx));
+  pi.registerTool(tool);
+  sandbox.subagentTool = true;
+}
+
 const REGISTRATIONS = Symbol.for("pi-sandbox:registrations");
 
 function registrations(): WeakMap<ExtensionAPI, Promise<void>> {
@@ -404,6 +558,7 @@ export function registerPiSandbox(pi: ExtensionAPI, options: PiSandboxExtensionO
   const registration = (async () => {
     const sandbox = new SessionSandbox(pi, options);
     pi.registerTool(sandboxedBashTool(sandbox));
+    await registerSubagentTool(pi, sandbox, options);
     pi.on("user_bash", (_event, ctx) => ({ operations: sandbox.operations(ctx) }));
     pi.on("turn_start", (event) => {
       sandbox.turnIndex = event.turnIndex;

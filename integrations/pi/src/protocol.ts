@@ -51,16 +51,26 @@ export type HelloRequest = { type: "hello"; version: number };
 export type ExecRequest = {
   type: "exec";
   id: string;
-  command: string;
   cwd: string;
+  /** What to run: a shell command (`/bin/bash -c`) or a direct invocation, exactly one. */
+  command?: string;
+  argv?: string[];
   /** The command's whole environment; omitted: serve's own. */
   env?: Record<string, string>;
   /** Seconds, > 0. */
   timeout_s?: number;
   scope_key?: string;
   agent_name?: string;
+  /** Exact names the credential filter keeps (a subagent's model API key; issue 15). */
+  env_keep?: string[];
+  /** The command as its approval requests name it (`process-backed subagent: <task>`). */
+  approval_command?: string;
   stdin?: "closed" | "pipe";
 };
+
+/** Bytes for the stdin of a command started with `stdin: "pipe"`. */
+export type StdinRequest = { type: "stdin"; id: string; data: string; encoding?: "base64" };
+export type StdinCloseRequest = { type: "stdin_close"; id: string };
 
 export type AbortRequest = { type: "abort"; id: string };
 
@@ -81,7 +91,14 @@ export type ApprovalResponse = {
 
 export type ShutdownRequest = { type: "shutdown" };
 
-export type Request = HelloRequest | ExecRequest | AbortRequest | ApprovalResponse | ShutdownRequest;
+export type Request =
+  | HelloRequest
+  | ExecRequest
+  | StdinRequest
+  | StdinCloseRequest
+  | AbortRequest
+  | ApprovalResponse
+  | ShutdownRequest;
 
 // ---- events (serve → host) ----
 

@@ -55,6 +55,16 @@ export type ApprovalAnswer = { choice: ApprovalChoice; source: ApprovalSource; r
 /** How a command ended: the `exit` event. */
 export type ExecOutcome = ExitEvent;
 
+/** A command started by ServeClient.start(): its id, its end, its stdin. */
+export type RunningExec = {
+  id: string;
+  outcome: Promise<ExecOutcome>;
+  /** Writes to the command's stdin (`stdin: "pipe"` only; bytes travel as base64). */
+  write(data: string | Buffer): void;
+  /** Closes the command's stdin. */
+  closeStdin(): void;
+};
+
 type RunningCommand = {
   handlers: ExecHandlers;
   started: boolean;
@@ -178,8 +188,24 @@ export class ServeClient {
    * request (an `error` event for it) or dies. `signal` aborting sends an `abort` request.
    */
   exec(spec: ExecSpec, handlers: ExecHandlers, signal?: AbortSignal): Promise<ExecOutcome> {
-    if (this.exited) return Promise.reject(this.exited);
+    return this.start(spec, handlers, signal).outcome;
+  }
+
+  /** As exec(), with the command's id and stdin (for `stdin: "pipe"`). */
+  start(spec: ExecSpec, handlers: ExecHandlers, signal?: AbortSignal): RunningExec {
     const id = `c${this.nextId++}`;
+    const write = (data: string | Buffer) => {
+      if (!this.running.has(id)) return;
+      this.send({ type: "stdin", id, data: Buffer.from(data).toString("base64"), encoding: "base64" });
+    };
+    const closeStdin = () => {
+      if (this.running.has(id)) this.send({ type: "stdin_close", id });
+    };
+    return { id, outcome: this.run(id, spec, handlers, signal), write, closeStdin };
+  }
+
+  private run(id: string, spec: ExecSpec, handlers: ExecHandlers, signal?: AbortSignal): Promise<ExecOutcome> {
+    if (this.exited) return Promise.reject(this.exited);
     const onAbort = () => this.send({ type: "abort", id });
     const outcome = new Promise<ExecOutcome>((resolve, reject) => {
       this.running.set(id, { handlers, started: false, resolve, reject });

@@ -49,6 +49,9 @@ function fakePi(
     hasUI?: boolean;
     platform?: NodeJS.Platform;
     broker?: BoundaryBroker;
+    /** Pi's other tools (getAllTools) and the active names (default: bash only). */
+    allTools?: Array<{ name: string; sourceInfo?: { source?: string; path?: string; baseDir?: string } }>;
+    activeTools?: string[];
   } = {},
 ) {
   const log = join(scratch, `requests-${logCounter++}.jsonl`);
@@ -63,8 +66,8 @@ function fakePi(
       handlers.set(event, [...(handlers.get(event) ?? []), handler]);
       return () => {};
     },
-    getActiveTools: () => ["bash"],
-    getAllTools: () => [],
+    getActiveTools: () => options.activeTools ?? ["bash"],
+    getAllTools: () => options.allTools ?? [],
   };
   const ctx = {
     hasUI: options.hasUI ?? true,
@@ -117,7 +120,8 @@ describe("registration", () => {
     const fake = fakePi();
     await Promise.all([fake.register(), fake.register()]);
     await fake.register();
-    assert.equal(fake.tools.length, 1);
+    // bash, and the builtin provider's subagent tool (issue 15).
+    assert.deepEqual(fake.tools.map((t) => [t.name, t.label]), [["bash", "bash (pi-sandbox)"], ["subagent", "Subagent (pi-sandbox)"]]);
     assert.equal(fake.tools[0].name, "bash");
     assert.equal(fake.tools[0].label, "bash (pi-sandbox)");
     assert.deepEqual(Object.keys(fake.tools[0].parameters.properties), ["command", "timeout"]);
@@ -154,10 +158,44 @@ describe("a session", () => {
     await fake.register();
     await fake.emit("session_start", { reason: "startup" });
     assert.deepEqual(fake.notices, [["info", "pi-sandbox subagent provider: off; pi-sandbox protects Bash execution only"], ["info", ENABLED]]);
+    // The configuration is read at registration (which tools) and at session start (the notice).
     assert.deepEqual(fake.requests().filter((r) => r.argv).map((r) => r.argv), [
+      ["config", "check", "/trusted/config.json"],
       ["config", "check", "/trusted/config.json"],
       ["serve", "--config", "/trusted/config.json"],
     ]);
+    assert.deepEqual(fake.tools.map((t) => t.name), ["bash"]);
+    await fake.emit("session_shutdown", { reason: "quit" });
+  });
+
+  // Reference item 8: who owns the active `subagent` tool under provider pi-subagents.
+  for (const [name, tool, active, notice] of [
+    ["no external tool", undefined, false, ["warning", "pi-sandbox provider pi-subagents selected, but no external subagent tool is active"]],
+    ["an inactive one", { source: "npm:pi-subagents", path: "/n/pi-subagents/index.ts" }, false, ["warning", "pi-sandbox provider pi-subagents selected, but no external subagent tool is active"]],
+    ["a foreign owner", { source: "npm:my-agents", path: "/n/my-agents/index.ts" }, true, ["warning", "pi-sandbox provider pi-subagents selected, but the active subagent tool is owned by unexpected source npm:my-agents (/n/my-agents/index.ts)"]],
+    ["a path that only contains the name", { source: "local", path: "/n/not-pi-subagents-x/index.ts" }, true, ["warning", "pi-sandbox provider pi-subagents selected, but the active subagent tool is owned by unexpected source local (/n/not-pi-subagents-x/index.ts)"]],
+    ["pi-subagents itself", { source: "local", path: "/home/u/.pi/agent/extensions/pi-subagents/index.ts" }, true, ["info", "pi-subagents orchestration active; pi-sandbox protects Bash execution. External workers are not yet wrapped in an outer Sandbox Runtime sandbox."]],
+  ] as const) {
+    it(`provider pi-subagents with ${name}: its diagnostic, and no subagent tool of its own`, async () => {
+      const fake = fakePi({
+        env: { FAKE_PROVIDER: "pi-subagents" },
+        allTools: tool ? [{ name: "subagent", sourceInfo: tool }] : [],
+        activeTools: active ? ["bash", "subagent"] : ["bash"],
+      });
+      await fake.register();
+      assert.deepEqual(fake.tools.map((t) => t.name), ["bash"]);
+      await fake.emit("session_start", { reason: "startup" });
+      assert.deepEqual(fake.notices, [notice, ["info", ENABLED]]);
+      await fake.emit("session_shutdown", { reason: "quit" });
+    });
+  }
+
+  it("registers no subagent tool and shows no builtin notice when the configuration cannot be read", async () => {
+    const fake = fakePi({ env: { PI_SANDBOX_BIN: "/nonexistent/pi-sandbox" } });
+    await fake.register();
+    assert.deepEqual(fake.tools.map((t) => t.name), ["bash"]);
+    await fake.emit("session_start", { reason: "startup" });
+    assert.equal(fake.notices.some(([, message]) => message === BUILTIN), false);
     await fake.emit("session_shutdown", { reason: "quit" });
   });
 

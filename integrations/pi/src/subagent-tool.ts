@@ -1,0 +1,176 @@
+// The `subagent` tool of the builtin provider (reference items 68, 77-79, 85): the model
+// starts Pi workers, each in its own sandbox, and talks to them. The workers' lifecycle and
+// limits are subagent.ts; launching them through serve is index.ts.
+
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ExtensionContext, ToolDefinition } from "@earendil-works/pi-coding-agent";
+import { StringEnum } from "@earendil-works/pi-ai";
+import { Type, type Static } from "typebox";
+import type { SubagentManager, SubagentSession } from "./subagent.ts";
+
+export const SUBAGENT_TOOL = "subagent";
+export const SUBAGENT_LABEL = "Subagent (pi-sandbox)";
+/** `details.sandbox` of every result (reference item 77). */
+export const SUBAGENT_SANDBOX = "sandbox-runtime-outer";
+
+const ACTIONS = ["start", "follow_up", "wait", "status", "stop", "handoff"] as const;
+type Action = (typeof ACTIONS)[number];
+
+const PARAMETERS = Type.Object({
+  action: Type.Optional(
+    StringEnum(ACTIONS, {
+      description:
+        "start (default): a new worker for `task`; follow_up: another task for `sessionId`; wait: until `sessionId` settles; status: every session; stop: end `sessionId`; handoff: a new worker that continues from `sessionId`'s result with `task`",
+    }),
+  ),
+  task: Type.Optional(Type.String({ description: "What the worker is to do" })),
+  sessionId: Type.Optional(Type.String({ description: "The worker session (follow_up, wait, stop, handoff)" })),
+  background: Type.Optional(Type.Boolean({ description: "Return at once instead of waiting for the worker to settle" })),
+  model: Type.Optional(Type.String({ description: "The worker's model (provider/id); default: this session's" })),
+});
+
+type Params = Static<typeof PARAMETERS>;
+export type SubagentDetails = { sandbox: typeof SUBAGENT_SANDBOX; sessionId?: string; state?: string };
+
+const PI_PACKAGE = join("node_modules", "@earendil-works", "pi-coding-agent");
+
+/**
+ * Pi's CLI for workers (reference item 72): `process.argv[1]` when it is Pi's `cli.(js|mjs|cjs|ts)`,
+ * else `dist/cli.js` of the @earendil-works/pi-coding-agent package found the way Node resolves
+ * it from this file (the nearest node_modules upward; the package exports no CommonJS entry to
+ * resolve). Throws when there is none.
+ */
+export function piCliPath(argv1: string | undefined = process.argv[1], from: string = dirname(fileURLToPath(import.meta.url))): string {
+  if (argv1 && /(^|[\\/])cli\.(js|mjs|cjs|ts)$/.test(argv1)) return argv1;
+  for (let dir = from; ; dir = dirname(dir)) {
+    const cli = join(dir, PI_PACKAGE, "dist", "cli.js");
+    if (existsSync(cli)) return cli;
+    if (dirname(dir) === dir) break;
+  }
+  throw new Error(`pi-sandbox: no Pi CLI (${PI_PACKAGE}/dist/cli.js) above ${from}; start Pi with its cli.js`);
+}
+
+/** The handoff task (reference item 79). */
+export function handoffTask(from: string, previous: string, task: string): string {
+  return `Handoff from subagent session ${from}.\n\nPrevious result:\n${previous}\n\nNext task:\n${task}`;
+}
+
+/** The session's model as `provider/id`, for a worker that names none. */
+function currentModel(ctx: ExtensionContext): string | undefined {
+  return ctx.model ? `${ctx.model.provider}/${ctx.model.id}` : undefined;
+}
+
+function result(text: string, details: Omit<SubagentDetails, "sandbox"> = {}) {
+  return { content: [{ type: "text" as const, text }], details: { sandbox: SUBAGENT_SANDBOX, ...details } as SubagentDetails };
+}
+
+function required(action: Action, field: "task" | "sessionId", value: string | undefined): string {
+  if (value === undefined || value.trim() === "") throw new Error(`subagent ${action} requires ${field}`);
+  return value;
+}
+
+/**
+ * Waits until `session` has settled `target` times. An abort of the tool call rejects with
+ * `aborted` and then asks the worker to abort its run (reference item 85).
+ */
+async function settle(session: SubagentSession, target: number, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return session.settled(target);
+  if (signal.aborted) throw new Error("aborted");
+  let onAbort!: () => void;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(new Error("aborted"));
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    await Promise.race([session.settled(target), aborted]);
+  } catch (error) {
+    if (signal.aborted) await session.abort().catch(() => undefined);
+    throw error;
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
+}
+
+/**
+ * The worker's answer, then what its sandbox refused meanwhile (serve's `pi-sandbox: …` lines,
+ * which reach the worker's stderr, not its model).
+ */
+function finalText(session: SubagentSession): string {
+  const text = session.text || "(subagent completed without assistant text)";
+  const lines = session.takeSandboxLines();
+  return lines.length > 0 ? `${text}\n\n${lines.join("\n")}` : text;
+}
+
+/** The `subagent` tool over `manager` (parallel execution: each call has its own worker). */
+export function subagentTool(
+  manager: (ctx: ExtensionContext) => SubagentManager,
+): ToolDefinition<typeof PARAMETERS, SubagentDetails> {
+  return {
+    name: SUBAGENT_TOOL,
+    label: SUBAGENT_LABEL,
+    description:
+      "Start Pi workers that run tasks in parallel, each in its own pi-sandbox sandbox (its Bash, files and network under the same policy and approvals as this session's commands), and talk to them.",
+    parameters: PARAMETERS,
+    executionMode: "parallel",
+    async execute(_toolCallId, params: Params, signal, onUpdate, ctx) {
+      const action = (params.action ?? "start") as Action;
+      if (!ctx) throw new Error("pi-sandbox: missing extension context");
+      const subagents = manager(ctx);
+      const update = (session: SubagentSession) => {
+        session.onText = (text) => onUpdate?.(result(text, { sessionId: session.id, state: session.state }));
+      };
+      switch (action) {
+        case "start":
+        case "handoff": {
+          const task = required(action, "task", params.task);
+          const from = action === "handoff" ? subagents.get(required(action, "sessionId", params.sessionId)) : undefined;
+          const message = from ? handoffTask(from.id, from.text, task) : task;
+          const model = params.model ?? currentModel(ctx);
+          const session = await subagents.start({ task: message, ...(model ? { model } : {}), ...(from ? { parentId: from.id } : {}) });
+          update(session);
+          let target: number;
+          try {
+            target = await session.send(message);
+          } catch (error) {
+            await subagents.remove(session.id);
+            throw error;
+          }
+          if (params.background) return result(`Started background subagent ${session.id}`, { sessionId: session.id, state: session.state });
+          try {
+            await settle(session, target, signal);
+          } finally {
+            // A foreground start ends with its worker; a handoff session is kept (item 78).
+            if (action === "start") await subagents.remove(session.id);
+          }
+          return result(finalText(session), { sessionId: session.id, state: action === "start" ? "stopped" : session.state });
+        }
+        case "follow_up": {
+          const session = subagents.get(required(action, "sessionId", params.sessionId));
+          const task = required(action, "task", params.task);
+          update(session);
+          const target = await session.send(task);
+          if (params.background) return result(`Follow-up queued for subagent ${session.id}`, { sessionId: session.id, state: session.state });
+          await settle(session, target, signal);
+          return result(finalText(session), { sessionId: session.id, state: session.state });
+        }
+        case "wait": {
+          const session = subagents.get(required(action, "sessionId", params.sessionId));
+          update(session);
+          await settle(session, session.currentTarget(), signal);
+          return result(finalText(session), { sessionId: session.id, state: session.state });
+        }
+        case "status": {
+          const sessions = subagents.status();
+          return result(sessions.length > 0 ? JSON.stringify(sessions, null, 2) : "(no subagent sessions)");
+        }
+        case "stop": {
+          const id = required(action, "sessionId", params.sessionId);
+          await subagents.stop(id);
+          return result(`Stopped subagent ${id}`, { sessionId: id, state: "stopped" });
+        }
+      }
+    },
+  };
+}
