@@ -362,6 +362,11 @@ class RpcPi {
     return this.ui.filter((r) => r.method === "notify").map((r) => [r.notifyType, r.message]);
   }
 
+  /** Pi's process id. */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
   /** Kills Pi (SIGKILL: no shutdown handler runs) and waits for the exit. */
   async kill(): Promise<void> {
     if (this.child.exitCode !== null) return;
@@ -715,17 +720,19 @@ describe("pi --mode rpc: abort", () => {
             (r) => r.type === "tool_execution_update" && JSON.stringify(r.partialResult ?? {}).includes("started"),
           ),
         );
+        // Pi itself (its working directory is the workspace) and serve are still running.
         const serve = `${scratch.binary} serve`;
-        const running = scratch.leftovers().filter((p) => !p.includes(serve));
+        const others = (p: string) => !p.includes(serve) && !p.startsWith(`${pi.pid}: `);
+        const running = scratch.leftovers().filter(others);
         assert.ok(running.some((p) => p.includes(`sleep 120; echo late > ${late}`)), `the command is not seen running: ${running}`);
         pi.abort();
         const { results } = await pi.settle(started);
         assert.deepEqual(results, [{ text: "started\n\n\nCommand aborted", isError: true }]);
         // serve is still running; the command (bash and its sleep) must be gone.
-        let left = scratch.leftovers().filter((p) => !p.includes(serve));
+        let left = scratch.leftovers().filter(others);
         for (let i = 0; i < 50 && left.length > 0; i++) {
           await new Promise((r) => setTimeout(r, 100));
-          left = scratch.leftovers().filter((p) => !p.includes(serve));
+          left = scratch.leftovers().filter(others);
         }
         assert.deepEqual(left, []);
         assert.equal(existsSync(late), false);
