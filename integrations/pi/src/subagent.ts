@@ -193,6 +193,8 @@ export class SubagentSession {
     const target = this.settles + 1;
     this.expected = Math.max(this.expected, target);
     await this.rpc(busy ? "follow_up" : "prompt", message);
+    // Accepted: the run is under way until it settles (agent_start may still be on its way).
+    if (this.live && this.settles < target) this.state = "running";
     return target;
   }
 

@@ -274,7 +274,10 @@ describe("subagent tool", () => {
     const workers = new ScriptedWorkers();
     const subagents = manager(workers);
     const { call } = tool(subagents);
-    assert.equal((await call({ task: "a", background: true })).text, "Started background subagent subagent-1");
+    assert.deepEqual(await call({ task: "a", background: true }), {
+      text: "Started background subagent subagent-1",
+      details: { sandbox: SUBAGENT_SANDBOX, sessionId: "subagent-1", state: "running" },
+    });
     assert.equal((await call({ action: "wait", sessionId: "subagent-1" })).text, "did: a");
     assert.equal((await call({ action: "follow_up", sessionId: "subagent-1", task: "b" })).text, "did: b");
     assert.equal((await call({ action: "follow_up", sessionId: "subagent-1", task: "c", background: true })).text, "Follow-up queued for subagent subagent-1");
