@@ -213,6 +213,15 @@ void add_workspace_rules(SandboxPolicy& policy) {
   const fs::path& ws = policy.workspace;
   for (auto name : {"settings.json", "sandbox.json", "pi-auto-review.json"})
     add(policy.protected_paths, ws / ".pi" / name, ProtectReason::SecurityControl, kFile, true);
+  // Pi's project resources that need the project's trust (Pi 1.6, trust-manager: the
+  // TRUST_REQUIRING_PROJECT_CONFIG_RESOURCES and `.agents/skills`): once the user trusts this
+  // directory, a later Pi started here loads them on the host, extensions as code.
+  for (auto name : {"mcp.json", "SYSTEM.md", "APPEND_SYSTEM.md"})
+    add(policy.protected_paths, ws / ".pi" / name, ProtectReason::SecurityControl, kFile, true);
+  for (auto name : {"extensions", "skills", "prompts", "themes"})
+    add(policy.protected_paths, ws / ".pi" / name, ProtectReason::SecurityControl, kDir, true);
+  add(policy.protected_paths, ws / ".agents" / "skills", ProtectReason::SecurityControl, kDir,
+      true);
   for (auto name : dangerous_files())
     add(policy.protected_paths, ws / name, ProtectReason::DangerousFile, kFile, true);
   for (auto name : dangerous_directories())

@@ -245,9 +245,9 @@ class RpcPi {
   private nextId = 1;
   private listeners: Array<() => void> = [];
 
-  constructor(scratch: Scratch, options: { extensions?: string[]; env?: Record<string, string | undefined> } = {}) {
+  constructor(scratch: Scratch, options: { extensions?: string[]; env?: Record<string, string | undefined>; cwd?: string } = {}) {
     const args = [...COMMON_ARGS, "--mode", "rpc", ...extensionArgs(options.extensions ?? [EXTENSION, FAUX])];
-    this.child = spawn(PI, args, { cwd: scratch.ws, env: scratch.env(options.env), stdio: ["pipe", "pipe", "pipe"] });
+    this.child = spawn(PI, args, { cwd: options.cwd ?? scratch.ws, env: scratch.env(options.env), stdio: ["pipe", "pipe", "pipe"] });
     let pending = "";
     this.child.stdout.on("data", (chunk: Buffer) => {
       pending += chunk.toString("utf8");
@@ -388,7 +388,7 @@ class RpcPi {
 
 async function withRpc(
   scratch: Scratch,
-  options: { extensions?: string[]; env?: Record<string, string | undefined> },
+  options: { extensions?: string[]; env?: Record<string, string | undefined>; cwd?: string },
   fn: (pi: RpcPi) => Promise<void>,
 ): Promise<void> {
   const pi = new RpcPi(scratch, options);
@@ -407,6 +407,26 @@ function subagentConfig(scratch: Scratch): string {
   const path = join(scratch.base, "config.json");
   writeFileSync(path, JSON.stringify({ subagents: { workerExtensions: [FAUX] } }));
   return path;
+}
+
+/**
+ * The environment of the process whose environment holds every entry of `markers` (a worker
+ * inside its sandbox, read from the host: Pi renames its process `pi`, so its command line
+ * tells nothing; `PI_SANDBOX=1` is set inside sandboxes only, not in serve's worker process on
+ * the host), or undefined.
+ */
+function workerEnviron(markers: string[]): Map<string, string> | undefined {
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const entries = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean);
+      if (!markers.every((marker) => entries.includes(marker))) continue;
+      return new Map(entries.map((e) => [e.slice(0, e.indexOf("=")), e.slice(e.indexOf("=") + 1)]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return undefined;
 }
 
 /** A task for a worker's faux model: one bash call, answered with its result. */
@@ -852,17 +872,57 @@ describe("pi --mode rpc: built-in subagents, each in its own sandbox", () => {
     });
   });
 
-  it("the worker gets its model provider's API key, explicitly; every other credential is removed", async () => {
+  it("the worker gets exactly the API key Pi reports for its model's provider; every other credential is removed", async () => {
     await withScratch(async (scratch) => {
-      const env = { ...NO_PARENT, PI_SANDBOX_CONFIG: subagentConfig(scratch), E2E_FAUX_API_KEY: "faux-key", OTHER_API_KEY: "other", GH_TOKEN: "gh" };
+      const env = {
+        ...NO_PARENT,
+        PI_SANDBOX_CONFIG: subagentConfig(scratch),
+        OPENAI_API_KEY: "sk-e2e",
+        OPENAI_ORG_SECRET: "org-secret",
+        GITHUB_TOKEN: "gh-token",
+      };
       await withRpc(scratch, { env }, async (pi) => {
-        const result = await pi.subagent({
-          task: workerTask(`printf '%s|%s|%s|%s\\n' "\${E2E_FAUX_API_KEY-unset}" "\${OTHER_API_KEY-unset}" "\${GH_TOKEN-unset}" "\$PI_SANDBOX_SUBAGENT_DEPTH"`),
+        // The worker's model is openai's: its first connection asks; the worker's environment is
+        // read from the host while the question is open, then the connection is denied.
+        let environ: Map<string, string> | undefined;
+        pi.answer = (request) => {
+          environ ??= workerEnviron(["PI_CODING_AGENT_DIR=/tmp/pi-sandbox-subagent/agent", "PI_SANDBOX=1"]);
+          return request.method === "select" ? "Deny" : undefined;
+        };
+        assert.deepEqual(await pi.subagent({ task: "hello", model: "openai/gpt-4o", background: true }), {
+          text: "Started background subagent subagent-1",
+          isError: false,
         });
-        assert.deepEqual(result, { text: "done: faux-key|unset|unset|1", isError: false });
+        await pi.until("the worker's model connection question", () => environ !== undefined);
+        const question = pi.ui.find((r) => r.method === "select");
+        assert.equal(
+          question?.title,
+          `Sandbox approval required: connect api.openai.com:443\nCommand: process-backed subagent: hello\n${NO_BROKER}`,
+        );
+        assert.equal(environ!.get("OPENAI_API_KEY"), "sk-e2e");
+        assert.equal(environ!.has("OPENAI_ORG_SECRET"), false);
+        assert.equal(environ!.has("GITHUB_TOKEN"), false);
+        assert.equal(environ!.get("PI_SANDBOX_SUBAGENT_DEPTH"), "1");
+        assert.equal(environ!.get("PI_CODING_AGENT_DIR"), "/tmp/pi-sandbox-subagent/agent");
+        assert.deepEqual(await pi.subagent({ action: "stop", sessionId: "subagent-1" }), { text: "Stopped subagent subagent-1", isError: false });
         // The parent's own commands keep losing every credential, the provider's included.
-        const { results } = await pi.prompt({ command: `printf '%s|%s\\n' "\${E2E_FAUX_API_KEY-unset}" "\${OTHER_API_KEY-unset}"` });
+        const { results } = await pi.prompt({ command: `printf '%s|%s\\n' "\${OPENAI_API_KEY-unset}" "\${GITHUB_TOKEN-unset}"` });
         assert.deepEqual(results, [{ text: "unset|unset\n", isError: false }]);
+      });
+    });
+  });
+
+  it("works with the workspace as the home: the worker's Pi keeps its state in its sandbox", async () => {
+    await withScratch(async (scratch) => {
+      const env = { ...NO_PARENT, PI_SANDBOX_CONFIG: subagentConfig(scratch) };
+      // The home's top level is not writable then (security.md); its ordinary directories are.
+      mkdirSync(join(scratch.home, "project"));
+      await withRpc(scratch, { env, cwd: scratch.home }, async (pi) => {
+        const result = await pi.subagent({ task: workerTask("echo from-home > project/in-home && cat project/in-home") });
+        assert.deepEqual(result, { text: "done: from-home", isError: false });
+        assert.equal(readFileSync(join(scratch.home, "project/in-home"), "utf8"), "from-home\n");
+        // Nothing of the worker's Pi reached the user's ~/.pi.
+        assert.equal(existsSync(join(scratch.home, ".pi/agent/trust.json")), false);
       });
     });
   });
@@ -880,7 +940,7 @@ describe("pi --mode rpc: built-in subagents, each in its own sandbox", () => {
         assert.deepEqual(results, []);
         const result = toolResultOf(pi.records.findLast((r) => r.type === "tool_execution_end" && r.toolName === "subagent"));
         assert.deepEqual(result, {
-          text: `done: ${CURL_403}\n\n\nCommand exited with code 56\n\npi-sandbox: network: refused ${HOST}:443: ${BROKER_DENIES}`,
+          text: `done: ${CURL_403}\n\n\nCommand exited with code 56\n\npi-sandbox: the worker's sandbox refused network ${HOST}:443: ${BROKER_DENIES}`,
           isError: false,
         });
         assert.deepEqual(ui.map((r) => [r.method, r.message, r.notifyType]), [

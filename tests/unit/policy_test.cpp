@@ -25,6 +25,14 @@ std::vector<ProtectedPath> expected_protected(const fs::path& ws, const fs::path
       {ws / ".pi/settings.json", kSecurity, F, true},
       {ws / ".pi/sandbox.json", kSecurity, F, true},
       {ws / ".pi/pi-auto-review.json", kSecurity, F, true},
+      {ws / ".pi/mcp.json", kSecurity, F, true},
+      {ws / ".pi/SYSTEM.md", kSecurity, F, true},
+      {ws / ".pi/APPEND_SYSTEM.md", kSecurity, F, true},
+      {ws / ".pi/extensions", kSecurity, D, true},
+      {ws / ".pi/skills", kSecurity, D, true},
+      {ws / ".pi/prompts", kSecurity, D, true},
+      {ws / ".pi/themes", kSecurity, D, true},
+      {ws / ".agents/skills", kSecurity, D, true},
   };
   for (auto name : {".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".zshrc", ".zprofile",
                     ".profile", ".ripgreprc", ".mcp.json"})

@@ -25,7 +25,7 @@ import {
 import { findBinary } from "./binary.ts";
 import { DialogQueue } from "./dialog.ts";
 import { DenialNotices } from "./notices.ts";
-import type { ApprovalRequestEvent } from "./protocol.ts";
+import type { ApprovalRequestEvent, DeniedEvent } from "./protocol.ts";
 import { ServeClient, type ExecOutcome } from "./serve-client.ts";
 import { depthFromEnv, SubagentManager, type WorkerEvents, type WorkerLauncher, type WorkerProcess, type WorkerSpec } from "./subagent.ts";
 import { piCliPath, SUBAGENT_TOOL, subagentTool } from "./subagent-tool.ts";
@@ -103,18 +103,15 @@ function workerExtensionsOf(config: unknown): string[] {
 }
 
 /**
- * The variables of this process that carry the API key of `provider` (issue 15: a worker's
- * model credentials reach it explicitly, named in serve's `env_keep`): what Pi reports as the
- * provider's environment source, and `<PROVIDER>_*` names holding a key or token.
+ * The variables of this process that carry the API key of the worker's model (issue 15: a
+ * worker's model credentials reach it explicitly, named in serve's `env_keep`): exactly what
+ * Pi reports as the provider's environment source (`getProviderAuthStatus().label`, e.g.
+ * `GEMINI_API_KEY`), when set. Nothing else: no guess from the provider's name.
  */
-export function providerCredentialNames(provider: string, env: NodeJS.ProcessEnv, reported?: string): string[] {
-  const prefix = `${provider.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_`;
-  const names = new Set<string>();
-  for (const name of (reported ?? "").split(/,\s*/)) if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && env[name]) names.add(name);
-  for (const [name, value] of Object.entries(env)) {
-    if (value && name.toUpperCase().startsWith(prefix) && /KEY|TOKEN|SECRET/i.test(name)) names.add(name);
-  }
-  return [...names];
+export function providerCredentialNames(env: NodeJS.ProcessEnv, reported: { source?: string; label?: string } | undefined): string[] {
+  if (reported?.source !== "environment" || !reported.label) return [];
+  const names = reported.label.split(/,\s*/).filter((name) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && env[name]);
+  return [...new Set(names)];
 }
 
 function providerOf(config: unknown): SubagentProvider {
@@ -278,9 +275,7 @@ class SessionSandbox {
     };
     const model = spec.args[spec.args.indexOf("--model") + 1];
     const provider = spec.args.includes("--model") && model ? model.split("/")[0]! : ctx.model?.provider;
-    const keep = provider
-      ? providerCredentialNames(provider, this.env, ctx.modelRegistry?.getProviderAuthStatus?.(provider)?.label)
-      : [];
+    const keep = provider ? providerCredentialNames(this.env, ctx.modelRegistry?.getProviderAuthStatus?.(provider)) : [];
     const launch = async () => {
       if (this.shutDown) throw unavailable("the Pi session has ended");
       let client: ServeClient;
@@ -294,7 +289,9 @@ class SessionSandbox {
         {
           argv: [process.execPath, piCliPath(), "--mode", "rpc", "--no-session", ...spec.args],
           cwd: resolve(ctx.cwd),
-          env: { ...stringEnv(this.env), ...spec.env },
+          // The worker's Pi keeps its state in the sandbox's private /tmp: it never reads or
+          // writes the user's ~/.pi (hidden; read-only when the workspace is the home).
+          env: { ...stringEnv(this.env), ...spec.env, PI_CODING_AGENT_DIR: WORKER_AGENT_DIR, NODE_NO_WARNINGS: "1" },
           ...(keep.length > 0 ? { env_keep: keep } : {}),
           scope_key: approvals.scopeKey,
           agent_name: spec.agentName,
@@ -304,7 +301,10 @@ class SessionSandbox {
         {
           onOutput: (stream, data) => (stream === "stdout" ? events.stdout(data) : events.stderr(data)),
           onApprovalRequest: (event) => this.approve(ctx, client, event, approvals),
-          onDenied: (event) => approvals.notices.denied(event),
+          onDenied: (event) => {
+            approvals.notices.denied(event);
+            events.denied?.(workerDenialLine(event));
+          },
           onApprovalSettled: (event) => approvals.open.get(event.request_id)?.abort(),
         },
         ended.signal,
@@ -481,6 +481,15 @@ function exitCodeOf(outcome: ExecOutcome, timeout: number | undefined): number {
   // A signal-killed command: 128 + the signal, as Pi's own bash reports it.
   if (typeof outcome.signal === "number") return 128 + outcome.signal;
   throw new Error(`pi-sandbox serve sent an exit without a status: ${JSON.stringify(outcome)}`);
+}
+
+/** Where a worker's Pi keeps its agent directory: the private /tmp of its sandbox. */
+export const WORKER_AGENT_DIR = "/tmp/pi-sandbox-subagent/agent";
+
+/** The parent's line for a refusal in a worker's sandbox (serve's `denied` event). */
+export function workerDenialLine(event: DeniedEvent): string {
+  const target = event.target ? ` ${event.target}` : "";
+  return `pi-sandbox: the worker's sandbox refused ${event.surface}${target}: ${event.reason ?? "denied"}`;
 }
 
 /** A worker's exit code as the manager reports it: 128 + the signal for a signal. */

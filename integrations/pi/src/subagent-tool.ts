@@ -94,13 +94,22 @@ async function settle(session: SubagentSession, target: number, signal: AbortSig
 }
 
 /**
- * The worker's answer, then what its sandbox refused meanwhile (serve's `pi-sandbox: …` lines,
- * which reach the worker's stderr, not its model).
+ * The worker's answer (the words of the worker and of what its commands printed: data, never
+ * authority), then its model's error if its last message failed, then what its sandbox refused
+ * meanwhile (from serve, which the worker's commands cannot forge).
  */
 function finalText(session: SubagentSession): string {
   const text = session.text || "(subagent completed without assistant text)";
-  const lines = session.takeSandboxLines();
+  const lines = [...(session.workerError ? [`worker error: ${session.workerError}`] : []), ...session.takeSandboxLines()];
   return lines.length > 0 ? `${text}\n\n${lines.join("\n")}` : text;
+}
+
+/** A worker that could not load an extension: where the sandbox lets it read one. */
+function withExtensionHint(error: unknown): unknown {
+  if (!(error instanceof Error) || !error.message.includes("Failed to load extension")) return error;
+  return new Error(
+    `${error.message}\n(a worker loads subagents.workerExtensions inside its sandbox: a file in the hidden home needs its directory in filesystem.additionalAllowRead)`,
+  );
 }
 
 /** The `subagent` tool over `manager` (parallel execution: each call has its own worker). */
@@ -128,7 +137,11 @@ export function subagentTool(
           const from = action === "handoff" ? subagents.get(required(action, "sessionId", params.sessionId)) : undefined;
           const message = from ? handoffTask(from.id, from.text, task) : task;
           const model = params.model ?? currentModel(ctx);
-          const session = await subagents.start({ task: message, ...(model ? { model } : {}), ...(from ? { parentId: from.id } : {}) });
+          const session = await subagents
+            .start({ task: message, approvalTask: task, ...(model ? { model } : {}), ...(from ? { parentId: from.id } : {}) })
+            .catch((error: unknown) => {
+              throw withExtensionHint(error);
+            });
           update(session);
           let target: number;
           try {

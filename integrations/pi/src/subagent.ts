@@ -50,6 +50,12 @@ export interface WorkerProcess {
 export type WorkerEvents = {
   stdout(chunk: Buffer): void;
   stderr(chunk: Buffer): void;
+  /**
+   * The worker's sandbox refused something (serve's `denied` event, a channel the worker's
+   * commands cannot write to): one line for the parent, e.g. `pi-sandbox: the worker's sandbox
+   * refused network e.example:443: Denied by the user.`.
+   */
+  denied?(line: string): void;
   /** The worker ended: its exit code (128 + signal for a signal), or why it could not start. */
   exit(code: number | undefined, error?: string): void;
 };
@@ -87,10 +93,16 @@ export type SubagentInfo = {
 type Pending = { type: string; resolve(): void; reject(error: Error): void; timer: NodeJS.Timeout };
 type Waiter = { target: number; resolve(): void; reject(error: Error): void };
 
-/** The depth this process runs at, from its environment (reference item 70). */
+/**
+ * The depth this process runs at, from its environment (reference item 70): absent or empty
+ * is 0. Throws for anything but a whole number from 0: a depth that cannot be read refuses
+ * subagents rather than starting over at 0.
+ */
 export function depthFromEnv(env: NodeJS.ProcessEnv): number {
-  const depth = Number(env[DEPTH_ENV] ?? "");
-  return Number.isInteger(depth) && depth > 0 ? depth : 0;
+  const value = (env[DEPTH_ENV] ?? "").trim();
+  if (value === "") return 0;
+  if (!/^\d+$/.test(value)) throw new Error(`${DEPTH_ENV}=${value} is not a nesting depth (a whole number from 0); subagents are refused`);
+  return Number(value);
 }
 
 function positiveInteger(name: string, value: number): number {
@@ -128,12 +140,13 @@ export class SubagentSession {
   /** Why the session failed, or that it was stopped. */
   error: Error | undefined;
   /**
-   * pi-sandbox's own lines about the worker's sandbox since the last result (`pi-sandbox:
-   * network: refused …`): serve writes them to the worker's stderr, where its model does not
-   * see them, so the parent's result carries them. Each once, at most MAX_SANDBOX_LINES.
+   * What the worker's sandbox refused since the last result (WorkerEvents.denied): serve's own
+   * lines reach the worker's stderr, where its model does not see them, so the parent's result
+   * carries them. Each once, at most MAX_SANDBOX_LINES.
    */
   private sandboxLines: string[] = [];
-  private stderrLine = "";
+  /** The error of the worker's last assistant message (`stopReason: "error"`), if any. */
+  workerError: string | undefined;
   /** Called with each assistant text as it arrives (tool updates). */
   onText: ((text: string) => void) | undefined;
   private process: WorkerProcess | undefined;
@@ -177,7 +190,12 @@ export class SubagentSession {
     const lines = new LineSplitter((line) => this.onLine(line));
     this.process = launcher.launch(spec, {
       stdout: (chunk) => lines.push(chunk),
-      stderr: (chunk) => this.onStderr(chunk.toString("utf8")),
+      stderr: (chunk) => {
+        this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL_BYTES);
+      },
+      denied: (line) => {
+        if (!this.sandboxLines.includes(line) && this.sandboxLines.length < MAX_SANDBOX_LINES) this.sandboxLines.push(line);
+      },
       exit: (code, error) => this.onExit(code, error),
     });
     await this.rpc("get_state");
@@ -236,16 +254,6 @@ export class SubagentSession {
     return this.sandboxLines.splice(0);
   }
 
-  private onStderr(text: string): void {
-    this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL_BYTES);
-    const lines = (this.stderrLine + text).split("\n");
-    this.stderrLine = lines.pop() ?? "";
-    for (const line of lines) {
-      if (!line.startsWith("pi-sandbox: ") || this.sandboxLines.includes(line)) continue;
-      if (this.sandboxLines.length < MAX_SANDBOX_LINES) this.sandboxLines.push(line);
-    }
-  }
-
   private check(): void {
     if (this.error) throw this.error;
   }
@@ -286,6 +294,8 @@ export class SubagentSession {
         const text = assistantText(record.message);
         if (text === undefined) return;
         this.text = text;
+        const { stopReason, errorMessage } = record.message as { stopReason?: unknown; errorMessage?: unknown };
+        this.workerError = stopReason === "error" && typeof errorMessage === "string" ? errorMessage : undefined;
         this.onText?.(text);
         return;
       }
@@ -363,9 +373,10 @@ export class SubagentManager {
   /**
    * Starts a worker and waits until it is idle (reference item 75). Depth: this process's + 1,
    * or the parent session's + 1 for a handoff (item 70). Throws the limits' texts (item 69);
-   * a failure while starting removes and stops the session.
+   * a failure while starting removes and stops the session. `approvalTask`: the task as its
+   * approvals name it (a handoff's own task, not the previous result before it); default `task`.
    */
-  async start(fields: { task: string; model?: string; parentId?: string }): Promise<SubagentSession> {
+  async start(fields: { task: string; model?: string; parentId?: string; approvalTask?: string }): Promise<SubagentSession> {
     const parent = fields.parentId !== undefined ? this.get(fields.parentId) : undefined;
     const depth = (parent ? parent.depth : this.depth) + 1;
     if (depth > this.maxDepth) throw new Error(`subagent nesting depth limit reached (${this.maxDepth})`);
@@ -382,7 +393,7 @@ export class SubagentManager {
       await session.start(this.launcher, {
         sessionId: id,
         depth,
-        approvalCommand: `process-backed subagent: ${fields.task}`,
+        approvalCommand: `process-backed subagent: ${fields.approvalTask ?? fields.task}`,
         agentName: depth > 1 ? "nested-subagent" : "subagent",
         args,
         env: { ...this.workerEnv(), [DEPTH_ENV]: String(depth) },
