@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "sandbox/macos/launch_plan.hpp"
 #include "seatbelt_sbpl.hpp"
 
 namespace pisandbox::sandbox::macos {
@@ -420,6 +421,30 @@ TEST(SeatbeltSemantics, HostileNamesAreMatchedExactly) {
        "the hidden home"},
   };
   expect_rows(hostile_case(), rows);
+}
+
+// --- The launch (reference item 163) ---
+
+TEST(SeatbeltLaunch, RunsSandboxExecWithTheProfileAndThePrivateDirectories) {
+  const auto inputs = example_inputs();
+  const auto plan = plan_launch(
+      "(version 1)", {"-weird", "a b"},
+      {"PATH=/usr/bin", "TMPDIR=/var/folders/x/T/", "HOME=/Users/u", "HOMEBREW=1", "TMPDIR=again"},
+      inputs, HomeLayer::Home);
+  EXPECT_EQ(plan.argv, (std::vector<std::string>{"/usr/bin/sandbox-exec", "-p", "(version 1)", "--",
+                                                 "-weird", "a b"}));
+  EXPECT_EQ(plan.env,
+            (std::vector<std::string>{"PATH=/usr/bin", "HOMEBREW=1", "TMPDIR=" + kTemp.string(),
+                                      "HOME=" + kLayer.string()}));
+  EXPECT_EQ(plan_launch("p", {"sh"}, {"HOME=/Users/u"}, inputs, HomeLayer::Keep).env,
+            (std::vector<std::string>{"HOME=/Users/u", "TMPDIR=" + kTemp.string()}));
+}
+
+TEST(SeatbeltLaunch, ExitStatusesAreTheLinuxOnes) {
+  EXPECT_EQ(exit_status({true, 0}), 0);
+  EXPECT_EQ(exit_status({true, 7}), 7);
+  EXPECT_EQ(exit_status({false, 15}), 143);
+  EXPECT_EQ(exit_status({false, 9}), 137);
 }
 
 }  // namespace
