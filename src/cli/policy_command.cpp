@@ -474,6 +474,29 @@ struct PolicyOutput {
   bool sbpl = false;  ///< the Seatbelt profile alone
 };
 
+/// What both platforms' reports show after their plans: the environment filter, the network,
+/// host IPC and the approvals.
+struct Rest {
+  const config::Config& c;
+  proxy::ParentProxies parents =
+      proxy::parent_proxies_from_environment(session::caller_environment());
+  std::filesystem::path audit = approval::default_audit_path(session::home_directory());
+
+  void add_json(json& out) const {
+    out["network"] = network_json(c.network, parents);
+    out["host_ipc"] = host_ipc_json(c.host_ipc);
+    out["environment"] = environment_json(c.environment);
+    out["approval"] = approval_json(c.approval, audit);
+  }
+
+  void print() const {
+    print_environment(c.environment);
+    print_network(c.network, parents);
+    print_host_ipc(c.host_ipc);
+    print_approval(c.approval, audit);
+  }
+};
+
 /// The report of the Linux sandbox (the plans of sandbox/linux).
 int print_linux(const policy::SandboxPolicy& p, const config::LoadedConfig& loaded, bool as_json) {
   auto prepared = lx::prepare_sandbox(p, {});
@@ -482,30 +505,22 @@ int print_linux(const policy::SandboxPolicy& p, const config::LoadedConfig& load
     return 2;
   }
   const Protected prot{prepared->protected_paths, prepared->scan};
-  const auto parents = proxy::parent_proxies_from_environment(session::caller_environment());
-  const config::Config& c = *loaded.config;
-  const auto audit = approval::default_audit_path(session::home_directory());
+  const Rest rest{*loaded.config};
   if (as_json) {
     json out = {{"schema_version", kPolicySchemaVersion},
                 {"configuration", configuration_json(loaded)}};
     out.update(policy_json(p, prot));
     out["plan"] = plan_json(*prepared);
-    out["network"] = network_json(c.network, parents);
-    out["host_ipc"] = host_ipc_json(c.host_ipc);
-    out["limits"] = limits_json(p, c.limits, *prepared);
-    out["environment"] = environment_json(c.environment);
-    out["approval"] = approval_json(c.approval, audit);
+    out["limits"] = limits_json(p, rest.c.limits, *prepared);
+    rest.add_json(out);
     std::cout << out.dump(2) << "\n";
     return 0;
   }
   print_configuration(loaded);
   print_paths(p, prot);
   print_linux_plan(p, *prepared);
-  print_limits(p, c.limits, *prepared);
-  print_environment(c.environment);
-  print_network(c.network, parents);
-  print_host_ipc(c.host_ipc);
-  print_approval(c.approval, audit);
+  print_limits(p, rest.c.limits, *prepared);
+  rest.print();
   return 0;
 }
 
@@ -516,33 +531,26 @@ int print_macos(const policy::SandboxPolicy& p, const config::LoadedConfig& load
   auto scan = policy::scan_workspace(p.workspace, policy::ScanOptions{});
   const Protected prot{policy::merge_protected(p.protected_paths, scan.protected_paths),
                        std::move(scan)};
-  const config::Config& c = *loaded.config;
+  const config::HostIpcConfig& host_ipc = loaded.config->host_ipc;
   if (output.sbpl) {
-    std::cout << seatbelt_text(p, prot, c.host_ipc);
+    std::cout << seatbelt_text(p, prot, host_ipc);
     return 0;
   }
-  const auto parents = proxy::parent_proxies_from_environment(session::caller_environment());
-  const auto audit = approval::default_audit_path(session::home_directory());
+  const Rest rest{*loaded.config};
   if (output.json) {
     json out = {{"schema_version", kPolicySchemaVersion},
                 {"platform", "macos"},
                 {"configuration", configuration_json(loaded)}};
     out.update(policy_json(p, prot));
-    out["seatbelt"] = seatbelt_json(p, prot, c.host_ipc);
-    out["network"] = network_json(c.network, parents);
-    out["host_ipc"] = host_ipc_json(c.host_ipc);
-    out["environment"] = environment_json(c.environment);
-    out["approval"] = approval_json(c.approval, audit);
+    out["seatbelt"] = seatbelt_json(p, prot, host_ipc);
+    rest.add_json(out);
     std::cout << out.dump(2) << "\n";
     return 0;
   }
   print_configuration(loaded);
   print_paths(p, prot);
-  print_seatbelt(p, prot, c.host_ipc);
-  print_environment(c.environment);
-  print_network(c.network, parents);
-  print_host_ipc(c.host_ipc);
-  print_approval(c.approval, audit);
+  print_seatbelt(p, prot, host_ipc);
+  rest.print();
   return 0;
 }
 
