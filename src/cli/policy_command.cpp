@@ -567,9 +567,15 @@ void add_policy_command(CLI::App& app, int& exit_code) {
                   "Whose sandbox to show: linux or macos (default: this machine's)")
       ->check(CLI::IsMember({"linux", "macos"}));
   cmd->add_flag("--sbpl", output->sbpl,
-                "Print the macOS Seatbelt profile alone (implies --platform macos)")
-      ->excludes("--json");
+                "Print the macOS Seatbelt profile alone (implies --platform macos)");
   cmd->callback([cmd, args, output, &exit_code] {
+    if (output->sbpl && output->json) {
+      print_error(
+          "--sbpl prints the Seatbelt profile as text: it cannot be combined with --json "
+          "(the JSON carries it as .seatbelt.profile)");
+      exit_code = 2;
+      return;
+    }
     if (output->sbpl && cmd->count("--platform") > 0 && output->platform == "linux") {
       print_error(
           "--sbpl prints the macOS Seatbelt profile: it cannot be combined with --platform "

@@ -180,8 +180,15 @@ TEST(Cli, PolicyPrintsTheMacosProfileOnAnyPlatform) {
             "pi-sandbox: --sbpl prints the macOS Seatbelt profile: it cannot be combined with "
             "--platform linux\n");
   EXPECT_EQ(both.out, "");
-  EXPECT_EQ(cli(s, {"policy", "--cwd", ws, "--platform", "windows"}).exit_code, 2);
-  EXPECT_EQ(cli(s, {"policy", "--cwd", ws, "--sbpl", "--json"}).exit_code, 2);
+  const RunResult windows = cli(s, {"policy", "--cwd", ws, "--platform", "windows"});
+  EXPECT_EQ(windows.exit_code, 2);
+  EXPECT_EQ(windows.err,
+            "--platform: windows not in {linux,macos}\nRun with --help for more information.\n");
+  const RunResult json_too = cli(s, {"policy", "--cwd", ws, "--sbpl", "--json"});
+  EXPECT_EQ(json_too.exit_code, 2);
+  EXPECT_EQ(json_too.err,
+            "pi-sandbox: --sbpl prints the Seatbelt profile as text: it cannot be combined with "
+            "--json (the JSON carries it as .seatbelt.profile)\n");
 }
 
 }  // namespace
