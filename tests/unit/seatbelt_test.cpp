@@ -4,6 +4,7 @@
 #include "sandbox/macos/seatbelt.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -438,6 +439,34 @@ TEST(SeatbeltLaunch, RunsSandboxExecWithTheProfileAndThePrivateDirectories) {
                                       "HOME=" + kLayer.string()}));
   EXPECT_EQ(plan_launch("p", {"sh"}, {"HOME=/Users/u"}, inputs, HomeLayer::Keep).env,
             (std::vector<std::string>{"HOME=/Users/u", "TMPDIR=" + kTemp.string()}));
+}
+
+TEST(SeatbeltLaunch, TheHomeLayerLinksTheReExposedPathsOnce) {
+  const auto c = every_option_case();
+  const auto links = plan_home_links(c.policy, c.inputs);
+  std::vector<HomeLink> expected;
+  for (const char* rel : {".gitconfig", ".cargo", ".rustup", "src/repo", ".config/git/config",
+                          ".local/share/tool", ".local/bin/pi-sandbox", "cache"})
+    expected.push_back({kLayer / rel, kHome / rel});
+  EXPECT_EQ(links, expected);  // src/repo/ws and src/repo/.git are reached through src/repo
+  EXPECT_EQ(plan_home_links(workspace_is_home_case().policy, example_inputs()),
+            std::vector<HomeLink>{});
+}
+
+TEST(SeatbeltLaunch, HomeLinksAreMadeWithTheirDirectories) {
+  const fs::path top = fs::temp_directory_path() / ("seatbelt-links-" + std::to_string(::getpid()));
+  fs::remove_all(top);
+  const std::vector<HomeLink> links = {{top / "layer/.config/git/config", "/etc/hostname"},
+                                       {top / "layer/.gitconfig", "/etc/hosts"}};
+  ASSERT_TRUE(make_home_links(links));
+  EXPECT_EQ(fs::read_symlink(top / "layer/.config/git/config"), "/etc/hostname");
+  EXPECT_EQ(fs::read_symlink(top / "layer/.gitconfig"), "/etc/hosts");
+  const auto again = make_home_links(links);
+  ASSERT_FALSE(again);
+  EXPECT_TRUE(again.error().message.starts_with(
+      "create_symlink(" + (top / "layer/.config/git/config").string() + "): "))
+      << again.error().message;
+  fs::remove_all(top);
 }
 
 TEST(SeatbeltLaunch, ExitStatusesAreTheLinuxOnes) {

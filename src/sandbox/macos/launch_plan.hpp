@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "sandbox/macos/seatbelt.hpp"
 
 namespace pisandbox::sandbox::macos {
@@ -33,6 +34,27 @@ enum class HomeLayer { Home, Keep };
 LaunchPlan plan_launch(const std::string& profile, const std::vector<std::string>& argv,
                        const std::vector<std::string>& env, const SeatbeltInputs& inputs,
                        HomeLayer home);
+
+/// One symbolic link of the throw-away home layer: `link` (inside the layer) names `target` (a
+/// path re-exposed in the hidden home), so that `~/.gitconfig` with HOME set to the layer reads
+/// the host's file, which the profile lets the command read and not write.
+struct HomeLink {
+  fs::path link;
+  fs::path target;
+
+  friend bool operator==(const HomeLink&, const HomeLink&) = default;
+};
+
+/// The links of the home layer for `policy` (empty unless the home is hidden): one per path of
+/// SandboxPolicy::home_read_allowed and per writable path inside the home, at the same place
+/// below `inputs.home_layer` as below the home; a path beneath one already linked is reached
+/// through that link and gets none. Pure.
+std::vector<HomeLink> plan_home_links(const policy::SandboxPolicy& policy,
+                                      const SeatbeltInputs& inputs);
+
+/// Makes each link of `links` (and the directories above it inside the layer). Errors name the
+/// call and the path (`create_symlink(/private/var/.../home/.gitconfig): File exists`).
+core::Result<void> make_home_links(const std::vector<HomeLink>& links);
 
 /// How a command ended, as waitpid(2) reports it.
 ///   exited: the exit status when it exited (0-255), else the signal number (1-64).
