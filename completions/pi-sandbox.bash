@@ -22,13 +22,14 @@ _pi_sandbox() {
     --timeout | -n | --scope | -c) COMPREPLY=(); return ;;
     --surface) COMPREPLY=($(compgen -W "network host-ipc filesystem-read filesystem-write" -- "$cur")); return ;;
     --decision) COMPREPLY=($(compgen -W "allow deny" -- "$cur")); return ;;
+    --platform) COMPREPLY=($(compgen -W "linux macos" -- "$cur")); return ;;
   esac
   local words=""
   case "$path" in
     "") words="run serve policy doctor config approvals quarantine proxy-connect --help --version" ;;
     run) words="--cwd --timeout --config --reviewer --no-prompt -c --help" ;;
     serve) words="--config --reviewer --help" ;;
-    policy) words="--cwd --config --json --help" ;;
+    policy) words="--cwd --config --json --platform --sbpl --help" ;;
     doctor | proxy-connect | quarantine\ restore*) words="--help" ;;
     config) words="check --help" ;;
     config\ check*) COMPREPLY=($(compgen -f -- "$cur")); return ;;

@@ -21,6 +21,8 @@ complete -c pi-sandbox -n "__fish_seen_subcommand_from run" -l timeout -x -d 'Ki
 complete -c pi-sandbox -n "__fish_seen_subcommand_from run" -l no-prompt -d 'Never ask on the terminal'
 complete -c pi-sandbox -n "__fish_seen_subcommand_from run" -s c -x -d 'Run SHELL COMMAND with /bin/bash -c'
 complete -c pi-sandbox -n "__fish_seen_subcommand_from policy" -l json -d 'Print JSON'
+complete -c pi-sandbox -n "__fish_seen_subcommand_from policy" -l platform -x -a 'linux macos' -d 'Whose sandbox to show'
+complete -c pi-sandbox -n "__fish_seen_subcommand_from policy" -l sbpl -d 'Print the macOS Seatbelt profile alone'
 
 complete -c pi-sandbox -n "__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from check" -a check -d 'Validate FILE and print the effective value'
 complete -c pi-sandbox -n "__fish_seen_subcommand_from config; and __fish_seen_subcommand_from check" -F

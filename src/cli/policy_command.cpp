@@ -7,8 +7,10 @@
 #include "config/config.hpp"
 #include "policy/environment.hpp"
 #include "policy/host_sockets.hpp"
+#include "policy/protected_scan.hpp"
 #include "proxy/protocol/parent_proxy.hpp"
 #include "sandbox/linux/runner.hpp"
+#include "sandbox/macos/seatbelt.hpp"
 #include "session/policy_setup.hpp"
 #include "session/session.hpp"
 
@@ -120,9 +122,16 @@ void print_limits(const policy::SandboxPolicy& p, const policy::LimitsSpec& spec
             << source(spec.cpu_weight == policy::kDefaultCpuWeight) << "]\n";
 }
 
-json policy_json(const policy::SandboxPolicy& p, const lx::PreparedSandbox& prepared) {
+/// The protected paths of a command and the scan that found some of them, as both platforms'
+/// reports show them.
+struct Protected {
+  std::vector<policy::ProtectedPath> paths;
+  policy::ScanResult scan;
+};
+
+json policy_json(const policy::SandboxPolicy& p, const Protected& prot) {
   json protected_paths = json::array();
-  for (const auto& item : prepared.protected_paths)
+  for (const auto& item : prot.paths)
     protected_paths.push_back(
         {{"path", item.path.string()},
          {"reason", policy::to_string(item.reason)},
@@ -153,12 +162,11 @@ json policy_json(const policy::SandboxPolicy& p, const lx::PreparedSandbox& prep
           {"protection", policy::to_string(p.protection)},
           {"protected", protected_paths},
           {"scan",
-           {{"directories_read", prepared.scan.directories_read},
-            {"entries_seen", prepared.scan.entries_seen}}},
-          {"plan", plan_json(prepared)}};
+           {{"directories_read", prot.scan.directories_read},
+            {"entries_seen", prot.scan.entries_seen}}}};
 }
 
-void print_text(const policy::SandboxPolicy& p, const lx::PreparedSandbox& prepared) {
+void print_paths(const policy::SandboxPolicy& p, const Protected& prot) {
   std::cout << "workspace (read-write): " << p.workspace.string() << "\n"
             << "home: " << p.home.string()
             << (p.hide_home ? " (hidden: an empty, private, throw-away layer)" : " (not hidden)")
@@ -177,17 +185,20 @@ void print_text(const policy::SandboxPolicy& p, const lx::PreparedSandbox& prepa
   for (const auto& warning : p.warnings) std::cout << "warning: " << warning << "\n";
   for (const auto& note : p.notes) std::cout << "note: " << note << "\n";
   std::cout << "private /tmp and /var/tmp: " << (p.private_tmp ? "yes" : "no") << "\n"
-            << "protected paths (" << prepared.protected_paths.size() << ", scan read "
-            << prepared.scan.directories_read << " directories, " << prepared.scan.entries_seen
+            << "protected paths (" << prot.paths.size() << ", scan read "
+            << prot.scan.directories_read << " directories, " << prot.scan.entries_seen
             << " entries):\n";
   // A missing secret is not protected with the guard (docs/security.md, "The guard").
-  for (const auto& item : prepared.protected_paths)
+  for (const auto& item : prot.paths)
     std::cout << "  " << item.path.string() << "  [" << policy::to_string(item.reason)
               << (item.create_if_missing && !(p.protection == policy::Protection::Guard &&
                                               item.reason == policy::ProtectReason::Secret)
                       ? ", even if missing"
                       : "")
               << "]\n";
+}
+
+void print_linux_plan(const policy::SandboxPolicy& p, const lx::PreparedSandbox& prepared) {
   std::cout << "mount plan:\n";
   for (const auto& op : prepared.spec.mounts.ops) std::cout << "  " << lx::describe(op) << "\n";
   std::cout << "guard (filesystem.protection: " << policy::to_string(p.protection)
@@ -369,6 +380,54 @@ void print_host_ipc(const config::HostIpcConfig& c) {
             << (c.retry_on_unix_socket_error ? "true" : "false") << "\n";
 }
 
+// --- The macOS sandbox (docs/macos.md): the Seatbelt profile, printable on any platform.
+
+/// The platform whose sandbox `pi-sandbox policy` shows by default (`--platform`).
+#ifdef __APPLE__
+constexpr std::string_view kHostPlatform = "macos";
+#else
+constexpr std::string_view kHostPlatform = "linux";
+#endif
+
+/// The Seatbelt profile of `p` with the example per-command values (sandbox::macos::
+/// example_inputs()) and this configuration's hostIPC.allowedSockets.
+std::string seatbelt_text(const policy::SandboxPolicy& p, const Protected& prot,
+                          const config::HostIpcConfig& c) {
+  auto inputs = sandbox::macos::example_inputs();
+  for (const auto& s : expanded_sockets(c))
+    if (s.path) inputs.allowed_sockets.emplace_back(*s.path);
+  return sandbox::macos::render(
+      sandbox::macos::plan_seatbelt(p, prot.paths, inputs, sandbox::macos::host_path_exists));
+}
+
+json seatbelt_json(const policy::SandboxPolicy& p, const Protected& prot,
+                   const config::HostIpcConfig& c) {
+  const auto inputs = sandbox::macos::example_inputs();
+  return {{"profile", seatbelt_text(p, prot, c)},
+          {"example_inputs",
+           {{"temp_dir", inputs.temp_dir.string()},
+            {"home_layer", inputs.home_layer.string()},
+            {"http_port", inputs.http_port},
+            {"socks_port", inputs.socks_port}}}};
+}
+
+void print_seatbelt(const policy::SandboxPolicy& p, const Protected& prot,
+                    const config::HostIpcConfig& c) {
+  const auto inputs = sandbox::macos::example_inputs();
+  std::cout << "seatbelt profile (sandbox-exec -p; the per-command values are examples: temporary "
+               "directory "
+            << inputs.temp_dir.string() << ", home layer " << inputs.home_layer.string()
+            << ", proxy ports " << inputs.http_port << " and " << inputs.socks_port
+            << "; `--sbpl` prints the profile alone):\n";
+  std::string text = seatbelt_text(p, prot, c);
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = text.find('\n', start);
+    std::cout << "  " << text.substr(start, end - start) << "\n";
+    start = end == std::string::npos ? text.size() : end + 1;
+  }
+}
+
 json approval_json(const config::ApprovalConfig& c, const std::filesystem::path& audit) {
   return {{"reviewer", c.reviewer.empty() ? json(nullptr) : json(c.reviewer)},
           {"reviewer_timeout_seconds", c.reviewer_timeout_seconds},
@@ -414,16 +473,122 @@ void print_configuration(const config::LoadedConfig& loaded) {
   }
 }
 
+/// What `pi-sandbox policy` was asked to print.
+struct PolicyOutput {
+  bool json = false;
+  std::string platform = std::string(kHostPlatform);
+  bool sbpl = false;  ///< the Seatbelt profile alone
+};
+
+/// What both platforms' reports show after their plans: the environment filter, the network,
+/// host IPC and the approvals.
+struct Rest {
+  const config::Config& c;
+  proxy::ParentProxies parents =
+      proxy::parent_proxies_from_environment(session::caller_environment());
+  std::filesystem::path audit = approval::default_audit_path(session::home_directory());
+
+  void add_json(json& out) const {
+    out["network"] = network_json(c.network, parents);
+    out["host_ipc"] = host_ipc_json(c.host_ipc);
+    out["environment"] = environment_json(c.environment);
+    out["approval"] = approval_json(c.approval, audit);
+  }
+
+  void print() const {
+    print_environment(c.environment);
+    print_network(c.network, parents);
+    print_host_ipc(c.host_ipc);
+    print_approval(c.approval, audit);
+  }
+};
+
+/// The report of the Linux sandbox (the plans of sandbox/linux).
+int print_linux(const policy::SandboxPolicy& p, const config::LoadedConfig& loaded, bool as_json) {
+  auto prepared = lx::prepare_sandbox(p, {});
+  if (!prepared) {
+    print_error(prepared.error().describe());
+    return 2;
+  }
+  const Protected prot{prepared->protected_paths, prepared->scan};
+  const Rest rest{*loaded.config};
+  if (as_json) {
+    json out = {{"schema_version", kPolicySchemaVersion},
+                {"configuration", configuration_json(loaded)}};
+    out.update(policy_json(p, prot));
+    out["plan"] = plan_json(*prepared);
+    out["limits"] = limits_json(p, rest.c.limits, *prepared);
+    rest.add_json(out);
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  print_configuration(loaded);
+  print_paths(p, prot);
+  print_linux_plan(p, *prepared);
+  print_limits(p, rest.c.limits, *prepared);
+  rest.print();
+  return 0;
+}
+
+/// The report of the macOS sandbox (docs/macos.md): the same policy, its Seatbelt profile in
+/// place of the Linux plans, and no resource limits (not applied on macOS).
+int print_macos(const policy::SandboxPolicy& p, const config::LoadedConfig& loaded,
+                const PolicyOutput& output) {
+  auto scan = policy::scan_workspace(p.workspace, policy::ScanOptions{});
+  const Protected prot{policy::merge_protected(p.protected_paths, scan.protected_paths),
+                       std::move(scan)};
+  const config::HostIpcConfig& host_ipc = loaded.config->host_ipc;
+  if (output.sbpl) {
+    std::cout << seatbelt_text(p, prot, host_ipc);
+    return 0;
+  }
+  const Rest rest{*loaded.config};
+  if (output.json) {
+    json out = {{"schema_version", kPolicySchemaVersion},
+                {"platform", "macos"},
+                {"configuration", configuration_json(loaded)}};
+    out.update(policy_json(p, prot));
+    out["seatbelt"] = seatbelt_json(p, prot, host_ipc);
+    rest.add_json(out);
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  print_configuration(loaded);
+  print_paths(p, prot);
+  print_seatbelt(p, prot, host_ipc);
+  rest.print();
+  return 0;
+}
+
 }  // namespace
 
 void add_policy_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<session::PolicyArgs>();
-  auto as_json = std::make_shared<bool>(false);
+  auto output = std::make_shared<PolicyOutput>();
   CLI::App* cmd = app.add_subcommand("policy", "Show the effective policy and the mount plan");
   cmd->add_option("--cwd", args->cwd, "Workspace (default: the current directory)");
   cmd->add_option("--config", args->config, "Trusted configuration file");
-  cmd->add_flag("--json", *as_json, "Print JSON");
-  cmd->callback([args, as_json, &exit_code] {
+  cmd->add_flag("--json", output->json, "Print JSON");
+  cmd->add_option("--platform", output->platform,
+                  "Whose sandbox to show: linux or macos (default: this machine's)")
+      ->check(CLI::IsMember({"linux", "macos"}));
+  cmd->add_flag("--sbpl", output->sbpl,
+                "Print the macOS Seatbelt profile alone (implies --platform macos)");
+  cmd->callback([cmd, args, output, &exit_code] {
+    if (output->sbpl && output->json) {
+      print_error(
+          "--sbpl prints the Seatbelt profile as text: it cannot be combined with --json "
+          "(the JSON carries it as .seatbelt.profile)");
+      exit_code = 2;
+      return;
+    }
+    if (output->sbpl && cmd->count("--platform") > 0 && output->platform == "linux") {
+      print_error(
+          "--sbpl prints the macOS Seatbelt profile: it cannot be combined with --platform "
+          "linux");
+      exit_code = 2;
+      return;
+    }
     config::LoadedConfig loaded;
     auto p = session::build_policy(*args, &loaded);
     if (!p) {
@@ -431,35 +596,8 @@ void add_policy_command(CLI::App& app, int& exit_code) {
       exit_code = 2;
       return;
     }
-    auto prepared = lx::prepare_sandbox(*p, {});
-    if (!prepared) {
-      print_error(prepared.error().describe());
-      exit_code = 2;
-      return;
-    }
-    const auto parents = proxy::parent_proxies_from_environment(session::caller_environment());
-    const config::Config& c = *loaded.config;
-    const auto audit = approval::default_audit_path(session::home_directory());
-    if (*as_json) {
-      json out = {{"schema_version", kPolicySchemaVersion},
-                  {"configuration", configuration_json(loaded)}};
-      out.update(policy_json(*p, *prepared));
-      out["network"] = network_json(c.network, parents);
-      out["host_ipc"] = host_ipc_json(c.host_ipc);
-      out["limits"] = limits_json(*p, c.limits, *prepared);
-      out["environment"] = environment_json(c.environment);
-      out["approval"] = approval_json(c.approval, audit);
-      std::cout << out.dump(2) << "\n";
-    } else {
-      print_configuration(loaded);
-      print_text(*p, *prepared);
-      print_limits(*p, c.limits, *prepared);
-      print_environment(c.environment);
-      print_network(c.network, parents);
-      print_host_ipc(c.host_ipc);
-      print_approval(c.approval, audit);
-    }
-    exit_code = 0;
+    exit_code = output->sbpl || output->platform == "macos" ? print_macos(*p, loaded, *output)
+                                                            : print_linux(*p, loaded, output->json);
   });
 }
 

@@ -122,4 +122,13 @@ ScanResult scan_workspace(const fs::path& workspace, const ScanOptions& options)
   return result;
 }
 
+std::vector<ProtectedPath> merge_protected(const std::vector<ProtectedPath>& fixed,
+                                           const std::vector<ProtectedPath>& scanned) {
+  std::vector<ProtectedPath> out = fixed;
+  for (const auto& p : scanned)
+    if (std::ranges::none_of(out, [&](const auto& q) { return q.path == p.path; }))
+      out.push_back(p);
+  return out;
+}
+
 }  // namespace pisandbox::policy

@@ -35,4 +35,10 @@ struct ScanResult {
 /// scan cannot read, the sandbox cannot read either.
 ScanResult scan_workspace(const std::filesystem::path& workspace, const ScanOptions& options);
 
+/// The protected paths of a command: `fixed` (SandboxPolicy::protected_paths) in order, then each
+/// of `scanned` (ScanResult::protected_paths) whose path `fixed` does not hold already (the fixed
+/// entry, with its reason and kind, wins). Both sandboxes plan from this list.
+std::vector<ProtectedPath> merge_protected(const std::vector<ProtectedPath>& fixed,
+                                           const std::vector<ProtectedPath>& scanned);
+
 }  // namespace pisandbox::policy

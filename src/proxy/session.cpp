@@ -22,6 +22,13 @@ using Clock = std::chrono::steady_clock;
 // The relay's copy buffer (plain path) and the most bytes one splice(2) moves: the default
 // pipe capacity on Linux (pipe(7)).
 constexpr std::size_t kRelayChunk = 64 * 1024;
+// send(2) without SIGPIPE where the flag exists (macOS has none: there the proxy thread blocks
+// SIGPIPE, server.cpp, and the write fails with EPIPE all the same).
+#ifdef MSG_NOSIGNAL
+constexpr int kNoSignal = MSG_NOSIGNAL;
+#else
+constexpr int kNoSignal = 0;
+#endif
 // How long and how much close_gracefully() reads from a client that keeps sending.
 constexpr auto kLingerTime = std::chrono::seconds(2);
 constexpr std::size_t kLingerBytes = 4 * 1024 * 1024;
@@ -230,7 +237,7 @@ void Session::abort() {
     // blocking the stop.
     const std::string bytes = refusal();
     [[maybe_unused]] const auto sent =
-        ::send(client_.native_handle(), bytes.data(), bytes.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+        ::send(client_.native_handle(), bytes.data(), bytes.size(), MSG_DONTWAIT | kNoSignal);
   }
   close_all();
 }
@@ -539,7 +546,9 @@ asio::awaitable<void> Session::pump(tcp::socket& from, tcp::socket& to, std::str
       co_return;
     }
   }
+#ifndef PI_SANDBOX_PORTABLE_RELAY
   if (co_await splice_pump(from, to)) co_return;
+#endif
   const std::unique_ptr<char[]> buffer(new char[kRelayChunk]);
   while (!closed_) {
     auto [read_error, n] =
@@ -559,6 +568,7 @@ asio::awaitable<void> Session::pump(tcp::socket& from, tcp::socket& to, std::str
   close_all();
 }
 
+#ifndef PI_SANDBOX_PORTABLE_RELAY
 // The zero-copy path of pump() (docs/network.md): splice(2) socket → pipe → socket. Waits
 // for readiness only after EAGAIN, which keeps Asio's edge-triggered reactor exact. Returns
 // false, having moved nothing, when no pipe can be made or the kernel cannot splice these
@@ -610,6 +620,7 @@ asio::awaitable<bool> Session::splice_pump(tcp::socket& from, tcp::socket& to) {
   close_all();
   co_return true;
 }
+#endif  // PI_SANDBOX_PORTABLE_RELAY
 
 asio::awaitable<void> Session::close_gracefully() {
   if (closed_) co_return;

@@ -208,7 +208,9 @@ class Session : public std::enable_shared_from_this<Session> {
                                                                  const ParentProxy& parent);
   void arm_connect_timer();
   asio::awaitable<void> pump(tcp::socket& from, tcp::socket& to, std::string* early);
+#ifndef PI_SANDBOX_PORTABLE_RELAY
   asio::awaitable<bool> splice_pump(tcp::socket& from, tcp::socket& to);
+#endif
 
   std::uint64_t id_ = 0;
   asio::steady_timer watchdog_timer_;

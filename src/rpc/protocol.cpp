@@ -237,8 +237,9 @@ std::string exec_line(const Exec& exec) {
   return dump(out);
 }
 
-std::string hello_event(std::string_view server) {
-  return dump({{"type", "hello"}, {"version", kProtocolVersion}, {"server", server}});
+std::string hello_event(std::string_view server, std::string_view sandbox) {
+  return dump(
+      {{"type", "hello"}, {"version", kProtocolVersion}, {"server", server}, {"sandbox", sandbox}});
 }
 
 std::string started_event(std::string_view id) {

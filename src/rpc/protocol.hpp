@@ -115,7 +115,9 @@ struct RequestError {
 [[nodiscard]] std::string exec_line(const Exec& exec);
 
 /// Events, each one compact JSON object ending in "\n" (docs/protocol.md "Events").
-[[nodiscard]] std::string hello_event(std::string_view server);
+///   hello_event: `server` names the program (`pi-sandbox 0.2.0`), `sandbox` the sandbox that runs
+///   the commands (`linux`; `macos` for the Seatbelt backend, docs/macos.md).
+[[nodiscard]] std::string hello_event(std::string_view server, std::string_view sandbox);
 [[nodiscard]] std::string started_event(std::string_view id);
 /// `data` as UTF-8 text when `bytes` is valid UTF-8, else base64 with `encoding`.
 [[nodiscard]] std::string output_event(std::string_view id, bool stderr_stream,

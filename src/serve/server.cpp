@@ -34,6 +34,9 @@ namespace {
 using core::UniqueFd;
 
 constexpr const char* kServer = "pi-sandbox " PI_SANDBOX_VERSION;
+// The sandbox that runs the commands, as hello names it (docs/protocol.md): the Linux one, the
+// only runner there is; `macos` once the Seatbelt runner exists (docs/macos.md).
+constexpr const char* kSandbox = "linux";
 /// How long workers get to clean up after SIGTERM before SIGKILL, at shutdown.
 constexpr auto kShutdownGrace = std::chrono::seconds(10);
 
@@ -155,7 +158,7 @@ class Server {
                             " (this server speaks 1)"));
       return;
     }
-    emit(rpc::hello_event(kServer));
+    emit(rpc::hello_event(kServer, kSandbox));
   }
   void take(const rpc::Shutdown&, const std::string&) { stop_all(); }
   void take(const rpc::Abort& abort, const std::string&) {

@@ -150,5 +150,48 @@ TEST(Cli, PolicyWithoutAFileSaysTheDefaultsApply) {
   EXPECT_EQ(p["host_ipc"]["mode"], "off");
 }
 
+// `policy --platform macos --sbpl` prints the Seatbelt profile of the workspace on this Linux
+// machine (docs/macos.md); the text and JSON reports carry the same profile in place of the
+// Linux plans.
+TEST(Cli, PolicyPrintsTheMacosProfileOnAnyPlatform) {
+  Scratch s;
+  const std::string ws = std::filesystem::canonical(s.ws).string();
+  const RunResult sbpl = cli(s, {"policy", "--cwd", ws, "--platform", "macos", "--sbpl"});
+  ASSERT_EQ(sbpl.exit_code, 0) << sbpl.err;
+  EXPECT_EQ(sbpl.err, "");
+  EXPECT_TRUE(sbpl.out.starts_with("(version 1)\n(deny default)\n")) << sbpl.out;
+  EXPECT_TRUE(has_line(sbpl.out, "  (subpath \"" + ws + "\")")) << sbpl.out;
+  EXPECT_TRUE(has_line(sbpl.out, "  (literal \"" + ws + "/.bashrc\")")) << sbpl.out;
+  EXPECT_TRUE(has_line(sbpl.out, "  (remote ip \"localhost:3128\")")) << sbpl.out;
+  EXPECT_EQ(cli(s, {"policy", "--cwd", ws, "--sbpl"}).out, sbpl.out);  // implies macos
+
+  const json p = json::parse(cli(s, {"policy", "--cwd", ws, "--platform", "macos", "--json"}).out);
+  EXPECT_EQ(p["platform"], "macos");
+  EXPECT_EQ(p["seatbelt"]["profile"], sbpl.out);
+  EXPECT_EQ(p["workspace"], ws);
+  EXPECT_FALSE(p.contains("plan"));
+  const RunResult text = cli(s, {"policy", "--cwd", ws, "--platform", "macos"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_TRUE(has_line(text.out, "  (version 1)")) << text.out;
+  EXPECT_FALSE(text.out.contains("mount plan:")) << text.out;
+  EXPECT_TRUE(cli(s, {"policy", "--cwd", ws, "--platform", "linux"}).out.contains("mount plan:"));
+
+  const RunResult both = cli(s, {"policy", "--cwd", ws, "--platform", "linux", "--sbpl"});
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_EQ(both.err,
+            "pi-sandbox: --sbpl prints the macOS Seatbelt profile: it cannot be combined with "
+            "--platform linux\n");
+  EXPECT_EQ(both.out, "");
+  const RunResult windows = cli(s, {"policy", "--cwd", ws, "--platform", "windows"});
+  EXPECT_EQ(windows.exit_code, 2);
+  EXPECT_EQ(windows.err,
+            "--platform: windows not in {linux,macos}\nRun with --help for more information.\n");
+  const RunResult json_too = cli(s, {"policy", "--cwd", ws, "--sbpl", "--json"});
+  EXPECT_EQ(json_too.exit_code, 2);
+  EXPECT_EQ(json_too.err,
+            "pi-sandbox: --sbpl prints the Seatbelt profile as text: it cannot be combined with "
+            "--json (the JSON carries it as .seatbelt.profile)\n");
+}
+
 }  // namespace
 }  // namespace pisandbox::testing

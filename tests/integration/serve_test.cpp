@@ -177,7 +177,7 @@ TEST(Serve, HelloAndOneCommand) {
   serve.send({{"type", "hello"}, {"version", 1}});
   EXPECT_EQ(serve.next(),
             json::parse(R"({"type":"hello","version":1,"server":"pi-sandbox )" PI_SANDBOX_VERSION
-                        R"("})"));
+                        R"(","sandbox":"linux"})"));
   serve.send(exec("c1", "echo out; echo err >&2; echo x > /etc/x; exit 3", scratch.ws));
   const auto events = serve.until_exit("c1");
   ASSERT_FALSE(events.empty());

@@ -171,8 +171,9 @@ TEST(Requests, EveryErrorNamesTheProblem) {
 }
 
 TEST(Events, ExactBytes) {
-  EXPECT_EQ(hello_event("pi-sandbox 0.1.0"),
-            "{\"type\":\"hello\",\"version\":1,\"server\":\"pi-sandbox 0.1.0\"}\n");
+  EXPECT_EQ(hello_event("pi-sandbox 0.1.0", "linux"),
+            "{\"type\":\"hello\",\"version\":1,\"server\":\"pi-sandbox 0.1.0\",\"sandbox\":"
+            "\"linux\"}\n");
   EXPECT_EQ(started_event("c1"), "{\"type\":\"started\",\"id\":\"c1\"}\n");
   EXPECT_EQ(
       output_event("c1", false, "h\xc3\xa9\n"),

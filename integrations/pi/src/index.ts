@@ -24,7 +24,7 @@ import {
 } from "./approval.ts";
 import { findBinary } from "./binary.ts";
 import { DialogQueue } from "./dialog.ts";
-import { DenialNotices } from "./notices.ts";
+import { DenialNotices, enabledNotice } from "./notices.ts";
 import type { ApprovalRequestEvent, DeniedEvent } from "./protocol.ts";
 import { ServeClient, type ExecOutcome } from "./serve-client.ts";
 import { depthFromEnv, SubagentManager, type WorkerEvents, type WorkerLauncher, type WorkerProcess, type WorkerSpec } from "./subagent.ts";
@@ -172,10 +172,11 @@ class SessionSandbox {
       return;
     }
     let provider: SubagentProvider;
+    let sandbox: string;
     try {
       const binary = findBinary(this.env);
       provider = providerOf(await checkConfig(binary, this.configFile(), this.env));
-      await this.serve();
+      sandbox = (await this.serve()).sandbox;
     } catch (error) {
       const text = `pi-sandbox unavailable: ${messageOf(error)}; Bash commands will fail closed`;
       if (ctx.hasUI) ctx.ui.notify(text, "error");
@@ -186,7 +187,7 @@ class SessionSandbox {
     // Pi's TUI shows consecutive info notices in one line, the last one: the line that says
     // the sandbox is on comes last.
     this.providerNotice(ctx, provider);
-    ctx.ui.notify(PLATFORM_NOTICES[this.platform]!, "info");
+    ctx.ui.notify(enabledNotice(sandbox), "info");
   }
 
   private providerNotice(ctx: ExtensionContext, provider: SubagentProvider): void {

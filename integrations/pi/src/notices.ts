@@ -52,3 +52,20 @@ export class DenialNotices {
 function placeKey(surface: string, target: string): string {
   return `${surface}\0${target}`;
 }
+
+const ENABLED_NOTICES: Record<string, string> = {
+  linux: "pi-sandbox enabled: Linux Sandbox Runtime with static filesystem policy and per-connection network review",
+  macos: "pi-sandbox enabled: macOS Sandbox Runtime with static filesystem policy and per-connection network review",
+};
+
+/**
+ * The notice that the sandbox is on (reference item 9) for the sandbox serve's hello names
+ * (ServeClient.sandbox), not for the platform Pi runs on: the macOS notice appears only when the
+ * macOS backend is what runs (docs/macos.md).
+ */
+export function enabledNotice(sandbox: string): string {
+  return (
+    ENABLED_NOTICES[sandbox] ??
+    `pi-sandbox enabled: the ${sandbox} sandbox with static filesystem policy and per-connection network review`
+  );
+}

@@ -102,7 +102,8 @@ export type Request =
 
 // ---- events (serve → host) ----
 
-export type HelloEvent = { type: "hello"; version: number; server?: string };
+/** `sandbox`: the sandbox serve runs commands in (`linux`, `macos`); absent from older serves (Linux only). */
+export type HelloEvent = { type: "hello"; version: number; server?: string; sandbox?: string };
 export type StartedEvent = { type: "started"; id: string };
 export type OutputEvent = {
   type: "output";

@@ -115,6 +115,8 @@ export class LineSplitter {
 export class ServeClient {
   /** The `server` string of serve's hello (e.g. `pi-sandbox 0.2.0`). */
   server = "";
+  /** The `sandbox` of serve's hello (`linux`, `macos`); `linux` for an older serve, which had no other. */
+  sandbox = "linux";
   private readonly running = new Map<string, RunningCommand>();
   private nextId = 1;
   private stderrTail = "";
@@ -305,6 +307,7 @@ export class ServeClient {
           return;
         }
         this.server = typeof event.server === "string" ? event.server : "";
+        this.sandbox = typeof event.sandbox === "string" ? event.sandbox : "linux";
         this.helloWaiter?.resolve();
         return;
       case "error":

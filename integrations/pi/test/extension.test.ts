@@ -477,6 +477,21 @@ describe("failing closed", () => {
     assert.match(fake.notices[0][1], /^pi-sandbox unavailable: .* serve exited \(status 125\): fake serve: cannot start; Bash commands will fail closed$/);
   });
 
+  it("the enabled notice names the sandbox serve runs, not the platform Pi runs on", async () => {
+    const MACOS = "pi-sandbox enabled: macOS Sandbox Runtime with static filesystem policy and per-connection network review";
+    const shown = async (platform: NodeJS.Platform, sandbox?: string) => {
+      const fake = fakePi({ platform, env: sandbox ? { FAKE_SERVE_SANDBOX: sandbox } : {} });
+      await fake.register();
+      await fake.emit("session_start", { reason: "startup" });
+      await fake.emit("session_shutdown", { reason: "quit" });
+      return fake.notices.at(-1);
+    };
+    assert.deepEqual(await shown("darwin"), ["info", ENABLED]);
+    assert.deepEqual(await shown("darwin", "linux"), ["info", ENABLED]);
+    assert.deepEqual(await shown("darwin", "macos"), ["info", MACOS]);
+    assert.deepEqual(await shown("linux", "linux"), ["info", ENABLED]);
+  });
+
   it("another platform: the reference's warning, and commands refuse", async () => {
     const fake = fakePi({ platform: "win32" });
     await fake.register();

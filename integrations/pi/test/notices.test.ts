@@ -2,7 +2,7 @@
 // 58; issue 13 item 6).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { DenialNotices } from "../src/notices.ts";
+import { DenialNotices, enabledNotice } from "../src/notices.ts";
 
 function collector() {
   const shown: string[] = [];
@@ -55,5 +55,22 @@ describe("DenialNotices", () => {
       "Domain proxy denied: Denied by the user.",
       "Domain proxy denied: Not answered in time.",
     ]);
+  });
+});
+
+describe("enabledNotice", () => {
+  it("names the sandbox serve's hello names (reference item 9)", () => {
+    assert.equal(
+      enabledNotice("linux"),
+      "pi-sandbox enabled: Linux Sandbox Runtime with static filesystem policy and per-connection network review",
+    );
+    assert.equal(
+      enabledNotice("macos"),
+      "pi-sandbox enabled: macOS Sandbox Runtime with static filesystem policy and per-connection network review",
+    );
+    assert.equal(
+      enabledNotice("bsd"),
+      "pi-sandbox enabled: the bsd sandbox with static filesystem policy and per-connection network review",
+    );
   });
 });

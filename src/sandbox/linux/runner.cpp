@@ -18,11 +18,8 @@ core::Result<PreparedSandbox> prepare_sandbox(const policy::SandboxPolicy& polic
   PreparedSandbox prepared;
   prepared.scan = policy::scan_workspace(policy.workspace, policy::ScanOptions{});
   core::phases::mark(core::phases::Mark::Scanned);
-  prepared.protected_paths = policy.protected_paths;
-  for (const auto& p : prepared.scan.protected_paths)
-    if (std::ranges::none_of(prepared.protected_paths,
-                             [&](const auto& q) { return q.path == p.path; }))
-      prepared.protected_paths.push_back(p);
+  prepared.protected_paths =
+      policy::merge_protected(policy.protected_paths, prepared.scan.protected_paths);
   LaunchSpec& spec = prepared.spec;
   spec.mounts = plan_mounts(policy, prepared.protected_paths, probe_host_path);
   if (!spec.mounts.unprotectable.empty())
