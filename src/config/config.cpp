@@ -23,8 +23,8 @@ using Failure = std::unexpected<ConfigError>;
 // let a second value hide behind the first (docs/configuration.md), so the DOM is built by this SAX
 // handler, which stops at the first duplicate key of the root object or of a section.
 
-constexpr std::array<std::string_view, 7> kSections = {
-    "subagents", "filesystem", "hostIPC", "network", "approval", "limits", "environment"};
+constexpr std::array<std::string_view, 8> kSections = {
+    "subagents", "filesystem", "hostIPC", "network", "approval", "limits", "environment", "pi"};
 
 bool is_section(std::string_view key) {
   return std::ranges::find(kSections, key) != kSections.end();
@@ -310,6 +310,24 @@ std::expected<SubagentsConfig, ConfigError> parse_subagents(const Document& docu
       return invalid("subagents.provider must be one of builtin, pi-subagents, off");
     }
     out.provider = *found;
+  }
+  return out;
+}
+
+std::expected<PiConfig, ConfigError> parse_pi(const Document& document) {
+  static constexpr std::array<std::string_view, 1> kKeys = {"fileTools"};
+  PiConfig out;
+  auto object = section(document, "pi", kKeys);
+  if (!object) return Failure(std::move(object.error()));
+  if (*object == nullptr) return out;
+  if (const Json* file_tools = member(**object, "fileTools")) {
+    static constexpr std::array kModes = {PiFileTools::Sandboxed, PiFileTools::Host};
+    const auto found = std::ranges::find_if(kModes, [&](PiFileTools mode) {
+      return file_tools->is_string() &&
+             file_tools->get_ref<const std::string&>() == to_string(mode);
+    });
+    if (found == kModes.end()) return invalid("pi.fileTools must be one of sandboxed, host");
+    out.file_tools = *found;
   }
   return out;
 }
@@ -638,6 +656,9 @@ std::expected<Config, ConfigError> build_config(const Document& document) {
   auto approval = parse_approval(document);
   if (!approval) return Failure(std::move(approval.error()));
   config.approval = std::move(*approval);
+  auto pi = parse_pi(document);
+  if (!pi) return Failure(std::move(pi.error()));
+  config.pi = *pi;
   auto limits = parse_limits(document);
   if (!limits) return Failure(std::move(limits.error()));
   config.limits = *limits;
@@ -683,6 +704,10 @@ std::string_view to_string(HostIpcMode mode) {
   return mode == HostIpcMode::Ask ? "ask" : "off";
 }
 
+std::string_view to_string(PiFileTools file_tools) {
+  return file_tools == PiFileTools::Host ? "host" : "sandboxed";
+}
+
 std::string ConfigError::describe(const std::filesystem::path& path) const {
   if (kind == Kind::Invalid) return message;
   return std::string(kInvalidJsonPrefix) + path.string() + ": " + std::to_string(line) + ":" +
@@ -725,6 +750,7 @@ std::string to_json(const Config& config) {
       {"limits", limits_json(config.limits)},
       {"environment",
        {{"passThrough", config.environment.pass_through}, {"remove", config.environment.remove}}},
+      {"pi", {{"fileTools", to_string(config.pi.file_tools)}}},
   };
   // Strings from parse() are valid UTF-8; a Config built in code might not be, and printing
   // must not throw.

@@ -90,6 +90,12 @@ std::expected<Request, RequestError> parse_exec(const json& object, const std::s
     else if (*in != "closed")
       return error(where + "\"stdin\" must be \"closed\" or \"pipe\"", id);
   }
+  if (const auto err = object.find("stderr"); err != object.end()) {
+    if (*err == "stdout")
+      exec.stderr_to_stdout = true;
+    else if (*err != "separate")
+      return error(where + "\"stderr\" must be \"separate\" or \"stdout\"", id);
+  }
   return exec;
 }
 
@@ -213,6 +219,7 @@ std::string exec_line(const Exec& exec) {
   if (exec.scope_key) out["scope_key"] = *exec.scope_key;
   if (exec.agent_name) out["agent_name"] = *exec.agent_name;
   out["stdin"] = exec.stdin_pipe ? "pipe" : "closed";
+  if (exec.stderr_to_stdout) out["stderr"] = "stdout";
   return dump(out);
 }
 

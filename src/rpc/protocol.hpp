@@ -28,6 +28,8 @@ struct Hello {
 
 /// `exec`: one command. `command` XOR `argv`; `env` absent means serve's own environment.
 ///   timeout_s: seconds (> 0), absent for none. stdin_pipe: `stdin: "pipe"`.
+///   stderr_to_stdout: `stderr: "stdout"` (default `"separate"`): the command's stderr is its
+///     stdout pipe, so its output events keep the order it wrote them (issue 16).
 struct Exec {
   std::string id;
   std::optional<std::string> command;
@@ -38,6 +40,7 @@ struct Exec {
   std::optional<std::string> scope_key;
   std::optional<std::string> agent_name;
   bool stdin_pipe = false;
+  bool stderr_to_stdout = false;
 };
 
 /// `stdin`: bytes for the command's stdin (decoded from base64 when so encoded).
