@@ -51,7 +51,6 @@ export type HelloRequest = { type: "hello"; version: number };
 export type ExecRequest = {
   type: "exec";
   id: string;
-  command: string;
   cwd: string;
   /** The command's whole environment; omitted: serve's own. */
   env?: Record<string, string>;
@@ -60,7 +59,13 @@ export type ExecRequest = {
   scope_key?: string;
   agent_name?: string;
   stdin?: "closed" | "pipe";
-};
+  /** `"stdout"`: the command's stderr is its stdout pipe, so the output keeps the order it was written in. */
+  stderr?: "separate" | "stdout";
+} & ({ command: string; argv?: never } | { argv: string[]; command?: never });
+
+/** Bytes for the stdin of a command started with `stdin: "pipe"`. */
+export type StdinRequest = { type: "stdin"; id: string; data: string; encoding?: "base64" };
+export type StdinCloseRequest = { type: "stdin_close"; id: string };
 
 export type AbortRequest = { type: "abort"; id: string };
 
@@ -81,7 +86,14 @@ export type ApprovalResponse = {
 
 export type ShutdownRequest = { type: "shutdown" };
 
-export type Request = HelloRequest | ExecRequest | AbortRequest | ApprovalResponse | ShutdownRequest;
+export type Request =
+  | HelloRequest
+  | ExecRequest
+  | StdinRequest
+  | StdinCloseRequest
+  | AbortRequest
+  | ApprovalResponse
+  | ShutdownRequest;
 
 // ---- events (serve → host) ----
 

@@ -38,7 +38,10 @@ export type ServeOptions = {
 };
 
 /** What one command asks for (the fields of an `exec` request other than `type`/`id`). */
-export type ExecSpec = Omit<ExecRequest, "type" | "id">;
+export type ExecSpec = ExecRequest extends infer R ? (R extends ExecRequest ? Omit<R, "type" | "id"> : never) : never;
+
+/** The largest piece of stdin sent in one `stdin` request (bytes before base64; a line is at most 16 MiB). */
+const STDIN_CHUNK_BYTES = 4 * 1024 * 1024;
 
 export type ExecHandlers = {
   onOutput(stream: "stdout" | "stderr", data: Buffer): void;
@@ -176,8 +179,9 @@ export class ServeClient {
   /**
    * Runs one command. Resolves with its `exit` event; rejects when serve refuses the
    * request (an `error` event for it) or dies. `signal` aborting sends an `abort` request.
+   * `input`: the command's whole stdin (needs `stdin: "pipe"`), sent at once and closed.
    */
-  exec(spec: ExecSpec, handlers: ExecHandlers, signal?: AbortSignal): Promise<ExecOutcome> {
+  exec(spec: ExecSpec, handlers: ExecHandlers, signal?: AbortSignal, input?: Buffer): Promise<ExecOutcome> {
     if (this.exited) return Promise.reject(this.exited);
     const id = `c${this.nextId++}`;
     const onAbort = () => this.send({ type: "abort", id });
@@ -185,7 +189,14 @@ export class ServeClient {
       this.running.set(id, { handlers, started: false, resolve, reject });
     });
     this.updateRef();
-    this.send({ type: "exec", id, ...spec });
+    this.send({ type: "exec", id, ...spec } as Request);
+    if (input !== undefined) {
+      for (let at = 0; at < input.length; at += STDIN_CHUNK_BYTES) {
+        const data = input.subarray(at, at + STDIN_CHUNK_BYTES).toString("base64");
+        this.send({ type: "stdin", id, data, encoding: "base64" });
+      }
+      this.send({ type: "stdin_close", id });
+    }
     if (signal) {
       if (signal.aborted) onAbort();
       else signal.addEventListener("abort", onAbort, { once: true });

@@ -18,6 +18,8 @@ const ENABLED = "pi-sandbox enabled: Linux Sandbox Runtime with static filesyste
 const BUILTIN =
   "pi-sandbox subagent provider: builtin; worker process trees use the outer Sandbox Runtime sandbox";
 
+const FILE_TOOLS = "pi-sandbox file tools: sandboxed; read, write, edit and ls obey the sandbox's policy";
+
 const NO_UI = "Approval needs a human, and none could be asked (Pi has no interactive UI in this mode).";
 
 type Handler = (event: unknown, ctx: unknown) => unknown;
@@ -117,7 +119,8 @@ describe("registration", () => {
     const fake = fakePi();
     await Promise.all([fake.register(), fake.register()]);
     await fake.register();
-    assert.equal(fake.tools.length, 1);
+    assert.deepEqual(fake.tools.map((t) => t.name), ["bash", "read", "write", "edit", "ls", "grep", "find"]);
+    assert.deepEqual(fake.tools.map((t) => t.defaultActive), [undefined, undefined, undefined, undefined, false, false, false]);
     assert.equal(fake.tools[0].name, "bash");
     assert.equal(fake.tools[0].label, "bash (pi-sandbox)");
     assert.deepEqual(Object.keys(fake.tools[0].parameters.properties), ["command", "timeout"]);
@@ -133,7 +136,7 @@ describe("a session", () => {
     const fake = fakePi();
     await fake.register();
     await fake.emit("session_start", { reason: "startup" });
-    assert.deepEqual(fake.notices, [["info", BUILTIN], ["info", ENABLED]]);
+    assert.deepEqual(fake.notices, [["info", BUILTIN], ["info", FILE_TOOLS], ["info", ENABLED]]);
     await fake.emit("turn_start", { turnIndex: 3, timestamp: 0 });
     const result = await fake.bash("echo hi");
     assert.equal(text(result), "hi\n");
@@ -145,6 +148,7 @@ describe("a session", () => {
     assert.equal(execs[0].scope_key, "sess-1:turn:3");
     assert.equal(execs[0].cwd, scratch);
     assert.equal(execs[0].stdin, "closed");
+    assert.equal(execs[0].stderr, "stdout");
     assert.equal(fake.requests().at(-1).type, "shutdown");
     await assert.rejects(fake.bash("echo after"), /pi-sandbox unavailable: the Pi session has ended; the command was not run/);
   });
@@ -153,9 +157,13 @@ describe("a session", () => {
     const fake = fakePi({ env: { FAKE_PROVIDER: "off", PI_SANDBOX_CONFIG: "/trusted/config.json" } });
     await fake.register();
     await fake.emit("session_start", { reason: "startup" });
-    assert.deepEqual(fake.notices, [["info", "pi-sandbox subagent provider: off; pi-sandbox protects Bash execution only"], ["info", ENABLED]]);
+    assert.deepEqual(fake.notices, [
+      ["info", "pi-sandbox subagent provider: off; pi-sandbox protects Bash execution only"],
+      ["info", FILE_TOOLS],
+      ["info", ENABLED],
+    ]);
     assert.deepEqual(fake.requests().filter((r) => r.argv).map((r) => r.argv), [
-      ["config", "check", "/trusted/config.json"],
+      ["config", "check", "/trusted/config.json", "--cwd", scratch],
       ["serve", "--config", "/trusted/config.json"],
     ]);
     await fake.emit("session_shutdown", { reason: "quit" });
@@ -411,7 +419,7 @@ describe("failing closed", () => {
     assert.deepEqual(fake.notices, [
       [
         "error",
-        `pi-sandbox unavailable: PI_SANDBOX_BIN=${join(scratch, "no-such-binary")} is not an executable file; Bash commands will fail closed`,
+        `pi-sandbox unavailable: PI_SANDBOX_BIN=${join(scratch, "no-such-binary")} is not an executable file; Bash commands and file tools will fail closed`,
       ],
     ]);
     await assert.rejects(fake.bash("echo never"), {
@@ -426,7 +434,7 @@ describe("failing closed", () => {
     await fake.register();
     await fake.emit("session_start", { reason: "startup" });
     assert.deepEqual(fake.notices, [
-      ["error", "pi-sandbox unavailable: invalid pi-sandbox configuration: root must be an object; Bash commands will fail closed"],
+      ["error", "pi-sandbox unavailable: invalid pi-sandbox configuration: root must be an object; Bash commands and file tools will fail closed"],
     ]);
     assert.equal(fake.requests().filter((r) => r.argv?.[0] === "serve").length, 0);
   });
@@ -436,7 +444,7 @@ describe("failing closed", () => {
     await fake.register();
     await fake.emit("session_start", { reason: "startup" });
     assert.equal(fake.notices.length, 1);
-    assert.match(fake.notices[0][1], /^pi-sandbox unavailable: .* serve exited \(status 125\): fake serve: cannot start; Bash commands will fail closed$/);
+    assert.match(fake.notices[0][1], /^pi-sandbox unavailable: .* serve exited \(status 125\): fake serve: cannot start; Bash commands and file tools will fail closed$/);
   });
 
   it("another platform: the reference's warning, and commands refuse", async () => {
