@@ -1,7 +1,8 @@
 // A Pi extension for the end-to-end tests: registers Pi's scripted (faux) model provider
 // as `e2e-faux/scripted`. Each user prompt is a JSON object of `bash` tool arguments
-// (`{"command": "...", "timeout": 5}`); the model calls `bash` with them once, then, when
-// the tool result is back, answers `done`. No network, no API key.
+// (`{"command": "...", "timeout": 5}`), or `{"tool": NAME, "args": {...}}` for another tool;
+// the model calls that tool with them once, then, when the tool result is back, answers
+// `done`. No network, no API key.
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import { fauxAssistantMessage, fauxProvider, fauxText, fauxToolCall } from "@earendil-works/pi-ai";
 
@@ -22,8 +23,9 @@ export default function (pi: ExtensionAPI) {
     faux.appendResponses([step]); // an endless script: one step per model request
     const last = context.messages.at(-1);
     if (!last || last.role !== "user") return fauxAssistantMessage(fauxText("done"));
-    const args = JSON.parse(textOf(last));
-    return fauxAssistantMessage([fauxToolCall("bash", args)], { stopReason: "toolUse" });
+    const prompt = JSON.parse(textOf(last));
+    const [tool, args] = typeof prompt.tool === "string" ? [prompt.tool, prompt.args] : ["bash", prompt];
+    return fauxAssistantMessage([fauxToolCall(tool, args)], { stopReason: "toolUse" });
   };
   faux.setResponses([step]);
   pi.registerProvider(faux.provider);
