@@ -11,7 +11,7 @@
 // sandboxed mode they refuse and point to bash.
 
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { existsSync, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, sep } from "node:path";
 import type { EditOperations, ExtensionAPI, LsOperations, ReadOperations, ToolDefinition, WriteOperations } from "@earendil-works/pi-coding-agent";
@@ -67,8 +67,9 @@ type FileTool = "read" | "write" | "edit" | "ls";
 const READ_SCRIPT = 'exec cat -- "$1"';
 const LIST_SCRIPT = [
   'cd -- "$1" || exit 1',
-  // One line per entry: `d <name>` for a directory (symlinks followed, as Pi's stat), else `f <name>`.
-  'for e in .[!.]* ..?* *; do [ -e "$e" ] || [ -L "$e" ] || continue; if [ -d "$e" ]; then printf "d %s\\0" "$e"; else printf "f %s\\0" "$e"; fi; done',
+  // One NUL-terminated record per entry: `d <name>` for a directory, else `f <name>`; symlinks
+  // followed and dangling ones left out, as Pi's ls does with stat.
+  'for e in .[!.]* ..?* *; do [ -e "$e" ] || continue; if [ -d "$e" ]; then printf "d %s\\0" "$e"; else printf "f %s\\0" "$e"; fi; done',
 ].join("\n");
 const STAT_SCRIPT = '[ -e "$1" ] || { cat -- "$1"; exit 1; }; if [ -d "$1" ]; then echo d; else echo f; fi';
 /**
@@ -140,15 +141,24 @@ function fsError(code: string, syscall: string, path: string, detail: string): N
   return error;
 }
 
-/** Why a path cannot be read inside although the host has it: from the policy. */
-export function readReason(policy: PolicyView, realPath: string): string {
+/**
+ * Why the sandbox cannot see `realPath`, when the policy hides it (the hidden home minus what
+ * it re-exposes, a concealed credential); undefined when the policy shows it. Never asks the
+ * host whether the file exists: a refusal and a missing file inside read the same way there.
+ */
+export function hiddenReason(policy: PolicyView, realPath: string): string | undefined {
   if (policy.concealed?.some((dir) => isWithin(realPath, dir))) return "is outside what the sandbox may read (a credential hidden inside a re-exposed path)";
   if (policy.home_hidden && policy.home && isWithin(realPath, policy.home)) {
     if (!policy.home_read_allowed?.some((entry) => isWithin(realPath, entry.path))) {
       return "is outside what the sandbox may read (hidden home)";
     }
   }
-  return "is outside what the sandbox may read";
+  return undefined;
+}
+
+/** Why a read the kernel refused (EACCES), or of a hidden path, was refused: from the policy. */
+export function readReason(policy: PolicyView, realPath: string): string {
+  return hiddenReason(policy, realPath) ?? "is outside what the sandbox may read";
 }
 
 /** Why a write was refused by the kernel (read-only or not permitted): from the policy. */
@@ -180,15 +190,29 @@ class SandboxFileOps {
     return this.sandbox.run(["/bin/sh", "-c", script, "pi-sandbox-file", path], this.cwd, input, this.signal);
   }
 
-  private async refuse(path: string, reason: (policy: PolicyView, real: string) => string, code: string): Promise<never> {
-    let why: string;
+  private async policy(): Promise<PolicyView> {
     try {
-      why = reason(await this.sandbox.policy(this.cwd), hostRealPath(path));
+      return await this.sandbox.policy(this.cwd);
     } catch {
-      why = reason({}, hostRealPath(path));
+      return {};
     }
-    this.refusal = new FileRefusal(this.tool, path, why, code);
+  }
+
+  private async refuse(path: string, reason: (policy: PolicyView, real: string) => string, code: string): Promise<never> {
+    this.refusal = new FileRefusal(this.tool, path, reason(await this.policy(), hostRealPath(path)), code);
     throw this.refusal;
+  }
+
+  /**
+   * A failed look inside: EACCES is the kernel's refusal; ENOENT of a path the policy hides
+   * is one too (the sandbox cannot tell it from a missing file, and neither does the tool);
+   * any other error is Pi's own.
+   */
+  private async failed(path: string, code: string, syscall: string, stderr: string): Promise<never> {
+    if (code === "EACCES" || (code === "ENOENT" && hiddenReason(await this.policy(), hostRealPath(path)))) {
+      return this.refuse(path, readReason, "EACCES");
+    }
+    throw fsError(code, syscall, path, stderr.replace(/^cat: [^\n]*: /, ""));
   }
 
   /** The file's bytes as the sandbox sees them (read once per call). */
@@ -204,10 +228,7 @@ class SandboxFileOps {
   private async readOnce(path: string): Promise<Buffer> {
     const result = await this.run(READ_SCRIPT, path);
     if (result.exitCode === 0) return result.stdout;
-    const code = errnoOf(result.stderr) ?? "EIO";
-    // Missing inside but there on the host: hidden from the sandbox, not missing.
-    if ((code === "ENOENT" || code === "EACCES") && existsSync(path)) return this.refuse(path, readReason, "EACCES");
-    throw fsError(code, "open", path, result.stderr.replace(/^cat: [^\n]*: /, ""));
+    return this.failed(path, errnoOf(result.stderr) ?? "EIO", "open", result.stderr);
   }
 
   async write(path: string, content: string): Promise<void> {
@@ -230,17 +251,12 @@ class SandboxFileOps {
   async kind(path: string): Promise<"d" | "f"> {
     const result = await this.run(STAT_SCRIPT, path);
     if (result.exitCode === 0) return result.stdout.toString("utf8").trim() === "d" ? "d" : "f";
-    const code = errnoOf(result.stderr) ?? "ENOENT";
-    if (existsSync(path)) return this.refuse(path, readReason, "EACCES");
-    throw fsError(code, "stat", path, result.stderr);
+    return this.failed(path, errnoOf(result.stderr) ?? "ENOENT", "stat", result.stderr);
   }
 
   async list(path: string): Promise<Map<string, "d" | "f">> {
     const result = await this.run(LIST_SCRIPT, path);
-    if (result.exitCode !== 0) {
-      if (existsSync(path)) return this.refuse(path, readReason, "EACCES");
-      throw fsError(errnoOf(result.stderr) ?? "ENOENT", "scandir", path, result.stderr);
-    }
+    if (result.exitCode !== 0) return this.failed(path, errnoOf(result.stderr) ?? "ENOENT", "scandir", result.stderr);
     const entries = new Map<string, "d" | "f">();
     for (const record of result.stdout.toString("utf8").split("\0")) {
       if (record.length > 2) entries.set(record.slice(2), record[0] === "d" ? "d" : "f");

@@ -112,7 +112,11 @@ describe("sandboxed file tools", () => {
     await assert.rejects(s.run("edit", { path: key, edits: [{ oldText: "K", newText: "L" }] }), {
       message: `pi-sandbox: edit refused: ${key} is outside what the sandbox may read (hidden home)`,
     });
-    // Missing on the host too: Pi's own not-found error.
+    // A hidden path missing on the host reads the same (the refusal tells nothing of it); a
+    // missing path the policy shows gets Pi's own not-found error.
+    await assert.rejects(s.run("read", { path: join(home, ".ssh/missing") }), {
+      message: `pi-sandbox: read refused: ${join(home, ".ssh/missing")} is outside what the sandbox may read (hidden home)`,
+    });
     await assert.rejects(s.run("read", { path: "nope.txt" }), (error: any) => error.code === "ENOENT");
     assert.deepEqual(s.requests().filter((r) => r.argv?.[0] === "policy").length, 1);
     await s.stop();
