@@ -294,6 +294,18 @@ bool is_absolute_path(const Json& value) {
   return path.starts_with('/') && path.find('\0') == std::string::npos;
 }
 
+/// The one of `choices` whose configuration spelling (its to_string()) is the string `value`;
+/// nullopt for a value that is not a string or spells none of them (exact, case included).
+template <typename Choice, std::size_t N>
+std::optional<Choice> spelled(const Json& value, const std::array<Choice, N>& choices) {
+  if (!value.is_string()) return std::nullopt;
+  const auto& text = value.get_ref<const std::string&>();
+  const auto found =
+      std::ranges::find_if(choices, [&](Choice choice) { return text == to_string(choice); });
+  if (found == choices.end()) return std::nullopt;
+  return *found;
+}
+
 std::expected<SubagentsConfig, ConfigError> parse_subagents(const Document& document) {
   static constexpr std::array<std::string_view, 1> kKeys = {"provider"};
   SubagentsConfig out;
@@ -303,12 +315,8 @@ std::expected<SubagentsConfig, ConfigError> parse_subagents(const Document& docu
   if (const Json* provider = member(**object, "provider")) {
     static constexpr std::array kProviders = {SubagentProvider::Builtin,
                                               SubagentProvider::PiSubagents, SubagentProvider::Off};
-    const auto found = std::ranges::find_if(kProviders, [&](SubagentProvider p) {
-      return provider->is_string() && provider->get_ref<const std::string&>() == to_string(p);
-    });
-    if (found == kProviders.end()) {
-      return invalid("subagents.provider must be one of builtin, pi-subagents, off");
-    }
+    const auto found = spelled(*provider, kProviders);
+    if (!found) return invalid("subagents.provider must be one of builtin, pi-subagents, off");
     out.provider = *found;
   }
   return out;
@@ -322,11 +330,8 @@ std::expected<PiConfig, ConfigError> parse_pi(const Document& document) {
   if (*object == nullptr) return out;
   if (const Json* file_tools = member(**object, "fileTools")) {
     static constexpr std::array kModes = {PiFileTools::Sandboxed, PiFileTools::Host};
-    const auto found = std::ranges::find_if(kModes, [&](PiFileTools mode) {
-      return file_tools->is_string() &&
-             file_tools->get_ref<const std::string&>() == to_string(mode);
-    });
-    if (found == kModes.end()) return invalid("pi.fileTools must be one of sandboxed, host");
+    const auto found = spelled(*file_tools, kModes);
+    if (!found) return invalid("pi.fileTools must be one of sandboxed, host");
     out.file_tools = *found;
   }
   return out;
