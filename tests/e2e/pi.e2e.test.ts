@@ -528,7 +528,7 @@ describe("pi --mode json with the extension installed", () => {
       ]);
       assert.equal(existsSync(join(scratch.ws, "ran-unsandboxed")), false);
       assert.ok(
-        stderr.includes(`pi-sandbox unavailable: PI_SANDBOX_BIN=${missing} is not an executable file; Bash commands will fail closed`),
+        stderr.includes(`pi-sandbox unavailable: PI_SANDBOX_BIN=${missing} is not an executable file; Bash commands and file tools will fail closed`),
         stderr,
       );
     });

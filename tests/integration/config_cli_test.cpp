@@ -62,8 +62,10 @@ TEST(ConfigCli, CheckRefusesAFileInsideTheWorkspaceAsRunWould) {
                              "~/.pi/agent/extensions/pi-sandbox/config.json\n");
   EXPECT_EQ(refused.out, "");
   // The same file checked for another workspace is fine.
+  const fs::path elsewhere = s.root / "elsewhere";
+  fs::create_directory(elsewhere);
   const RunResult other = run_process(
-      {sandbox_binary(), "config", "check", inside.string(), "--cwd", s.home.string()}, s.env());
+      {sandbox_binary(), "config", "check", inside.string(), "--cwd", elsewhere.string()}, s.env());
   EXPECT_EQ(other.exit_code, 0) << other.err;
 }
 
