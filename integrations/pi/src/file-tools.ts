@@ -84,8 +84,9 @@ const WRITE_SCRIPT = [
   'exec 3>>"$1" || exit 1',
   "dev=$(stat -L -c %d /proc/self/fd/3) || exit 1",
   'if [ "$dev" != "$(stat -c %d .)" ]; then',
+  // The layers may share one tmpfs (one budget): the file's own path inside names which.
   '  for layer in "$HOME" /tmp /var/tmp /dev/shm /dev; do',
-  '    if [ "$(stat -c %d -- "$layer" 2>/dev/null)" = "$dev" ]; then printf "pi-sandbox-file: private %s\\n" "$layer" >&2; exit 11; fi',
+  '    if [ "$(stat -c %d -- "$layer" 2>/dev/null)" = "$dev" ]; then printf "pi-sandbox-file: private %s\\n" "$(readlink /proc/self/fd/3)" >&2; exit 11; fi',
   "  done",
   '  case "$(stat -f -c %T /proc/self/fd/3)" in tmpfs|overlay*) printf "pi-sandbox-file: private copy\\n" >&2; exit 11;; esac',
   "fi",
@@ -161,6 +162,16 @@ export function readReason(policy: PolicyView, realPath: string): string {
   return hiddenReason(policy, realPath) ?? "is outside what the sandbox may read";
 }
 
+/**
+ * The private layer a write would have landed on, from the `pi-sandbox-file: private <what>`
+ * line: `copy` (a copy-on-write view), or the file's path inside the sandbox.
+ */
+export function privateLayer(what: string): string {
+  if (what === "copy") return "a private copy, discarded after the command";
+  const dir = ["/tmp", "/var/tmp", "/dev/shm", "/dev"].find((d) => isWithin(what, d));
+  return dir ? `the sandbox's private ${dir}, discarded after the command` : "hidden home";
+}
+
 /** Why a write was refused by the kernel (read-only or not permitted): from the policy. */
 export function writeReason(policy: PolicyView, realPath: string): string {
   const entry = policy.protected?.find((p) => isWithin(realPath, p.path));
@@ -234,12 +245,7 @@ class SandboxFileOps {
   async write(path: string, content: string): Promise<void> {
     const result = await this.run(WRITE_SCRIPT, path, Buffer.from(content, "utf8"));
     const layer = PRIVATE_LAYER.exec(result.stderr)?.[1];
-    if (layer) {
-      // The loop's first layer is $HOME; the others name themselves.
-      const where =
-        layer === "copy" ? "a private copy, discarded after the command" : ["/tmp", "/var/tmp", "/dev/shm", "/dev"].includes(layer) ? `the sandbox's private ${layer}, discarded after the command` : "hidden home";
-      return this.refuse(path, () => `is outside what the sandbox may write (${where})`, "EACCES");
-    }
+    if (layer) return this.refuse(path, () => `is outside what the sandbox may write (${privateLayer(layer)})`, "EACCES");
     const guarded = QUARANTINED.exec(result.stderr) ?? UNDONE.exec(result.stderr);
     if (guarded) return this.refuse(path, () => `is a protected path (${guarded[1]})`, "EACCES");
     if (result.exitCode === 0) return;

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { createEditToolDefinition, createReadToolDefinition, createWriteToolDefinition } from "@earendil-works/pi-coding-agent";
-import { errnoOf, readReason, writeReason } from "../src/file-tools.ts";
+import { errnoOf, privateLayer, readReason, writeReason } from "../src/file-tools.ts";
 import { registerPiSandbox } from "../src/index.ts";
 import { statusText, unavailableNotice } from "../src/status.ts";
 
@@ -187,6 +187,11 @@ describe("messages", () => {
     assert.equal(readReason({ home: "/h", home_hidden: true }, "/h/.ssh/id_rsa"), "is outside what the sandbox may read (hidden home)");
     assert.equal(writeReason({ protected: [{ path: "/w/.git/hooks", reason: "git hooks" }] }, "/w/.git/hooks/pre-commit"), "is a protected path (git hooks)");
     assert.equal(writeReason({ home: "/h", home_hidden: true }, "/h/.bashrc"), "is outside what the sandbox may write (hidden home)");
+    assert.equal(privateLayer("/tmp/x"), "the sandbox's private /tmp, discarded after the command");
+    assert.equal(privateLayer("/var/tmp/a/b"), "the sandbox's private /var/tmp, discarded after the command");
+    assert.equal(privateLayer("/tmpfoo"), "hidden home");
+    assert.equal(privateLayer("/home/u/.bashrc"), "hidden home");
+    assert.equal(privateLayer("copy"), "a private copy, discarded after the command");
   });
 
   it("the unavailable notice: one prefix, the hint on its own line", () => {
