@@ -901,17 +901,18 @@ describe("pi --mode json: the rough edges of issue 16", () => {
       writeFileSync(config, "{}");
       const { results, stderr } = await runJson(scratch, { command: "touch ran" }, { env: { PI_SANDBOX_CONFIG: config } });
       const why = `refusing the configuration ${config}: it lies inside the workspace, where sandboxed commands can write`;
+      const HINT = "hint: keep it outside the workspace, e.g. in ~/.pi/agent/extensions/pi-sandbox/config.json";
       assert.ok(
-        stderr.includes(`pi-sandbox unavailable: ${why}; Bash commands and file tools will fail closed\nhint: keep it outside the workspace`),
+        stderr.includes(`pi-sandbox unavailable: ${why}; Bash commands and file tools will fail closed\n${HINT}\n`),
         stderr,
       );
       assert.equal(results.length, 1);
       assert.equal(results[0].isError, true);
-      assert.ok(results[0].text.startsWith(`pi-sandbox unavailable: ${why}`), results[0].text);
+      assert.equal(results[0].text, `pi-sandbox unavailable: ${why}; the command was not run\n${HINT}`);
       assert.equal(existsSync(join(scratch.ws, "ran")), false);
       const read = await runJson(scratch, call("read", { path: "config.json" }), { env: { PI_SANDBOX_CONFIG: config } });
       assert.equal(read.results[0].isError, true);
-      assert.ok(read.results[0].text.startsWith(`pi-sandbox unavailable: ${why}`), read.results[0].text);
+      assert.equal(read.results[0].text, `pi-sandbox unavailable: ${why}; the read tool was not run\n${HINT}`);
     });
   });
 

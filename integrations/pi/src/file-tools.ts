@@ -354,7 +354,8 @@ function sandboxedTool<D extends AnyDefinition>(
       try {
         mode = sandbox.fileToolsMode();
       } catch (error) {
-        throw new Error(`pi-sandbox unavailable: ${error instanceof Error ? error.message : String(error)}; the ${tool} tool was not run`);
+        const [first, ...rest] = (error instanceof Error ? error.message : String(error)).split("\n");
+        throw new Error([`pi-sandbox unavailable: ${first}; the ${tool} tool was not run`, ...rest].join("\n"));
       }
       if (mode === "host") return define(cwd, undefined).execute(toolCallId, params, signal, onUpdate, ctx);
       const ops = new SandboxFileOps(sandbox, cwd, tool, signal);

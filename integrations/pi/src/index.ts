@@ -52,7 +52,9 @@ const PLATFORM_NOTICES: Partial<Record<NodeJS.Platform, string>> = {
 
 /** An error of the sandbox itself (not of the command): the command was not run. */
 function unavailable(reason: string): Error {
-  return new Error(`pi-sandbox unavailable: ${reason}; the command was not run`);
+  // A hint stays on its own line, after the sentence.
+  const [first, ...rest] = reason.split("\n");
+  return new Error([`pi-sandbox unavailable: ${first}; the command was not run`, ...rest].join("\n"));
 }
 
 function messageOf(error: unknown): string {
@@ -148,6 +150,8 @@ class SessionSandbox implements FileSandbox {
   private unavailableReason = "the Pi session has not started";
   private readonly policies = new Map<string, Promise<PolicyView>>();
   private readonly denials: string[] = [];
+  /** The last session start found the sandbox unusable: Bash fails with its reason. */
+  private startFailed = false;
 
   constructor(pi: ExtensionAPI, options: PiSandboxExtensionOptions) {
     this.pi = pi;
@@ -165,6 +169,7 @@ class SessionSandbox implements FileSandbox {
     await this.stopServe();
     this.shutDown = false;
     this.fileTools = undefined;
+    this.startFailed = true;
     this.policies.clear();
     if (!PLATFORM_NOTICES[this.platform]) {
       this.unavailableReason = `pi-sandbox does not support ${this.platform}`;
@@ -189,6 +194,7 @@ class SessionSandbox implements FileSandbox {
       return;
     }
     this.fileTools = fileTools;
+    this.startFailed = false;
     if (!ctx.hasUI) return;
     // Pi's TUI shows consecutive info notices in one line, the last one: the line that says
     // the sandbox is on comes last.
@@ -358,6 +364,9 @@ class SessionSandbox implements FileSandbox {
         const timeout = timeoutSeconds(options.timeout);
         if (options.signal?.aborted) throw new Error("aborted");
         if (this.shutDown) throw unavailable("the Pi session has ended");
+        // A configuration the session start refused (e.g. inside the workspace) is refused
+        // by every serve: say why, as the notice did.
+        if (this.startFailed) throw unavailable(this.unavailableReason);
         let client: ServeClient;
         try {
           client = await this.serve();

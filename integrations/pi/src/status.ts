@@ -2,6 +2,7 @@
 // `/sandbox` command, which prints the status, the policy and the last denials in every mode
 // (the session-start notices are not shown in `-p` and `--mode json`; issue 16).
 
+import { writeSync } from "node:fs";
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 import type { FileToolsMode, PolicyView } from "./file-tools.ts";
 
@@ -64,7 +65,8 @@ export function registerStatusCommand(pi: ExtensionAPI, status: (cwd: string) =>
     handler: async (_args, ctx) => {
       const text = statusText(await status(ctx.cwd));
       if (ctx.hasUI) ctx.ui.notify(text, "info");
-      else process.stdout.write(`${text}\n`);
+      // Print mode may exit right after the command: written at once, not queued.
+      else writeSync(1, `${text}\n`);
     },
   });
 }
