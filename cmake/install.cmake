@@ -95,7 +95,7 @@ install(CODE [[
 install(FILES ${CMAKE_SOURCE_DIR}/integrations/pi/package.json
               ${CMAKE_SOURCE_DIR}/integrations/pi/README.md
         DESTINATION ${CMAKE_INSTALL_DATADIR}/pi-sandbox/pi)
-install(DIRECTORY ${CMAKE_SOURCE_DIR}/integrations/pi/src
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/integrations/pi/src ${CMAKE_SOURCE_DIR}/integrations/pi/pi-sandbox
         DESTINATION ${CMAKE_INSTALL_DATADIR}/pi-sandbox/pi)
 install(FILES ${CMAKE_SOURCE_DIR}/README.md ${CMAKE_SOURCE_DIR}/CHANGELOG.md
         DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/pi-sandbox)

@@ -23,8 +23,8 @@ using Failure = std::unexpected<ConfigError>;
 // let a second value hide behind the first (docs/configuration.md), so the DOM is built by this SAX
 // handler, which stops at the first duplicate key of the root object or of a section.
 
-constexpr std::array<std::string_view, 7> kSections = {
-    "subagents", "filesystem", "hostIPC", "network", "approval", "limits", "environment"};
+constexpr std::array<std::string_view, 8> kSections = {
+    "subagents", "filesystem", "hostIPC", "network", "approval", "limits", "environment", "pi"};
 
 bool is_section(std::string_view key) {
   return std::ranges::find(kSections, key) != kSections.end();
@@ -294,6 +294,18 @@ bool is_absolute_path(const Json& value) {
   return path.starts_with('/') && path.find('\0') == std::string::npos;
 }
 
+/// The one of `choices` whose configuration spelling (its to_string()) is the string `value`;
+/// nullopt for a value that is not a string or spells none of them (exact, case included).
+template <typename Choice, std::size_t N>
+std::optional<Choice> spelled(const Json& value, const std::array<Choice, N>& choices) {
+  if (!value.is_string()) return std::nullopt;
+  const auto& text = value.get_ref<const std::string&>();
+  const auto found =
+      std::ranges::find_if(choices, [&](Choice choice) { return text == to_string(choice); });
+  if (found == choices.end()) return std::nullopt;
+  return *found;
+}
+
 std::expected<SubagentsConfig, ConfigError> parse_subagents(const Document& document) {
   static constexpr std::array<std::string_view, 2> kKeys = {"provider", "workerExtensions"};
   SubagentsConfig out;
@@ -303,12 +315,8 @@ std::expected<SubagentsConfig, ConfigError> parse_subagents(const Document& docu
   if (const Json* provider = member(**object, "provider")) {
     static constexpr std::array kProviders = {SubagentProvider::Builtin,
                                               SubagentProvider::PiSubagents, SubagentProvider::Off};
-    const auto found = std::ranges::find_if(kProviders, [&](SubagentProvider p) {
-      return provider->is_string() && provider->get_ref<const std::string&>() == to_string(p);
-    });
-    if (found == kProviders.end()) {
-      return invalid("subagents.provider must be one of builtin, pi-subagents, off");
-    }
+    const auto found = spelled(*provider, kProviders);
+    if (!found) return invalid("subagents.provider must be one of builtin, pi-subagents, off");
     out.provider = *found;
   }
   if (const Json* paths = member(**object, "workerExtensions")) {
@@ -316,6 +324,21 @@ std::expected<SubagentsConfig, ConfigError> parse_subagents(const Document& docu
       return invalid("subagents.workerExtensions must be an array of absolute paths");
     }
     for (const Json& path : *paths) append_unique(out.worker_extensions, path.get<std::string>());
+  }
+  return out;
+}
+
+std::expected<PiConfig, ConfigError> parse_pi(const Document& document) {
+  static constexpr std::array<std::string_view, 1> kKeys = {"fileTools"};
+  PiConfig out;
+  auto object = section(document, "pi", kKeys);
+  if (!object) return Failure(std::move(object.error()));
+  if (*object == nullptr) return out;
+  if (const Json* file_tools = member(**object, "fileTools")) {
+    static constexpr std::array kModes = {PiFileTools::Sandboxed, PiFileTools::Host};
+    const auto found = spelled(*file_tools, kModes);
+    if (!found) return invalid("pi.fileTools must be one of sandboxed, host");
+    out.file_tools = *found;
   }
   return out;
 }
@@ -644,6 +667,9 @@ std::expected<Config, ConfigError> build_config(const Document& document) {
   auto approval = parse_approval(document);
   if (!approval) return Failure(std::move(approval.error()));
   config.approval = std::move(*approval);
+  auto pi = parse_pi(document);
+  if (!pi) return Failure(std::move(pi.error()));
+  config.pi = *pi;
   auto limits = parse_limits(document);
   if (!limits) return Failure(std::move(limits.error()));
   config.limits = *limits;
@@ -687,6 +713,10 @@ std::string_view to_string(SubagentProvider provider) {
 
 std::string_view to_string(HostIpcMode mode) {
   return mode == HostIpcMode::Ask ? "ask" : "off";
+}
+
+std::string_view to_string(PiFileTools file_tools) {
+  return file_tools == PiFileTools::Host ? "host" : "sandboxed";
 }
 
 std::string ConfigError::describe(const std::filesystem::path& path) const {
@@ -733,6 +763,7 @@ std::string to_json(const Config& config) {
       {"limits", limits_json(config.limits)},
       {"environment",
        {{"passThrough", config.environment.pass_through}, {"remove", config.environment.remove}}},
+      {"pi", {{"fileTools", to_string(config.pi.file_tools)}}},
   };
   // Strings from parse() are valid UTF-8; a Config built in code might not be, and printing
   // must not throw.

@@ -47,10 +47,17 @@ enum class SubagentProvider { Builtin, PiSubagents, Off };
 /// `hostIPC.mode` (compatibility C7): `off` (default) or `ask`.
 enum class HostIpcMode { Off, Ask };
 
+/// `pi.fileTools` (issue 16): where the Pi extension does the file I/O of Pi's `read`,
+/// `write`, `edit`, `ls`, `grep` and `find` tools. `sandboxed` (default): inside a sandbox of
+/// the workspace, under the same policy as a command; `host`: Pi's own tools, unconfined.
+enum class PiFileTools { Sandboxed, Host };
+
 /// The configuration spelling of a provider: "builtin", "pi-subagents" or "off".
 std::string_view to_string(SubagentProvider provider);
 /// The configuration spelling of a host-IPC mode: "off" or "ask".
 std::string_view to_string(HostIpcMode mode);
+/// The configuration spelling of `pi.fileTools`: "sandboxed" or "host".
+std::string_view to_string(PiFileTools file_tools);
 
 /// `subagents` section (compatibility C2).
 ///   worker_extensions: `subagents.workerExtensions`, absolute paths of Pi extensions each
@@ -61,6 +68,13 @@ struct SubagentsConfig {
   SubagentProvider provider = SubagentProvider::Builtin;
   std::vector<std::string> worker_extensions;
   friend bool operator==(const SubagentsConfig&, const SubagentsConfig&) = default;
+};
+
+/// `pi` section: settings of the Pi extension (integrations/pi), read by it from
+/// `pi-sandbox config check`. Trusted like the rest: never read from the project.
+struct PiConfig {
+  PiFileTools file_tools = PiFileTools::Sandboxed;
+  friend bool operator==(const PiConfig&, const PiConfig&) = default;
 };
 
 /// `filesystem` section (compatibility C6).
@@ -132,6 +146,8 @@ struct Config {
   HostIpcConfig host_ipc;
   NetworkConfig network;
   ApprovalConfig approval;
+  /// `pi`: the Pi extension's own settings.
+  PiConfig pi;
   /// `limits`: what one command may cost the host (policy/limits.hpp; docs/configuration.md).
   ///   maxProcesses: 8-4194304 (default 1024); memory and tmpfs: bytes (16 MiB to 1 PiB) or
   ///   "N%" of the machine's memory (defaults "50%" and "25%"); cpu: 1-10000 (default 50).

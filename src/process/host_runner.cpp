@@ -186,7 +186,7 @@ sandbox::Outcome run_on_host(const sandbox::Command& command, const sandbox::Run
   if (command.argv.empty()) return launch_failed("run_on_host: empty argv");
   sandbox::OutputPipes pipes;
   if (options.output != nullptr) {
-    auto made = sandbox::OutputPipes::create();
+    auto made = sandbox::OutputPipes::create(options.stderr_route);
     if (!made) return launch_failed(made.error().message);
     pipes = std::move(*made);
   }

@@ -109,6 +109,12 @@ std::expected<Request, RequestError> parse_exec(const json& object, const std::s
     else if (*in != "closed")
       return error(where + "\"stdin\" must be \"closed\" or \"pipe\"", id);
   }
+  if (const auto err = object.find("stderr"); err != object.end()) {
+    if (*err == "stdout")
+      exec.stderr_to_stdout = true;
+    else if (*err != "separate")
+      return error(where + "\"stderr\" must be \"separate\" or \"stdout\"", id);
+  }
   return exec;
 }
 
@@ -234,6 +240,7 @@ std::string exec_line(const Exec& exec) {
   if (!exec.env_keep.empty()) out["env_keep"] = exec.env_keep;
   if (exec.approval_command) out["approval_command"] = *exec.approval_command;
   out["stdin"] = exec.stdin_pipe ? "pipe" : "closed";
+  if (exec.stderr_to_stdout) out["stderr"] = "stdout";
   return dump(out);
 }
 

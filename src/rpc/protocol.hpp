@@ -36,6 +36,8 @@ struct Hello {
 ///   approval_command: the command as its approval requests name it (`command` of a
 ///   BoundaryRequest; issue 15: `process-backed subagent: <task>`); absent: the command, or the
 ///   argv joined.
+///   stderr_to_stdout: `stderr: "stdout"` (default `"separate"`): the command's stderr is its
+///     stdout pipe, so its output events keep the order it wrote them (issue 16).
 struct Exec {
   std::string id;
   std::optional<std::string> command;
@@ -48,6 +50,7 @@ struct Exec {
   bool stdin_pipe = false;
   std::vector<std::string> env_keep;
   std::optional<std::string> approval_command;
+  bool stderr_to_stdout = false;
 };
 
 /// `stdin`: bytes for the command's stdin (decoded from base64 when so encoded).

@@ -81,6 +81,14 @@ inline std::string_view to_string(Limit limit) {
   return limit == Limit::Memory ? "memory" : "pids";
 }
 
+/// Where a command's stderr goes when its output is read through pipes (RunOptions::output).
+///   Own: a pipe of its own, read as Stream::Stderr (the order between the two streams is
+///     lost: the supervisor reads whichever pipe has data);
+///   Stdout: the stdout pipe itself (fd 2 a duplicate of fd 1), read as Stream::Stdout, so
+///     that what the command wrote arrives in the order it wrote it (serve's `stderr:
+///     "stdout"`, issue 16). pi-sandbox's own lines stay on Stream::Stderr.
+enum class StderrRoute { Own, Stdout };
+
 /// How long a command may run, how it can be cancelled, and where its stdio goes.
 ///   timeout:   wall-clock limit in milliseconds; none means unlimited.
 ///   cancel_fd: a descriptor that becomes readable to cancel the command (a signalfd for
@@ -98,6 +106,8 @@ struct RunOptions {
   std::optional<std::chrono::milliseconds> timeout;
   int cancel_fd = -1;
   OutputSink* output = nullptr;
+  /// With `output`: whether the command's stderr has a pipe of its own (see StderrRoute).
+  StderrRoute stderr_route = StderrRoute::Own;
   int stdin_fd = -1;
   ProxyStarter proxy;
   /// Told after the command, once for each limit it reached (may be empty).

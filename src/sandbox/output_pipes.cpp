@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <span>
 #include <utility>
 
 namespace pisandbox::sandbox {
@@ -28,16 +29,23 @@ void read_into(core::UniqueFd& fd, Stream stream, OutputSink& sink, int rounds, 
 
 }  // namespace
 
-core::Result<OutputPipes> OutputPipes::create() {
+core::Result<OutputPipes> OutputPipes::create(StderrRoute route) {
   OutputPipes pipes;
   std::pair<core::UniqueFd*, core::UniqueFd*> ends[2] = {{&pipes.out, &pipes.write_out},
                                                          {&pipes.err, &pipes.write_err}};
-  for (auto [read_end, write_end] : ends) {
+  const int count = route == StderrRoute::Stdout ? 1 : 2;
+  for (auto [read_end, write_end] : std::span(ends, count)) {
     int p[2];
     if (::pipe2(p, O_CLOEXEC) != 0) return core::fail_errno("pipe2()");
     read_end->reset(p[0]);
     write_end->reset(p[1]);
     (void)::fcntl(p[0], F_SETFL, O_NONBLOCK);
+  }
+  if (route == StderrRoute::Stdout) {
+    // One pipe for both: the kernel keeps the order of the command's writes to fd 1 and 2.
+    const int dup = ::fcntl(pipes.write_out.get(), F_DUPFD_CLOEXEC, 0);
+    if (dup < 0) return core::fail_errno("fcntl(F_DUPFD_CLOEXEC)");
+    pipes.write_err.reset(dup);
   }
   return pipes;
 }

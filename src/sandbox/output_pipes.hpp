@@ -14,8 +14,10 @@ struct OutputPipes {
   core::UniqueFd out, err;              ///< read ends; reset at end of file
   core::UniqueFd write_out, write_err;  ///< write ends, to hand to the command and close
 
-  /// Creates both pipes. Errors: `pipe2(): <ENAME> (…)`.
-  [[nodiscard]] static core::Result<OutputPipes> create();
+  /// Creates both pipes; with StderrRoute::Stdout only the stdout pipe, whose write end
+  /// `write_err` duplicates (`err` stays closed). Errors: `pipe2(): <ENAME> (…)`,
+  /// `fcntl(F_DUPFD_CLOEXEC): <ENAME> (…)`.
+  [[nodiscard]] static core::Result<OutputPipes> create(StderrRoute route = StderrRoute::Own);
 
   /// Whether either read end is still open.
   [[nodiscard]] bool open() const { return out.valid() || err.valid(); }

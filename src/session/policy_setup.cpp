@@ -183,6 +183,16 @@ core::Result<config::LoadedConfig> load_config(const std::string& explicit_path)
   return config::load(options);
 }
 
+core::Result<void> check_config_outside(const fs::path& file, const fs::path& workspace) {
+  char resolved[PATH_MAX];
+  if (::realpath(file.c_str(), resolved) == nullptr || !policy::is_within(resolved, workspace))
+    return {};
+  return core::fail("refusing the configuration " + file.string() +
+                        ": it lies inside the workspace, where sandboxed commands can write",
+                    "hint: keep it outside the workspace, e.g. in "
+                    "~/.pi/agent/extensions/pi-sandbox/config.json");
+}
+
 core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args,
                                                  config::LoadedConfig* loaded_out) {
   auto workspace = real_path(args.cwd, "--cwd");
@@ -204,16 +214,10 @@ core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args,
   if (!loaded) return std::unexpected(loaded.error());
   core::phases::mark(core::phases::Mark::ConfigRead);
   if (loaded->source && !args.config.empty()) {
-    // An explicit --config is never read from the workspace: an earlier sandboxed command
-    // could have written it there (compatibility C1). The default locations are protected
-    // in every sandbox, so they are trusted even when the workspace contains them.
-    char resolved[PATH_MAX];
-    if (::realpath(loaded->source->c_str(), resolved) != nullptr &&
-        policy::is_within(resolved, *workspace))
-      return core::fail("refusing the configuration " + loaded->source->string() +
-                            ": it lies inside the workspace, where sandboxed commands can write",
-                        "hint: keep it outside the workspace, e.g. in "
-                        "~/.pi/agent/extensions/pi-sandbox/config.json");
+    // The default locations are protected in every sandbox, so they are trusted even when
+    // the workspace contains them; an explicit --config is not.
+    if (auto outside = check_config_outside(*loaded->source, *workspace); !outside)
+      return std::unexpected(outside.error());
   }
   policy::PolicyInputs inputs;
   inputs.workspace = *workspace;

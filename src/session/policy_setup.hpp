@@ -38,4 +38,14 @@ std::filesystem::path home_directory();
 /// locations under $HOME (docs/configuration.md, "Where").
 core::Result<config::LoadedConfig> load_config(const std::string& explicit_path);
 
+/// Refuses an explicitly given configuration file (`--config FILE`, `config check FILE`) whose
+/// real path lies inside `workspace` (a real path): an earlier sandboxed command could have
+/// written it there (compatibility C1). A file whose real path cannot be resolved passes (it
+/// was just read, so this is a race the caller's own read decides). The default locations are
+/// never passed here: they are protected in every sandbox.
+/// Errors: `refusing the configuration <file>: it lies inside the workspace, where sandboxed
+/// commands can write`, with a hint naming the default location.
+core::Result<void> check_config_outside(const std::filesystem::path& file,
+                                        const std::filesystem::path& workspace);
+
 }  // namespace pisandbox::session

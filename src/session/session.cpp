@@ -160,6 +160,7 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
   p.options.cancel_fd = io.cancel_fd;
   p.options.stdin_fd = io.stdin_fd;
   p.options.output = io.output;
+  p.options.stderr_route = io.stderr_route;
   p.options.limit_reached = [say = p.say, limit_reached = io.limit_reached,
                              memory = p.policy.limits.memory_bytes](sandbox::Limit limit) {
     if (limit == sandbox::Limit::Memory)
@@ -235,6 +236,10 @@ sandbox::Outcome run_with_host_ipc(const RunArgs& args, const RunIo& io, const P
             sandbox::RunOptions attempt = p.options;
             attempt.timeout = timeout;
             if (io.output != nullptr || host_ipc.retry_on_unix_socket_error) attempt.output = &sink;
+            // The retry reads the attempt's own stderr for a Unix-socket refusal: it keeps
+            // its pipe then (the order between the streams is lost for that attempt).
+            if (host_ipc.retry_on_unix_socket_error)
+              attempt.stderr_route = sandbox::StderrRoute::Own;
             return named(sandbox::linux_::run_sandboxed(p.policy, p.command, attempt, p.say));
           },
       .host =

@@ -67,6 +67,9 @@ struct RunIo {
       denied;
   int stdin_fd = -1;
   int cancel_fd = -1;
+  /// With `output`: whether the command's stderr is read as a stream of its own or as part
+  /// of stdout, in the order written (sandbox::StderrRoute).
+  sandbox::StderrRoute stderr_route = sandbox::StderrRoute::Own;
   /// Told after the command of each resource limit it reached (the out-of-memory line goes
   /// to `message` as well); may be empty.
   std::function<void(sandbox::Limit)> limit_reached;

@@ -35,6 +35,7 @@ const WAIT_MS = 90_000;
 
 const ENABLED = "pi-sandbox enabled: Linux Sandbox Runtime with static filesystem policy and per-connection network review";
 const BUILTIN = "pi-sandbox subagent provider: builtin; worker process trees use the outer Sandbox Runtime sandbox";
+const FILE_TOOLS = "pi-sandbox file tools: sandboxed; read, write, edit and ls obey the sandbox's policy";
 const HOST_WARNING = "Warning: this command will run on the host outside the OS sandbox.";
 const NO_BROKER = "pi-auto-review broker is unavailable";
 const ALLOW_ONCE = "Allow this exact operation once";
@@ -203,10 +204,13 @@ function toolResultOf(event: any): ToolResult {
   };
 }
 
-/** One `pi --mode json` run with one scripted `bash` call; its tool results and stderr. */
+/** A prompt of the faux model: `bash` arguments, or another tool and its arguments. */
+type Prompt = { command: string; timeout?: number } | { tool: string; args: object };
+
+/** One `pi --mode json` run with one scripted tool call; its tool results and stderr. */
 async function runJson(
   scratch: Scratch,
-  bashArgs: { command: string; timeout?: number },
+  bashArgs: Prompt,
   options: { extensions?: string[]; env?: Record<string, string | undefined> } = {},
 ): Promise<{ results: ToolResult[]; stderr: string; events: any[] }> {
   const args = [...COMMON_ARGS, "--mode", "json", ...extensionArgs(options.extensions ?? [EXTENSION, FAUX])];
@@ -227,7 +231,7 @@ async function runJson(
     .split("\n")
     .filter((line) => line.trim())
     .map((line) => JSON.parse(line));
-  const results = events.filter((e) => e.type === "tool_execution_end" && e.toolName === "bash").map(toolResultOf);
+  const results = events.filter((e) => e.type === "tool_execution_end").map(toolResultOf);
   return { results, stderr, events };
 }
 
@@ -295,7 +299,7 @@ class RpcPi {
   }
 
   /** Sends one prompt (the `bash` arguments) and waits for the run to settle. */
-  async prompt(bashArgs: { command: string; timeout?: number }): Promise<{ results: ToolResult[]; ui: UiRequest[] }> {
+  async prompt(bashArgs: Prompt): Promise<{ results: ToolResult[]; ui: UiRequest[] }> {
     return this.settle(this.start(bashArgs));
   }
 
@@ -312,7 +316,7 @@ class RpcPi {
   }
 
   /** Sends one prompt without waiting; returns where its records begin. */
-  start(bashArgs: { command: string; timeout?: number } | { tool: string; args: object }): { id: string; first: number; firstUi: number } {
+  start(bashArgs: Prompt): { id: string; first: number; firstUi: number } {
     const started = { id: `p${this.nextId++}`, first: this.records.length, firstUi: this.ui.length };
     this.send({ id: started.id, type: "prompt", message: JSON.stringify(bashArgs) });
     return started;
@@ -326,7 +330,7 @@ class RpcPi {
     assert.equal(response?.success, true, `prompt failed: ${JSON.stringify(response)}`);
     const results = this.records
       .slice(first)
-      .filter((r) => r.type === "tool_execution_end" && r.toolName === "bash")
+      .filter((r) => r.type === "tool_execution_end")
       .map(toolResultOf);
     return { results, ui: this.ui.slice(firstUi) };
   }
@@ -355,7 +359,7 @@ class RpcPi {
     const response = this.records.find((r) => r.type === "response" && r.id === id);
     assert.equal(response.success, true, `new_session failed: ${JSON.stringify(response)}`);
     await this.until("the new session's notices", () => this.notices().length >= notices + 2);
-    assert.deepEqual(this.notices().slice(notices), [["info", BUILTIN], ["info", ENABLED]]);
+    assert.deepEqual(this.notices().slice(notices), [["info", BUILTIN], ["info", FILE_TOOLS], ["info", ENABLED]]);
   }
 
   notices(): Array<[string | undefined, string | undefined]> {
@@ -394,8 +398,8 @@ async function withRpc(
   const pi = new RpcPi(scratch, options);
   try {
     // The session_start notices (compatibility C79) come first, in every session.
-    await pi.until("the session notices", () => pi.notices().length >= 2);
-    assert.deepEqual(pi.notices(), [["info", BUILTIN], ["info", ENABLED]]);
+    await pi.until("the session notices", () => pi.notices().length >= 3);
+    assert.deepEqual(pi.notices(), [["info", BUILTIN], ["info", FILE_TOOLS], ["info", ENABLED]]);
     await fn(pi);
   } finally {
     await pi.close();
@@ -593,7 +597,7 @@ describe("pi --mode json with the extension installed", () => {
       ]);
       assert.equal(existsSync(join(scratch.ws, "ran-unsandboxed")), false);
       assert.ok(
-        stderr.includes(`pi-sandbox unavailable: PI_SANDBOX_BIN=${missing} is not an executable file; Bash commands will fail closed`),
+        stderr.includes(`pi-sandbox unavailable: PI_SANDBOX_BIN=${missing} is not an executable file; Bash commands and file tools will fail closed`),
         stderr,
       );
     });
@@ -981,6 +985,196 @@ describe("pi --mode rpc: built-in subagents, each in its own sandbox", () => {
       }
       assert.deepEqual(left, []);
       assert.equal(existsSync(late), false);
+    });
+  });
+});
+
+// ---- issue 16: Pi's file tools under the sandbox's policy -------------------------------
+
+/** The faux model's call of `tool` with `args`. */
+const call = (tool: string, args: object): Prompt => ({ tool, args });
+
+/** Text and isError of each tool result, and the result's full content (images too). */
+function contentsOf(events: any[]): unknown[] {
+  return events.filter((e) => e.type === "tool_execution_end").map((e) => [e.result?.content, e.isError === true]);
+}
+
+describe("pi --mode json: the file tools under the sandbox's policy", () => {
+  it("reads, writes and edits inside the workspace exactly as Pi's own tools do", async () => {
+    await withScratch(async (scratch) => {
+      // Long enough for Pi's truncation notice, with a line over the byte limit further on.
+      const lines = Array.from({ length: 2500 }, (_, i) => `line ${i + 1}\t${"é".repeat(i % 7)}`);
+      const text = `${lines.join("\n")}\n`;
+      const png = Buffer.from(
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+        "base64",
+      );
+      const prompts: Prompt[] = [
+        call("read", { path: "big.txt" }),
+        call("read", { path: "big.txt", offset: 2400, limit: 50 }),
+        call("read", { path: "pixel.png" }),
+        call("write", { path: "sub/dir/new.txt", content: "new\nfile\n" }),
+        call("edit", { path: "big.txt", edits: [{ oldText: "line 7\t", newText: "LINE SEVEN\t" }] }),
+        call("read", { path: "missing.txt" }),
+      ];
+      const seen: Record<string, { contents: unknown[]; files: string[] }> = {};
+      for (const [name, extensions] of [
+        ["sandboxed", [EXTENSION, FAUX]],
+        ["pi's own", [FAUX]],
+      ] as const) {
+        rmSync(scratch.ws, { recursive: true, force: true });
+        mkdirSync(scratch.ws);
+        writeFileSync(join(scratch.ws, "big.txt"), text);
+        writeFileSync(join(scratch.ws, "pixel.png"), png);
+        const contents: unknown[] = [];
+        for (const prompt of prompts) contents.push(...contentsOf((await runJson(scratch, prompt, { extensions: [...extensions] })).events));
+        const files = ["big.txt", "sub/dir/new.txt"].map((f) => readFileSync(join(scratch.ws, f), "utf8"));
+        seen[name] = { contents, files };
+      }
+      // The refused read of a missing file keeps Pi's own error text, with the path.
+      assert.deepEqual(seen.sandboxed.files, seen["pi's own"].files);
+      assert.deepEqual(seen.sandboxed.contents.slice(0, 5), seen["pi's own"].contents.slice(0, 5));
+      assert.equal((seen.sandboxed.contents[5] as any)[1], true);
+      assert.match(JSON.stringify(seen.sandboxed.contents[5]), /ENOENT/);
+      assert.match(JSON.stringify(seen.sandboxed.contents[0]), /Use offset=2001 to continue/);
+      assert.match(JSON.stringify(seen.sandboxed.contents[2]), /"type":"image"/);
+    });
+  });
+
+  it("refuses a hidden home file, a write outside the workspace, into the hidden home and to protected paths", async () => {
+    await withScratch(async (scratch) => {
+      mkdirSync(join(scratch.home, ".ssh"));
+      const key = join(scratch.home, ".ssh/id_rsa");
+      writeFileSync(key, "PRIVATE KEY\n");
+      const bashrc = join(scratch.home, ".bashrc");
+      writeFileSync(bashrc, "# host bashrc\n");
+      writeFileSync(join(scratch.ws, ".bashrc"), "# workspace bashrc\n");
+      symlinkSync(key, join(scratch.ws, "key-link"));
+      const outside = join(scratch.outside, "x.txt");
+      const cases: Array<[Prompt, string | RegExp]> = [
+        [call("read", { path: key }), `pi-sandbox: read refused: ${key} is outside what the sandbox may read (hidden home)`],
+        [call("read", { path: "~/.ssh/id_rsa" }), `pi-sandbox: read refused: ${key} is outside what the sandbox may read (hidden home)`],
+        [call("read", { path: "key-link" }), `pi-sandbox: read refused: ${join(scratch.ws, "key-link")} is outside what the sandbox may read (hidden home)`],
+        [call("write", { path: outside, content: "no\n" }), `pi-sandbox: write refused: ${outside} is outside what the sandbox may write`],
+        [call("write", { path: bashrc, content: "evil\n" }), `pi-sandbox: write refused: ${bashrc} is outside what the sandbox may write (hidden home)`],
+        [call("edit", { path: bashrc, edits: [{ oldText: "host", newText: "evil" }] }), `pi-sandbox: edit refused: ${bashrc} is outside what the sandbox may read (hidden home)`],
+        [call("write", { path: ".bashrc", content: "evil\n" }), new RegExp(`^pi-sandbox: write refused: ${join(scratch.ws, ".bashrc")} is a protected path`)],
+        [call("write", { path: ".mcp.json", content: "{}\n" }), new RegExp(`^pi-sandbox: write refused: ${join(scratch.ws, ".mcp.json")} is a protected path`)],
+        [call("write", { path: "/tmp/pi-sandbox-e2e-discarded", content: "x\n" }), "pi-sandbox: write refused: /tmp/pi-sandbox-e2e-discarded is outside what the sandbox may write (the sandbox's private /tmp, discarded after the command)"],
+      ];
+      for (const [prompt, expected] of cases) {
+        const { results } = await runJson(scratch, prompt);
+        assert.equal(results.length, 1, JSON.stringify(prompt));
+        assert.equal(results[0].isError, true, `${JSON.stringify(prompt)}: ${results[0].text}`);
+        if (typeof expected === "string") assert.equal(results[0].text, expected);
+        else assert.match(results[0].text, expected);
+      }
+      assert.equal(existsSync(outside), false);
+      assert.equal(readFileSync(bashrc, "utf8"), "# host bashrc\n");
+      assert.equal(readFileSync(join(scratch.ws, ".bashrc"), "utf8"), "# workspace bashrc\n");
+      assert.equal(existsSync(join(scratch.ws, ".mcp.json")), false);
+      assert.equal(existsSync("/tmp/pi-sandbox-e2e-discarded"), false);
+    });
+  });
+
+  it("with pi.fileTools host, Pi's own tools run unconfined, and the notice says so", async () => {
+    await withScratch(async (scratch) => {
+      const config = join(scratch.base, "config.json");
+      writeFileSync(config, JSON.stringify({ pi: { fileTools: "host" } }));
+      const outside = join(scratch.outside, "host.txt");
+      const { results } = await runJson(scratch, call("write", { path: outside, content: "host\n" }), { env: { PI_SANDBOX_CONFIG: config } });
+      assert.deepEqual(results, [{ text: `Successfully wrote to ${outside}`, isError: false }]);
+      assert.equal(readFileSync(outside, "utf8"), "host\n");
+    });
+  });
+
+  it("edit through a symlink that a concurrent sandboxed command swaps: never outside", async () => {
+    await withScratch(async (scratch) => {
+      // PI_SANDBOX_E2E_RACES: fewer for a quick run; 1000 by default (issue 16).
+      const races = Number(process.env.PI_SANDBOX_E2E_RACES ?? 1000);
+      const victim = join(scratch.outside, "victim.txt");
+      writeFileSync(victim, "needle\n");
+      writeFileSync(join(scratch.ws, "f"), "needle\n");
+      // The swapper: a sandboxed command of the same workspace that replaces `f` by a symlink
+      // to the victim and back, atomically, as fast as it can.
+      const swapper = spawn(
+        scratch.binary,
+        ["run", "--cwd", scratch.ws, "--timeout", "3600", "-c", `while :; do printf 'needle\\n' > f.new; mv -f f.new f; ln -sfn ${victim} f.lnk; mv -fT f.lnk f; done`],
+        { cwd: scratch.ws, env: scratch.env(), stdio: "ignore" },
+      );
+      const counts = { edited: 0, refused: 0, other: 0 };
+      const others: string[] = [];
+      try {
+        await withRpc(scratch, {}, async (pi) => {
+          for (let i = 0; i < races; i++) {
+            const { results } = await pi.prompt(call("edit", { path: "f", edits: [{ oldText: "needle", newText: `edit-${i}` }] }));
+            const result = results[0];
+            if (!result.isError) counts.edited++;
+            else if (result.text === `pi-sandbox: edit refused: ${join(scratch.ws, "f")} is outside what the sandbox may write`) counts.refused++;
+            else {
+              counts.other++;
+              if (others.length < 5) others.push(result.text);
+            }
+            assert.equal(readFileSync(victim, "utf8"), "needle\n", `race ${i}: the victim outside the workspace changed`);
+          }
+        });
+      } finally {
+        swapper.kill("SIGTERM");
+        await new Promise((r) => swapper.on("close", r));
+      }
+      process.stderr.write(`edit races: ${JSON.stringify(counts)} ${others.join(" | ")}\n`);
+      assert.equal(readFileSync(victim, "utf8"), "needle\n");
+      assert.equal(counts.edited + counts.refused + counts.other, races);
+      // The swap did race the edits: some writes met the symlink (and were refused).
+      assert.ok(counts.refused > 0, JSON.stringify(counts));
+      // Other errors are Pi's own for a file that changed under it (oldText not found), never a write outside.
+      for (const text of others) assert.match(text, /Could not find|ENOENT|no such file|not found/i);
+    });
+  });
+});
+
+describe("pi --mode json: the rough edges of issue 16", () => {
+  it("stdout and stderr reach the model in the order the command wrote them", async () => {
+    await withScratch(async (scratch) => {
+      const { results } = await runJson(scratch, { command: "for i in $(seq 50); do echo o$i; echo e$i >&2; done" });
+      const expected = Array.from({ length: 50 }, (_, i) => `o${i + 1}\ne${i + 1}\n`).join("");
+      assert.deepEqual(results, [{ text: expected, isError: false }]);
+    });
+  });
+
+  it("a PI_SANDBOX_CONFIG inside the workspace: the session says Bash fails closed, and nothing runs", async () => {
+    await withScratch(async (scratch) => {
+      const config = join(scratch.ws, "config.json");
+      writeFileSync(config, "{}");
+      const { results, stderr } = await runJson(scratch, { command: "touch ran" }, { env: { PI_SANDBOX_CONFIG: config } });
+      const why = `refusing the configuration ${config}: it lies inside the workspace, where sandboxed commands can write`;
+      const HINT = "hint: keep it outside the workspace, e.g. in ~/.pi/agent/extensions/pi-sandbox/config.json";
+      assert.ok(
+        stderr.includes(`pi-sandbox unavailable: ${why}; Bash commands and file tools will fail closed\n${HINT}\n`),
+        stderr,
+      );
+      assert.equal(results.length, 1);
+      assert.equal(results[0].isError, true);
+      assert.equal(results[0].text, `pi-sandbox unavailable: ${why}; the command was not run\n${HINT}`);
+      assert.equal(existsSync(join(scratch.ws, "ran")), false);
+      const read = await runJson(scratch, call("read", { path: "config.json" }), { env: { PI_SANDBOX_CONFIG: config } });
+      assert.equal(read.results[0].isError, true);
+      assert.equal(read.results[0].text, `pi-sandbox unavailable: ${why}; the read tool was not run\n${HINT}`);
+    });
+  });
+
+  it("/sandbox prints the status in print mode, where no notice is shown", async () => {
+    await withScratch(async (scratch) => {
+      const run = spawnSync(PI, [...COMMON_ARGS, "-p", ...extensionArgs([EXTENSION, FAUX]), "/sandbox"], {
+        cwd: scratch.ws,
+        env: scratch.env(),
+        encoding: "utf8",
+        timeout: WAIT_MS,
+      });
+      assert.equal(run.status, 0, run.stderr);
+      assert.match(run.stdout, /^pi-sandbox: enabled \(pi-sandbox [^)]*\); Bash runs in the sandbox\nfile tools: sandboxed\n/);
+      assert.ok(run.stdout.includes(`workspace: ${scratch.ws} (read-write)`), run.stdout);
+      assert.ok(run.stdout.includes(`home: ${scratch.home} hidden`), run.stdout);
     });
   });
 });

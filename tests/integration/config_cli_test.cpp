@@ -49,6 +49,26 @@ TEST(ConfigCli, RunRefusesAConfigurationInsideTheWorkspace) {
   EXPECT_NE(r.err.find("it lies inside the workspace"), std::string::npos) << r.err;
 }
 
+TEST(ConfigCli, CheckRefusesAFileInsideTheWorkspaceAsRunWould) {
+  Scratch s;
+  const fs::path inside = s.ws / "my-config.json";
+  write_file(inside, "{}");
+  const RunResult refused = run_process(
+      {sandbox_binary(), "config", "check", inside.string(), "--cwd", s.ws.string()}, s.env());
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_EQ(refused.err, "pi-sandbox: refusing the configuration " + inside.string() +
+                             ": it lies inside the workspace, where sandboxed commands can write\n"
+                             "hint: keep it outside the workspace, e.g. in "
+                             "~/.pi/agent/extensions/pi-sandbox/config.json\n");
+  EXPECT_EQ(refused.out, "");
+  // The same file checked for another workspace is fine.
+  const fs::path elsewhere = s.root / "elsewhere";
+  fs::create_directory(elsewhere);
+  const RunResult other = run_process(
+      {sandbox_binary(), "config", "check", inside.string(), "--cwd", elsewhere.string()}, s.env());
+  EXPECT_EQ(other.exit_code, 0) << other.err;
+}
+
 TEST(ConfigCli, AdditionalReadPathsInsideTheHomeAreReadableAndReadOnly) {
   Scratch s;
   write_file(s.home / ".local/bin/tool", "#!/bin/sh\necho tool\n");

@@ -188,6 +188,25 @@ TEST(Serve, HelloAndOneCommand) {
   EXPECT_EQ(err, "err\n/bin/bash: line 1: /etc/x: Read-only file system\n");
 }
 
+TEST(Serve, StderrIntoStdoutKeepsTheOrderTheCommandWroteIn) {
+  Scratch scratch;
+  Serve serve(scratch);
+  // 200 alternating writes without a pause: with two pipes the supervisor reads whichever
+  // has data, so the streams come apart; with one they arrive as written.
+  const std::string command = "for i in $(seq 100); do echo o$i; echo e$i >&2; done";
+  json merged = exec("m", command, scratch.ws);
+  merged["stderr"] = "stdout";
+  serve.send(merged);
+  const auto events = serve.until_exit("m");
+  std::string expected;
+  for (int i = 1; i <= 100; ++i)
+    expected += "o" + std::to_string(i) + "\ne" + std::to_string(i) + "\n";
+  const auto [out, err] = streams(events);
+  EXPECT_EQ(out, expected);
+  EXPECT_EQ(err, "");
+  EXPECT_EQ(events.back()["exit_code"], 0);
+}
+
 TEST(Serve, ConcurrentCommandsInterleaveAndStayApart) {
   Scratch scratch;
   Serve serve(scratch);

@@ -512,8 +512,38 @@ TEST(ConfigToJson, DefaultsFilledIn) {
   "environment": {
     "passThrough": [],
     "remove": []
+  },
+  "pi": {
+    "fileTools": "sandboxed"
   }
 })");
+}
+
+TEST(ConfigPi, FileToolsSandboxedByDefaultHostWhenSaidAndNothingElse) {
+  EXPECT_EQ(Config{}.pi.file_tools, PiFileTools::Sandboxed);
+  auto host = parse(R"({"pi": {"fileTools": "host"}})");
+  ASSERT_TRUE(host.has_value()) << host.error().describe(kPath);
+  EXPECT_EQ(host->pi.file_tools, PiFileTools::Host);
+  EXPECT_EQ(parse(to_json(*host))->pi.file_tools, PiFileTools::Host);
+  auto sandboxed = parse(R"({"pi": {"fileTools": "sandboxed"}})");
+  ASSERT_TRUE(sandboxed.has_value());
+  EXPECT_EQ(sandboxed->pi.file_tools, PiFileTools::Sandboxed);
+  for (const char* text : {R"({"pi": {"fileTools": "Host"}})", R"({"pi": {"fileTools": true}})",
+                           R"({"pi": {"fileTools": null}})"}) {
+    auto refused = parse(text);
+    ASSERT_FALSE(refused.has_value()) << text;
+    EXPECT_EQ(refused.error().describe(kPath),
+              "invalid pi-sandbox configuration: pi.fileTools must be one of sandboxed, host")
+        << text;
+  }
+  auto unknown = parse(R"({"pi": {"fileTools": "host", "tools": []}})");
+  ASSERT_FALSE(unknown.has_value());
+  EXPECT_EQ(unknown.error().describe(kPath),
+            "invalid pi-sandbox configuration: unknown pi key: tools");
+  auto not_object = parse(R"({"pi": "host"})");
+  ASSERT_FALSE(not_object.has_value());
+  EXPECT_EQ(not_object.error().describe(kPath),
+            "invalid pi-sandbox configuration: pi must be an object");
 }
 
 TEST(ConfigEnvironment, ListsAsWrittenDuplicatesRemovedAndTheirRoundTrip) {

@@ -47,6 +47,22 @@ TEST(Requests, ExecWithArgvAndDefaults) {
   EXPECT_FALSE(e.env);
   EXPECT_FALSE(e.timeout_s);
   EXPECT_FALSE(e.stdin_pipe);
+  EXPECT_FALSE(e.stderr_to_stdout);
+}
+
+TEST(Requests, ExecWithStderrIntoStdout) {
+  auto r = parse_request(R"({"type":"exec","id":"c3","command":"x","cwd":"/","stderr":"stdout"})");
+  ASSERT_TRUE(r) << r.error().message;
+  const Exec& e = std::get<Exec>(*r);
+  EXPECT_TRUE(e.stderr_to_stdout);
+  EXPECT_EQ(
+      exec_line(e),
+      R"({"type":"exec","id":"c3","cwd":"/","command":"x","stdin":"closed","stderr":"stdout"})"
+      "\n");
+  auto separate =
+      parse_request(R"({"type":"exec","id":"c4","command":"x","cwd":"/","stderr":"separate"})");
+  ASSERT_TRUE(separate);
+  EXPECT_FALSE(std::get<Exec>(*separate).stderr_to_stdout);
 }
 
 TEST(Requests, EnvKeepHoldsExactNamesOnly) {
@@ -137,6 +153,8 @@ TEST(Requests, EveryErrorNamesTheProblem) {
             "1000000000");
   EXPECT_EQ(error_of(R"({"type":"exec","id":"a","command":"x","cwd":"/","stdin":"open"})"),
             "exec \"a\": \"stdin\" must be \"closed\" or \"pipe\"");
+  EXPECT_EQ(error_of(R"({"type":"exec","id":"a","command":"x","cwd":"/","stderr":"merged"})"),
+            "exec \"a\": \"stderr\" must be \"separate\" or \"stdout\"");
   EXPECT_EQ(error_of(R"({"type":"exec","id":"a","command":"x","cwd":"/","scope_key":1})"),
             "exec \"a\": \"scope_key\" must be a string");
   EXPECT_EQ(error_of(R"({"type":"stdin","id":"a"})"), "stdin \"a\": \"data\" must be a string");

@@ -24,11 +24,13 @@ import {
 } from "./approval.ts";
 import { findBinary } from "./binary.ts";
 import { DialogQueue } from "./dialog.ts";
+import { fileToolsNotice, registerFileTools, type FileSandbox, type FileToolsMode, type PolicyView, type SandboxRun } from "./file-tools.ts";
 import { DenialNotices, enabledNotice } from "./notices.ts";
 import type { ApprovalRequestEvent, DeniedEvent } from "./protocol.ts";
 import { ServeClient, type ExecOutcome } from "./serve-client.ts";
 import { depthFromEnv, SubagentManager, type WorkerEvents, type WorkerLauncher, type WorkerProcess, type WorkerSpec } from "./subagent.ts";
 import { piCliPath, SUBAGENT_TOOL, subagentTool } from "./subagent-tool.ts";
+import { registerStatusCommand, stripPrefix, unavailableNotice, type SandboxStatus } from "./status.ts";
 
 /** A trusted configuration file passed to serve as `--config FILE`. */
 export const CONFIG_ENV = "PI_SANDBOX_CONFIG";
@@ -52,7 +54,9 @@ const PLATFORM_NOTICES: Partial<Record<NodeJS.Platform, string>> = {
 
 /** An error of the sandbox itself (not of the command): the command was not run. */
 function unavailable(reason: string): Error {
-  return new Error(`pi-sandbox unavailable: ${reason}; the command was not run`);
+  // A hint stays on its own line, after the sentence.
+  const [first, ...rest] = reason.split("\n");
+  return new Error([`pi-sandbox unavailable: ${first}; the command was not run`, ...rest].join("\n"));
 }
 
 function messageOf(error: unknown): string {
@@ -74,26 +78,41 @@ function timeoutSeconds(timeout: number | undefined): number | undefined {
   return timeout;
 }
 
-/** Runs `pi-sandbox config check [FILE]`: the effective configuration, or why it is invalid. */
-function checkConfig(binary: string, configFile: string | undefined, env: NodeJS.ProcessEnv): Promise<unknown> {
+/**
+ * Runs `pi-sandbox <args>` and parses its JSON stdout; rejects with its message (without its
+ * `pi-sandbox: ` prefix; a hint stays on its own line).
+ */
+function runJson(binary: string, args: string[], env: NodeJS.ProcessEnv): Promise<unknown> {
   return new Promise((resolvePromise, reject) => {
     execFile(
       binary,
-      ["config", "check", ...(configFile ? [configFile] : [])],
-      { env, timeout: 15_000, maxBuffer: 1 << 20 },
+      args,
+      { env, timeout: 15_000, maxBuffer: 16 << 20 },
       (error, stdout, stderr) => {
         if (error) {
-          reject(new Error(String(stderr).trim() || error.message));
+          reject(new Error(stripPrefix(String(stderr).trim()) || error.message));
           return;
         }
         try {
           resolvePromise(JSON.parse(String(stdout)));
         } catch {
-          reject(new Error(`${binary} config check printed no JSON`));
+          reject(new Error(`${binary} ${args.slice(0, 2).join(" ")} printed no JSON`));
         }
       },
     );
   });
+}
+
+/**
+ * `pi-sandbox config check [FILE] --cwd WORKSPACE`: the effective configuration, or why it is
+ * invalid or refused (a FILE inside the workspace, which serve would refuse on every command).
+ */
+function checkConfig(binary: string, configFile: string | undefined, cwd: string, env: NodeJS.ProcessEnv): Promise<unknown> {
+  return runJson(binary, ["config", "check", ...(configFile ? [configFile] : []), "--cwd", cwd], env);
+}
+
+function fileToolsOf(config: unknown): FileToolsMode {
+  return (config as { pi?: { fileTools?: unknown } } | undefined)?.pi?.fileTools === "host" ? "host" : "sandboxed";
 }
 
 /** `subagents.workerExtensions` of the effective configuration. */
@@ -129,8 +148,11 @@ type CommandApprovals = {
   notices: DenialNotices;
 };
 
+/** How many denials `/sandbox` shows. */
+const RECENT_DENIALS = 10;
+
 /** The state of one Pi session runtime: its serve, its turn, its notices. */
-class SessionSandbox {
+class SessionSandbox implements FileSandbox {
   private readonly pi: ExtensionAPI;
   private readonly env: NodeJS.ProcessEnv;
   private readonly platform: NodeJS.Platform;
@@ -142,6 +164,15 @@ class SessionSandbox {
   private generation = 0;
   private readonly dialogs = new DialogQueue();
   turnIndex = 0;
+  /** `pi.fileTools` of this session's configuration; undefined until it was checked. */
+  private fileTools: FileToolsMode | undefined;
+  /** Why the sandbox is unavailable (session start), for the file tools and `/sandbox`. */
+  private unavailableReason = "the Pi session has not started";
+  private readonly policies = new Map<string, Promise<PolicyView>>();
+  private readonly denials: string[] = [];
+  /** The last session start found the sandbox unusable: Bash fails with its reason. */
+  private startFailed = false;
+
   /** Whether the `subagent` tool is registered (the builtin notice says so only then). */
   subagentTool = false;
   /** `subagents.workerExtensions` of the configuration read at registration. */
@@ -165,28 +196,39 @@ class SessionSandbox {
     await this.stopSubagents();
     await this.stopServe();
     this.shutDown = false;
+    this.fileTools = undefined;
+    this.startFailed = true;
+    this.policies.clear();
     if (!PLATFORM_NOTICES[this.platform]) {
+      this.unavailableReason = `pi-sandbox does not support ${this.platform}`;
       if (ctx.hasUI) {
         ctx.ui.notify(`pi-sandbox is unavailable on ${this.platform}; Bash commands will fail closed`, "warning");
       }
       return;
     }
     let provider: SubagentProvider;
+    let fileTools: FileToolsMode;
     let sandbox: string;
     try {
       const binary = findBinary(this.env);
-      provider = providerOf(await checkConfig(binary, this.configFile(), this.env));
+      const config = await checkConfig(binary, this.configFile(), resolve(ctx.cwd), this.env);
+      provider = providerOf(config);
+      fileTools = fileToolsOf(config);
       sandbox = (await this.serve()).sandbox;
     } catch (error) {
-      const text = `pi-sandbox unavailable: ${messageOf(error)}; Bash commands will fail closed`;
+      this.unavailableReason = messageOf(error);
+      const text = unavailableNotice(messageOf(error));
       if (ctx.hasUI) ctx.ui.notify(text, "error");
       else process.stderr.write(`${text}\n`);
       return;
     }
+    this.fileTools = fileTools;
+    this.startFailed = false;
     if (!ctx.hasUI) return;
     // Pi's TUI shows consecutive info notices in one line, the last one: the line that says
     // the sandbox is on comes last.
     this.providerNotice(ctx, provider);
+    ctx.ui.notify(fileToolsNotice(fileTools), "info");
     ctx.ui.notify(enabledNotice(sandbox), "info");
   }
 
@@ -228,8 +270,82 @@ class SessionSandbox {
   /** session_shutdown: stops serve (which kills and removes every sandbox). */
   async stop(): Promise<void> {
     this.shutDown = true;
+    this.unavailableReason = "the Pi session has ended";
     await this.stopSubagents();
     await this.stopServe();
+  }
+
+  fileToolsMode(): FileToolsMode {
+    if (this.shutDown || this.fileTools === undefined) throw new Error(this.unavailableReason);
+    return this.fileTools;
+  }
+
+  /** One file operation in a sandbox of `cwd`: never asks anyone (it crosses no boundary). */
+  async run(argv: string[], cwd: string, input: Buffer | undefined, signal?: AbortSignal): Promise<SandboxRun> {
+    let client: ServeClient;
+    try {
+      client = await this.serve();
+    } catch (error) {
+      throw new Error(`pi-sandbox unavailable: ${messageOf(error)}`);
+    }
+    const stdout: Buffer[] = [];
+    let stderr = "";
+    const outcome = await client.exec(
+      { argv, cwd: resolve(cwd), stdin: input === undefined ? "closed" : "pipe", scope_key: `file-tools:${this.turnIndex}` },
+      {
+        onOutput: (stream, data) => (stream === "stdout" ? stdout.push(data) : (stderr += data.toString("utf8"))),
+        onApprovalRequest: (event) =>
+          client.respond(event.id, event.request_id, { choice: "deny", source: "unavailable", reason: "A file operation of Pi's tools crosses no boundary." }),
+      },
+      signal,
+      input,
+    );
+    if (signal?.aborted || outcome.error === "aborted") throw new Error("Operation aborted");
+    if (outcome.error) throw new Error(`pi-sandbox could not do the file operation: ${outcome.message ?? outcome.error}`);
+    return { exitCode: outcome.exit_code, stdout: Buffer.concat(stdout), stderr };
+  }
+
+  policy(cwd: string): Promise<PolicyView> {
+    const workspace = resolve(cwd);
+    let policy = this.policies.get(workspace);
+    if (!policy) {
+      const configFile = this.configFile();
+      const args = ["policy", "--json", "--cwd", workspace, ...(configFile ? ["--config", configFile] : [])];
+      policy = (async () => (await runJson(findBinary(this.env), args, this.env)) as PolicyView)();
+      policy.catch(() => this.policies.delete(workspace));
+      this.policies.set(workspace, policy);
+    }
+    return policy;
+  }
+
+  /** Remembers a denial for `/sandbox` (the last RECENT_DENIALS). */
+  private remember(event: DeniedEvent): void {
+    this.denials.push(`${event.surface} ${event.target ?? ""}: ${event.reason ?? ""}${event.source ? ` (${event.source})` : ""}`);
+    if (this.denials.length > RECENT_DENIALS) this.denials.shift();
+  }
+
+  /** What `/sandbox` shows. */
+  async status(cwd: string): Promise<SandboxStatus> {
+    let policy: PolicyView | undefined;
+    let policyError: string | undefined;
+    if (this.fileTools !== undefined && !this.shutDown) {
+      try {
+        policy = await this.policy(cwd);
+      } catch (error) {
+        policyError = messageOf(error);
+      }
+    }
+    return {
+      enabled: this.fileTools !== undefined && !this.shutDown,
+      unavailable: this.unavailableReason,
+      server: this.client?.server,
+      configFile: this.configFile(),
+      fileTools: this.fileTools,
+      workspace: resolve(cwd),
+      policy,
+      policyError,
+      denials: [...this.denials],
+    };
   }
 
   /** Stops every worker of the session: each one's whole sandbox is killed and removed. */
@@ -374,6 +490,9 @@ class SessionSandbox {
         const timeout = timeoutSeconds(options.timeout);
         if (options.signal?.aborted) throw new Error("aborted");
         if (this.shutDown) throw unavailable("the Pi session has ended");
+        // A configuration the session start refused (e.g. inside the workspace) is refused
+        // by every serve: say why, as the notice did.
+        if (this.startFailed) throw unavailable(this.unavailableReason);
         let client: ServeClient;
         try {
           client = await this.serve();
@@ -403,11 +522,17 @@ class SessionSandbox {
               ...(timeout !== undefined ? { timeout_s: timeout } : {}),
               scope_key: scopeKey,
               stdin: "closed",
+              // One pipe for stdout and stderr: Pi's bash shows them as one text, in the
+              // order the command wrote them.
+              stderr: "stdout",
             },
             {
               onOutput: (_stream, data) => options.onData(data),
               onApprovalRequest: (event) => this.approve(ctx, client, event, approvals),
-              onDenied: (event) => approvals.notices.denied(event),
+              onDenied: (event) => {
+                this.remember(event);
+                approvals.notices.denied(event);
+              },
               onApprovalSettled: (event) => approvals.open.get(event.request_id)?.abort(),
             },
             options.signal,
@@ -538,7 +663,7 @@ async function registerSubagentTool(pi: ExtensionAPI, sandbox: SessionSandbox, o
   let config: unknown;
   try {
     const file = env[CONFIG_ENV];
-    config = await checkConfig(findBinary(env), file ? resolve(file) : undefined, env);
+    config = await checkConfig(findBinary(env), file ? resolve(file) : undefined, process.cwd(), env);
   } catch {
     return;
   }
@@ -568,7 +693,9 @@ export function registerPiSandbox(pi: ExtensionAPI, options: PiSandboxExtensionO
   const registration = (async () => {
     const sandbox = new SessionSandbox(pi, options);
     pi.registerTool(sandboxedBashTool(sandbox));
+    registerFileTools(pi, sandbox);
     await registerSubagentTool(pi, sandbox, options);
+    registerStatusCommand(pi, (cwd) => sandbox.status(cwd));
     pi.on("user_bash", (_event, ctx) => ({ operations: sandbox.operations(ctx) }));
     pi.on("turn_start", (event) => {
       sandbox.turnIndex = event.turnIndex;

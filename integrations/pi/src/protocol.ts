@@ -52,9 +52,6 @@ export type ExecRequest = {
   type: "exec";
   id: string;
   cwd: string;
-  /** What to run: a shell command (`/bin/bash -c`) or a direct invocation, exactly one. */
-  command?: string;
-  argv?: string[];
   /** The command's whole environment; omitted: serve's own. */
   env?: Record<string, string>;
   /** Seconds, > 0. */
@@ -66,7 +63,9 @@ export type ExecRequest = {
   /** The command as its approval requests name it (`process-backed subagent: <task>`). */
   approval_command?: string;
   stdin?: "closed" | "pipe";
-};
+  /** `"stdout"`: the command's stderr is its stdout pipe, so the output keeps the order it was written in. */
+  stderr?: "separate" | "stdout";
+} & ({ command: string; argv?: never } | { argv: string[]; command?: never });
 
 /** Bytes for the stdin of a command started with `stdin: "pipe"`. */
 export type StdinRequest = { type: "stdin"; id: string; data: string; encoding?: "base64" };

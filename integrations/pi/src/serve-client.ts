@@ -38,7 +38,10 @@ export type ServeOptions = {
 };
 
 /** What one command asks for (the fields of an `exec` request other than `type`/`id`). */
-export type ExecSpec = Omit<ExecRequest, "type" | "id">;
+export type ExecSpec = ExecRequest extends infer R ? (R extends ExecRequest ? Omit<R, "type" | "id"> : never) : never;
+
+/** The largest piece of stdin sent in one `stdin` request (bytes before base64; a line is at most 16 MiB). */
+const STDIN_CHUNK_BYTES = 4 * 1024 * 1024;
 
 export type ExecHandlers = {
   onOutput(stream: "stdout" | "stderr", data: Buffer): void;
@@ -188,9 +191,15 @@ export class ServeClient {
   /**
    * Runs one command. Resolves with its `exit` event; rejects when serve refuses the
    * request (an `error` event for it) or dies. `signal` aborting sends an `abort` request.
+   * `input`: the command's whole stdin (needs `stdin: "pipe"`), sent at once and closed.
    */
-  exec(spec: ExecSpec, handlers: ExecHandlers, signal?: AbortSignal): Promise<ExecOutcome> {
-    return this.start(spec, handlers, signal).outcome;
+  exec(spec: ExecSpec, handlers: ExecHandlers, signal?: AbortSignal, input?: Buffer): Promise<ExecOutcome> {
+    const running = this.start(spec, handlers, signal);
+    if (input !== undefined) {
+      running.write(input);
+      running.closeStdin();
+    }
+    return running.outcome;
   }
 
   /** As exec(), with the command's id and stdin (for `stdin: "pipe"`). */
@@ -198,7 +207,10 @@ export class ServeClient {
     const id = `c${this.nextId++}`;
     const write = (data: string | Buffer) => {
       if (!this.running.has(id)) return;
-      this.send({ type: "stdin", id, data: Buffer.from(data).toString("base64"), encoding: "base64" });
+      const bytes = Buffer.from(data);
+      for (let at = 0; at < bytes.length; at += STDIN_CHUNK_BYTES) {
+        this.send({ type: "stdin", id, data: bytes.subarray(at, at + STDIN_CHUNK_BYTES).toString("base64"), encoding: "base64" });
+      }
     };
     const closeStdin = () => {
       if (this.running.has(id)) this.send({ type: "stdin_close", id });
@@ -213,7 +225,7 @@ export class ServeClient {
       this.running.set(id, { handlers, started: false, resolve, reject });
     });
     this.updateRef();
-    this.send({ type: "exec", id, ...spec });
+    this.send({ type: "exec", id, ...spec } as Request);
     if (signal) {
       if (signal.aborted) onAbort();
       else signal.addEventListener("abort", onAbort, { once: true });

@@ -18,6 +18,8 @@ const ENABLED = "pi-sandbox enabled: Linux Sandbox Runtime with static filesyste
 const BUILTIN =
   "pi-sandbox subagent provider: builtin; worker process trees use the outer Sandbox Runtime sandbox";
 
+const FILE_TOOLS = "pi-sandbox file tools: sandboxed; read, write, edit and ls obey the sandbox's policy";
+
 const NO_UI = "Approval needs a human, and none could be asked (Pi has no interactive UI in this mode).";
 
 type Handler = (event: unknown, ctx: unknown) => unknown;
@@ -120,8 +122,10 @@ describe("registration", () => {
     const fake = fakePi();
     await Promise.all([fake.register(), fake.register()]);
     await fake.register();
-    // bash, and the builtin provider's subagent tool (issue 15).
-    assert.deepEqual(fake.tools.map((t) => [t.name, t.label]), [["bash", "bash (pi-sandbox)"], ["subagent", "Subagent (pi-sandbox)"]]);
+    // bash, the file tools (issue 16), and the builtin provider's subagent tool (issue 15).
+    assert.deepEqual(fake.tools.map((t) => t.name), ["bash", "read", "write", "edit", "ls", "grep", "find", "subagent"]);
+    assert.deepEqual(fake.tools.map((t) => t.defaultActive), [undefined, undefined, undefined, undefined, false, false, false, undefined]);
+    assert.equal(fake.tools.at(-1).label, "Subagent (pi-sandbox)");
     assert.equal(fake.tools[0].name, "bash");
     assert.equal(fake.tools[0].label, "bash (pi-sandbox)");
     assert.deepEqual(Object.keys(fake.tools[0].parameters.properties), ["command", "timeout"]);
@@ -137,7 +141,7 @@ describe("a session", () => {
     const fake = fakePi();
     await fake.register();
     await fake.emit("session_start", { reason: "startup" });
-    assert.deepEqual(fake.notices, [["info", BUILTIN], ["info", ENABLED]]);
+    assert.deepEqual(fake.notices, [["info", BUILTIN], ["info", FILE_TOOLS], ["info", ENABLED]]);
     await fake.emit("turn_start", { turnIndex: 3, timestamp: 0 });
     const result = await fake.bash("echo hi");
     assert.equal(text(result), "hi\n");
@@ -149,6 +153,7 @@ describe("a session", () => {
     assert.equal(execs[0].scope_key, "sess-1:turn:3");
     assert.equal(execs[0].cwd, scratch);
     assert.equal(execs[0].stdin, "closed");
+    assert.equal(execs[0].stderr, "stdout");
     assert.equal(fake.requests().at(-1).type, "shutdown");
     await assert.rejects(fake.bash("echo after"), /pi-sandbox unavailable: the Pi session has ended; the command was not run/);
   });
@@ -157,14 +162,18 @@ describe("a session", () => {
     const fake = fakePi({ env: { FAKE_PROVIDER: "off", PI_SANDBOX_CONFIG: "/trusted/config.json" } });
     await fake.register();
     await fake.emit("session_start", { reason: "startup" });
-    assert.deepEqual(fake.notices, [["info", "pi-sandbox subagent provider: off; pi-sandbox protects Bash execution only"], ["info", ENABLED]]);
+    assert.deepEqual(fake.notices, [
+      ["info", "pi-sandbox subagent provider: off; pi-sandbox protects Bash execution only"],
+      ["info", FILE_TOOLS],
+      ["info", ENABLED],
+    ]);
     // The configuration is read at registration (which tools) and at session start (the notice).
     assert.deepEqual(fake.requests().filter((r) => r.argv).map((r) => r.argv), [
-      ["config", "check", "/trusted/config.json"],
-      ["config", "check", "/trusted/config.json"],
+      ["config", "check", "/trusted/config.json", "--cwd", process.cwd()],
+      ["config", "check", "/trusted/config.json", "--cwd", scratch],
       ["serve", "--config", "/trusted/config.json"],
     ]);
-    assert.deepEqual(fake.tools.map((t) => t.name), ["bash"]);
+    assert.deepEqual(fake.tools.map((t) => t.name), ["bash", "read", "write", "edit", "ls", "grep", "find"]);
     await fake.emit("session_shutdown", { reason: "quit" });
   });
 
@@ -183,9 +192,9 @@ describe("a session", () => {
         activeTools: active ? ["bash", "subagent"] : ["bash"],
       });
       await fake.register();
-      assert.deepEqual(fake.tools.map((t) => t.name), ["bash"]);
+      assert.equal(fake.tools.some((t) => t.name === "subagent"), false);
       await fake.emit("session_start", { reason: "startup" });
-      assert.deepEqual(fake.notices, [notice, ["info", ENABLED]]);
+      assert.deepEqual(fake.notices, [notice, ["info", FILE_TOOLS], ["info", ENABLED]]);
       await fake.emit("session_shutdown", { reason: "quit" });
     });
   }
@@ -193,7 +202,7 @@ describe("a session", () => {
   it("registers no subagent tool and shows no builtin notice when the configuration cannot be read", async () => {
     const fake = fakePi({ env: { PI_SANDBOX_BIN: "/nonexistent/pi-sandbox" } });
     await fake.register();
-    assert.deepEqual(fake.tools.map((t) => t.name), ["bash"]);
+    assert.equal(fake.tools.some((t) => t.name === "subagent"), false);
     await fake.emit("session_start", { reason: "startup" });
     assert.equal(fake.notices.some(([, message]) => message === BUILTIN), false);
     await fake.emit("session_shutdown", { reason: "quit" });
@@ -449,7 +458,7 @@ describe("failing closed", () => {
     assert.deepEqual(fake.notices, [
       [
         "error",
-        `pi-sandbox unavailable: PI_SANDBOX_BIN=${join(scratch, "no-such-binary")} is not an executable file; Bash commands will fail closed`,
+        `pi-sandbox unavailable: PI_SANDBOX_BIN=${join(scratch, "no-such-binary")} is not an executable file; Bash commands and file tools will fail closed`,
       ],
     ]);
     await assert.rejects(fake.bash("echo never"), {
@@ -464,7 +473,7 @@ describe("failing closed", () => {
     await fake.register();
     await fake.emit("session_start", { reason: "startup" });
     assert.deepEqual(fake.notices, [
-      ["error", "pi-sandbox unavailable: invalid pi-sandbox configuration: root must be an object; Bash commands will fail closed"],
+      ["error", "pi-sandbox unavailable: invalid pi-sandbox configuration: root must be an object; Bash commands and file tools will fail closed"],
     ]);
     assert.equal(fake.requests().filter((r) => r.argv?.[0] === "serve").length, 0);
   });
@@ -474,7 +483,7 @@ describe("failing closed", () => {
     await fake.register();
     await fake.emit("session_start", { reason: "startup" });
     assert.equal(fake.notices.length, 1);
-    assert.match(fake.notices[0][1], /^pi-sandbox unavailable: .* serve exited \(status 125\): fake serve: cannot start; Bash commands will fail closed$/);
+    assert.match(fake.notices[0][1], /^pi-sandbox unavailable: .* serve exited \(status 125\): fake serve: cannot start; Bash commands and file tools will fail closed$/);
   });
 
   it("the enabled notice names the sandbox serve runs, not the platform Pi runs on", async () => {

@@ -369,7 +369,7 @@ Outcome launch(LaunchSpec spec, const RunOptions& options) {
   const SandboxCgroup* cgroup = *limits ? &**limits : nullptr;
   OutputPipes pipes;
   if (options.output != nullptr) {
-    auto made = OutputPipes::create();
+    auto made = OutputPipes::create(options.stderr_route);
     if (!made)
       return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, made.error().describe()});
     pipes = std::move(*made);
