@@ -144,6 +144,22 @@ expect_done() {
   grep -qxF -- "DONE: $1" <<<"$OUT" || { show; escaped "expected to work inside: $1"; }
 }
 
+# expect_names_uncreatable NAME...: each NAME (relative to the workspace root) cannot be
+# created, with the guard (sandbox) and then with placeholders (sandbox_strict): see
+# expect_uncreatable. Between the two, the ordinary parents the guard kept (`.pi`, `.claude`:
+# empty directories it did not need to move) are removed, so that the next snapshot does not
+# see them.
+expect_names_uncreatable() {
+  local paths=() n top
+  for n in "$@"; do paths+=("$WS/$n"); done
+  expect_uncreatable sandbox "${paths[@]}"
+  for n in "$@"; do
+    top="${n%%/*}"
+    [ "$top" != "$n" ] && rmdir "$WS/$top" 2>/dev/null
+  done
+  expect_uncreatable sandbox_strict "${paths[@]}"
+}
+
 # expect_uncreatable RUNNER PATH...: inside (RUNNER: sandbox, sandbox_home or
 # sandbox_strict), creates each PATH (`mkdir -p` of its parent, then a write); each must be
 # absent from the host afterwards, where a host program would read it. With sandbox_strict

@@ -8,11 +8,7 @@ NAMES=(.pi/extensions/evil.ts .pi/mcp.json .pi/SYSTEM.md .pi/APPEND_SYSTEM.md
   .pi/skills/x/SKILL.md .pi/prompts/x.md .pi/themes/x.json .agents/skills/x/SKILL.md)
 
 attempt() {
-  local paths=() n
-  for n in "${NAMES[@]}"; do paths+=("$WS/$n"); done
-  expect_uncreatable sandbox "${paths[@]}"
-  rmdir "$WS/.pi" "$WS/.agents" 2>/dev/null
-  expect_uncreatable sandbox_strict "${paths[@]}"
+  expect_names_uncreatable "${NAMES[@]}"
 }
 
 run_attempt "$@"
