@@ -2,6 +2,7 @@
 
 #include <pwd.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
@@ -184,6 +185,16 @@ core::Result<config::LoadedConfig> load_config(const std::string& explicit_path)
 }
 
 core::Result<void> check_config_outside(const fs::path& file, const fs::path& workspace) {
+  // A second name of the same file (a hard link) may lie in the workspace: its path says
+  // nothing of that, so a file with more than one name is refused wherever it is.
+  struct stat info {};
+  if (::stat(file.c_str(), &info) == 0 && S_ISREG(info.st_mode) && info.st_nlink > 1)
+    return core::fail("refusing the configuration " + file.string() + ": it has " +
+                          std::to_string(info.st_nlink) +
+                          " hard links, and another of its names may lie inside the workspace, "
+                          "where sandboxed commands can write",
+                      "hint: keep the configuration as a file of its own (a copy or a symbolic "
+                      "link, not a hard link)");
   char resolved[PATH_MAX];
   if (::realpath(file.c_str(), resolved) == nullptr || !policy::is_within(resolved, workspace))
     return {};

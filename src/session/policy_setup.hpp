@@ -43,8 +43,12 @@ core::Result<config::LoadedConfig> load_config(const std::string& explicit_path)
 /// written it there (compatibility C1). A file whose real path cannot be resolved passes (it
 /// was just read, so this is a race the caller's own read decides). The default locations are
 /// never passed here: they are protected in every sandbox.
+/// A regular file with more than one hard link is refused too, wherever its path is: another of
+/// its names may lie in the workspace (a dotfile manager's links), which no path check can see.
 /// Errors: `refusing the configuration <file>: it lies inside the workspace, where sandboxed
-/// commands can write`, with a hint naming the default location.
+/// commands can write`, with a hint naming the default location; `refusing the configuration
+/// <file>: it has <n> hard links, and another of its names may lie inside the workspace, where
+/// sandboxed commands can write`, with a hint to keep a file of its own.
 core::Result<void> check_config_outside(const std::filesystem::path& file,
                                         const std::filesystem::path& workspace);
 

@@ -69,6 +69,33 @@ TEST(ConfigCli, CheckRefusesAFileInsideTheWorkspaceAsRunWould) {
   EXPECT_EQ(other.exit_code, 0) << other.err;
 }
 
+// A hard link in the workspace to a configuration outside it: the path outside says nothing of
+// the name inside, through which an earlier command could have rewritten the file. Refused by
+// config check and by run alike; the same file with one name is fine.
+TEST(ConfigCli, AConfigurationWithAHardLinkIsRefused) {
+  Scratch s;
+  const fs::path outside = s.root / "config.json";
+  write_file(outside, "{}");
+  fs::create_hard_link(outside, s.ws / "config-in-ws.json");
+  const std::string refusal =
+      "pi-sandbox: refusing the configuration " + outside.string() +
+      ": it has 2 hard links, and another of its names may lie inside the workspace, where "
+      "sandboxed commands can write\nhint: keep the configuration as a file of its own (a copy or "
+      "a symbolic link, not a hard link)\n";
+  const RunResult checked = run_process(
+      {sandbox_binary(), "config", "check", outside.string(), "--cwd", s.ws.string()}, s.env());
+  EXPECT_EQ(checked.exit_code, 2);
+  EXPECT_EQ(checked.err, refusal);
+  const RunResult run = s.run("touch launched", {"--config", outside.string()});
+  EXPECT_EQ(run.exit_code, 125);
+  EXPECT_EQ(run.err, refusal);
+  EXPECT_FALSE(fs::exists(s.ws / "launched"));
+  fs::remove(s.ws / "config-in-ws.json");
+  const RunResult alone = run_process(
+      {sandbox_binary(), "config", "check", outside.string(), "--cwd", s.ws.string()}, s.env());
+  EXPECT_EQ(alone.exit_code, 0) << alone.err;
+}
+
 TEST(ConfigCli, AdditionalReadPathsInsideTheHomeAreReadableAndReadOnly) {
   Scratch s;
   write_file(s.home / ".local/bin/tool", "#!/bin/sh\necho tool\n");
