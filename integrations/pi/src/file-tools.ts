@@ -57,6 +57,8 @@ export type PolicyView = {
   home_read_allowed?: Array<{ path: string }>;
   concealed?: string[];
   protected?: Array<{ path: string; reason?: string }>;
+  /** The paths that stay writable (the workspace first). */
+  writable?: Array<{ path: string }>;
 };
 
 /** The tools this module replaces, and the operation word of their refusals. */
@@ -157,9 +159,13 @@ export function hiddenReason(policy: PolicyView, realPath: string): string | und
   return undefined;
 }
 
-/** Why a read the kernel refused (EACCES), or of a hidden path, was refused: from the policy. */
+/**
+ * Why a read the kernel refused (EACCES), or of a hidden path, was refused: from the policy. A
+ * path the policy shows was refused by the file's own permissions, not by the sandbox: the
+ * reason says so, so that the model does not look for a way around a sandbox that allowed it.
+ */
 export function readReason(policy: PolicyView, realPath: string): string {
-  return hiddenReason(policy, realPath) ?? "is outside what the sandbox may read";
+  return hiddenReason(policy, realPath) ?? "cannot be read (permission denied by the file's own permissions)";
 }
 
 /**
@@ -176,7 +182,9 @@ export function privateLayer(what: string): string {
 export function writeReason(policy: PolicyView, realPath: string): string {
   const entry = policy.protected?.find((p) => isWithin(realPath, p.path));
   if (entry) return `is a protected path${entry.reason ? ` (${entry.reason})` : ""}`;
-  if (policy.home_hidden && policy.home && isWithin(realPath, policy.home)) return "is outside what the sandbox may write (hidden home)";
+  // Inside a writable place the sandbox allowed the write: the file's own permissions refused.
+  if (policy.writable?.some((w) => isWithin(realPath, w.path))) return "cannot be written (permission denied by the file's own permissions)";
+  if (hiddenReason(policy, realPath)) return "is outside what the sandbox may write (hidden home)";
   return "is outside what the sandbox may write";
 }
 
