@@ -1178,3 +1178,20 @@ describe("pi --mode json: the rough edges of issue 16", () => {
     });
   });
 });
+
+describe("pi --mode json: /sandbox keeps stdout JSON", () => {
+  it("/sandbox in json mode prints the status on stderr; every stdout line is JSON", async () => {
+    await withScratch(async (scratch) => {
+      const run = spawnSync(PI, [...COMMON_ARGS, "--mode", "json", ...extensionArgs([EXTENSION, FAUX]), "/sandbox"], {
+        cwd: scratch.ws,
+        env: scratch.env(),
+        encoding: "utf8",
+        timeout: WAIT_MS,
+      });
+      assert.equal(run.status, 0, run.stderr);
+      for (const line of run.stdout.split("\n").filter((l) => l.trim())) assert.doesNotThrow(() => JSON.parse(line), line);
+      assert.match(run.stderr, /^pi-sandbox: enabled \(pi-sandbox [^)]*\); Bash runs in the sandbox\nfile tools: sandboxed\n/m);
+      assert.ok(run.stderr.includes(`workspace: ${scratch.ws} (read-write)`), run.stderr);
+    });
+  });
+});

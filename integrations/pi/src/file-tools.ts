@@ -161,11 +161,11 @@ export function hiddenReason(policy: PolicyView, realPath: string): string | und
 
 /**
  * Why a read the kernel refused (EACCES), or of a hidden path, was refused: from the policy. A
- * path the policy shows was refused by the file's own permissions, not by the sandbox: the
- * reason says so, so that the model does not look for a way around a sandbox that allowed it.
+ * path the policy shows was refused by the file's own permissions (or was a link to a hidden
+ * place when it was read: the host's path now may differ), and the reason says both.
  */
 export function readReason(policy: PolicyView, realPath: string): string {
-  return hiddenReason(policy, realPath) ?? "cannot be read (permission denied by the file's own permissions)";
+  return hiddenReason(policy, realPath) ?? "is outside what the sandbox may read, or its own permissions do not allow it";
 }
 
 /**
@@ -179,11 +179,14 @@ export function privateLayer(what: string): string {
 }
 
 /** Why a write was refused by the kernel (read-only or not permitted): from the policy. */
-export function writeReason(policy: PolicyView, realPath: string): string {
+export function writeReason(policy: PolicyView, realPath: string, code?: string): string {
   const entry = policy.protected?.find((p) => isWithin(realPath, p.path));
   if (entry) return `is a protected path${entry.reason ? ` (${entry.reason})` : ""}`;
-  // Inside a writable place the sandbox allowed the write: the file's own permissions refused.
-  if (policy.writable?.some((w) => isWithin(realPath, w.path))) return "cannot be written (permission denied by the file's own permissions)";
+  // EACCES inside a writable place: the sandbox allows writes there, so the file's own
+  // permissions refused (a read-only mount, a link swapped to outside, gives EROFS).
+  if (code === "EACCES" && policy.writable?.some((w) => isWithin(realPath, w.path))) {
+    return "cannot be written (permission denied by the file's own permissions)";
+  }
   if (hiddenReason(policy, realPath)) return "is outside what the sandbox may write (hidden home)";
   return "is outside what the sandbox may write";
 }
@@ -258,7 +261,7 @@ class SandboxFileOps {
     if (guarded) return this.refuse(path, () => `is a protected path (${guarded[1]})`, "EACCES");
     if (result.exitCode === 0) return;
     const code = errnoOf(result.stderr) ?? "EIO";
-    if (code === "EROFS" || code === "EACCES") return this.refuse(path, writeReason, code);
+    if (code === "EROFS" || code === "EACCES") return this.refuse(path, (policy, real) => writeReason(policy, real, code), code);
     throw fsError(code, "open", path, result.stderr);
   }
 

@@ -58,7 +58,10 @@ export function statusText(status: SandboxStatus): string {
   return lines.join("\n");
 }
 
-/** Registers `/sandbox`: the status as an info notice (in every mode Pi can show one) or on stdout. */
+/**
+ * Registers `/sandbox`: the status as an info notice (in every mode Pi can show one), else on
+ * stdout in print mode, and on stderr in json mode, whose stdout is JSON lines only.
+ */
 export function registerStatusCommand(pi: ExtensionAPI, status: (cwd: string) => Promise<SandboxStatus>): void {
   pi.registerCommand?.("sandbox", {
     description: "pi-sandbox: status, policy and the last denials",
@@ -66,7 +69,7 @@ export function registerStatusCommand(pi: ExtensionAPI, status: (cwd: string) =>
       const text = statusText(await status(ctx.cwd));
       if (ctx.hasUI) ctx.ui.notify(text, "info");
       // Print mode may exit right after the command: written at once, not queued.
-      else writeSync(1, `${text}\n`);
+      else writeSync(ctx.mode === "json" ? 2 : 1, `${text}\n`);
     },
   });
 }

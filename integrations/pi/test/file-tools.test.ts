@@ -186,15 +186,17 @@ describe("messages", () => {
     // A path the policy shows: the file's own permissions refused (a chmod 000 file, /etc/shadow).
     assert.equal(
       readReason({ home: "/h", home_hidden: true, home_read_allowed: [{ path: "/h/.local/bin" }] }, "/h/.local/bin/x"),
-      "cannot be read (permission denied by the file's own permissions)",
+      "is outside what the sandbox may read, or its own permissions do not allow it",
     );
-    assert.equal(readReason({ home: "/h", home_hidden: true }, "/etc/shadow"), "cannot be read (permission denied by the file's own permissions)");
+    assert.equal(readReason({ home: "/h", home_hidden: true }, "/etc/shadow"), "is outside what the sandbox may read, or its own permissions do not allow it");
     assert.equal(readReason({ home: "/h", home_hidden: true }, "/h/.ssh/id_rsa"), "is outside what the sandbox may read (hidden home)");
     assert.equal(writeReason({ protected: [{ path: "/w/.git/hooks", reason: "git hooks" }] }, "/w/.git/hooks/pre-commit"), "is a protected path (git hooks)");
     assert.equal(writeReason({ home: "/h", home_hidden: true }, "/h/.bashrc"), "is outside what the sandbox may write (hidden home)");
     // The workspace under the hidden home: a refused write there is the file's permissions.
     const underHome = { home: "/h", home_hidden: true, writable: [{ path: "/h/proj/sub" }], home_read_allowed: [{ path: "/h/proj" }] };
-    assert.equal(writeReason(underHome, "/h/proj/sub/noperm.txt"), "cannot be written (permission denied by the file's own permissions)");
+    assert.equal(writeReason(underHome, "/h/proj/sub/noperm.txt", "EACCES"), "cannot be written (permission denied by the file's own permissions)");
+    // EROFS there: the write met a read-only place (a link swapped to outside meanwhile).
+    assert.equal(writeReason(underHome, "/h/proj/sub/f", "EROFS"), "is outside what the sandbox may write");
     // The enclosing repository, shown read-only: outside what may be written, not hidden.
     assert.equal(writeReason(underHome, "/h/proj/a.txt"), "is outside what the sandbox may write");
     assert.equal(privateLayer("/tmp/x"), "the sandbox's private /tmp, discarded after the command");
