@@ -1,15 +1,19 @@
 // `pi-sandbox proxy-connect HOST PORT`: an SSH ProxyCommand for use inside the sandbox. It
-// asks the sandbox's SOCKS5 listener (127.0.0.1:1080) for a CONNECT to HOST:PORT by name
-// (RFC 1928, address type 0x03, no authentication) and relays stdin/stdout over it, so SSH
-// remotes go through the same policy and approvals as everything else (docs/network.md;
-// docs/cases.md, C-08).
+// asks the command's SOCKS5 listener for a CONNECT to HOST:PORT by name (RFC 1928, address type
+// 0x03) and relays stdin/stdout over it, so SSH remotes go through the same policy and approvals
+// as everything else (docs/network.md; docs/cases.md, C-08). The listener is the one ALL_PROXY
+// names when it is `socks5h://[user:password@]127.0.0.1:PORT` (macOS: a port of its own and the
+// per-command credential, sent with RFC 1929), else 127.0.0.1:1080 without authentication (the
+// Linux sandbox's).
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "cli/commands.hpp"
@@ -89,24 +93,71 @@ int relay(int sock) {
   return 0;
 }
 
+/// The command's SOCKS5 listener: its port on 127.0.0.1 and the credential (both empty: none).
+struct SocksListener {
+  std::uint16_t port = static_cast<std::uint16_t>(sandbox::linux_::kSocksProxyPort);
+  std::string username;
+  std::string password;
+};
+
+/// The listener ALL_PROXY names when it is exactly `socks5h://[user:password@]127.0.0.1:PORT`
+/// (what the macOS runner sets), else the Linux sandbox's 127.0.0.1:1080.
+SocksListener socks_listener_from_environment() {
+  SocksListener listener;
+  const char* value = std::getenv("ALL_PROXY");
+  if (value == nullptr) return listener;
+  std::string_view url = value;
+  constexpr std::string_view kScheme = "socks5h://";
+  if (!url.starts_with(kScheme)) return listener;
+  url.remove_prefix(kScheme.size());
+  std::string_view user, password;
+  if (const auto at = url.rfind('@'); at != std::string_view::npos) {
+    const std::string_view info = url.substr(0, at);
+    const auto colon = info.find(':');
+    user = info.substr(0, colon);
+    if (colon != std::string_view::npos) password = info.substr(colon + 1);
+    url.remove_prefix(at + 1);
+  }
+  constexpr std::string_view kHost = "127.0.0.1:";
+  if (!url.starts_with(kHost)) return listener;
+  url.remove_prefix(kHost.size());
+  if (url.empty() || url.size() > 5 ||
+      url.find_first_not_of("0123456789") != std::string_view::npos)
+    return listener;
+  const int port = std::stoi(std::string(url));
+  if (port < 1 || port > 65535 || user.size() > 255 || password.size() > 255) return listener;
+  return SocksListener{static_cast<std::uint16_t>(port), std::string(user), std::string(password)};
+}
+
 int proxy_connect(const std::string& host, int port) {
   if (host.empty() || host.size() > 255) {
     print_error("proxy-connect: the host name must be 1 to 255 bytes");
     return 2;
   }
+  const SocksListener listener = socks_listener_from_environment();
+  const std::string where = "127.0.0.1:" + std::to_string(listener.port);
   core::UniqueFd sock(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   sockaddr_in address{};
   address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<std::uint16_t>(sandbox::linux_::kSocksProxyPort));
+  address.sin_port = htons(listener.port);
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   if (!sock || ::connect(sock.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-    print_error(std::string("proxy-connect: cannot reach the sandbox's SOCKS5 proxy at "
-                            "127.0.0.1:1080: ") +
+    print_error("proxy-connect: cannot reach the sandbox's SOCKS5 proxy at " + where + ": " +
                 std::strerror(errno) + "\nhint: proxy-connect works inside `pi-sandbox run`");
     return 1;
   }
-  // Greeting: version 5, one method, no authentication; then CONNECT by domain name.
-  std::string request = {5, 1, 0, 5, 1, 0, 3, static_cast<char>(host.size())};
+  // Greeting: version 5, one method (no authentication, or username/password with the
+  // credential, RFC 1929); then CONNECT by domain name.
+  const bool credential = !listener.username.empty() || !listener.password.empty();
+  std::string request = {5, 1, static_cast<char>(credential ? 2 : 0)};
+  if (credential) {
+    request += static_cast<char>(1);
+    request += static_cast<char>(listener.username.size());
+    request += listener.username;
+    request += static_cast<char>(listener.password.size());
+    request += listener.password;
+  }
+  request += std::string{5, 1, 0, 3, static_cast<char>(host.size())};
   request += host;
   request += static_cast<char>(port >> 8);
   request += static_cast<char>(port & 0xff);
@@ -114,9 +165,17 @@ int proxy_connect(const std::string& host, int port) {
     print_error("proxy-connect: the SOCKS5 proxy closed the connection");
     return 1;
   }
-  unsigned char method[2], reply[4];
-  if (!read_exactly(sock.get(), method, 2) || method[0] != 5 || method[1] != 0 ||
-      !read_exactly(sock.get(), reply, 4) || reply[0] != 5) {
+  unsigned char method[2], status[2], reply[4];
+  if (!read_exactly(sock.get(), method, 2) || method[0] != 5 || method[1] != (credential ? 2 : 0)) {
+    print_error("proxy-connect: the SOCKS5 proxy gave no valid answer");
+    return 1;
+  }
+  if (credential && (!read_exactly(sock.get(), status, 2) || status[1] != 0)) {
+    print_error("proxy-connect: the SOCKS5 proxy at " + where +
+                " refused the credential in ALL_PROXY");
+    return 1;
+  }
+  if (!read_exactly(sock.get(), reply, 4) || reply[0] != 5) {
     print_error("proxy-connect: the SOCKS5 proxy gave no valid answer");
     return 1;
   }

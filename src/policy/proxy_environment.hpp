@@ -2,10 +2,12 @@
 // (pure: no syscalls, no I/O).
 //
 // Source: docs/network.md ("Environment of the command", one row per tool family), issue 21
-// row 2 (tools that ignore HTTP_PROXY but have a standard knob of their own). The proxy listens
-// inside the sandbox on 127.0.0.1:3128 (HTTP) and 127.0.0.1:1080 (SOCKS5).
+// row 2 (tools that ignore HTTP_PROXY but have a standard knob of their own). On Linux the proxy
+// listens inside the sandbox on 127.0.0.1:3128 (HTTP) and 127.0.0.1:1080 (SOCKS5); on macOS on
+// the host's loopback at ports of its own, with a per-command credential (docs/macos.md).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -14,37 +16,60 @@
 
 namespace pisandbox::policy {
 
-/// The proxy's addresses as the command's tools are given them.
+/// The proxy's addresses as the command's tools are given them on Linux (ProxyEndpoints{}).
 inline constexpr std::string_view kHttpProxyUrl = "http://127.0.0.1:3128";
 inline constexpr std::string_view kSocksProxyUrl = "socks5h://127.0.0.1:1080";
+
+/// Where the command's proxy listens and what its clients present.
+///   http_port, socks_port: on 127.0.0.1 (1-65535). Linux: 3128 and 1080 inside the command's
+///     network namespace; macOS: the ports the kernel chose on the host's loopback.
+///   userinfo: `username:password` of the per-command credential (proxy/protocol/credential.hpp;
+///     characters that need no percent-encoding), empty for none (Linux).
+struct ProxyEndpoints {
+  std::uint16_t http_port = 3128;
+  std::uint16_t socks_port = 1080;
+  std::string userinfo;
+};
 
 /// The Java system properties that send a JVM's HTTP and HTTPS through the proxy and keep its
 /// loopback direct (the JDK's networking properties http.proxyHost, http.proxyPort,
 /// https.proxyHost, https.proxyPort and http.nonProxyHosts, which https uses as well),
-/// separated by single spaces.
+/// separated by single spaces, for ProxyEndpoints{}. The JDK has no property for a proxy's
+/// credential (it needs an Authenticator, and refuses Basic for HTTPS tunnels by default:
+/// jdk.http.auth.tunneling.disabledSchemes), so on macOS a JVM's connections get 407
+/// (docs/macos.md).
 inline constexpr std::string_view kJavaProxyOptions =
     "-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=3128 -Dhttps.proxyHost=127.0.0.1 "
     "-Dhttps.proxyPort=3128 -Dhttp.nonProxyHosts=localhost|127.*|[::1]";
 
+/// kJavaProxyOptions with `endpoints.http_port`.
+[[nodiscard]] std::string java_proxy_options(const ProxyEndpoints& endpoints);
+
 /// `JAVA_TOOL_OPTIONS` for the command: the caller's value (when it has one and it is not
-/// blank), a space, then kJavaProxyOptions, so that the proxy's properties win (the JVM reads
+/// blank), a space, then java_proxy_options(), so that the proxy's properties win (the JVM reads
 /// the options in order; a later `-D` of the same property replaces an earlier one).
-[[nodiscard]] std::string java_tool_options(std::optional<std::string_view> caller_value);
+[[nodiscard]] std::string java_tool_options(std::optional<std::string_view> caller_value,
+                                            const ProxyEndpoints& endpoints = {});
 
 /// The `NAME=value` entries that point common tools at the proxy, in the order of
-/// docs/network.md: HTTP_PROXY, HTTPS_PROXY, http_proxy, https_proxy, GRPC_PROXY, grpc_proxy,
-/// npm_config_proxy, npm_config_https_proxy, DOCKER_HTTP_PROXY, DOCKER_HTTPS_PROXY,
-/// GLOBAL_AGENT_HTTP_PROXY, YARN_HTTP_PROXY, YARN_HTTPS_PROXY = kHttpProxyUrl; ALL_PROXY,
-/// all_proxy, FTP_PROXY, ftp_proxy = kSocksProxyUrl; NO_PROXY, no_proxy, npm_config_noproxy =
-/// `localhost,127.0.0.1,::1`; RSYNC_PROXY = `127.0.0.1:3128`; NODE_USE_ENV_PROXY=1;
-/// ELECTRON_GET_USE_PROXY=true; CLOUDSDK_PROXY_TYPE/ADDRESS/PORT = http, 127.0.0.1, 3128;
-/// GIT_SSH_COMMAND = `ssh -o ControlMaster=no -o ControlPath=none -o
-/// ProxyCommand='<self_exe> proxy-connect %h %p'`; JAVA_TOOL_OPTIONS = java_tool_options().
+/// docs/network.md, with H = `http://[userinfo@]127.0.0.1:<http_port>` and S =
+/// `socks5h://[userinfo@]127.0.0.1:<socks_port>`: HTTP_PROXY, HTTPS_PROXY, http_proxy,
+/// https_proxy, GRPC_PROXY, grpc_proxy, npm_config_proxy, npm_config_https_proxy,
+/// DOCKER_HTTP_PROXY, DOCKER_HTTPS_PROXY, GLOBAL_AGENT_HTTP_PROXY, YARN_HTTP_PROXY,
+/// YARN_HTTPS_PROXY = H; ALL_PROXY, all_proxy, FTP_PROXY, ftp_proxy = S; NO_PROXY, no_proxy,
+/// npm_config_noproxy = `localhost,127.0.0.1,::1`; RSYNC_PROXY =
+/// `[userinfo@]127.0.0.1:<http_port>`; NODE_USE_ENV_PROXY=1; ELECTRON_GET_USE_PROXY=true;
+/// CLOUDSDK_PROXY_TYPE/ADDRESS/PORT = http, 127.0.0.1, <http_port>; GIT_SSH_COMMAND = `ssh -o
+/// ControlMaster=no -o ControlPath=none -o ProxyCommand='<self_exe> proxy-connect %h %p'`;
+/// JAVA_TOOL_OPTIONS = java_tool_options(); and with a userinfo, CLOUDSDK_PROXY_USERNAME and
+/// CLOUDSDK_PROXY_PASSWORD last. With ProxyEndpoints{} this is exactly the Linux list of
+/// docs/network.md.
 ///   self_exe: pi-sandbox's own absolute path (visible read-only inside the sandbox).
 ///   caller_java_tool_options: the caller's JAVA_TOOL_OPTIONS, merged (the only merged one).
 [[nodiscard]] std::vector<std::string> proxy_environment(
     const std::filesystem::path& self_exe,
-    std::optional<std::string_view> caller_java_tool_options = std::nullopt);
+    std::optional<std::string_view> caller_java_tool_options = std::nullopt,
+    const ProxyEndpoints& endpoints = {});
 
 /// Whether `name` is one of the variables proxy_environment() sets (exact spelling), so that
 /// the caller's own value is replaced (JAVA_TOOL_OPTIONS: merged).

@@ -8,6 +8,7 @@
 #include <asio/write.hpp>
 #include <utility>
 
+#include "proxy/protocol/credential.hpp"
 #include "proxy/protocol/destination.hpp"
 #include "proxy/protocol/http.hpp"
 #include "proxy/session.hpp"
@@ -107,6 +108,16 @@ asio::awaitable<void> HttpSession::refuse(std::string_view what, std::string_vie
 // One request: decide, resolve, connect; then tunnel (CONNECT) or forward (absolute-form).
 // Returns whether the connection stays open for another request.
 asio::awaitable<bool> HttpSession::handle(const RequestHead& head) {
+  // The per-command credential before anything else: no decision, no lookup, no question for a
+  // client that does not have it (ServerOptions::credential).
+  if (context_.options.credential &&
+      !proxy_authorization_matches(head.headers, *context_.options.credential)) {
+    report(head.method + " " + target_text(head.host, head.port) + " refused",
+           "the request does not carry the proxy's credential (407)");
+    if (co_await write_client(proxy_authentication_required_response()))
+      co_await close_gracefully();
+    co_return false;
+  }
   if (head.form == TargetForm::Origin || head.form == TargetForm::Asterisk) {
     co_await answer(400, "bad request",
                     "this is a proxy: send an absolute http:// URL or use CONNECT");

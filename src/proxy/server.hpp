@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "proxy/protocol/address.hpp"
+#include "proxy/protocol/credential.hpp"
 #include "proxy/protocol/parent_proxy.hpp"
 
 namespace pisandbox::proxy {
@@ -112,6 +113,15 @@ using AddressFilter = std::function<bool(const asio::ip::address&, std::string& 
 ///                    one below is in use, whoever opened them); 0: none.
 ///   capped:          told once, on the I/O thread, when the first connection past
 ///                    max_connections or descriptor_ceiling is closed, with both; may be empty.
+///   credential:      when set, every client must present it before anything is decided
+///                    (proxy/protocol/credential.hpp; docs/macos.md: the listeners are then on
+///                    the host's loopback, reachable by any local process): each HTTP request
+///                    carries it in `Proxy-Authorization: Basic`, else the answer is 407 and
+///                    the connection closes; a SOCKS5 client selects the username/password
+///                    method (RFC 1929) and sends it, else it gets METHOD X'FF' or STATUS 1 and
+///                    the connection closes. Nothing is asked and no name is looked up for a
+///                    client without it. Unset (Linux: the listeners are inside the command's
+///                    network namespace): no authentication.
 struct ServerOptions {
   std::vector<int> http_listeners;
   std::vector<int> socks_listeners;
@@ -129,6 +139,7 @@ struct ServerOptions {
   std::size_t max_connections = 0;
   int descriptor_ceiling = 0;
   std::function<void(std::size_t max_connections, int descriptor_ceiling)> capped;
+  std::optional<ProxyCredential> credential;
 };
 
 /// The caps of a proxy that shares its process's descriptors (ServerOptions::max_connections,

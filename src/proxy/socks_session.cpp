@@ -1,7 +1,9 @@
 // The SOCKS5 protocol on one client connection (RFC 1928; docs/network.md, "Answers the command
-// sees"; compatibility C47–C48): no authentication, CONNECT to domain names only, then a tunnel.
+// sees"; compatibility C47–C48): no authentication, or the username/password method (RFC 1929)
+// with the per-command credential; CONNECT to domain names only, then a tunnel.
 #include <array>
 
+#include "proxy/protocol/credential.hpp"
 #include "proxy/protocol/destination.hpp"
 #include "proxy/protocol/socks5.hpp"
 #include "proxy/session.hpp"
@@ -27,6 +29,7 @@ class SocksSession final : public Session {
 
  private:
   asio::awaitable<bool> negotiate_method();
+  asio::awaitable<bool> authenticate();
   asio::awaitable<std::optional<SocksRequest>> read_request();
   asio::awaitable<void> reply_and_close(SocksReply reply, std::string_view what,
                                         std::string_view detail);
@@ -46,11 +49,15 @@ asio::awaitable<bool> SocksSession::negotiate_method() {
     auto result = parser.feed(in_);
     if (auto* greeting = std::get_if<SocksGreeting>(&result)) {
       in_.erase(0, greeting->consumed);
-      const std::uint8_t method = select_method(greeting->methods);
+      const bool password = context_.options.credential.has_value();
+      const std::uint8_t method =
+          select_method(greeting->methods, password ? SocksAuth::UserPass : SocksAuth::None);
       const auto selection = method_reply(method);
       if (!co_await write_client(as_text(selection))) co_return false;
       if (method == kMethodNoAuth) co_return true;
-      report("SOCKS5 refused", "the client offers no method without authentication");
+      if (method == kMethodUserPass) co_return co_await authenticate();
+      report("SOCKS5 refused", password ? "the client does not offer the username/password method"
+                                        : "the client offers no method without authentication");
       co_await close_gracefully();
       co_return false;
     }
@@ -61,6 +68,36 @@ asio::awaitable<bool> SocksSession::negotiate_method() {
           co_await write_client(as_text(none))) {
         co_await close_gracefully();
       }
+      co_return false;
+    }
+    in_.clear();
+    if (!co_await read_more()) co_return false;
+  }
+}
+
+// The username/password sub-negotiation (RFC 1929 section 2) against the per-command credential.
+asio::awaitable<bool> SocksSession::authenticate() {
+  SocksUserPassParser parser;
+  while (true) {
+    auto result = parser.feed(in_);
+    if (auto* given = std::get_if<SocksUserPass>(&result)) {
+      in_.erase(0, given->consumed);
+      const ProxyCredential& credential = *context_.options.credential;
+      // Both compared, always: the time does not say which one differs.
+      const bool user = constant_time_equal(given->username, credential.username);
+      const bool pass = constant_time_equal(given->password, credential.password);
+      const bool accepted = user && pass;
+      const auto reply = userpass_reply(accepted);
+      if (!co_await write_client(as_text(reply))) co_return false;
+      if (accepted) co_return true;
+      report("SOCKS5 refused", "the client does not have the proxy's credential");
+      co_await close_gracefully();
+      co_return false;
+    }
+    if (auto* error = std::get_if<SocksError>(&result)) {
+      report("SOCKS5 refused", error->reason);
+      const auto reply = userpass_reply(false);
+      if (co_await write_client(as_text(reply))) co_await close_gracefully();
       co_return false;
     }
     in_.clear();

@@ -39,12 +39,18 @@ class OutputSink {
   virtual void write(Stream stream, std::string_view bytes) = 0;
 };
 
-/// The listening sockets the sandbox made on its own loopback for the proxy (docs/network.md
-/// "Bridge into the sandbox"): HTTP proxy (port 3128) and SOCKS5 (port 1080), each on
-/// 127.0.0.1 and, when the kernel has IPv6, [::1].
+/// The listening sockets for the proxy: on Linux those the sandbox made on its own loopback
+/// (docs/network.md "Bridge into the sandbox"): HTTP proxy (port 3128) and SOCKS5 (port 1080),
+/// each on 127.0.0.1 and, when the kernel has IPv6, [::1]; on macOS two on the host's
+/// 127.0.0.1 at ports the kernel chose (docs/macos.md).
+///   username, password: the per-command credential every client must present (both empty:
+///   none, as on Linux, where only the command can reach its listeners; on macOS any local
+///   process could, so the runner always sets one: proxy::ServerOptions::credential).
 struct ProxyListeners {
   std::vector<core::UniqueFd> http;
   std::vector<core::UniqueFd> socks;
+  std::string username;
+  std::string password;
 };
 
 /// Starts the proxy on `listeners`, on the supervisor's side, once the sandbox has made them

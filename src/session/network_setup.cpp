@@ -103,6 +103,8 @@ sandbox::ProxyStarter proxy_starter(std::shared_ptr<NetworkDecider> decider,
     };
     for (auto& fd : listeners.http) options.http_listeners.push_back(fd.release());
     for (auto& fd : listeners.socks) options.socks_listeners.push_back(fd.release());
+    if (!listeners.username.empty() || !listeners.password.empty())
+      options.credential = proxy::ProxyCredential{listeners.username, listeners.password};
     options.screen = [decider](const std::string& host, std::uint16_t port) {
       return decider->screen(host, port);
     };

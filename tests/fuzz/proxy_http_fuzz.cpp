@@ -1,7 +1,8 @@
 // libFuzzer target: untrusted bytes into the proxy's HTTP/1.1 parsers (docs/network.md) — a
 // client's request head, a server's response head and a chunked body, each fed whole and
-// split in two; the host of a parsed request goes through the normaliser. Must never crash,
-// hang or trip a sanitizer, and must hold these properties: the split does not change the
+// split in two; the per-command credential's Proxy-Authorization check on a head's fields and on
+// a value made of the input; the host of a parsed request goes through the normaliser. Must never
+// crash, hang or trip a sanitizer, and must hold these properties: the split does not change the
 // result; a forwarded head parses again to the same method, path and framing.
 #include <cstddef>
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "proxy/protocol/credential.hpp"
 #include "proxy/protocol/destination.hpp"
 #include "proxy/protocol/http.hpp"
 
@@ -65,6 +67,15 @@ void fuzz_request(std::string_view text, std::size_t split) {
   if (auto* parsed = std::get_if<Parsed<RequestHead>>(&whole)) {
     require(whole_consumed == split_consumed && whole_consumed <= text.size());
     check_request(parsed->head);
+    // The per-command credential's check (credential.hpp): a head the fuzzer made matches only
+    // if it carries exactly one Proxy-Authorization field with this token.
+    const ProxyCredential credential{"pi-sandbox", "0123456789abcdef0123456789abcdef"};
+    if (proxy_authorization_matches(parsed->head.headers, credential)) {
+      std::size_t fields = 0;
+      for (const Header& header : parsed->head.headers)
+        if (header.value.ends_with(base64(userinfo(credential)))) ++fields;
+      require(fields >= 1);
+    }
   }
 }
 
@@ -121,5 +132,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fuzz_request(text, at);
   fuzz_response(text, at);
   fuzz_chunked(text, at);
+  // A Proxy-Authorization value made by the fuzzer.
+  const ProxyCredential credential{"pi-sandbox", "0123456789abcdef0123456789abcdef"};
+  const bool matches =
+      proxy_authorization_matches({Header{"Proxy-Authorization", std::string(text)}}, credential);
+  if (matches) {
+    // Then it is `Basic`, spaces, and exactly the token.
+    const std::size_t token = text.find_first_not_of(' ', 6);
+    require(text.size() > 6 && text[5] == ' ' && token != std::string_view::npos &&
+            text.substr(token) == base64(userinfo(credential)));
+  }
   return 0;
 }

@@ -1,6 +1,6 @@
-// libFuzzer target: untrusted bytes into the proxy's SOCKS5 parsers (RFC 1928; docs/network.md
-// "Tests"), the host-name normaliser and the address classifier. Must never crash, hang or
-// trip a sanitizer; a split must not change the result; a normalised name must be a plain
+// libFuzzer target: untrusted bytes into the proxy's SOCKS5 parsers (RFC 1928, RFC 1929;
+// docs/network.md "Tests"), the host-name normaliser and the address classifier. Must never crash,
+// hang or trip a sanitizer; a split must not change the result; a normalised name must be a plain
 // ASCII DNS name that normalises to itself.
 #include <cstddef>
 #include <cstdint>
@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "proxy/protocol/address.hpp"
+#include "proxy/protocol/credential.hpp"
 #include "proxy/protocol/destination.hpp"
 #include "proxy/protocol/socks5.hpp"
 
@@ -73,6 +74,19 @@ void fuzz_request(std::string_view text, std::size_t split) {
   }
 }
 
+void fuzz_userpass(std::string_view text, std::size_t split) {
+  const auto whole = feed_split<SocksUserPassParser, SocksUserPass>(text, text.size());
+  const auto parts = feed_split<SocksUserPassParser, SocksUserPass>(text, split);
+  require(whole.index() == parts.index());
+  auto* given = std::get_if<SocksUserPass>(&whole);
+  if (given == nullptr) return;
+  const auto& other = std::get<SocksUserPass>(parts);
+  require(given->consumed == other.consumed && given->username == other.username &&
+          given->password == other.password);
+  require(given->consumed == 3 + given->username.size() + given->password.size());
+  (void)constant_time_equal(given->username, "pi-sandbox");
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -81,6 +95,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::size_t split = std::min<std::size_t>(data[0], text.size());
   fuzz_greeting(text, split);
   fuzz_request(text, split);
+  fuzz_userpass(text, split);
   check_name(text);
   if (const auto address = IpAddress::parse(text)) (void)prohibited_range(*address);
   return 0;

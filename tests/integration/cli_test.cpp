@@ -1,9 +1,14 @@
 // The front end: usage errors name the nearest spelling, --version names the commit, and
 // `pi-sandbox policy` (text and JSON) shows the whole effective policy.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <thread>
 
 #include "harness.hpp"
 
@@ -191,6 +196,112 @@ TEST(Cli, PolicyPrintsTheMacosProfileOnAnyPlatform) {
   EXPECT_EQ(json_too.err,
             "pi-sandbox: --sbpl prints the Seatbelt profile as text: it cannot be combined with "
             "--json (the JSON carries it as .seatbelt.profile)\n");
+}
+
+// A one-connection SOCKS5 server on 127.0.0.1 that takes the username/password method (RFC
+// 1929) and records what the client sent: what `pi-sandbox proxy-connect` meets on macOS, where
+// the command's proxy is on the host's loopback with a per-command credential (docs/macos.md).
+class SocksStub {
+ public:
+  explicit SocksStub(std::string password) : password_(std::move(password)) {
+    listener_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    EXPECT_EQ(::bind(listener_, reinterpret_cast<sockaddr*>(&address), length), 0);
+    EXPECT_EQ(::listen(listener_, 1), 0);
+    ::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length);
+    port_ = ntohs(address.sin_port);
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~SocksStub() { finish(); }
+  SocksStub(const SocksStub&) = delete;
+  SocksStub& operator=(const SocksStub&) = delete;
+
+  [[nodiscard]] std::uint16_t port() const { return port_; }
+  /// Stops the stub and returns every byte the client sent.
+  std::string finish() {
+    if (thread_.joinable()) {
+      ::shutdown(listener_, SHUT_RDWR);
+      thread_.join();
+      ::close(listener_);
+    }
+    return received_;
+  }
+
+ private:
+  void serve() {
+    const int fd = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) return;
+    const timeval timeout{10, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    const auto take = [&](std::size_t n) {
+      std::string out(n, '\0');
+      std::size_t got = 0;
+      while (got < n) {
+        const ssize_t r = ::recv(fd, out.data() + got, n - got, 0);
+        if (r <= 0) break;
+        got += static_cast<std::size_t>(r);
+      }
+      out.resize(got);
+      received_ += out;
+      return out;
+    };
+    const auto give = [&](const std::string& bytes) {
+      (void)::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    };
+    take(3);
+    give(std::string{5, 2});
+    const std::string head = take(2);
+    const std::string user = head.size() == 2 ? take(static_cast<unsigned char>(head[1])) : "";
+    const std::string length = take(1);
+    const std::string pass = length.size() == 1 ? take(static_cast<unsigned char>(length[0])) : "";
+    const bool accepted = user == "pi-sandbox" && pass == password_;
+    give(std::string{1, static_cast<char>(accepted ? 0 : 1)});
+    if (accepted) {
+      const std::string request = take(5);
+      if (request.size() == 5) take(static_cast<unsigned char>(request[4]) + 2u);
+      give(std::string{5, 0, 0, 1, 0, 0, 0, 0, 0, 0} + "pong\n");
+    }
+    ::close(fd);
+  }
+
+  std::string password_;
+  int listener_ = -1;
+  std::uint16_t port_ = 0;
+  std::thread thread_;
+  std::string received_;
+};
+
+TEST(Cli, ProxyConnectSendsTheCredentialThatAllProxyNames) {
+  Scratch s;
+  const std::string secret = "0123456789abcdef0123456789abcdef";
+  const std::string userpass = std::string{1, 10} + "pi-sandbox" + std::string{32} + secret;
+  const std::string request = std::string{5, 1, 0, 3, 8} + "web.test" + std::string{0, 7};
+  {
+    SocksStub stub(secret);
+    auto env = s.env();
+    env["ALL_PROXY"] =
+        "socks5h://pi-sandbox:" + secret + "@127.0.0.1:" + std::to_string(stub.port());
+    const RunResult r = run_process({sandbox_binary(), "proxy-connect", "web.test", "7"}, env);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, "pong\n");
+    EXPECT_EQ(r.err, "");
+    EXPECT_EQ(stub.finish(), (std::string{5, 1, 2} + userpass + request));
+  }
+  {
+    SocksStub stub("another password");
+    auto env = s.env();
+    env["ALL_PROXY"] =
+        "socks5h://pi-sandbox:" + secret + "@127.0.0.1:" + std::to_string(stub.port());
+    const RunResult r = run_process({sandbox_binary(), "proxy-connect", "web.test", "7"}, env);
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(r.err, "pi-sandbox: proxy-connect: the SOCKS5 proxy at 127.0.0.1:" +
+                         std::to_string(stub.port()) + " refused the credential in ALL_PROXY\n");
+    EXPECT_EQ(stub.finish(), (std::string{5, 1, 2} + userpass));
+  }
 }
 
 }  // namespace

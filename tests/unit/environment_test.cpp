@@ -206,4 +206,41 @@ TEST(ProxyEnvironment, TheWholeList) {
   EXPECT_FALSE(is_proxy_variable("YARN_NO_PROXY"));
 }
 
+// macOS (docs/macos.md): the ports the kernel chose on the host's loopback and the per-command
+// credential in every URL; gcloud gets it as its own two variables; Java only the port.
+TEST(ProxyEnvironment, EndpointsWithACredential) {
+  const ProxyEndpoints endpoints{51234, 51235, "pi-sandbox:0123456789abcdef0123456789abcdef"};
+  const std::vector<std::string> env =
+      proxy_environment("/usr/bin/pi-sandbox", std::nullopt, endpoints);
+  const std::string http = "http://pi-sandbox:0123456789abcdef0123456789abcdef@127.0.0.1:51234";
+  const std::string socks = "socks5h://pi-sandbox:0123456789abcdef0123456789abcdef@127.0.0.1:51235";
+  const std::vector<std::string> linux_env = proxy_environment("/usr/bin/pi-sandbox");
+  ASSERT_EQ(env.size(), linux_env.size() + 2);
+  for (std::size_t i = 0; i < linux_env.size(); ++i) {
+    std::string expected = linux_env[i];
+    const auto replace = [&](std::string_view from, const std::string& to) {
+      if (const auto at = expected.find(from); at != std::string::npos)
+        expected.replace(at, from.size(), to);
+    };
+    replace(kHttpProxyUrl, http);
+    replace(kSocksProxyUrl, socks);
+    if (expected.starts_with("RSYNC_PROXY="))
+      expected = "RSYNC_PROXY=pi-sandbox:0123456789abcdef0123456789abcdef@127.0.0.1:51234";
+    if (expected.starts_with("CLOUDSDK_PROXY_PORT=")) expected = "CLOUDSDK_PROXY_PORT=51234";
+    if (expected.starts_with("JAVA_TOOL_OPTIONS="))
+      expected =
+          "JAVA_TOOL_OPTIONS=-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=51234 "
+          "-Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=51234 "
+          "-Dhttp.nonProxyHosts=localhost|127.*|[::1]";
+    EXPECT_EQ(env[i], expected);
+  }
+  EXPECT_EQ(env[linux_env.size()], "CLOUDSDK_PROXY_USERNAME=pi-sandbox");
+  EXPECT_EQ(env[linux_env.size() + 1], "CLOUDSDK_PROXY_PASSWORD=0123456789abcdef0123456789abcdef");
+  EXPECT_EQ(env[0], "HTTP_PROXY=" + http);
+  EXPECT_EQ(env[13], "ALL_PROXY=" + socks);
+  EXPECT_EQ(env[17], "NO_PROXY=localhost,127.0.0.1,::1");
+  EXPECT_TRUE(is_proxy_variable("CLOUDSDK_PROXY_PASSWORD"));
+  EXPECT_EQ(java_proxy_options({}), kJavaProxyOptions);
+}
+
 }  // namespace

@@ -1,6 +1,7 @@
 # Unit tests of src/proxy (docs/network.md): the pure protocol core.
 pisandbox_unit_test(unit_proxy
   SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/proxy_credential_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/proxy_destination_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/proxy_http_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/proxy_parent_test.cpp

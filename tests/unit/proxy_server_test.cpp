@@ -14,6 +14,7 @@
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <list>
@@ -32,6 +34,7 @@
 
 #include "core/unique_fd.hpp"
 #include "proxy/happy_eyeballs.hpp"
+#include "proxy/protocol/credential.hpp"
 #include "proxy/protocol/http.hpp"
 #include "proxy/server.hpp"
 
@@ -944,6 +947,169 @@ TEST(ProxyServer, Socks5RefusalsAndUnsupportedRequests) {
   UniqueFd v4 = connect_loopback(proxy.socks_port);
   ASSERT_TRUE(write_all(v4.get(), bytes({4, 1, 0, 80, 127, 0, 0, 1, 0})));
   EXPECT_EQ(read_all(v4.get()), "");
+}
+
+// ---- the per-command credential (macOS: listeners on the host's loopback) ---------------------
+
+const ProxyCredential kCredential{"pi-sandbox", "0123456789abcdef0123456789abcdef"};
+
+std::string with_authorization(const std::string& request_line_and_host, std::string_view value) {
+  return request_line_and_host + "Proxy-Authorization: " + std::string(value) + "\r\n\r\n";
+}
+
+TEST(ProxyServer, WithACredentialAnHttpRequestWithoutItGets407AndNothingIsDecided) {
+  REQUIRE_TEST_NAMES();
+  Origin origin(echo);
+  Proxy proxy([](ServerOptions& options) { options.credential = kCredential; });
+  const std::string target = "origin.test:" + std::to_string(origin.port());
+  const std::string head = "CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n";
+  const std::string right = "Basic " + base64(kCredential.username + ":" + kCredential.password);
+  const std::string wrong_password =
+      "Basic " + base64(kCredential.username + ":" + kCredential.password.substr(1) + "0");
+  for (const std::string& request :
+       {head + "\r\n", with_authorization(head, wrong_password),
+        with_authorization(head, "Basic " + base64("other:" + kCredential.password)),
+        with_authorization(head, "Bearer " + kCredential.password),
+        with_authorization(head, right + "="), with_authorization(head, "Basic")}) {
+    UniqueFd client = connect_loopback(proxy.http_port);
+    ASSERT_TRUE(write_all(client.get(), request));
+    EXPECT_EQ(read_all(client.get()),
+              "HTTP/1.1 407 Proxy Authentication Required\r\n"
+              "Proxy-Authenticate: Basic realm=\"pi-sandbox\"\r\n"
+              "Content-Type: text/plain\r\nContent-Length: 60\r\nConnection: close\r\n\r\n"
+              "this proxy needs the credential in the command's proxy URLs\n")
+        << request;
+  }
+  // Two Proxy-Authorization fields are refused, even when both are right.
+  {
+    UniqueFd client = connect_loopback(proxy.http_port);
+    ASSERT_TRUE(write_all(client.get(), head + "Proxy-Authorization: " + right +
+                                            "\r\nProxy-Authorization: " + right + "\r\n\r\n"));
+    EXPECT_TRUE(read_all(client.get()).starts_with("HTTP/1.1 407 "));
+  }
+  EXPECT_TRUE(proxy.script->seen().empty());
+  EXPECT_EQ(origin.accepted(), 0);
+  EXPECT_NE(
+      proxy.logged().find("CONNECT " + target +
+                          " refused: the request does not carry the proxy's credential (407)"),
+      std::string::npos)
+      << proxy.logged();
+  // The scheme in any case, with more than one space: allowed through.
+  UniqueFd client = connect_loopback(proxy.http_port);
+  ASSERT_TRUE(
+      write_all(client.get(), with_authorization(head, "bAsIc   " + right.substr(6)) + "through"));
+  EXPECT_EQ(read_exactly(client.get(), kEstablished.size()), kEstablished);
+  EXPECT_EQ(read_exactly(client.get(), 7), "through");
+  EXPECT_EQ(proxy.script->seen(), std::vector<std::string>{target});
+}
+
+TEST(ProxyServer, WithACredentialEachKeepAliveRequestCarriesIt) {
+  REQUIRE_TEST_NAMES();
+  Origin origin([](int fd) {
+    while (!read_head(fd).empty()) write_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+  });
+  Proxy proxy([](ServerOptions& options) { options.credential = kCredential; });
+  const std::string url = "http://origin.test:" + std::to_string(origin.port()) + "/";
+  const std::string right = "Basic " + base64(userinfo(kCredential));
+  UniqueFd client = connect_loopback(proxy.http_port);
+  ASSERT_TRUE(
+      write_all(client.get(),
+                with_authorization("GET " + url + " HTTP/1.1\r\nHost: origin.test\r\n", right)));
+  EXPECT_EQ(read_head(client.get()), "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n");
+  EXPECT_EQ(read_exactly(client.get(), 2), "ok");
+  ASSERT_TRUE(write_all(client.get(), "GET " + url + " HTTP/1.1\r\nHost: origin.test\r\n\r\n"));
+  EXPECT_TRUE(read_all(client.get()).starts_with("HTTP/1.1 407 Proxy Authentication Required\r\n"));
+  EXPECT_EQ(proxy.script->seen(),
+            std::vector<std::string>{"origin.test:" + std::to_string(origin.port())});
+}
+
+TEST(ProxyServer, WithACredentialSocks5NeedsTheUsernamePasswordMethod) {
+  REQUIRE_TEST_NAMES();
+  Origin origin(echo);
+  Proxy proxy([](ServerOptions& options) { options.credential = kCredential; });
+  const auto userpass = [](const std::string& user, const std::string& password) {
+    return bytes({1, static_cast<int>(user.size())}) + user +
+           bytes({static_cast<int>(password.size())}) + password;
+  };
+  // No authentication offered only: no acceptable method.
+  {
+    UniqueFd client = connect_loopback(proxy.socks_port);
+    ASSERT_TRUE(write_all(client.get(), bytes({5, 1, 0})));
+    EXPECT_EQ(read_all(client.get()), bytes({5, 0xff}));
+  }
+  // A wrong password, a wrong user, a wrong sub-negotiation version: STATUS 1, closed.
+  for (const std::string& attempt :
+       {userpass(kCredential.username, kCredential.password.substr(0, 31) + "0"),
+        userpass("pi-sandboX", kCredential.password), userpass("", ""),
+        bytes({5, 10}) + kCredential.username}) {
+    UniqueFd client = connect_loopback(proxy.socks_port);
+    ASSERT_TRUE(write_all(client.get(), bytes({5, 2, 0, 2}) + attempt));
+    EXPECT_EQ(read_exactly(client.get(), 2), bytes({5, 2}));
+    EXPECT_EQ(read_all(client.get()), bytes({1, 1}));
+  }
+  EXPECT_TRUE(proxy.script->seen().empty());
+  EXPECT_EQ(origin.accepted(), 0);
+  // The right one, in one write with the request and early data.
+  UniqueFd client = connect_loopback(proxy.socks_port);
+  ASSERT_TRUE(write_all(client.get(), bytes({5, 2, 0, 2}) +
+                                          userpass(kCredential.username, kCredential.password) +
+                                          socks_connect("origin.test", origin.port()) + "hi"));
+  EXPECT_EQ(read_exactly(client.get(), 2), bytes({5, 2}));
+  EXPECT_EQ(read_exactly(client.get(), 2), bytes({1, 0}));
+  EXPECT_EQ(read_exactly(client.get(), 10), kSocksOk);
+  EXPECT_EQ(read_exactly(client.get(), 2), "hi");
+  EXPECT_EQ(proxy.script->seen(),
+            std::vector<std::string>{"origin.test:" + std::to_string(origin.port())});
+}
+
+// Runs `command` with /bin/sh and returns its stdout and exit status.
+std::pair<std::string, int> run_shell(const std::string& command) {
+  std::string out;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return {"", -1};
+  char buffer[4096];
+  while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
+  const int status = ::pclose(pipe);
+  return {out, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status)};
+}
+
+// A real client: curl sends the credential of its proxy URL as Proxy-Authorization (HTTP, plain
+// and through CONNECT) and with RFC 1929 (socks5h); without it, or with a wrong one, it gets the
+// 407 or fails, and nothing is decided.
+TEST(ProxyServer, CurlWithTheCredentialInItsProxyUrlGetsThroughAndWithoutItDoesNot) {
+  REQUIRE_TEST_NAMES();
+  if (run_shell("command -v curl >/dev/null 2>&1").second != 0) {
+    if (std::getenv("PI_SANDBOX_REQUIRE_ALL") != nullptr) FAIL() << "curl is not installed";
+    GTEST_SKIP() << "curl is not installed";
+  }
+  Origin origin([](int fd) {
+    while (!read_head(fd).empty())
+      write_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\norigin");
+  });
+  Proxy proxy([](ServerOptions& options) { options.credential = kCredential; });
+  const std::string url = "http://origin.test:" + std::to_string(origin.port()) + "/";
+  const std::string credential = userinfo(kCredential) + "@";
+  const std::string http = "http://" + credential + "127.0.0.1:" + std::to_string(proxy.http_port);
+  const std::string socks =
+      "socks5h://" + credential + "127.0.0.1:" + std::to_string(proxy.socks_port);
+  const std::string curl = "curl -sS --max-time 20 -o - -w ' %{http_code}' ";
+  EXPECT_EQ(run_shell(curl + "-x " + http + " " + url),
+            (std::pair<std::string, int>{"origin 200", 0}));
+  EXPECT_EQ(run_shell(curl + "-p -x " + http + " " + url),
+            (std::pair<std::string, int>{"origin 200", 0}));  // through CONNECT
+  EXPECT_EQ(run_shell(curl + "-x " + socks + " " + url),
+            (std::pair<std::string, int>{"origin 200", 0}));
+  const std::string bare_http = "http://127.0.0.1:" + std::to_string(proxy.http_port);
+  const std::string bare_socks = "socks5h://127.0.0.1:" + std::to_string(proxy.socks_port);
+  const auto without = run_shell(curl + "-x " + bare_http + " " + url + " 2>/dev/null");
+  EXPECT_EQ(without.first.substr(without.first.size() - 4), " 407");
+  EXPECT_NE(run_shell(curl + "-p -x " + bare_http + " " + url + " 2>/dev/null").second, 0);
+  EXPECT_NE(run_shell(curl + "-x " + bare_socks + " " + url + " 2>/dev/null").second, 0);
+  const std::string wrong =
+      "socks5h://pi-sandbox:wrong@127.0.0.1:" + std::to_string(proxy.socks_port);
+  EXPECT_NE(run_shell(curl + "-x " + wrong + " " + url + " 2>/dev/null").second, 0);
+  EXPECT_EQ(proxy.script->seen(),
+            std::vector<std::string>(3, "origin.test:" + std::to_string(origin.port())));
 }
 
 // ---- decisions that take long ----------------------------------------------------------------

@@ -80,6 +80,47 @@ TEST(SocksMethods, NoAuthenticationOrNothing) {
   EXPECT_EQ(method_reply(kMethodNoneAcceptable), (std::array<std::uint8_t, 2>{5, 0xff}));
 }
 
+TEST(SocksMethods, WithACredentialOnlyUsernamePassword) {
+  EXPECT_EQ(select_method({0, 2}, SocksAuth::UserPass), kMethodUserPass);
+  EXPECT_EQ(select_method({0}, SocksAuth::UserPass), kMethodNoneAcceptable);
+  EXPECT_EQ(select_method({1, 0x80}, SocksAuth::UserPass), kMethodNoneAcceptable);
+  EXPECT_EQ(select_method({2}, SocksAuth::None), kMethodNoneAcceptable);
+  EXPECT_EQ(userpass_reply(true), (std::array<std::uint8_t, 2>{1, 0}));
+  EXPECT_EQ(userpass_reply(false), (std::array<std::uint8_t, 2>{1, 1}));
+}
+
+TEST(SocksUserPassParser, ParsesAcrossEverySplit) {
+  const std::string user = "pi-sandbox";
+  const std::string password(255, 'p');
+  const std::string message = bytes({1, static_cast<int>(user.size())}) + user +
+                              bytes({static_cast<int>(password.size())}) + password +
+                              bytes({5, 1, 0, 3});
+  for (const auto& chunks : splittings(message)) {
+    const auto [result, rest] = feed<SocksUserPassParser, SocksUserPass>(chunks);
+    ASSERT_TRUE(std::holds_alternative<SocksUserPass>(result));
+    EXPECT_EQ(std::get<SocksUserPass>(result).username, user);
+    EXPECT_EQ(std::get<SocksUserPass>(result).password, password);
+    EXPECT_EQ(rest, bytes({5, 1, 0, 3}));
+  }
+}
+
+TEST(SocksUserPassParser, EmptyFieldsParseTruncatedNeedsMoreOtherVersionsFail) {
+  const auto empty = SocksUserPassParser().feed(bytes({1, 0, 0}));
+  ASSERT_TRUE(std::holds_alternative<SocksUserPass>(empty));
+  EXPECT_EQ(std::get<SocksUserPass>(empty).username, "");
+  EXPECT_EQ(std::get<SocksUserPass>(empty).password, "");
+  EXPECT_EQ(std::get<SocksUserPass>(empty).consumed, 3u);
+  EXPECT_TRUE(std::holds_alternative<SocksNeedMore>(SocksUserPassParser().feed(bytes({1}))));
+  EXPECT_TRUE(
+      std::holds_alternative<SocksNeedMore>(SocksUserPassParser().feed(bytes({1, 2, 'a', 'b'}))));
+  EXPECT_TRUE(std::holds_alternative<SocksNeedMore>(
+      SocksUserPassParser().feed(bytes({1, 1, 'a', 2, 'b'}))));
+  const auto other = SocksUserPassParser().feed(bytes({5, 1, 0}));
+  ASSERT_TRUE(std::holds_alternative<SocksError>(other));
+  EXPECT_EQ(std::get<SocksError>(other),
+            (SocksError{std::nullopt, "not the username/password sub-negotiation version 1"}));
+}
+
 TEST(SocksRequestParser, DomainNameAcrossEverySplit) {
   const std::string message =
       bytes({5, 1, 0, 3, 11}) + "example.com" + bytes({0x01, 0xbb}) + "SSH-2.0-x\r\n";

@@ -4,6 +4,7 @@
 #include <array>
 
 #include "core/ascii.hpp"
+#include "proxy/protocol/credential.hpp"
 #include "proxy/protocol/destination.hpp"
 
 namespace pisandbox::proxy {
@@ -37,22 +38,6 @@ std::optional<std::string> percent_decode(std::string_view text) {
     if (high < 0 || low < 0) return std::nullopt;
     out.push_back(static_cast<char>(high * 16 + low));
     i += 2;
-  }
-  return out;
-}
-
-// RFC 4648 section 4, with padding.
-std::string base64(std::string_view bytes) {
-  static constexpr std::string_view kAlphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  for (std::size_t i = 0; i < bytes.size(); i += 3) {
-    const std::size_t n = std::min<std::size_t>(3, bytes.size() - i);
-    std::uint32_t group = 0;
-    for (std::size_t k = 0; k < 3; ++k)
-      group = (group << 8) | (k < n ? static_cast<unsigned char>(bytes[i + k]) : 0U);
-    for (std::size_t k = 0; k < 4; ++k)
-      out.push_back(k <= n ? kAlphabet[(group >> (18 - 6 * k)) & 0x3f] : '=');
   }
   return out;
 }

@@ -83,9 +83,34 @@ std::variant<SocksNeedMore, SocksRequest, SocksError> SocksRequestParser::feed(
   return request;
 }
 
-std::uint8_t select_method(const std::vector<std::uint8_t>& methods) {
-  return std::ranges::find(methods, kMethodNoAuth) != methods.end() ? kMethodNoAuth
-                                                                    : kMethodNoneAcceptable;
+std::variant<SocksNeedMore, SocksUserPass, SocksError> SocksUserPassParser::feed(
+    std::string_view bytes) {
+  std::size_t used = fill(buffer_, 2, bytes);
+  if (buffer_.size() < 2) return SocksNeedMore{};
+  if (buffer_[0] != kUserPassVersion)
+    return SocksError{std::nullopt, "not the username/password sub-negotiation version 1"};
+  const std::size_t user_end = 2 + std::size_t{buffer_[1]};
+  used += fill(buffer_, user_end + 1, bytes.substr(used));
+  if (buffer_.size() < user_end + 1) return SocksNeedMore{};
+  const std::size_t end = user_end + 1 + std::size_t{buffer_[user_end]};
+  used += fill(buffer_, end, bytes.substr(used));
+  if (buffer_.size() < end) return SocksNeedMore{};
+  SocksUserPass result;
+  result.username.assign(buffer_.begin() + 2,
+                         buffer_.begin() + static_cast<std::ptrdiff_t>(user_end));
+  result.password.assign(buffer_.begin() + static_cast<std::ptrdiff_t>(user_end) + 1,
+                         buffer_.end());
+  result.consumed = used;
+  return result;
+}
+
+std::uint8_t select_method(const std::vector<std::uint8_t>& methods, SocksAuth auth) {
+  const std::uint8_t wanted = auth == SocksAuth::UserPass ? kMethodUserPass : kMethodNoAuth;
+  return std::ranges::find(methods, wanted) != methods.end() ? wanted : kMethodNoneAcceptable;
+}
+
+std::array<std::uint8_t, 2> userpass_reply(bool accepted) {
+  return {kUserPassVersion, static_cast<std::uint8_t>(accepted ? 0x00 : 0x01)};
 }
 
 std::array<std::uint8_t, 2> method_reply(std::uint8_t method) {

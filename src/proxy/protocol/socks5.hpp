@@ -1,5 +1,6 @@
-// pisandbox::proxy — SOCKS version 5 (RFC 1928), the parts a CONNECT-only proxy without
-// authentication needs (pure): incremental parsers of the method greeting and the request,
+// pisandbox::proxy — SOCKS version 5 (RFC 1928), the parts a CONNECT-only proxy needs (pure):
+// incremental parsers of the method greeting, the username/password sub-negotiation (RFC 1929,
+// when the proxy has a per-command credential: proxy/protocol/credential.hpp) and the request,
 // and the replies.
 //
 // Source: docs/network.md, "Answers the command sees" (no-authentication method; CONNECT only;
@@ -24,6 +25,10 @@ namespace pisandbox::proxy {
 inline constexpr std::uint8_t kSocksVersion = 5;
 /// METHOD `X'00'` NO AUTHENTICATION REQUIRED (RFC 1928 section 3).
 inline constexpr std::uint8_t kMethodNoAuth = 0x00;
+/// METHOD `X'02'` USERNAME/PASSWORD (RFC 1928 section 3, RFC 1929).
+inline constexpr std::uint8_t kMethodUserPass = 0x02;
+/// The version byte of the username/password sub-negotiation (RFC 1929 section 2).
+inline constexpr std::uint8_t kUserPassVersion = 0x01;
 /// METHOD `X'FF'` NO ACCEPTABLE METHODS (RFC 1928 section 3).
 inline constexpr std::uint8_t kMethodNoneAcceptable = 0xff;
 
@@ -105,8 +110,38 @@ class SocksRequestParser {
   std::vector<std::uint8_t> buffer_;
 };
 
-/// The METHOD the server selects: kMethodNoAuth when offered, else kMethodNoneAcceptable.
-[[nodiscard]] std::uint8_t select_method(const std::vector<std::uint8_t>& methods);
+/// The username/password request of a client (RFC 1929 section 2): VER 1, ULEN, UNAME, PLEN,
+/// PASSWD. `username` and `password` are the bytes as sent (0-255 each; RFC 1929 says 1-255,
+/// an empty one is parsed and then does not match); `consumed` as in SocksGreeting.
+struct SocksUserPass {
+  std::string username;
+  std::string password;
+  std::size_t consumed = 0;
+};
+
+/// Incremental parser of the username/password request. Errors: VER other than 1 →
+/// SocksError{nullopt} (the caller answers userpass_reply(false) and closes). The result does
+/// not depend on fragmentation; after a result, feed() must not be called again.
+class SocksUserPassParser {
+ public:
+  std::variant<SocksNeedMore, SocksUserPass, SocksError> feed(std::string_view bytes);
+
+ private:
+  std::vector<std::uint8_t> buffer_;
+};
+
+/// Whether the proxy asks for the username/password method (it has a credential) or needs none.
+enum class SocksAuth { None, UserPass };
+
+/// The METHOD the server selects (RFC 1928 section 3): with SocksAuth::None kMethodNoAuth when
+/// offered; with SocksAuth::UserPass kMethodUserPass when offered (no-authentication is then not
+/// acceptable); else kMethodNoneAcceptable.
+[[nodiscard]] std::uint8_t select_method(const std::vector<std::uint8_t>& methods,
+                                         SocksAuth auth = SocksAuth::None);
+
+/// The two-byte answer to a username/password request (RFC 1929 section 2): VER 1, STATUS 0
+/// when `accepted`, else 1 (the client must then close the connection; the server closes too).
+[[nodiscard]] std::array<std::uint8_t, 2> userpass_reply(bool accepted);
 
 /// The two-byte method-selection reply: VER 5, METHOD.
 [[nodiscard]] std::array<std::uint8_t, 2> method_reply(std::uint8_t method);
