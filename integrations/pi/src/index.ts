@@ -6,7 +6,6 @@
 // cannot run, Bash fails closed: a command is never run outside the sandbox by this
 // extension.
 
-import { execFile } from "node:child_process";
 import { resolve } from "node:path";
 import type {
   BashOperations,
@@ -25,12 +24,17 @@ import {
 import { findBinary } from "./binary.ts";
 import { DialogQueue } from "./dialog.ts";
 import { fileToolsNotice, registerFileTools, type FileSandbox, type FileToolsMode, type PolicyView, type SandboxRun } from "./file-tools.ts";
+import { messageOf, stringEnv, unavailable } from "./common.ts";
+import { checkConfig, fileToolsOf, providerOf, runJson, workerExtensionsOf, type SubagentProvider } from "./config-view.ts";
 import { DenialNotices, enabledNotice } from "./notices.ts";
 import type { ApprovalRequestEvent, DeniedEvent } from "./protocol.ts";
 import { ServeClient, type ExecOutcome } from "./serve-client.ts";
-import { depthFromEnv, SubagentManager, type WorkerEvents, type WorkerLauncher, type WorkerProcess, type WorkerSpec } from "./subagent.ts";
-import { piCliPath, SUBAGENT_TOOL, subagentTool } from "./subagent-tool.ts";
-import { registerStatusCommand, stripPrefix, unavailableNotice, type SandboxStatus } from "./status.ts";
+import { depthFromEnv, SubagentManager, type WorkerLauncher } from "./subagent.ts";
+import { SUBAGENT_TOOL, subagentTool } from "./subagent-tool.ts";
+import { registerStatusCommand, unavailableNotice, type SandboxStatus } from "./status.ts";
+import { launchWorker, type CommandApprovals, type WorkerHost } from "./worker-launcher.ts";
+
+export { providerCredentialNames, WORKER_AGENT_DIR, workerDenialLine } from "./worker-launcher.ts";
 
 /** A trusted configuration file passed to serve as `--config FILE`. */
 export const CONFIG_ENV = "PI_SANDBOX_CONFIG";
@@ -45,31 +49,10 @@ export type PiSandboxExtensionOptions = {
   broker?: () => BoundaryBroker | undefined;
 };
 
-type SubagentProvider = "builtin" | "pi-subagents" | "off";
-
 const PLATFORM_NOTICES: Partial<Record<NodeJS.Platform, string>> = {
   linux: "pi-sandbox enabled: Linux Sandbox Runtime with static filesystem policy and per-connection network review",
   darwin: "pi-sandbox enabled: macOS Sandbox Runtime with static filesystem policy and per-connection network review",
 };
-
-/** An error of the sandbox itself (not of the command): the command was not run. */
-function unavailable(reason: string): Error {
-  // A hint stays on its own line, after the sentence.
-  const [first, ...rest] = reason.split("\n");
-  return new Error([`pi-sandbox unavailable: ${first}; the command was not run`, ...rest].join("\n"));
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-/** The environment as serve's `env` wants it: strings only. */
-function stringEnv(env: NodeJS.ProcessEnv | undefined): Record<string, string> | undefined {
-  if (!env) return undefined;
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(env)) if (typeof value === "string") out[key] = value;
-  return out;
-}
 
 /** Validates Pi's timeout as Pi's own bash does, in seconds. */
 function timeoutSeconds(timeout: number | undefined): number | undefined {
@@ -78,75 +61,12 @@ function timeoutSeconds(timeout: number | undefined): number | undefined {
   return timeout;
 }
 
-/**
- * Runs `pi-sandbox <args>` and parses its JSON stdout; rejects with its message (without its
- * `pi-sandbox: ` prefix; a hint stays on its own line).
- */
-function runJson(binary: string, args: string[], env: NodeJS.ProcessEnv): Promise<unknown> {
-  return new Promise((resolvePromise, reject) => {
-    execFile(
-      binary,
-      args,
-      { env, timeout: 15_000, maxBuffer: 16 << 20 },
-      (error, stdout, stderr) => {
-        if (error) {
-          reject(new Error(stripPrefix(String(stderr).trim()) || error.message));
-          return;
-        }
-        try {
-          resolvePromise(JSON.parse(String(stdout)));
-        } catch {
-          reject(new Error(`${binary} ${args.slice(0, 2).join(" ")} printed no JSON`));
-        }
-      },
-    );
-  });
-}
 
-/**
- * `pi-sandbox config check [FILE] --cwd WORKSPACE`: the effective configuration, or why it is
- * invalid or refused (a FILE inside the workspace, which serve would refuse on every command).
- */
-function checkConfig(binary: string, configFile: string | undefined, cwd: string, env: NodeJS.ProcessEnv): Promise<unknown> {
-  return runJson(binary, ["config", "check", ...(configFile ? [configFile] : []), "--cwd", cwd], env);
-}
 
-function fileToolsOf(config: unknown): FileToolsMode {
-  return (config as { pi?: { fileTools?: unknown } } | undefined)?.pi?.fileTools === "host" ? "host" : "sandboxed";
-}
 
-/** `subagents.workerExtensions` of the effective configuration. */
-function workerExtensionsOf(config: unknown): string[] {
-  const paths = (config as { subagents?: { workerExtensions?: unknown } } | undefined)?.subagents?.workerExtensions;
-  return Array.isArray(paths) ? paths.filter((p): p is string => typeof p === "string") : [];
-}
 
-/**
- * The variables of this process that carry the API key of the worker's model (issue 15: a
- * worker's model credentials reach it explicitly, named in serve's `env_keep`): exactly what
- * Pi reports as the provider's environment source (`getProviderAuthStatus().label`, e.g.
- * `GEMINI_API_KEY`), when set. Nothing else: no guess from the provider's name.
- */
-export function providerCredentialNames(env: NodeJS.ProcessEnv, reported: { source?: string; label?: string } | undefined): string[] {
-  if (reported?.source !== "environment" || !reported.label) return [];
-  const names = reported.label.split(/,\s*/).filter((name) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && env[name]);
-  return [...new Set(names)];
-}
 
-function providerOf(config: unknown): SubagentProvider {
-  const provider = (config as { subagents?: { provider?: unknown } } | undefined)?.subagents?.provider;
-  return provider === "off" || provider === "pi-subagents" ? provider : "builtin";
-}
 
-/** What one running command's approvals share: its end, its open questions, its notices. */
-type CommandApprovals = {
-  scopeKey: string;
-  /** Aborted when the command ends or the tool call is aborted. */
-  ended: AbortSignal;
-  /** The open questions by request_id: aborting one closes its dialog. */
-  open: Map<string, AbortController>;
-  notices: DenialNotices;
-};
 
 /** How many denials `/sandbox` shows. */
 const RECENT_DENIALS = 10;
@@ -210,8 +130,7 @@ class SessionSandbox implements FileSandbox {
     let fileTools: FileToolsMode;
     let sandbox: string;
     try {
-      const binary = findBinary(this.env);
-      const config = await checkConfig(binary, this.configFile(), resolve(ctx.cwd), this.env);
+      const config = await this.effectiveConfig(resolve(ctx.cwd));
       provider = providerOf(config);
       fileTools = fileToolsOf(config);
       sandbox = (await this.serve()).sandbox;
@@ -259,6 +178,29 @@ class SessionSandbox implements FileSandbox {
         );
       }
     }
+  }
+
+  /**
+   * The configuration check the registration made (`pi-sandbox config check`), once, when the
+   * first session starts in the same workspace with the same file: Pi does not wait for it twice.
+   */
+  private registrationCheck: { cwd: string; configFile: string | undefined; config: Promise<unknown> } | undefined;
+
+  /** Checks the configuration for `cwd` (registerSubagentTool() and the first start() share one check). */
+  effectiveConfig(cwd: string): Promise<unknown> {
+    const check = this.registrationCheck;
+    this.registrationCheck = undefined;
+    const configFile = this.configFile();
+    if (check && check.cwd === cwd && check.configFile === configFile) return check.config;
+    return checkConfig(findBinary(this.env), configFile, cwd, this.env);
+  }
+
+  /** Checks the configuration at registration and keeps the check for the first session start. */
+  checkAtRegistration(cwd: string): Promise<unknown> {
+    const config = (async () => checkConfig(findBinary(this.env), this.configFile(), cwd, this.env))();
+    config.catch(() => undefined);
+    this.registrationCheck = { cwd, configFile: this.configFile(), config };
+    return config;
   }
 
   /** $PI_SANDBOX_CONFIG as an absolute path (relative: to Pi's working directory). */
@@ -374,75 +316,16 @@ class SessionSandbox implements FileSandbox {
 
   /** Launches workers as direct invocations through serve: `stdin: "pipe"`, no timeout. */
   private workerLauncher(ctx: ExtensionContext): WorkerLauncher {
-    return { launch: (spec, events) => this.launchWorker(ctx, spec, events) };
+    return { launch: (spec, events) => launchWorker(this.workerHost, ctx, spec, events) };
   }
 
-  private launchWorker(ctx: ExtensionContext, spec: WorkerSpec, events: WorkerEvents): WorkerProcess {
-    const ended = new AbortController();
-    const queued: string[] = [];
-    let running: ReturnType<ServeClient["start"]> | undefined;
-    let stdinClosed = false;
-    const approvals: CommandApprovals = {
-      scopeKey: `${ctx.sessionManager.getSessionId()}:subagent:${spec.sessionId}`,
-      ended: ended.signal,
-      open: new Map(),
-      notices: new DenialNotices((text) => {
-        if (ctx.hasUI) ctx.ui.notify(text, "warning");
-      }),
-    };
-    const model = spec.args[spec.args.indexOf("--model") + 1];
-    const provider = spec.args.includes("--model") && model ? model.split("/")[0]! : ctx.model?.provider;
-    const keep = provider ? providerCredentialNames(this.env, ctx.modelRegistry?.getProviderAuthStatus?.(provider)) : [];
-    const launch = async () => {
-      if (this.shutDown) throw unavailable("the Pi session has ended");
-      let client: ServeClient;
-      try {
-        client = await this.serve();
-      } catch (error) {
-        throw unavailable(messageOf(error));
-      }
-      if (ended.signal.aborted) throw new Error("stopped before it started");
-      running = client.start(
-        {
-          argv: [process.execPath, piCliPath(), "--mode", "rpc", "--no-session", ...spec.args],
-          cwd: resolve(ctx.cwd),
-          // The worker's Pi keeps its state in the sandbox's private /tmp: it never reads or
-          // writes the user's ~/.pi (hidden; read-only when the workspace is the home).
-          env: { ...stringEnv(this.env), ...spec.env, PI_CODING_AGENT_DIR: WORKER_AGENT_DIR, NODE_NO_WARNINGS: "1" },
-          ...(keep.length > 0 ? { env_keep: keep } : {}),
-          scope_key: approvals.scopeKey,
-          agent_name: spec.agentName,
-          approval_command: spec.approvalCommand,
-          stdin: "pipe",
-        },
-        {
-          onOutput: (stream, data) => (stream === "stdout" ? events.stdout(data) : events.stderr(data)),
-          onApprovalRequest: (event) => this.approve(ctx, client, event, approvals),
-          onDenied: (event) => {
-            approvals.notices.denied(event);
-            events.denied?.(workerDenialLine(event));
-          },
-          onApprovalSettled: (event) => approvals.open.get(event.request_id)?.abort(),
-        },
-        ended.signal,
-      );
-      for (const data of queued.splice(0)) running.write(data);
-      if (stdinClosed) running.closeStdin();
-      return running.outcome;
-    };
-    launch().then(
-      (outcome) => events.exit(workerExitCode(outcome), outcome.error === "launch_failed" ? outcome.message : undefined),
-      (error: unknown) => events.exit(undefined, messageOf(error)),
-    ).finally(() => ended.abort());
-    return {
-      write: (data) => (running ? running.write(data) : queued.push(data)),
-      closeStdin: () => {
-        stdinClosed = true;
-        running?.closeStdin();
-      },
-      kill: () => ended.abort(),
-    };
-  }
+  /** What launchWorker() uses of this session. */
+  private readonly workerHost: WorkerHost = {
+    env: () => this.env,
+    ended: () => this.shutDown,
+    serve: () => this.serve(),
+    approve: (ctx, client, event, approvals) => this.approve(ctx, client, event, approvals),
+  };
 
   /** Stops the running (or starting) serve, if any, and waits for it to exit. */
   private async stopServe(): Promise<void> {
@@ -609,21 +492,8 @@ function exitCodeOf(outcome: ExecOutcome, timeout: number | undefined): number {
   throw new Error(`pi-sandbox serve sent an exit without a status: ${JSON.stringify(outcome)}`);
 }
 
-/** Where a worker's Pi keeps its agent directory: the private /tmp of its sandbox. */
-export const WORKER_AGENT_DIR = "/tmp/pi-sandbox-subagent/agent";
 
-/** The parent's line for a refusal in a worker's sandbox (serve's `denied` event). */
-export function workerDenialLine(event: DeniedEvent): string {
-  const target = event.target ? ` ${event.target}` : "";
-  return `pi-sandbox: the worker's sandbox refused ${event.surface}${target}: ${event.reason ?? "denied"}`;
-}
 
-/** A worker's exit code as the manager reports it: 128 + the signal for a signal. */
-function workerExitCode(outcome: ExecOutcome): number | undefined {
-  if (typeof outcome.exit_code === "number") return outcome.exit_code;
-  if (typeof outcome.signal === "number") return 128 + outcome.signal;
-  return undefined;
-}
 
 /** Pi's `shellCommandPrefix` setting, which Pi's own bash tool puts before each command. */
 function shellCommandPrefix(cwd: string): string | undefined {
@@ -658,12 +528,10 @@ function sandboxedBashTool(sandbox: SessionSandbox): ReturnType<typeof createBas
  * fails closed and says why at session start).
  */
 async function registerSubagentTool(pi: ExtensionAPI, sandbox: SessionSandbox, options: PiSandboxExtensionOptions): Promise<void> {
-  const env = options.env ?? process.env;
   if (!PLATFORM_NOTICES[options.platform ?? process.platform]) return;
   let config: unknown;
   try {
-    const file = env[CONFIG_ENV];
-    config = await checkConfig(findBinary(env), file ? resolve(file) : undefined, process.cwd(), env);
+    config = await sandbox.checkAtRegistration(resolve(process.cwd()));
   } catch {
     return;
   }

@@ -32,6 +32,8 @@ export type WorkerSpec = {
   agentName: "subagent" | "nested-subagent";
   /** Extra arguments after `--mode rpc --no-session` (`--model M`, `--tools a,b`). */
   args: string[];
+  /** The model the call named (`provider/id`, as in `--model`), absent for the parent's. */
+  model?: string;
   /** Variables set for the worker besides the launcher's own ($PI_SANDBOX_SUBAGENT_DEPTH). */
   env: Record<string, string>;
 };
@@ -396,6 +398,7 @@ export class SubagentManager {
         approvalCommand: `process-backed subagent: ${fields.approvalTask ?? fields.task}`,
         agentName: depth > 1 ? "nested-subagent" : "subagent",
         args,
+        ...(fields.model ? { model: fields.model } : {}),
         env: { ...this.workerEnv(), [DEPTH_ENV]: String(depth) },
       });
     } catch (error) {

@@ -167,13 +167,29 @@ describe("a session", () => {
       ["info", FILE_TOOLS],
       ["info", ENABLED],
     ]);
-    // The configuration is read at registration (which tools) and at session start (the notice).
+    // The configuration is read at registration (which tools) and again at session start (the
+    // notice) when the session's workspace is another directory.
     assert.deepEqual(fake.requests().filter((r) => r.argv).map((r) => r.argv), [
       ["config", "check", "/trusted/config.json", "--cwd", process.cwd()],
       ["config", "check", "/trusted/config.json", "--cwd", scratch],
       ["serve", "--config", "/trusted/config.json"],
     ]);
     assert.deepEqual(fake.tools.map((t) => t.name), ["bash", "read", "write", "edit", "ls", "grep", "find"]);
+    await fake.emit("session_shutdown", { reason: "quit" });
+  });
+
+  it("reads the configuration once when the session starts where Pi was started, and again for the next session", async () => {
+    const fake = fakePi({ env: { PI_SANDBOX_CONFIG: "/trusted/config.json" } });
+    (fake.ctx as { cwd: string }).cwd = process.cwd();
+    await fake.register();
+    await fake.emit("session_start", { reason: "startup" });
+    await fake.emit("session_start", { reason: "new" });
+    assert.deepEqual(fake.requests().filter((r) => r.argv).map((r) => r.argv), [
+      ["config", "check", "/trusted/config.json", "--cwd", process.cwd()],
+      ["serve", "--config", "/trusted/config.json"],
+      ["config", "check", "/trusted/config.json", "--cwd", process.cwd()],
+      ["serve", "--config", "/trusted/config.json"],
+    ]);
     await fake.emit("session_shutdown", { reason: "quit" });
   });
 

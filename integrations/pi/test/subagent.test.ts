@@ -112,6 +112,7 @@ describe("subagent manager", () => {
       approvalCommand: "process-backed subagent: list files",
       agentName: "subagent",
       args: ["--model", "p/m", "--tools", "read,bash"],
+      model: "p/m",
       env: { K: "v", [DEPTH_ENV]: "1" },
     });
     assert.deepEqual(workers.requests[0], [{ id: "subagent-1:1", type: "get_state" }]);
