@@ -30,6 +30,9 @@ void add_config_command(CLI::App& app, int& exit_code) {
         loaded = std::unexpected(core::fail_errno("--cwd \"" + *cwd + "\": realpath").error());
       else if (auto outside = session::check_config_outside(*loaded->source, workspace); !outside)
         loaded = std::unexpected(outside.error());
+    } else if (loaded && loaded->source) {
+      if (auto single = session::check_config_single_link(*loaded->source); !single)
+        loaded = std::unexpected(single.error());
     }
     if (!loaded) {
       print_error(loaded.error().describe());

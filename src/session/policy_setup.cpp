@@ -184,7 +184,7 @@ core::Result<config::LoadedConfig> load_config(const std::string& explicit_path)
   return config::load(options);
 }
 
-core::Result<void> check_config_outside(const fs::path& file, const fs::path& workspace) {
+core::Result<void> check_config_single_link(const fs::path& file) {
   // A second name of the same file (a hard link) may lie in the workspace: its path says
   // nothing of that, so a file with more than one name is refused wherever it is.
   struct stat info {};
@@ -195,6 +195,11 @@ core::Result<void> check_config_outside(const fs::path& file, const fs::path& wo
                           "where sandboxed commands can write",
                       "hint: keep the configuration as a file of its own (a copy or a symbolic "
                       "link, not a hard link)");
+  return {};
+}
+
+core::Result<void> check_config_outside(const fs::path& file, const fs::path& workspace) {
+  if (auto single = check_config_single_link(file); !single) return single;
   char resolved[PATH_MAX];
   if (::realpath(file.c_str(), resolved) == nullptr || !policy::is_within(resolved, workspace))
     return {};
@@ -229,6 +234,11 @@ core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args,
     // the workspace contains them; an explicit --config is not.
     if (auto outside = check_config_outside(*loaded->source, *workspace); !outside)
       return std::unexpected(outside.error());
+  } else if (loaded->source) {
+    // The protection of a default location is by its path: another name of the same file in
+    // the workspace would still be writable.
+    if (auto single = check_config_single_link(*loaded->source); !single)
+      return std::unexpected(single.error());
   }
   policy::PolicyInputs inputs;
   inputs.workspace = *workspace;

@@ -38,6 +38,15 @@ std::filesystem::path home_directory();
 /// locations under $HOME (docs/configuration.md, "Where").
 core::Result<config::LoadedConfig> load_config(const std::string& explicit_path);
 
+/// Refuses a configuration file (explicit or at a default location) that is a regular file with
+/// more than one hard link: another of its names may lie in the workspace (a dotfile manager's
+/// links), where sandboxed commands could rewrite it; the protection of the default locations
+/// is by path and does not cover other names. A file that cannot be stat(2)ed passes (the read
+/// decides). Error: `refusing the configuration <file>: it has <n> hard links, and another of
+/// its names may lie inside the workspace, where sandboxed commands can write`, with a hint to
+/// keep a file of its own.
+core::Result<void> check_config_single_link(const std::filesystem::path& file);
+
 /// Refuses an explicitly given configuration file (`--config FILE`, `config check FILE`) whose
 /// real path lies inside `workspace` (a real path): an earlier sandboxed command could have
 /// written it there (compatibility C1). A file whose real path cannot be resolved passes (it

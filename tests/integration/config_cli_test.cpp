@@ -96,6 +96,33 @@ TEST(ConfigCli, AConfigurationWithAHardLinkIsRefused) {
   EXPECT_EQ(alone.exit_code, 0) << alone.err;
 }
 
+// The default location is protected by its path inside every sandbox; another name of the same
+// file in the workspace is not, so it is refused there too (escape attempt 143).
+TEST(ConfigCli, ADefaultConfigurationWithAHardLinkIsRefused) {
+  Scratch s;
+  const fs::path config = current_config(s);
+  write_file(config, "{}");
+  fs::create_hard_link(config, s.ws / "config-in-ws.json");
+  const std::string refusal =
+      "pi-sandbox: refusing the configuration " + config.string() +
+      ": it has 2 hard links, and another of its names may lie inside the workspace, where "
+      "sandboxed commands can write\nhint: keep the configuration as a file of its own (a copy or "
+      "a symbolic link, not a hard link)\n";
+  const RunResult checked =
+      run_process({sandbox_binary(), "config", "check", "--cwd", s.ws.string()}, s.env());
+  EXPECT_EQ(checked.exit_code, 2);
+  EXPECT_EQ(checked.err, refusal);
+  const RunResult run = s.run("echo '{}' > config-in-ws.json; touch launched");
+  EXPECT_EQ(run.exit_code, 125);
+  EXPECT_EQ(run.err, refusal);
+  EXPECT_FALSE(fs::exists(s.ws / "launched"));
+  fs::remove(s.ws / "config-in-ws.json");
+  const RunResult alone =
+      run_process({sandbox_binary(), "config", "check", "--cwd", s.ws.string()}, s.env());
+  EXPECT_EQ(alone.exit_code, 0) << alone.err;
+  EXPECT_EQ(s.run("touch launched").exit_code, 0);
+}
+
 TEST(ConfigCli, AdditionalReadPathsInsideTheHomeAreReadableAndReadOnly) {
   Scratch s;
   write_file(s.home / ".local/bin/tool", "#!/bin/sh\necho tool\n");
