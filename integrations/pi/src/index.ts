@@ -47,6 +47,8 @@ export type PiSandboxExtensionOptions = {
   platform?: NodeJS.Platform;
   /** Test override of the published pi-auto-review broker. */
   broker?: () => BoundaryBroker | undefined;
+  /** Test override of FILE_OPERATION_TIMEOUT_S (seconds). */
+  fileOperationTimeoutS?: number;
 };
 
 const PLATFORM_NOTICES: Partial<Record<NodeJS.Platform, string>> = {
@@ -67,6 +69,9 @@ function timeoutSeconds(timeout: number | undefined): number | undefined {
 
 
 
+
+/** How long one operation of Pi's file tools may take inside its sandbox (seconds). */
+export const FILE_OPERATION_TIMEOUT_S = 120;
 
 /** How many denials `/sandbox` shows. */
 const RECENT_DENIALS = 10;
@@ -105,7 +110,11 @@ class SessionSandbox implements FileSandbox {
     this.env = options.env ?? process.env;
     this.platform = options.platform ?? process.platform;
     this.broker = options.broker ?? getBoundaryBroker;
+    this.fileTimeoutS = options.fileOperationTimeoutS ?? FILE_OPERATION_TIMEOUT_S;
   }
+
+  /** How long one file operation may take (seconds). */
+  private readonly fileTimeoutS: number;
 
   /**
    * session_start: checks the configuration, starts serve, shows the notices (items 7-9).
@@ -233,7 +242,14 @@ class SessionSandbox implements FileSandbox {
     const stdout: Buffer[] = [];
     let stderr = "";
     const outcome = await client.exec(
-      { argv, cwd: resolve(cwd), stdin: input === undefined ? "closed" : "pipe", scope_key: `file-tools:${this.turnIndex}` },
+      {
+        argv,
+        cwd: resolve(cwd),
+        stdin: input === undefined ? "closed" : "pipe",
+        scope_key: `file-tools:${this.turnIndex}`,
+        // A read of a FIFO, a file on a hung network mount: the tool call ends instead of Pi.
+        timeout_s: this.fileTimeoutS,
+      },
       {
         onOutput: (stream, data) => (stream === "stdout" ? stdout.push(data) : (stderr += data.toString("utf8"))),
         onApprovalRequest: (event) =>
@@ -243,6 +259,11 @@ class SessionSandbox implements FileSandbox {
       input,
     );
     if (signal?.aborted || outcome.error === "aborted") throw new Error("Operation aborted");
+    if (outcome.error === "timeout") {
+      throw new Error(
+        `pi-sandbox stopped the file operation after ${this.fileTimeoutS} s (a FIFO, a device or a hung mount?); use bash with a timeout to read it`,
+      );
+    }
     if (outcome.error) throw new Error(`pi-sandbox could not do the file operation: ${outcome.message ?? outcome.error}`);
     return { exitCode: outcome.exit_code, stdout: Buffer.concat(stdout), stderr };
   }

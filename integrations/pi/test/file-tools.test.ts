@@ -2,6 +2,7 @@
 // (test/fake-pi-sandbox), whose `argv` execs run on the host in place of the sandbox: the
 // operations' bytes and stdin, the refusal messages named from the policy, host mode,
 // failing closed. The kernel's part is proven by tests/e2e with the real binary.
+import { execFileSync } from "node:child_process";
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,7 +20,7 @@ after(() => rmSync(scratch, { recursive: true, force: true }));
 let counter = 0;
 
 /** A fake Pi with the extension registered and its session started in a fresh workspace. */
-async function session(env: NodeJS.ProcessEnv = {}, start = true) {
+async function session(env: NodeJS.ProcessEnv = {}, start = true, fileOperationTimeoutS?: number) {
   const ws = join(scratch, `ws-${counter++}`);
   mkdirSync(ws);
   const log = join(ws, "..", `log-${counter}.jsonl`);
@@ -41,7 +42,11 @@ async function session(env: NodeJS.ProcessEnv = {}, start = true) {
     ui: { notify: (message: string, type?: string) => notices.push([type, message]) },
     sessionManager: { getSessionId: () => "sess-f", getSessionFile: () => undefined },
   };
-  await registerPiSandbox(pi as any, { env: { ...process.env, PI_SANDBOX_BIN: FAKE, FAKE_SERVE_LOG: log, ...env }, platform: "linux" });
+  await registerPiSandbox(pi as any, {
+    env: { ...process.env, PI_SANDBOX_BIN: FAKE, FAKE_SERVE_LOG: log, ...env },
+    platform: "linux",
+    ...(fileOperationTimeoutS !== undefined ? { fileOperationTimeoutS } : {}),
+  });
   const emit = async (event: string) => {
     for (const handler of handlers.get(event) ?? []) await handler({ type: event }, ctx);
   };
@@ -136,6 +141,18 @@ describe("sandboxed file tools", () => {
       message: "pi-sandbox: write refused: /etc/x is outside what the sandbox may write",
     });
     assert.equal(readFileSync(join(s.ws, ".bashrc"), "utf8"), "# mine\n");
+    await s.stop();
+  });
+
+  it("a read that never ends (a FIFO nobody writes) is stopped at the operation's timeout", async () => {
+    const s = await session({}, true, 1);
+    execFileSync("mkfifo", [join(s.ws, "pipe")]);
+    await assert.rejects(s.run("read", { path: "pipe" }), {
+      message: "pi-sandbox stopped the file operation after 1 s (a FIFO, a device or a hung mount?); use bash with a timeout to read it",
+    });
+    const execs = s.requests().filter((r) => r.type === "exec");
+    assert.ok(execs.length >= 1);
+    for (const exec of execs) assert.equal(exec.timeout_s, 1);
     await s.stop();
   });
 
