@@ -133,7 +133,7 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
   auto dirs = make_private_dirs(private_dirs_parent());
   if (!dirs) return launch_failed("private directories", dirs.error());
   auto loopback = open_proxy();
-  if (!loopback) return launch_failed("the proxy's listeners", loopback.error());
+  if (!loopback) return launch_failed("the proxy's listeners and credential", loopback.error());
   SeatbeltInputs inputs{dirs->temp_dir(), dirs->home_layer(), loopback->http.port,
                         loopback->socks.port, usable_sockets(overrides.allowed_sockets, policy)};
   const policy::ScanResult scan = policy::scan_workspace(policy.workspace, policy::ScanOptions{});
