@@ -9,7 +9,9 @@
 #include "policy/host_sockets.hpp"
 #include "policy/protected_scan.hpp"
 #include "proxy/protocol/parent_proxy.hpp"
+#if !defined(__APPLE__)
 #include "sandbox/linux/runner.hpp"
+#endif
 #include "sandbox/macos/seatbelt.hpp"
 #include "session/policy_setup.hpp"
 #include "session/session.hpp"
@@ -19,6 +21,14 @@ namespace pisandbox::cli {
 namespace {
 
 using nlohmann::json;
+
+/// `schema_version` of `pi-sandbox policy --json` (docs/policy-json.md): raised when a field
+/// is removed or changes meaning; new fields keep the version.
+constexpr int kPolicySchemaVersion = 1;
+
+// The Linux sandbox's plans, limits and Unix-socket mode: not in a build for Apple, which has
+// no Linux sandbox (docs/macos.md); there `--platform linux` says so (print_linux()).
+#if !defined(__APPLE__)
 namespace lx = sandbox::linux_;
 
 /// How this sandbox treats Unix sockets (docs/security.md, "Unix sockets"), in one line.
@@ -38,10 +48,6 @@ json unix_sockets_json(const lx::PreparedSandbox& prepared) {
     out["unsupported"] = lx::unix_broker_unsupported();
   return out;
 }
-
-/// `schema_version` of `pi-sandbox policy --json` (docs/policy-json.md): raised when a field
-/// is removed or changes meaning; new fields keep the version.
-constexpr int kPolicySchemaVersion = 1;
 
 json plan_json(const lx::PreparedSandbox& prepared) {
   json mounts = json::array();
@@ -121,6 +127,7 @@ void print_limits(const policy::SandboxPolicy& p, const policy::LimitsSpec& spec
             << "  cpu weight: " << l.cpu_weight << " (a cgroup's default is 100)  ["
             << source(spec.cpu_weight == policy::kDefaultCpuWeight) << "]\n";
 }
+#endif  // !defined(__APPLE__)
 
 /// The protected paths of a command and the scan that found some of them, as both platforms'
 /// reports show them.
@@ -198,6 +205,7 @@ void print_paths(const policy::SandboxPolicy& p, const Protected& prot) {
               << "]\n";
 }
 
+#if !defined(__APPLE__)
 void print_linux_plan(const policy::SandboxPolicy& p, const lx::PreparedSandbox& prepared) {
   std::cout << "mount plan:\n";
   for (const auto& op : prepared.spec.mounts.ops) std::cout << "  " << lx::describe(op) << "\n";
@@ -223,6 +231,7 @@ void print_linux_plan(const policy::SandboxPolicy& p, const lx::PreparedSandbox&
               << "  # " << rule.why << "\n";
   std::cout << "unix sockets: " << unix_sockets_line(prepared) << "\n";
 }
+#endif  // !defined(__APPLE__)
 
 // --- The environment policy (docs/security.md, "Environment"): names only, never values.
 
@@ -504,6 +513,14 @@ struct Rest {
 };
 
 /// The report of the Linux sandbox (the plans of sandbox/linux).
+#if defined(__APPLE__)
+int print_linux(const policy::SandboxPolicy&, const config::LoadedConfig&, bool) {
+  print_error(
+      "--platform linux shows the Linux sandbox's plans, which this macOS build does not contain "
+      "(docs/macos.md): run it on Linux, or leave out --platform for the Seatbelt profile");
+  return 2;
+}
+#else
 int print_linux(const policy::SandboxPolicy& p, const config::LoadedConfig& loaded, bool as_json) {
   auto prepared = lx::prepare_sandbox(p, {});
   if (!prepared) {
@@ -529,6 +546,7 @@ int print_linux(const policy::SandboxPolicy& p, const config::LoadedConfig& load
   rest.print();
   return 0;
 }
+#endif
 
 /// The report of the macOS sandbox (docs/macos.md): the same policy, its Seatbelt profile in
 /// place of the Linux plans, and no resource limits (not applied on macOS).

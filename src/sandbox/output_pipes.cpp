@@ -36,9 +36,18 @@ core::Result<OutputPipes> OutputPipes::create(StderrRoute route) {
   const int count = route == StderrRoute::Stdout ? 1 : 2;
   for (auto [read_end, write_end] : std::span(ends, count)) {
     int p[2];
+#ifdef __APPLE__
+    // No pipe2(2) on macOS: close-on-exec right after (its launcher spawns with
+    // POSIX_SPAWN_CLOEXEC_DEFAULT, which does not depend on it).
+    if (::pipe(p) != 0) return core::fail_errno("pipe()");
+    read_end->reset(p[0]);
+    write_end->reset(p[1]);
+    for (const int fd : p) (void)::fcntl(fd, F_SETFD, FD_CLOEXEC);
+#else
     if (::pipe2(p, O_CLOEXEC) != 0) return core::fail_errno("pipe2()");
     read_end->reset(p[0]);
     write_end->reset(p[1]);
+#endif
     (void)::fcntl(p[0], F_SETFL, O_NONBLOCK);
   }
   if (route == StderrRoute::Stdout) {

@@ -15,8 +15,8 @@ struct OutputPipes {
   core::UniqueFd write_out, write_err;  ///< write ends, to hand to the command and close
 
   /// Creates both pipes; with StderrRoute::Stdout only the stdout pipe, whose write end
-  /// `write_err` duplicates (`err` stays closed). Errors: `pipe2(): <ENAME> (…)`,
-  /// `fcntl(F_DUPFD_CLOEXEC): <ENAME> (…)`.
+  /// `write_err` duplicates (`err` stays closed). Errors: `pipe2(): <ENAME> (…)` (`pipe()` on
+  /// Apple, which has no pipe2), `fcntl(F_DUPFD_CLOEXEC): <ENAME> (…)`.
   [[nodiscard]] static core::Result<OutputPipes> create(StderrRoute route = StderrRoute::Own);
 
   /// Whether either read end is still open.

@@ -34,9 +34,13 @@ namespace {
 using core::UniqueFd;
 
 constexpr const char* kServer = "pi-sandbox " PI_SANDBOX_VERSION;
-// The sandbox that runs the commands, as hello names it (docs/protocol.md): the Linux one, the
-// only runner there is; `macos` once the Seatbelt runner exists (docs/macos.md).
+// The sandbox that runs the commands, as hello names it (docs/protocol.md): the one the session
+// chooses for this platform (session/session.cpp): Seatbelt on Apple (docs/macos.md), else Linux.
+#if defined(__APPLE__)
+constexpr const char* kSandbox = "macos";
+#else
 constexpr const char* kSandbox = "linux";
+#endif
 /// How long workers get to clean up after SIGTERM before SIGKILL, at shutdown.
 constexpr auto kShutdownGrace = std::chrono::seconds(10);
 

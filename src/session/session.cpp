@@ -17,7 +17,10 @@
 #include "policy/environment.hpp"
 #include "process/host_runner.hpp"
 #include "proxy/protocol/parent_proxy.hpp"
+#include "sandbox/macos/runner.hpp"
+#if !defined(__APPLE__)
 #include "sandbox/linux/runner.hpp"
+#endif
 #include "session/host_socket_setup.hpp"
 #include "session/network_setup.hpp"
 
@@ -107,6 +110,8 @@ struct Prepared {
   std::string scope;                         ///< the circuit breaker's scope
   std::function<void(const std::string&)> say;
   std::shared_ptr<HostSockets> host_sockets;  ///< the command's host Unix sockets
+  /// hostIPC.allowedSockets expanded for this command (the macOS profile lists them).
+  std::vector<policy::AllowedSocket> allowed_sockets;
 };
 
 /// pi-sandbox's own path (for the SSH ProxyCommand), as the policy protects it.
@@ -195,10 +200,10 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
   // sockets"): the allowed list expanded from the caller's environment now.
   std::vector<std::filesystem::path> writable = p.policy.home_writable_entries;
   for (const auto& exposure : p.policy.writable) writable.push_back(exposure.path);
+  p.allowed_sockets = policy::allowed_sockets(p.loaded.config->host_ipc.allowed_sockets,
+                                              caller_environment(), home_directory().string());
   p.host_sockets = std::make_shared<HostSockets>(
-      policy::allowed_sockets(p.loaded.config->host_ipc.allowed_sockets, caller_environment(),
-                              home_directory().string()),
-      std::move(writable), p.approvals->broker(), p.approvals, network,
+      p.allowed_sockets, std::move(writable), p.approvals->broker(), p.approvals, network,
       args.subagent || hostipc::is_subagent(caller_environment()) ? HostSocketAsking::Subagent
                                                                   : HostSocketAsking::Allowed,
       p.say,
@@ -213,6 +218,28 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
                                   proxy::parent_proxies_from_environment(caller_environment()));
   core::phases::mark(core::phases::Mark::SessionReady);
   return p;
+}
+
+/// The command under Seatbelt (sandbox/macos/runner.hpp), with the allowed sockets in its
+/// profile. Compiled on every platform, so that it is type-checked where the tests run; called
+/// only on Apple (run_in_sandbox()).
+[[maybe_unused]] sandbox::Outcome run_under_seatbelt(const Prepared& p, sandbox::Command command,
+                                                     const sandbox::RunOptions& options) {
+  sandbox::macos::RunnerOverrides with;
+  for (const auto& socket : p.allowed_sockets)
+    if (socket.path) with.allowed_sockets.emplace_back(*socket.path);
+  return sandbox::macos::run_sandboxed(p.policy, std::move(command), options, p.say, with);
+}
+
+/// The command in this platform's sandbox (docs/macos.md): Seatbelt on Apple, else the Linux
+/// sandbox. A failed launch is named for the user (named()).
+sandbox::Outcome run_in_sandbox(const Prepared& p, sandbox::Command command,
+                                const sandbox::RunOptions& options) {
+#if defined(__APPLE__)
+  return named(run_under_seatbelt(p, std::move(command), options));
+#else
+  return named(sandbox::linux_::run_sandboxed(p.policy, std::move(command), options, p.say));
+#endif
 }
 
 /// A shell command under `hostIPC.mode: ask` (docs/host-ipc.md). Without a sink, output goes
@@ -240,7 +267,7 @@ sandbox::Outcome run_with_host_ipc(const RunArgs& args, const RunIo& io, const P
             // its pipe then (the order between the streams is lost for that attempt).
             if (host_ipc.retry_on_unix_socket_error)
               attempt.stderr_route = sandbox::StderrRoute::Own;
-            return named(sandbox::linux_::run_sandboxed(p.policy, p.command, attempt, p.say));
+            return run_in_sandbox(p, p.command, attempt);
           },
       .host =
           [&](std::optional<std::chrono::milliseconds> timeout, sandbox::OutputSink& sink) {
@@ -280,7 +307,7 @@ sandbox::Outcome execute(const RunArgs& args, const RunIo& io) {
   Prepared& p = *prepared;
   sandbox::Outcome outcome =
       args.shell_command.empty() || p.loaded.config->host_ipc.mode == config::HostIpcMode::Off
-          ? named(sandbox::linux_::run_sandboxed(p.policy, std::move(p.command), p.options, p.say))
+          ? run_in_sandbox(p, std::move(p.command), p.options)
           : run_with_host_ipc(args, io, p);
   // A decision may still wait for an answer nobody needs any more: its question ends, and the
   // terminal gets its settings back before pi-sandbox exits.

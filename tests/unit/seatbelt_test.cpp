@@ -428,17 +428,20 @@ TEST(SeatbeltSemantics, HostileNamesAreMatchedExactly) {
 
 TEST(SeatbeltLaunch, RunsSandboxExecWithTheProfileAndThePrivateDirectories) {
   const auto inputs = example_inputs();
-  const auto plan = plan_launch(
-      "(version 1)", {"-weird", "a b"},
-      {"PATH=/usr/bin", "TMPDIR=/var/folders/x/T/", "HOME=/Users/u", "HOMEBREW=1", "TMPDIR=again"},
-      inputs, HomeLayer::Home);
+  const auto plan =
+      plan_launch("(version 1)", {"-weird", "a b"},
+                  {"PATH=/usr/bin", "TMPDIR=/var/folders/x/T/", "HOME=/Users/u", "TMP=/tmp",
+                   "HOMEBREW=1", "TMPDIR=again", "TEMP=/tmp", "TEMPLATE=x"},
+                  inputs, HomeLayer::Home);
   EXPECT_EQ(plan.argv, (std::vector<std::string>{"/usr/bin/sandbox-exec", "-p", "(version 1)", "--",
                                                  "-weird", "a b"}));
   EXPECT_EQ(plan.env,
-            (std::vector<std::string>{"PATH=/usr/bin", "HOMEBREW=1", "TMPDIR=" + kTemp.string(),
-                                      "HOME=" + kLayer.string()}));
+            (std::vector<std::string>{"PATH=/usr/bin", "HOMEBREW=1", "TEMPLATE=x",
+                                      "TMPDIR=" + kTemp.string(), "TMP=" + kTemp.string(),
+                                      "TEMP=" + kTemp.string(), "HOME=" + kLayer.string()}));
   EXPECT_EQ(plan_launch("p", {"sh"}, {"HOME=/Users/u"}, inputs, HomeLayer::Keep).env,
-            (std::vector<std::string>{"HOME=/Users/u", "TMPDIR=" + kTemp.string()}));
+            (std::vector<std::string>{"HOME=/Users/u", "TMPDIR=" + kTemp.string(),
+                                      "TMP=" + kTemp.string(), "TEMP=" + kTemp.string()}));
 }
 
 TEST(SeatbeltLaunch, TheHomeLayerLinksTheReExposedPathsOnce) {

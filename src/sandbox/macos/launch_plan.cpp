@@ -20,8 +20,11 @@ LaunchPlan plan_launch(const std::string& profile, const std::vector<std::string
   LaunchPlan plan;
   plan.argv = {std::string(kSandboxExec), "-p", profile, "--"};
   plan.argv.insert(plan.argv.end(), argv.begin(), argv.end());
-  std::vector<std::pair<std::string_view, std::string>> set = {
-      {"TMPDIR", inputs.temp_dir.string()}};
+  // TMP and TEMP as well (compatibility C24: on Linux all three are the private /tmp, which
+  // macOS has not: its /tmp is the host's, and the profile refuses it).
+  std::vector<std::pair<std::string_view, std::string>> set = {{"TMPDIR", inputs.temp_dir.string()},
+                                                               {"TMP", inputs.temp_dir.string()},
+                                                               {"TEMP", inputs.temp_dir.string()}};
   if (home == HomeLayer::Home) set.emplace_back("HOME", inputs.home_layer.string());
   for (const auto& entry : env) {
     bool replaced = false;

@@ -17,9 +17,9 @@ inline constexpr std::string_view kSandboxExec = "/usr/bin/sandbox-exec";
 /// What posix_spawn(2) gets.
 ///   argv: `/usr/bin/sandbox-exec -p <profile> -- <command argv...>` (the `--` keeps a program
 ///         name that starts with `-` from being read as an option of sandbox-exec).
-///   env:  the command's environment (`NAME=value`) in order, without its TMPDIR (and, when
-///         the home is hidden, its HOME), then `TMPDIR=<the private temporary directory>` and
-///         `HOME=<the throw-away home layer>`.
+///   env:  the command's environment (`NAME=value`) in order, without its TMPDIR, TMP, TEMP
+///         (and, when the home is hidden, its HOME), then `TMPDIR=`, `TMP=` and `TEMP=<the
+///         private temporary directory>` and `HOME=<the throw-away home layer>`.
 struct LaunchPlan {
   std::vector<std::string> argv;
   std::vector<std::string> env;

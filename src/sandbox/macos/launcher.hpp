@@ -1,16 +1,16 @@
-// pisandbox::sandbox::macos — the applier (Apple platforms only; docs/macos.md): the command's
-// private directories, then sandbox-exec in a process group of its own, killed whole when the
-// command ends, times out or is cancelled.
+// pisandbox::sandbox::macos — the applier: the command's private directories, then
+// sandbox-exec in a process group of its own, killed whole when the command ends, times out or
+// is cancelled (docs/macos.md).
 //
-// Not built or run on Linux: only a Mac can prove it (docs/macos.md, "The manual check list").
+// Plain POSIX (posix_spawn, mkdtemp, realpath, waitid, kill), built on every platform: on Linux
+// the unit test unit_macos_runner runs it with a stand-in for sandbox-exec (Seatbelt itself
+// runs only on a Mac: docs/macos.md, "The manual check list").
 #pragma once
 
-#include <chrono>
 #include <filesystem>
-#include <optional>
-#include <stop_token>
 
 #include "core/error.hpp"
+#include "sandbox/command.hpp"
 #include "sandbox/macos/launch_plan.hpp"
 
 namespace pisandbox::sandbox::macos {
@@ -40,23 +40,23 @@ class PrivateDirs {
 /// (`mkdtemp(/private/var/folders/.../pi-sandbox.XXXXXX): ENOSPC`).
 core::Result<PrivateDirs> make_private_dirs(const std::filesystem::path& parent);
 
-/// How a launch ended: the exit status of pi-sandbox(1) ("EXIT STATUS": the command's, 128+N,
-/// 124 after the timeout, 130/143 when cancelled), or an Error when the command could not be
-/// started (the caller exits 125).
-///   timeout: none, or how long the command may run (milliseconds).
-///   cancel:  requested by a signal to pi-sandbox or an abort from serve; `cancel_status` is the
-///            status reported then (130 or 143).
-struct LaunchOptions {
-  std::optional<std::chrono::milliseconds> timeout;
-  std::stop_token cancel;
-  int cancel_status = 143;
-};
-
-/// Spawns `plan` (posix_spawn, POSIX_SPAWN_SETPGROUP: a new process group) with `cwd` and waits.
-/// On the timeout or a cancel the whole group gets SIGKILL; when the command exits, the group's
-/// remaining processes (background children) get SIGKILL too, as pid 1 of the Linux sandbox
-/// takes its namespace down.
-core::Result<int> launch(const LaunchPlan& plan, const std::filesystem::path& cwd,
-                         const LaunchOptions& options);
+/// Spawns `plan` (posix_spawn(2) of plan.argv[0], an absolute path, with plan.env) in `cwd`, as
+/// the leader of a new process group, and supervises it until it ends:
+///   - stdio: fd 0 is `options.stdin_fd` (or the caller's stdin when -1); with `options.output`,
+///     fds 1 and 2 are pipes read into it (OutputPipes, `options.stderr_route`), else the
+///     caller's stdout and stderr. No other descriptor of the caller reaches the command (as
+///     pid 1 of the Linux sandbox closes them): glibc's addclosefrom_np(3), Apple's
+///     POSIX_SPAWN_CLOEXEC_DEFAULT. Signal mask and dispositions are reset to the defaults.
+///   - `options.timeout` (milliseconds) or `options.cancel_fd` becoming readable (polled, never
+///     read: `run` reads its signalfd afterwards to learn the signal): the whole group gets
+///     SIGKILL.
+///   - when the command exits, what is left of its group (background children) gets SIGKILL
+///     too, as the Linux sandbox's pid 1 takes its namespace down; what is still in the output
+///     pipes then is read (a process that left the group may hold them open: not waited for).
+/// Returns Exited or Signaled (the command's own ending; sandbox-exec execs the command, so its
+/// wait status is the command's), RunFailure TimedOut or Aborted, or LaunchFailed when nothing
+/// could be started (`posix_spawn(<argv[0]>) in <cwd>: ENOENT (...)`, `pipe()`, a thread).
+/// The other RunOptions fields (proxy, notices, limits, host sockets) are the runner's.
+Outcome launch(const LaunchPlan& plan, const std::filesystem::path& cwd, const RunOptions& options);
 
 }  // namespace pisandbox::sandbox::macos
