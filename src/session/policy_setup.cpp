@@ -3,8 +3,15 @@
 #include <pwd.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#if defined(__APPLE__)
+#include <sys/sysctl.h>
+#else
 #include <sys/sysinfo.h>
+#endif
 #include <unistd.h>
+#if defined(__APPLE__)
+#include <mach-o/dyld.h>
+#endif
 
 #include <algorithm>
 #include <cctype>
@@ -168,11 +175,47 @@ std::vector<std::pair<std::string, fs::path>> toolchain_environment() {
   return out;
 }
 
-/// The machine's memory in bytes (sysinfo(2) totalram), the base of percentage limits.
+/// The real path of the running pi-sandbox binary: /proc/self/exe (Linux), whose target reads
+/// `PATH (deleted)` after an upgrade replaced the file, then PATH is the binary now installed
+/// there; _NSGetExecutablePath(3) on Apple.
+core::Result<fs::path> own_executable() {
+  std::string path;
+#if defined(__APPLE__)
+  std::uint32_t size = 0;
+  (void)::_NSGetExecutablePath(nullptr, &size);
+  path.resize(size);
+  if (::_NSGetExecutablePath(path.data(), &size) != 0)
+    return core::fail(
+        "cannot find pi-sandbox's own binary (_NSGetExecutablePath), which every "
+        "sandbox must protect");
+  path.resize(std::char_traits<char>::length(path.c_str()));
+#else
+  char target[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", target, sizeof target - 1);
+  if (n <= 0)
+    return core::fail_errno(
+        "cannot find pi-sandbox's own binary (readlink /proc/self/exe), "
+        "which every sandbox must protect");
+  path.assign(target, static_cast<std::size_t>(n));
+  constexpr std::string_view kDeleted = " (deleted)";
+  if (path.ends_with(kDeleted)) path.resize(path.size() - kDeleted.size());
+#endif
+  return real_path(path, "pi-sandbox's own binary");
+}
+
+/// The machine's memory in bytes (sysinfo(2) totalram; sysctl hw.memsize on Apple), the base of
+/// percentage limits.
 std::uint64_t machine_memory_bytes() {
+#if defined(__APPLE__)
+  std::uint64_t bytes = 0;
+  std::size_t size = sizeof bytes;
+  if (::sysctlbyname("hw.memsize", &bytes, &size, nullptr, 0) != 0) return 0;
+  return bytes;
+#else
   struct sysinfo info {};
   if (::sysinfo(&info) != 0) return 0;
   return static_cast<std::uint64_t>(info.totalram) * info.mem_unit;
+#endif
 }
 
 }  // namespace
@@ -248,7 +291,10 @@ core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args,
   if (auto real_home = real_path(home.string(), "$HOME"); real_home) home = *real_home;
   // A $HOME that does not exist has nothing to hide (and no mount point to hide it on).
   inputs.home = fs::is_directory(home) ? home : fs::path("/");
-  if (auto self = real_path("/proc/self/exe", "self"); self) inputs.self_exe = *self;
+  // pi-sandbox's own binary is protected in every sandbox: without its path, no sandbox.
+  auto self = own_executable();
+  if (!self) return std::unexpected(self.error());
+  inputs.self_exe = *self;
   inputs.path_dirs = path_directories();
   if (policy::is_within(inputs.home, *workspace) && inputs.home != "/")
     inputs.home_entries = directory_names(inputs.home);
