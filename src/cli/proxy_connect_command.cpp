@@ -5,6 +5,7 @@
 // names when it is `socks5h://[user:password@]127.0.0.1:PORT` (macOS: a port of its own and the
 // per-command credential, sent with RFC 1929), else 127.0.0.1:1080 without authentication (the
 // Linux sandbox's).
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -19,7 +20,7 @@
 #include "cli/commands.hpp"
 #include "core/io.hpp"
 #include "core/unique_fd.hpp"
-#include "sandbox/linux/launch_spec.hpp"
+#include "policy/proxy_environment.hpp"
 
 namespace pisandbox::cli {
 
@@ -95,7 +96,7 @@ int relay(int sock) {
 
 /// The command's SOCKS5 listener: its port on 127.0.0.1 and the credential (both empty: none).
 struct SocksListener {
-  std::uint16_t port = static_cast<std::uint16_t>(sandbox::linux_::kSocksProxyPort);
+  std::uint16_t port = policy::kLinuxSocksProxyPort;
   std::string username;
   std::string password;
 };
@@ -136,7 +137,8 @@ int proxy_connect(const std::string& host, int port) {
   }
   const SocksListener listener = socks_listener_from_environment();
   const std::string where = "127.0.0.1:" + std::to_string(listener.port);
-  core::UniqueFd sock(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  core::UniqueFd sock(::socket(AF_INET, SOCK_STREAM, 0));  // no SOCK_CLOEXEC on Apple
+  if (sock) (void)::fcntl(sock.get(), F_SETFD, FD_CLOEXEC);
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_port = htons(listener.port);

@@ -16,6 +16,11 @@
 
 namespace pisandbox::policy {
 
+/// The proxy's ports inside the Linux sandbox's network namespace (docs/network.md, "The
+/// bridge"); sandbox/linux/launch_spec.hpp listens on them.
+inline constexpr std::uint16_t kLinuxHttpProxyPort = 3128;
+inline constexpr std::uint16_t kLinuxSocksProxyPort = 1080;
+
 /// The proxy's addresses as the command's tools are given them on Linux (ProxyEndpoints{}).
 inline constexpr std::string_view kHttpProxyUrl = "http://127.0.0.1:3128";
 inline constexpr std::string_view kSocksProxyUrl = "socks5h://127.0.0.1:1080";
@@ -26,8 +31,8 @@ inline constexpr std::string_view kSocksProxyUrl = "socks5h://127.0.0.1:1080";
 ///   userinfo: `username:password` of the per-command credential (proxy/protocol/credential.hpp;
 ///     characters that need no percent-encoding), empty for none (Linux).
 struct ProxyEndpoints {
-  std::uint16_t http_port = 3128;
-  std::uint16_t socks_port = 1080;
+  std::uint16_t http_port = kLinuxHttpProxyPort;
+  std::uint16_t socks_port = kLinuxSocksProxyPort;
   std::string userinfo;
 };
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "policy/limits.hpp"
+#include "policy/proxy_environment.hpp"
 #include "sandbox/command.hpp"
 #include "sandbox/linux/cgroup.hpp"
 #include "sandbox/linux/guard.hpp"
@@ -54,8 +55,8 @@ struct LaunchSpec {
 };
 
 /// The proxy's ports on the sandbox's own loopback (docs/network.md, "The bridge").
-inline constexpr int kHttpProxyPort = 3128;
-inline constexpr int kSocksProxyPort = 1080;
+inline constexpr int kHttpProxyPort = policy::kLinuxHttpProxyPort;
+inline constexpr int kSocksProxyPort = policy::kLinuxSocksProxyPort;
 
 /// Messages from pid 1 to the supervisor over the launch socket (SOCK_SEQPACKET, one
 /// message per record). The first byte is the type; the rest is text.
