@@ -168,8 +168,14 @@ int proxy_connect(const std::string& host, int port) {
     return 1;
   }
   unsigned char method[2], status[2], reply[4];
-  if (!read_exactly(sock.get(), method, 2) || method[0] != 5 || method[1] != (credential ? 2 : 0)) {
-    print_error("proxy-connect: the SOCKS5 proxy gave no valid answer");
+  if (!read_exactly(sock.get(), method, 2) || method[0] != 5) {
+    print_error("proxy-connect: " + where + " gave no SOCKS5 answer (ALL_PROXY names it)");
+    return 1;
+  }
+  if (method[1] != (credential ? 2 : 0)) {
+    print_error("proxy-connect: the SOCKS5 proxy at " + where +
+                (credential ? " takes no username and password, but ALL_PROXY gives them"
+                            : " wants a username and password, and ALL_PROXY gives none"));
     return 1;
   }
   if (credential && (!read_exactly(sock.get(), status, 2) || status[1] != 0)) {

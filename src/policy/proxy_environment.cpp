@@ -36,6 +36,14 @@ std::string shell_quote(const std::string& text) {
   return out + "'";
 }
 
+/// `%` doubled: ssh expands `%` tokens in ProxyCommand (ssh_config(5), "TOKENS"), so a path
+/// with a `%` must say `%%`.
+std::string percent_escaped(const std::string& text) {
+  std::string out;
+  for (char c : text) out += c == '%' ? std::string("%%") : std::string(1, c);
+  return out;
+}
+
 bool is_blank(std::string_view text) {
   return text.find_first_not_of(" \t\n\r\f\v") == std::string_view::npos;
 }
@@ -72,7 +80,7 @@ std::vector<std::string> proxy_environment(const std::filesystem::path& self_exe
       // -o argument ssh's own %h %p expansion gives the host and port. proxy-connect finds the
       // SOCKS5 listener and its credential in ALL_PROXY.
       value = "ssh -o ControlMaster=no -o ControlPath=none -o ProxyCommand=" +
-              shell_quote(shell_quote(self_exe.string()) + " proxy-connect %h %p");
+              shell_quote(shell_quote(percent_escaped(self_exe.string())) + " proxy-connect %h %p");
     else if (name == "JAVA_TOOL_OPTIONS")
       value = java_tool_options(caller_java_tool_options, endpoints);
     else if (name == "NODE_USE_ENV_PROXY")

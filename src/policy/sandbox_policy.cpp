@@ -315,15 +315,43 @@ void add_git_rules(SandboxPolicy& policy, const PolicyInputs& inputs) {
   const fs::path root = git.worktree_root.lexically_normal();
   const fs::path git_dir = git.git_dir.lexically_normal();
   const fs::path common = git.common_dir.empty() ? git_dir : git.common_dir.lexically_normal();
-  if (git.git_file.empty() && root == ws) return;  // the workspace's own .git: scan rules
+  const auto control = [&](const fs::path& path, NodeKind kind, bool even_if_missing) {
+    add(policy.protected_paths, path, ProtectReason::GitControl, kind, even_if_missing);
+  };
+  // `config.worktree` is read only while extensions.worktreeConfig is on. Off, a missing one
+  // is held (`git sparse-checkout init` turns the extension on later, and a planted file
+  // would then be read); on, it cannot be: git refuses to run while a placeholder stands
+  // there, so a missing one stays creatable (docs/security.md, "Repositories around the
+  // workspace").
+  const bool hold_worktree_config = !git.worktree_config;
+  // What makes host git read a configuration or run a hook that the command wrote, in the
+  // git directories of the repository's submodules and linked worktrees.
+  const auto control_modules_and_worktrees = [&](bool module_config_read_only) {
+    for (const auto& module : git.module_dirs) {
+      control(module / "hooks", NodeKind::Directory, true);
+      // In the workspace's own repository a submodule's config is checked by content, as
+      // .git/config is (plan_guard()): `git submodule` writes it.
+      if (module_config_read_only) control(module / "config", NodeKind::File, false);
+      control(module / "commondir", NodeKind::File, true);
+    }
+    for (const auto& worktree : git.worktree_dirs) {
+      control(worktree / "commondir", NodeKind::File, false);
+      control(worktree / "config.worktree", NodeKind::File, hold_worktree_config);
+    }
+  };
+  if (git.git_file.empty() && root == ws) {
+    // The workspace's own .git: its hooks come from the scan and its config is checked by
+    // content (the guard); a planted `commondir` would point host git at a configuration the
+    // command wrote, and so would its submodules' and linked worktrees' files.
+    control(git_dir / "commondir", NodeKind::File, true);
+    control_modules_and_worktrees(false);
+    return;
+  }
   if (!policy.home.empty() && policy.home != "/" && is_within(policy.home, root)) {
     policy.notes.push_back("the repository at " + root.string() +
                            " contains the home: it is not exposed (the home stays hidden)");
     return;
   }
-  const auto control = [&](const fs::path& path, NodeKind kind, bool even_if_missing) {
-    add(policy.protected_paths, path, ProtectReason::GitControl, kind, even_if_missing);
-  };
   const auto writable = [&](const fs::path& path, const std::string& why) {
     if (!is_within(path, ws)) add_exposure(policy.writable, {path, why, Access::ReadWrite});
   };
@@ -333,12 +361,6 @@ void add_git_rules(SandboxPolicy& policy, const PolicyInputs& inputs) {
   if (root != ws && needs_reexpose(policy, root))
     add_exposure(policy.home_read_allowed,
                  {root, "the repository that contains the workspace (read-only outside it)"});
-  // `config.worktree` is read only while extensions.worktreeConfig is on. Off, a missing one
-  // is held (`git sparse-checkout init` turns the extension on later, and a planted file
-  // would then be read); on, it cannot be: git refuses to run while a placeholder stands
-  // there, so a missing one stays creatable (docs/security.md, "Repositories around the
-  // workspace").
-  const bool hold_worktree_config = !git.worktree_config;
   if (common != git_dir) {
     // A linked worktree: its own git directory lies in the common one, which is written as a
     // main worktree's is (packed-refs.lock, gc.pid, new branches and stashes).
@@ -352,17 +374,10 @@ void add_git_rules(SandboxPolicy& policy, const PolicyInputs& inputs) {
   control(common / "config", NodeKind::File, false);
   control(common / "info", NodeKind::Directory, true);
   control(common / "config.worktree", NodeKind::File, hold_worktree_config);
-  // A `commondir` planted in a git directory points git at a configuration the command wrote.
-  if (common == git_dir) control(common / "commondir", NodeKind::File, true);
-  for (const auto& module : git.module_dirs) {
-    control(module / "hooks", NodeKind::Directory, true);
-    control(module / "config", NodeKind::File, false);
-    control(module / "commondir", NodeKind::File, true);
-  }
-  for (const auto& worktree : git.worktree_dirs) {
-    control(worktree / "commondir", NodeKind::File, false);
-    control(worktree / "config.worktree", NodeKind::File, hold_worktree_config);
-  }
+  // A `commondir` planted in a git directory points git at a configuration the command wrote;
+  // the common directory of a linked worktree (the main repository's) has none either.
+  control(common / "commondir", NodeKind::File, true);
+  control_modules_and_worktrees(true);
 }
 
 /// Why `path` may not be an `filesystem.additionalAllowWrite` entry, or empty.

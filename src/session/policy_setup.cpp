@@ -197,10 +197,25 @@ core::Result<fs::path> own_executable() {
         "cannot find pi-sandbox's own binary (readlink /proc/self/exe), "
         "which every sandbox must protect");
   path.assign(target, static_cast<std::size_t>(n));
+  // The kernel appends ` (deleted)` to the name of a file with no link left; a file that is
+  // merely named so (a decoy beside the real name) still has its link.
   constexpr std::string_view kDeleted = " (deleted)";
-  if (path.ends_with(kDeleted)) path.resize(path.size() - kDeleted.size());
+  struct stat running {};
+  const bool deleted = ::stat("/proc/self/exe", &running) == 0 && running.st_nlink == 0;
+  if (deleted && path.ends_with(kDeleted)) path.resize(path.size() - kDeleted.size());
+  char resolved[PATH_MAX];
+  if (::realpath(path.c_str(), resolved) == nullptr)
+    return core::fail_errno(
+        deleted ? "pi-sandbox's own binary " + path +
+                      " was removed while it runs, and every sandbox must protect the file now "
+                      "there: restart it (the Pi extension starts a new serve with each Pi "
+                      "session)"
+                : "pi-sandbox's own binary \"" + path + "\": realpath");
+  return fs::path(resolved);
 #endif
+#if defined(__APPLE__)
   return real_path(path, "pi-sandbox's own binary");
+#endif
 }
 
 /// The machine's memory in bytes (sysinfo(2) totalram; sysctl hw.memsize on Apple), the base of
@@ -231,8 +246,12 @@ core::Result<void> check_config_single_link(const fs::path& file) {
   // A second name of the same file (a hard link) may lie in the workspace: its path says
   // nothing of that, so a file with more than one name is refused wherever it is.
   struct stat info {};
+  std::string named = file.string();
+  char resolved[PATH_MAX];
+  if (fs::is_symlink(file) && ::realpath(file.c_str(), resolved) != nullptr)
+    named += " (a symbolic link to " + std::string(resolved) + ")";
   if (::stat(file.c_str(), &info) == 0 && S_ISREG(info.st_mode) && info.st_nlink > 1)
-    return core::fail("refusing the configuration " + file.string() + ": it has " +
+    return core::fail("refusing the configuration " + named + ": it has " +
                           std::to_string(info.st_nlink) +
                           " hard links, and another of its names may lie inside the workspace, "
                           "where sandboxed commands can write",

@@ -456,12 +456,16 @@ snapshot() {
     grep -vxE '\./\.local/state(/pi-sandbox)? d 700 [0-9]+ [0-9]+'
   echo "## the workspace's .git"
   hash_tree "$WS/.git" \( -path ./index -o -path ./logs -o -path ./objects -o -path ./refs \
-    -o -path ./ORIG_HEAD -o -path ./COMMIT_EDITMSG -o -path ./config \) -prune -o
-  # .git/config by content: the guard puts back a changed one as a new file (new inode and
-  # times), with the same bytes.
-  echo "# .git/config"
-  stat -c '%F %a %u %g %s' "$WS/.git/config"
-  sha256sum <"$WS/.git/config"
+    -o -path ./ORIG_HEAD -o -path ./COMMIT_EDITMSG -o -path ./config \
+    -o -path './modules/*/config' \) -prune -o
+  # .git/config and the submodules' configs by content: the guard puts back a changed one as a
+  # new file (new inode and times), with the same bytes.
+  local config
+  for config in "$WS/.git/config" $(find "$WS/.git/modules" -name config -type f 2>/dev/null | LC_ALL=C sort); do
+    echo "# ${config#"$WS"/}"
+    stat -c '%F %a %u %g %s' "$config"
+    sha256sum <"$config"
+  done
   echo "## the workspace's protected names"
   local n
   for n in "${WS_WATCHED[@]}"; do

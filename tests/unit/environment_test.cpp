@@ -206,6 +206,18 @@ TEST(ProxyEnvironment, TheWholeList) {
   EXPECT_FALSE(is_proxy_variable("YARN_NO_PROXY"));
 }
 
+// ssh expands `%` tokens in ProxyCommand (ssh_config(5), "TOKENS"): a `%` in pi-sandbox's path
+// is written `%%`, the `%h %p` of the command are ssh's own.
+TEST(ProxyEnvironment, APercentInThePathOfTheBinaryIsDoubledForSsh) {
+  const auto env = proxy_environment("/opt/100%/pi-sandbox");
+  const auto ssh = std::ranges::find_if(
+      env, [](const std::string& e) { return e.starts_with("GIT_SSH_COMMAND="); });
+  ASSERT_NE(ssh, env.end());
+  EXPECT_EQ(*ssh,
+            "GIT_SSH_COMMAND=ssh -o ControlMaster=no -o ControlPath=none -o "
+            "ProxyCommand=''\\''/opt/100%%/pi-sandbox'\\'' proxy-connect %h %p'");
+}
+
 // macOS (docs/macos.md): the ports the kernel chose on the host's loopback and the per-command
 // credential in every URL; gcloud gets it as its own two variables; Java only the port.
 TEST(ProxyEnvironment, EndpointsWithACredential) {

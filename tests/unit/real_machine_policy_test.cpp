@@ -109,14 +109,38 @@ TEST(GitLayoutPolicy, ARepositoryThatHoldsTheHomeIsNotExposed) {
                          "home stays hidden)"});
 }
 
-TEST(GitLayoutPolicy, TheWorkspacesOwnGitDirectoryChangesNothing) {
+// The workspace's own repository: nothing is exposed or made writable (its .git is in the
+// workspace), and what would point host git at something the command wrote is protected: a
+// planted `.git/commondir`, its submodules' hooks and `commondir`, its linked worktrees'
+// `commondir` and `config.worktree` (a submodule's config is checked by content by the guard,
+// as .git/config is: sandbox/linux plan_guard()).
+TEST(GitLayoutPolicy, TheWorkspacesOwnGitDirectoryProtectsItsControlFiles) {
   PolicyInputs in = inputs("/home/u/repo");
   in.git = GitLayout{"/home/u/repo", "/home/u/repo/.git", "/home/u/repo/.git"};
+  in.git->module_dirs = {"/home/u/repo/.git/modules/libs/sub"};
+  in.git->worktree_dirs = {"/home/u/repo/.git/worktrees/wt"};
   PolicyInputs without = inputs("/home/u/repo");
   SandboxPolicy with_git = default_policy(in);
   EXPECT_EQ(with_git.git, in.git);  // kept for the guard's reading of the index
+  SandboxPolicy expected = default_policy(without);
+  const auto control = [](const char* path, NodeKind kind, bool missing) {
+    return ProtectedPath{path, ProtectReason::GitControl, kind, missing};
+  };
+  std::vector<ProtectedPath> added;
+  for (const auto& p : with_git.protected_paths)
+    if (std::ranges::find(expected.protected_paths, p) == expected.protected_paths.end())
+      added.push_back(p);
+  EXPECT_EQ(added,
+            (std::vector<ProtectedPath>{
+                control("/home/u/repo/.git/commondir", NodeKind::File, true),
+                control("/home/u/repo/.git/modules/libs/sub/hooks", NodeKind::Directory, true),
+                control("/home/u/repo/.git/modules/libs/sub/commondir", NodeKind::File, true),
+                control("/home/u/repo/.git/worktrees/wt/commondir", NodeKind::File, false),
+                control("/home/u/repo/.git/worktrees/wt/config.worktree", NodeKind::File, true),
+            }));
   with_git.git.reset();
-  EXPECT_EQ(with_git, default_policy(without));
+  with_git.protected_paths = expected.protected_paths;
+  EXPECT_EQ(with_git, expected);
 }
 
 // Row 3: toolchains in the home.

@@ -70,9 +70,14 @@ GuardPlan plan_guard(const policy::SandboxPolicy& policy,
       (!policy.git->git_file.empty() || policy.git->worktree_root != policy.workspace))
     if (const fs::path base = root_of(policy.git->git_dir); !base.empty())
       plan.indexes.push_back({policy.git->git_dir / "index", policy.git->worktree_root, base});
-  // Submodules known before the command are not the command's.
+  // Submodules known before the command are not the command's; in the workspace, their
+  // configurations are checked by content, as .git/config is.
   if (policy.git)
-    for (const auto& module : policy.git->module_dirs) plan.known_git_dirs.push_back(module);
+    for (const auto& module : policy.git->module_dirs) {
+      plan.known_git_dirs.push_back(module);
+      if (policy::is_within(module, policy.workspace))
+        plan.configs.push_back({module / "config", policy.workspace});
+    }
   for (const auto& p : protected_paths) {
     char value[8];
     if (policy.protection == policy::Protection::Guard && p.create_if_missing &&
