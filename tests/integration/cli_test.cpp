@@ -203,7 +203,10 @@ TEST(Cli, PolicyPrintsTheMacosProfileOnAnyPlatform) {
 // the command's proxy is on the host's loopback with a per-command credential (docs/macos.md).
 class SocksStub {
  public:
-  explicit SocksStub(std::string password) : password_(std::move(password)) {
+  /// `password`: the one accepted; `no_auth`: the stub selects no authentication (METHOD 0) as
+  /// the Linux sandbox's listener does, and closes.
+  explicit SocksStub(std::string password, bool no_auth = false)
+      : password_(std::move(password)), no_auth_(no_auth) {
     listener_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_in address{};
     address.sin_family = AF_INET;
@@ -252,6 +255,11 @@ class SocksStub {
       (void)::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
     };
     take(3);
+    if (no_auth_) {
+      give(std::string{5, 0});
+      ::close(fd);
+      return;
+    }
     give(std::string{5, 2});
     const std::string head = take(2);
     const std::string user = head.size() == 2 ? take(static_cast<unsigned char>(head[1])) : "";
@@ -268,6 +276,7 @@ class SocksStub {
   }
 
   std::string password_;
+  bool no_auth_ = false;
   int listener_ = -1;
   std::uint16_t port_ = 0;
   std::thread thread_;
@@ -301,6 +310,17 @@ TEST(Cli, ProxyConnectSendsTheCredentialThatAllProxyNames) {
     EXPECT_EQ(r.err, "pi-sandbox: proxy-connect: the SOCKS5 proxy at 127.0.0.1:" +
                          std::to_string(stub.port()) + " refused the credential in ALL_PROXY\n");
     EXPECT_EQ(stub.finish(), (std::string{5, 1, 2} + userpass));
+  }
+  {
+    SocksStub stub(secret, /*no_auth=*/true);
+    auto env = s.env();
+    env["ALL_PROXY"] =
+        "socks5h://pi-sandbox:" + secret + "@127.0.0.1:" + std::to_string(stub.port());
+    const RunResult r = run_process({sandbox_binary(), "proxy-connect", "web.test", "7"}, env);
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.err, "pi-sandbox: proxy-connect: the SOCKS5 proxy at 127.0.0.1:" +
+                         std::to_string(stub.port()) +
+                         " takes no username and password, but ALL_PROXY gives them\n");
   }
 }
 
