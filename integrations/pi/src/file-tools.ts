@@ -48,6 +48,8 @@ export interface FileSandbox {
   run(argv: string[], cwd: string, input: Buffer | undefined, signal?: AbortSignal): Promise<SandboxRun>;
   /** `pi-sandbox policy --json` for the workspace `cwd` (docs/policy-json.md). */
   policy(cwd: string): Promise<PolicyView>;
+  /** Told of each refusal a file tool reports (its message), for `/sandbox`'s last denials. */
+  refused?(message: string): void;
 }
 
 /** The fields of `pi-sandbox policy --json` that name a refusal's reason. */
@@ -222,6 +224,7 @@ class SandboxFileOps {
 
   private async refuse(path: string, reason: (policy: PolicyView, real: string) => string, code: string): Promise<never> {
     this.refusal = new FileRefusal(this.tool, path, reason(await this.policy(), hostRealPath(path)), code);
+    this.sandbox.refused?.(this.refusal.message);
     throw this.refusal;
   }
 

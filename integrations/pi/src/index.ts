@@ -283,7 +283,16 @@ class SessionSandbox implements FileSandbox {
 
   /** Remembers a denial for `/sandbox` (the last RECENT_DENIALS). */
   private remember(event: DeniedEvent): void {
-    this.denials.push(`${event.surface} ${event.target ?? ""}: ${event.reason ?? ""}${event.source ? ` (${event.source})` : ""}`);
+    this.keep(`${event.surface} ${event.target ?? ""}: ${event.reason ?? ""}${event.source ? ` (${event.source})` : ""}`);
+  }
+
+  /** A file tool's refusal (`pi-sandbox: read refused: <path> <why>`), for `/sandbox`. */
+  refused(message: string): void {
+    this.keep(`file ${message.replace(/^pi-sandbox: /, "")}`);
+  }
+
+  private keep(line: string): void {
+    this.denials.push(line);
     if (this.denials.length > RECENT_DENIALS) this.denials.shift();
   }
 

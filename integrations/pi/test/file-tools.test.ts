@@ -247,6 +247,13 @@ describe("messages", () => {
       ].join("\n"),
     );
     await s.stop();
+    // A file tool's refusal is among the last denials.
+    const refused = await session({ FAKE_FILE_REFUSE: "Read-only file system" });
+    await assert.rejects(refused.run("write", { path: "x.txt", content: "x" }));
+    const after: string[] = [];
+    await refused.commands.get("sandbox").handler("", { ...refused.ctx, ui: { notify: (t: string) => after.push(t) } });
+    assert.ok(after[0]!.endsWith(`\nlast denials:\n  file write refused: ${join(refused.ws, "x.txt")} is outside what the sandbox may write`), after[0]);
+    await refused.stop();
     assert.equal(
       statusText({ enabled: false, unavailable: "no binary", server: undefined, configFile: undefined, fileTools: undefined, workspace: "/w", policy: undefined, policyError: undefined, denials: [] }),
       "pi-sandbox: unavailable: no binary; Bash commands and file tools fail closed",
