@@ -43,11 +43,23 @@ class ScratchPolicy {
   std::string dir_;
 };
 
+/// What to do about a policy that could not be built: the error's hint without its `hint: `,
+/// else to fix the configuration.
+std::string configuration_fix(const core::Error& error) {
+  if (error.hint.empty()) return "fix the configuration (pi-sandbox config check)";
+  return error.hint.starts_with("hint: ") ? error.hint.substr(6) : error.hint;
+}
+
 /// The definitive check: the whole sandbox (namespaces, mounts, Landlock, seccomp) around
 /// /bin/true in a scratch workspace, exactly as `run` builds it.
 sandbox::linux_::KernelCheck trial_run(const ScratchPolicy& scratch) {
   sandbox::linux_::KernelCheck check{"a sandboxed /bin/true", false, true, "", ""};
   const auto& policy = scratch.policy;
+  if (!policy) {
+    check.detail = policy.error().message;
+    check.fix = configuration_fix(policy.error());
+    return check;
+  }
   std::string warnings;
   sandbox::Outcome outcome =
       policy ? sandbox::linux_::run_sandboxed(
@@ -69,8 +81,10 @@ sandbox::linux_::KernelCheck path_check(const ScratchPolicy& scratch) {
   sandbox::linux_::KernelCheck check{"$PATH entries inside the hidden home", false, false, "", ""};
   const auto& policy = scratch.policy;
   if (!policy) {
-    check.detail = policy.error().describe();
-    check.fix = "fix the configuration (pi-sandbox config check)";
+    // The policy itself could not be built (a refused configuration): one line here, its
+    // hint as the fix.
+    check.detail = "not checked: " + policy.error().message;
+    check.fix = configuration_fix(policy.error());
     return check;
   }
   std::size_t toolchains = 0;

@@ -115,6 +115,20 @@ TEST(ConfigCli, ADefaultConfigurationWithAHardLinkIsRefused) {
   const RunResult run = s.run("echo '{}' > config-in-ws.json; touch launched");
   EXPECT_EQ(run.exit_code, 125);
   EXPECT_EQ(run.err, refusal);
+  // doctor: one line per check, the hint as the fix.
+  const RunResult doctor = run_process({sandbox_binary(), "doctor"}, s.env());
+  EXPECT_EQ(doctor.exit_code, 1);
+  const std::string reason = "refusing the configuration " + config.string() +
+                             ": it has 2 hard links, and another of its names may lie inside the "
+                             "workspace, where sandboxed commands can write";
+  const std::string fix =
+      "         fix: keep the configuration as a file of its own (a copy or a symbolic link, not "
+      "a hard link)\n";
+  EXPECT_TRUE(doctor.out.contains(
+      "weaker   $PATH entries inside the hidden home: not checked: " + reason + "\n" + fix))
+      << doctor.out;
+  EXPECT_TRUE(doctor.out.contains("MISSING  a sandboxed /bin/true: " + reason + "\n" + fix))
+      << doctor.out;
   EXPECT_FALSE(fs::exists(s.ws / "launched"));
   fs::remove(s.ws / "config-in-ws.json");
   const RunResult alone =
