@@ -25,6 +25,7 @@
 #include "serve/ledger_lines.hpp"
 #include "serve/session_book.hpp"
 #include "serve/worker.hpp"
+#include "session/policy_setup.hpp"
 #include "session/session.hpp"
 
 namespace pisandbox::serve {
@@ -63,7 +64,10 @@ struct Worker {
 
 class Server {
  public:
-  explicit Server(ServeArgs args) : args_(std::move(args)) {}
+  explicit Server(ServeArgs args) : args_(std::move(args)) {
+    // The binary as it is now: an upgrade may move it aside later (session::PolicyArgs).
+    if (auto self = session::own_executable(); self) binary_at_start_ = self->string();
+  }
 
   int run() {
     ::signal(SIGPIPE, SIG_IGN);
@@ -244,6 +248,7 @@ class Server {
     if (!args_.config.empty()) argv.insert(argv.end(), {"--config", args_.config});
     if (!args_.reviewer.empty()) argv.insert(argv.end(), {"--reviewer", args_.reviewer});
     if (subagent_) argv.push_back("--subagent");
+    if (!binary_at_start_.empty()) argv.insert(argv.end(), {"--binary-at-start", binary_at_start_});
     return argv;
   }
 
@@ -397,6 +402,7 @@ class Server {
   }
 
   ServeArgs args_;
+  std::string binary_at_start_;
   /// The session's ledger and open questions, for every command (issue 13, item 5).
   SessionBook book_{[this](const std::string& id, const std::string& line) {
     if (Worker* w = find(id)) (void)::write(w->control.get(), line.data(), line.size());

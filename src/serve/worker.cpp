@@ -41,6 +41,7 @@ session::RunArgs run_args(const rpc::Exec& exec, const WorkerArgs& worker_args) 
   session::RunArgs args;
   args.policy.cwd = exec.cwd;
   args.policy.config = worker_args.config;
+  args.policy.binary_at_start = worker_args.binary_at_start;
   args.approval.reviewer = worker_args.reviewer;
   if (exec.command)
     args.shell_command = *exec.command;

@@ -13,10 +13,12 @@ namespace pisandbox::serve {
 /// The options serve gives each worker.
 ///   config / reviewer: serve's own --config and --reviewer (empty: not given).
 ///   subagent: serve itself runs for a subagent (hostipc::is_subagent of its environment).
+///   binary_at_start: serve's binary when serve started (session::PolicyArgs::binary_at_start).
 struct WorkerArgs {
   std::string config;
   std::string reviewer;
   bool subagent = false;
+  std::string binary_at_start;
 };
 
 /// Reads the exec request, runs the command through session::execute() and writes its

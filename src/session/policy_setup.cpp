@@ -175,9 +175,23 @@ std::vector<std::pair<std::string, fs::path>> toolchain_environment() {
   return out;
 }
 
-/// The real path of the running pi-sandbox binary: /proc/self/exe (Linux), whose target reads
-/// `PATH (deleted)` after an upgrade replaced the file, then PATH is the binary now installed
-/// there; _NSGetExecutablePath(3) on Apple.
+/// The machine's memory in bytes (sysinfo(2) totalram; sysctl hw.memsize on Apple), the base of
+/// percentage limits.
+std::uint64_t machine_memory_bytes() {
+#if defined(__APPLE__)
+  std::uint64_t bytes = 0;
+  std::size_t size = sizeof bytes;
+  if (::sysctlbyname("hw.memsize", &bytes, &size, nullptr, 0) != 0) return 0;
+  return bytes;
+#else
+  struct sysinfo info {};
+  if (::sysinfo(&info) != 0) return 0;
+  return static_cast<std::uint64_t>(info.totalram) * info.mem_unit;
+#endif
+}
+
+}  // namespace
+
 core::Result<fs::path> own_executable() {
   std::string path;
 #if defined(__APPLE__)
@@ -217,23 +231,6 @@ core::Result<fs::path> own_executable() {
   return real_path(path, "pi-sandbox's own binary");
 #endif
 }
-
-/// The machine's memory in bytes (sysinfo(2) totalram; sysctl hw.memsize on Apple), the base of
-/// percentage limits.
-std::uint64_t machine_memory_bytes() {
-#if defined(__APPLE__)
-  std::uint64_t bytes = 0;
-  std::size_t size = sizeof bytes;
-  if (::sysctlbyname("hw.memsize", &bytes, &size, nullptr, 0) != 0) return 0;
-  return bytes;
-#else
-  struct sysinfo info {};
-  if (::sysinfo(&info) != 0) return 0;
-  return static_cast<std::uint64_t>(info.totalram) * info.mem_unit;
-#endif
-}
-
-}  // namespace
 
 core::Result<config::LoadedConfig> load_config(const std::string& explicit_path) {
   config::LoadOptions options;
@@ -314,6 +311,10 @@ core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args,
   auto self = own_executable();
   if (!self) return std::unexpected(self.error());
   inputs.self_exe = *self;
+  std::optional<fs::path> at_start;
+  if (!args.binary_at_start.empty())
+    if (auto real = real_path(args.binary_at_start, "serve's binary"); real && *real != *self)
+      at_start = *real;
   inputs.path_dirs = path_directories();
   if (policy::is_within(inputs.home, *workspace) && inputs.home != "/")
     inputs.home_entries = directory_names(inputs.home);
@@ -337,6 +338,9 @@ core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args,
   inputs.config_locations = {locations.current, locations.legacy};
   if (loaded->source) inputs.config_locations.push_back(*loaded->source);
   auto built = policy::default_policy(inputs);
+  if (at_start)
+    built.protected_paths.push_back(policy::ProtectedPath{
+        *at_start, policy::ProtectReason::SandboxBinary, policy::NodeKind::File, false});
   if (!built.refused.empty())
     return core::fail(built.refused.front(),
                       "hint: list only cache directories there, such as ~/.cache/go-build, "

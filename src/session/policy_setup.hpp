@@ -14,10 +14,23 @@ namespace pisandbox::session {
 
 /// Arguments shared by the commands that build a policy.
 ///   cwd: --cwd (default: the current directory); config: --config FILE.
+///   binary_at_start: serve's own binary as it was when serve started (serve-worker passes it),
+///     protected besides the running one: an upgrade that moved the running binary aside
+///     (`mv pi-sandbox pi-sandbox.old`, a new file in its place) leaves /proc/self/exe naming the
+///     old file, and the new one at the path the host runs must not be writable either. Empty:
+///     only the running binary.
 struct PolicyArgs {
   std::string cwd = ".";
   std::string config;
+  std::string binary_at_start;
 };
+
+/// The real path of the running pi-sandbox binary (protected in every sandbox): /proc/self/exe
+/// on Linux, whose ` (deleted)` suffix is taken off only when the running file has no link left
+/// (then the file now at that path is the one to protect); _NSGetExecutablePath(3) on Apple.
+/// Errors (fail closed: no sandbox without it): the call that failed, or that the binary was
+/// removed while it runs, with what to do.
+core::Result<std::filesystem::path> own_executable();
 
 /// The policy for `args`: the workspace is realpath(cwd); the trusted configuration is read
 /// (docs/configuration.md). Errors are user-facing lines without the `pi-sandbox: ` prefix.
