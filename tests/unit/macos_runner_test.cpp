@@ -54,6 +54,7 @@
 #include "sandbox/macos/launch_plan.hpp"
 #include "sandbox/macos/runner.hpp"
 #include "sandbox/macos/seatbelt.hpp"
+#include "test_names.hpp"
 
 namespace pisandbox::sandbox::macos {
 namespace {
@@ -92,30 +93,8 @@ std::string read_text(const fs::path& path) {
   return out.str();
 }
 
-std::string set_up_test_names() {
-  const uid_t uid = ::geteuid();
-  const gid_t gid = ::getegid();
-  if (uid == 0) {
-    if (::unshare(CLONE_NEWNS) != 0) return "unshare(CLONE_NEWNS) failed";
-  } else {
-    if (::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) return "no user namespace";
-    write_text("/proc/self/setgroups", "deny");
-    if (!write_text("/proc/self/uid_map", "0 " + std::to_string(uid) + " 1") ||
-        !write_text("/proc/self/gid_map", "0 " + std::to_string(gid) + " 1"))
-      return "cannot map ids in the user namespace";
-  }
-  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return "mount(MS_PRIVATE)";
-  char path[] = "/tmp/pi-sandbox-macos-runner-hosts-XXXXXX";
-  const int fd = ::mkstemp(path);
-  if (fd < 0) return "mkstemp";
-  ::close(fd);
-  if (!write_text(path, "127.0.0.1 localhost\n127.0.0.1 origin.test\n")) return "write hosts";
-  const bool mounted = ::mount(path, "/etc/hosts", nullptr, MS_BIND, nullptr) == 0;
-  ::unlink(path);
-  return mounted ? "" : "bind mount over /etc/hosts failed";
-}
-
-const std::string kNoTestNames = set_up_test_names();
+const std::string kNoTestNames =
+    testing::use_private_hosts("127.0.0.1 localhost\n127.0.0.1 origin.test\n");
 
 // ---- sockets -----------------------------------------------------------------------------------
 

@@ -37,6 +37,7 @@
 #include "proxy/protocol/credential.hpp"
 #include "proxy/protocol/http.hpp"
 #include "proxy/server.hpp"
+#include "test_names.hpp"
 
 namespace pisandbox::proxy {
 namespace {
@@ -56,38 +57,7 @@ constexpr const char* kHosts =
     "127.0.0.1 eyeballs.test\n"
     "127.0.0.3 eyeballs.test\n";
 
-bool write_file(const char* path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  return static_cast<bool>(out);
-}
-
-// Runs before main(), while the process has one thread (unshare(CLONE_NEWUSER) requires it).
-std::string set_up_test_names() {
-  const uid_t uid = ::geteuid();
-  const gid_t gid = ::getegid();
-  if (uid == 0) {
-    if (::unshare(CLONE_NEWNS) != 0) return "unshare(CLONE_NEWNS) failed";
-  } else {
-    if (::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) return "no user namespace";
-    write_file("/proc/self/setgroups", "deny");
-    if (!write_file("/proc/self/uid_map", "0 " + std::to_string(uid) + " 1") ||
-        !write_file("/proc/self/gid_map", "0 " + std::to_string(gid) + " 1")) {
-      return "cannot map ids in the user namespace";
-    }
-  }
-  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return "mount(MS_PRIVATE)";
-  char path[] = "/tmp/pi-sandbox-proxy-hosts-XXXXXX";
-  const int fd = ::mkstemp(path);
-  if (fd < 0) return "mkstemp";
-  ::close(fd);
-  if (!write_file(path, kHosts)) return "write hosts";
-  const bool mounted = ::mount(path, "/etc/hosts", nullptr, MS_BIND, nullptr) == 0;
-  ::unlink(path);
-  return mounted ? "" : "bind mount over /etc/hosts failed";
-}
-
-const std::string kNoTestNames = set_up_test_names();
+const std::string kNoTestNames = testing::use_private_hosts(kHosts);
 
 #define REQUIRE_TEST_NAMES()                                                       \
   if (!kNoTestNames.empty()) {                                                     \

@@ -12,28 +12,7 @@ setup() {
 attempt() {
   cd "$WS" || exit 2
   # The driver starts serve, replaces its binary on the host, then asks serve to run the write.
-  capture env HOME="$FAKE_HOME" python3 -c '
-import json, os, shutil, subprocess, sys
-binary, ws = sys.argv[1], sys.argv[2]
-serve = subprocess.Popen([binary, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-def send(message):
-    serve.stdin.write(json.dumps(message) + "\n"); serve.stdin.flush()
-send({"type": "hello", "version": 1})
-print("hello:", serve.stdout.readline().strip())
-os.rename(binary, binary + ".old")
-shutil.copy(binary + ".old", binary)
-send({"type": "exec", "id": "c1", "cwd": ws,
-      "command": "printf \"#!/bin/sh\\necho REPLACED\\n\" > vendor/pi-sandbox && echo DONE || echo REFUSED"})
-while True:
-    line = serve.stdout.readline()
-    if not line: break
-    event = json.loads(line)
-    if event.get("type") == "output": print("output:", event.get("data", "").strip())
-    if event.get("type") == "exit" and event.get("id") == "c1":
-        print("exit:", json.dumps(event)); break
-send({"type": "shutdown"})
-serve.wait(timeout=30)
-' "$WS/vendor/pi-sandbox" "$WS"
+  capture env HOME="$FAKE_HOME" "$PY" -c "$(pysrc serve_upgrade)" "$WS/vendor/pi-sandbox" "$WS" move-aside
   refute "output: DONE"
   capture env HOME="$FAKE_HOME" ./vendor/pi-sandbox run --no-prompt -c 'echo inside'
   refute REPLACED
