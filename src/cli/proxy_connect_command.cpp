@@ -130,6 +130,26 @@ SocksListener socks_listener_from_environment() {
   return SocksListener{static_cast<std::uint16_t>(port), std::string(user), std::string(password)};
 }
 
+/// What proxy-connect sends in one write: the greeting (version 5, one method: no
+/// authentication, or username/password when `listener` has a credential, RFC 1929, followed by
+/// it), then CONNECT to `host` by name (RFC 1928 section 4, ATYP 3).
+std::string socks_request(const SocksListener& listener, const std::string& host, int port) {
+  const bool credential = !listener.username.empty() || !listener.password.empty();
+  std::string request = {5, 1, static_cast<char>(credential ? 2 : 0)};
+  if (credential) {
+    request += static_cast<char>(1);
+    request += static_cast<char>(listener.username.size());
+    request += listener.username;
+    request += static_cast<char>(listener.password.size());
+    request += listener.password;
+  }
+  request += std::string{5, 1, 0, 3, static_cast<char>(host.size())};
+  request += host;
+  request += static_cast<char>(port >> 8);
+  request += static_cast<char>(port & 0xff);
+  return request;
+}
+
 int proxy_connect(const std::string& host, int port) {
   if (host.empty() || host.size() > 255) {
     print_error("proxy-connect: the host name must be 1 to 255 bytes");
@@ -148,21 +168,8 @@ int proxy_connect(const std::string& host, int port) {
                 std::strerror(errno) + "\nhint: proxy-connect works inside `pi-sandbox run`");
     return 1;
   }
-  // Greeting: version 5, one method (no authentication, or username/password with the
-  // credential, RFC 1929); then CONNECT by domain name.
   const bool credential = !listener.username.empty() || !listener.password.empty();
-  std::string request = {5, 1, static_cast<char>(credential ? 2 : 0)};
-  if (credential) {
-    request += static_cast<char>(1);
-    request += static_cast<char>(listener.username.size());
-    request += listener.username;
-    request += static_cast<char>(listener.password.size());
-    request += listener.password;
-  }
-  request += std::string{5, 1, 0, 3, static_cast<char>(host.size())};
-  request += host;
-  request += static_cast<char>(port >> 8);
-  request += static_cast<char>(port & 0xff);
+  const std::string request = socks_request(listener, host, port);
   if (!core::write_all(sock.get(), request)) {
     print_error("proxy-connect: the SOCKS5 proxy closed the connection");
     return 1;
