@@ -4,8 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -279,6 +282,31 @@ TEST(SearchPath, FirstExecutableInOrder) {
   EXPECT_EQ(search_path("tmux", one("HOME=/"), exists), "");
   EXPECT_EQ(search_path("bin/tmux", one("PATH=/usr"), exists), "");
   EXPECT_EQ(search_path("", one("PATH=/usr/bin"), exists), "");
+}
+
+}  // namespace
+
+namespace {
+
+using pisandbox::policy::host_variables;
+
+// docs/security.md, "What pi-sandbox starts on the host", shows the same table: one row per
+// pattern, in the same order.
+TEST(HostEnvironmentDocs, SecurityMdHasEveryRowInOrder) {
+  const char* source = std::getenv("PI_SANDBOX_SOURCE_DIR");
+  std::ifstream file(std::string(source != nullptr ? source : ".") + "/docs/security.md");
+  ASSERT_TRUE(file) << "run from the repository or set PI_SANDBOX_SOURCE_DIR";
+  std::stringstream text;
+  text << file.rdbuf();
+  const std::string doc = text.str();
+  const auto section = doc.find("## What pi-sandbox starts on the host");
+  ASSERT_NE(section, std::string::npos);
+  std::size_t at = section;
+  for (const auto& row : host_variables()) {
+    const auto found = doc.find("| `" + std::string(row.pattern) + "` |", at);
+    ASSERT_NE(found, std::string::npos) << row.pattern << " is missing or out of order";
+    at = found;
+  }
 }
 
 }  // namespace
