@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# attempt: the agent was started with `./node_modules/.bin` and a workspace `.venv/bin` on PATH; a command plants `tmux` in both, and the next approved host-IPC run of `tmux -V` runs the planted file on the host, its output looking normal
+# attempt: the agent was started with `./node_modules/.bin`, a workspace `.venv/bin` and an empty entry (the working directory) on PATH; a command plants `tmux` in all three, and the next approved host-IPC run of `tmux -V` runs the planted file on the host, its output looking normal
 # layer: session: the host-IPC run gets PATH less relative, empty and writable entries, and its question names the file it runs (`resolvedPath`, the audit line)
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
@@ -12,10 +12,10 @@ setup() {
 
 attempt() {
   local marker="$HOST_DIR/planted-tmux-ran-on-host"
-  local path="./node_modules/.bin:$WS/.venv/bin:$PATH"
+  local path="./node_modules/.bin:$WS/.venv/bin::$PATH"
   capture env PATH="$path" HOME="$FAKE_HOME" "$PI_BIN" run --no-prompt --cwd "$WS" \
     --config "$HOST_DIR/config.json" --reviewer "$HOST_DIR/allow" \
-    -c "mkdir -p node_modules/.bin .venv/bin; for d in node_modules/.bin .venv/bin; do printf '#!/bin/sh\ntouch $marker\necho tmux 9.9-planted\n' > \$d/tmux; chmod +x \$d/tmux; done; echo planted"
+    -c "mkdir -p node_modules/.bin .venv/bin; for d in node_modules/.bin .venv/bin .; do printf '#!/bin/sh\ntouch $marker\necho tmux 9.9-planted\n' > \$d/tmux; chmod +x \$d/tmux; done; echo planted"
   expect_rc 0
   expect_out planted
   capture env PATH="$path" HOME="$FAKE_HOME" "$PI_BIN" run --no-prompt --cwd "$WS" \
