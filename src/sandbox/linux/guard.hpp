@@ -188,6 +188,20 @@ class Guard {
   bool held_placeholder(int parent_fd, const fs::path& path);
   void move_out(int parent_fd, const std::string& name, const fs::path& original,
                 const std::string& why);
+  /// The file a configuration check read: what is not a regular file, or its device and inode.
+  struct ReadFile {
+    bool not_regular;
+    dev_t dev;
+    ino_t inode;
+  };
+  /// When a configuration could not be put back by a new file (`cause`): makes it inert in
+  /// place (rewritten to `restore` in its own blocks, emptied, or renamed) and fails closed;
+  /// returns what was done, for the line.
+  std::string undo_in_place(Config& config, int parent_fd, const ReadFile& read,
+                            const std::optional<std::string>& restore, const core::Error& cause);
+  /// Keeps `error` as failure() (the first only): the supervisor stops the command
+  /// (docs/security.md, "The guard", "Fail closed").
+  void fail_closed(core::Error error);
   int base_fd(const fs::path& base);
 
   GuardPlan plan_;
