@@ -260,5 +260,32 @@ cd "$WS" && ls -d .vscode*
       << r.err;
 }
 
+// Past 1000 entries (the directory counts as one) the item is not copied either.
+TEST(QuarantineAcrossFileSystems, AnItemOfMoreThan1000EntriesIsRenamedInPlace) {
+  REQUIRE_PRIVATE_TMPFS();
+  Scratch s;
+  const PrivateRun r = in_private_mounts(s, R"sh(
+mount -t tmpfs -o size=16m tmpfs "$WS" && fresh_repo "$WS" || exit 2
+run_sandbox 'mkdir d && (cd d && seq 1 1000 | xargs touch) && mv d .vscode'
+cd "$WS" && ls -d .vscode* && ls .vscode.pi-sandbox-defused-* | wc -l
+ls "$Q" 2>/dev/null | wc -l
+)sh");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto out = lines(r.out);
+  ASSERT_EQ(out.size(), 4U) << r.out << r.err;
+  EXPECT_EQ(out[0], "exit=0");
+  EXPECT_TRUE(std::regex_match(out[1], std::regex(R"(\.vscode\.pi-sandbox-defused-[0-9a-f]{8})")))
+      << out[1];
+  EXPECT_EQ(out[2], "1000");
+  EXPECT_EQ(out[3], "0");  // nothing half-copied left in the quarantine
+  EXPECT_NE(r.err.find("pi-sandbox: renamed " + (s.ws / ".vscode").string() + " to " +
+                       (s.ws / out[1]).string() +
+                       " (a guarded name: dangerous-file); the quarantine did not take it: the "
+                       "quarantine takes at most 1000 entries per item copied across file "
+                       "systems\n"),
+            std::string::npos)
+      << r.err;
+}
+
 }  // namespace
 }  // namespace pisandbox::testing

@@ -70,11 +70,11 @@ struct QuarantineEntry {
 };
 
 /// What a copy into the quarantine across file systems takes at most per item: 64 MiB of data
-/// (holes of sparse files are kept as holes and cost nothing) and 10 000 entries (files,
+/// (holes of sparse files are kept as holes and cost nothing) and 1000 entries (files,
 /// directories and symlinks). Past either the copy stops and the item stays in the workspace
 /// for the guard to defuse in place (docs/security.md, "The guard").
 inline constexpr std::uint64_t kMaxCopyDataBytes = std::uint64_t{64} << 20;
-inline constexpr std::uint64_t kMaxCopyEntries = 10000;
+inline constexpr std::uint64_t kMaxCopyEntries = 1000;
 
 /// Moves the entry `name` of the directory `parent_fd` into a new quarantine entry (making
 /// the root on first use): one renameat2(2) when both lie on the same mount, otherwise a copy
