@@ -209,8 +209,8 @@ core::Result<Swap> exchange_if(GuardOpener& opener, int dir, const std::string& 
   return Swap::Changed;
 }
 
-/// Makes the file `name` of `dir` (`shown`: its path) inert when it could not be replaced by a
-/// new file (a full disk, no descriptors): in ways that need no new space, in this order:
+/// Makes the file `name` of `dir` inert when it could not be replaced by a new file (a full
+/// disk, no descriptors), in ways that need no new space, in this order:
 ///   - rewritten in place to `content` through its own descriptor (pwrite(2), ftruncate(2)),
 ///     when `content` fits in the blocks the file holds (st_blocks) and it is still the file
 ///     read (`dev`, `ino`; 0: any regular file);
@@ -554,9 +554,12 @@ bool Guard::check_config_once(Config& config, bool final) {
   } else if (::unlinkat(parent.get(), leaf.c_str(), 0) != 0 && errno != ENOENT) {
     undo_failed = core::sys_error("unlink(" + path.string() + ")", errno);
   }
+  std::string not_kept;
   if (!read.not_regular) {
     auto kept = quarantine_bytes(quarantine_, attempted, path, "a change to " + path.string());
     if (kept) stored = kept->stored.string();
+    // Only the record is lost: the change itself is undone.
+    if (!kept) not_kept = "; the attempted version could not be kept: " + kept.error().message;
   }
   std::string line = "undid a change to " + path.string() + ": " + reason;
   if (!undo_failed) {
@@ -566,7 +569,7 @@ bool Guard::check_config_once(Config& config, bool final) {
                                  restore, *undo_failed);
   }
   if (!stored.empty()) line += "; the attempted version is kept in the quarantine: " + stored;
-  notices_.push_back(std::move(line));
+  notices_.push_back(std::move(line) + not_kept);
   return true;
 }
 
