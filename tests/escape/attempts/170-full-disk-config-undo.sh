@@ -6,6 +6,7 @@ source "$(dirname "$0")/../lib.sh"
 # shellcheck source=../helpers/small_fs.sh
 source "$(dirname "$0")/../helpers/small_fs.sh"
 
+# shellcheck disable=SC2317 # run through private_mounts
 full_disk() {
   small_tmpfs "$WS" 1m
   fresh_repo "$WS"
@@ -29,7 +30,7 @@ full_disk() {
   expect_err "pi-sandbox: undid a change to $config: it set core.fsmonitor, which git on the host would run or read; it could not be put back ($temp: ENOSPC (No space left on device)), so it was rewritten in place without it; the attempted version is kept in the quarantine: "
   expect_err "pi-sandbox: the guard could not check or undo what the command made, so the command was stopped: could not undo a change to $config: it could not be put back ($temp: ENOSPC (No space left on device)), so it was rewritten in place without it"
   # In place: the command's own edit without the key (its comment padding stays).
-  [ "$(head -1 "$config")" = "[core]" ] && ! grep -q fsmonitor "$config" ||
+  { [ "$(head -1 "$config")" = "[core]" ] && ! grep -q fsmonitor "$config"; } ||
     escaped "the configuration is not the edit without the key: $(cat "$config")"
 }
 

@@ -11,6 +11,7 @@ setup() {
   chmod 700 "$FAKE_HOME/.local" "$FAKE_HOME/.local/state"
 }
 
+# shellcheck disable=SC2317 # run through private_mounts
 full_quarantine() {
   small_tmpfs "$FAKE_HOME/.local/state" 1m
   dd if=/dev/zero of="$FAKE_HOME/.local/state/fill" bs=4k 2>/dev/null

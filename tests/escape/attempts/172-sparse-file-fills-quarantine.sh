@@ -6,6 +6,7 @@ source "$(dirname "$0")/../lib.sh"
 # shellcheck source=../helpers/small_fs.sh
 source "$(dirname "$0")/../helpers/small_fs.sh"
 
+# shellcheck disable=SC2317 # run through private_mounts
 sparse() {
   small_tmpfs "$WS" 16m
   fresh_repo "$WS"
@@ -17,7 +18,7 @@ sparse() {
   expect_quarantined "$WS/.vscode"
   local stored
   stored="$(ls -d "$(quarantine_dir)"/*/.vscode)"
-  [ "$(stat -c %s "$stored/big")" = 209715200 ] && [ "$(cat "$stored/small")" = data ] ||
+  { [ "$(stat -c %s "$stored/big")" = 209715200 ] && [ "$(cat "$stored/small")" = data ]; } ||
     escaped "the quarantined copy is not the item: $(ls -l "$stored")"
 }
 

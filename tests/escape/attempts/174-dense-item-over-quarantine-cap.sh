@@ -6,6 +6,7 @@ source "$(dirname "$0")/../lib.sh"
 # shellcheck source=../helpers/small_fs.sh
 source "$(dirname "$0")/../helpers/small_fs.sh"
 
+# shellcheck disable=SC2317 # run through private_mounts
 dense() {
   small_tmpfs "$WS" 96m
   fresh_repo "$WS"

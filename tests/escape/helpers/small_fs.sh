@@ -25,7 +25,7 @@ in_private() {
 
 # small_tmpfs DIR SIZE: a new tmpfs of SIZE (mount(8) size=) on DIR, made if missing.
 small_tmpfs() {
-  mkdir -p "$1" && mount -t tmpfs -o "size=$2,mode=0755" tmpfs "$1" 2>/dev/null ||
+  { mkdir -p "$1" && mount -t tmpfs -o "size=$2,mode=0755" tmpfs "$1" 2>/dev/null; } ||
     skip "cannot mount a tmpfs on $1 here"
 }
 
