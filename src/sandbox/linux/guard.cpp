@@ -423,16 +423,17 @@ void Guard::move_out(int parent_fd, const std::string& name, const fs::path& ori
     return;
   }
   if (moved.error().code == ENOENT) return;
-  // The quarantine cannot take it: made inert in place, never deleted. Past the copy's bounds
-  // that is the rule (quarantine.hpp); any other failure stops the command (fail closed).
+  // The quarantine cannot take it: made inert in place, never deleted. When the quarantine
+  // refuses the item (quarantine_refused()) that is the rule; any other failure stops the
+  // command (fail closed).
   const std::string cause = moved.error().describe();
+  const bool refused = quarantine_refused(moved.error());
   auto defused = defuse_in_place(parent_fd, name);
   if (!defused && defused.error().code == ENOENT) return;  // another mover took it
   std::string line;
   if (defused) {
     line = "renamed " + original.string() + " to " + (original.parent_path() / *defused).string() +
-           " (" + why + "); the quarantine " +
-           (moved.error().code == EFBIG ? "did not take it: " : "failed: ") + cause;
+           " (" + why + "); the quarantine " + (refused ? "did not take it: " : "failed: ") + cause;
   } else if (auto inert = make_inert(parent_fd, name, std::nullopt, 0, 0); inert) {
     line = "emptied " + original.string() + " in place (" + why +
            "); the quarantine failed: " + cause + "; the rename failed: " + defused.error().message;
@@ -441,7 +442,7 @@ void Guard::move_out(int parent_fd, const std::string& name, const fs::path& ori
            ") could not be moved, renamed or emptied: " + cause + "; " + defused.error().message +
            "; remove it before a program on the host reads it";
   }
-  if (moved.error().code != EFBIG)
+  if (!refused || !defused)
     fail_closed(core::Error{"could not quarantine " + original.string() + " (" + cause + ")"});
   notices_.push_back(std::move(line));
 }

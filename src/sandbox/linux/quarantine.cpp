@@ -354,6 +354,10 @@ core::Result<QuarantineEntry> quarantine_move(Quarantine& q, int parent_fd, cons
   return entry;
 }
 
+bool quarantine_refused(const core::Error& error) {
+  return error.code == EFBIG || error.code == EACCES || error.code == EPERM;
+}
+
 core::Result<std::string> defuse_in_place(int parent_fd, const std::string& name) {
   const std::string defused = name + ".pi-sandbox-defused-" + random_hex();
   if (::renameat2(parent_fd, name.c_str(), parent_fd, defused.c_str(), RENAME_NOREPLACE) != 0)

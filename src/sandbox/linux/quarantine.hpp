@@ -89,6 +89,13 @@ core::Result<QuarantineEntry> quarantine_move(Quarantine& quarantine, int parent
                                               const std::filesystem::path& original,
                                               std::string_view why);
 
+/// Whether a quarantine_move() error says the quarantine refuses this item, rather than that the
+/// quarantine or the machine failed: EFBIG (past the copy's bounds), EACCES or EPERM (a
+/// directory without write permission cannot change parents, rename(2); a quarantine the user
+/// cannot write). The guard then renames the item in place and the command goes on; any other
+/// error (ENOSPC, EDQUOT, EMFILE, EIO, ...) stops the command (docs/security.md, "The guard").
+bool quarantine_refused(const core::Error& error);
+
 /// Renames the entry `name` of `parent_fd` within its directory to
 /// `<name>.pi-sandbox-defused-<8 hex digits>`, a name no host program reads: how the guard makes
 /// an item inert when the quarantine cannot take it. A rename within one directory: no data is
