@@ -215,7 +215,8 @@ core::Result<Swap> exchange_if(GuardOpener& opener, int dir, const std::string& 
 ///     when `content` fits in the blocks the file holds (st_blocks) and it is still the file
 ///     read (`dev`, `ino`; 0: any regular file);
 ///   - truncated to zero length (git reads an empty configuration as no keys at all);
-///   - renamed in place (defuse_in_place()), for what is not a regular file or cannot be opened.
+///   - renamed in place (defuse_in_place()), for what is not a regular file or cannot be opened;
+///     nothing to do when nothing is there any more.
 /// Returns what was done, for the line (`it was rewritten in place without it`), or the error
 /// of the last way tried when none worked.
 core::Result<std::string> make_inert(int dir, const std::string& name,
@@ -243,6 +244,8 @@ core::Result<std::string> make_inert(int dir, const std::string& name,
   }
   fd.reset();
   auto defused = defuse_in_place(dir, name);
+  // Nothing there any more (moved to the quarantine first): git reads no file.
+  if (!defused && defused.error().code == ENOENT) return std::string("it is left absent");
   if (!defused) return std::unexpected(defused.error());
   return "it was renamed to " + *defused;
 }
@@ -588,9 +591,13 @@ std::string Guard::undo_in_place(Config& config, int parent_fd, const ReadFile& 
            inert.error().message + "): remove it before running git there";
   } else {
     done = "it could not be put back (" + cause.message + "), so " + *inert;
-    config.accepted = inert->starts_with("it was renamed")   ? std::nullopt
-                      : inert->starts_with("it was emptied") ? std::optional<std::string>("")
-                                                             : restore;
+    // What the file holds now, the reference for the next change.
+    if (inert->starts_with("it was rewritten"))
+      config.accepted = restore;
+    else if (inert->starts_with("it was emptied"))
+      config.accepted = "";
+    else
+      config.accepted = std::nullopt;
   }
   fail_closed(core::Error{"could not undo a change to " + path.string() + ": " + done});
   return done;
