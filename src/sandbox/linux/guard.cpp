@@ -136,53 +136,66 @@ FileRead read_at(GuardOpener& opener, int dir, const std::string& name, const fs
   return read;
 }
 
-/// Replaces `name` in `dir` (`shown`, for a message) with `bytes` atomically (a new file renamed
-/// over it).
-bool replace_at(GuardOpener& opener, int dir, const std::string& name, const fs::path& shown,
-                const std::string& bytes, mode_t mode) {
+/// Writes `bytes` to a new file `.pi-sandbox-restore-<hex>` in `dir` (`shown`: the path it
+/// replaces, for a message); returns its name. Errors name the call and errno (a full disk:
+/// `write(".../.pi-sandbox-restore-1a2b3c4d"): ENOSPC`); nothing is left behind then.
+core::Result<std::string> write_new(GuardOpener& opener, int dir, const fs::path& shown,
+                                    const std::string& bytes, mode_t mode) {
   std::uint32_t salt = 0;
   (void)::getrandom(&salt, sizeof salt, 0);
   char temp[64];
   std::snprintf(temp, sizeof temp, ".pi-sandbox-restore-%08x", salt);
+  const fs::path temp_path = shown.parent_path() / temp;
   UniqueFd fd(opener.open(dir, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                          shown.parent_path() / temp, mode));
-  if (!fd) return false;
+                          temp_path, mode));
+  if (!fd)
+    return std::unexpected(
+        core::sys_error("openat(" + temp_path.string() + ", O_WRONLY|O_CREAT)", errno));
   const bool written = core::write_all(fd.get(), bytes);
+  const int err = errno;
   fd.reset();
-  if (!written || ::renameat(dir, temp, dir, name.c_str()) != 0) {
+  if (!written) {
     (void)::unlinkat(dir, temp, 0);
-    return false;
+    return std::unexpected(core::sys_error("write(" + temp_path.string() + ")", err));
   }
-  return true;
+  return std::string(temp);
 }
 
-/// The outcome of exchange_if().
-enum class Swap { Done, Changed, Failed };
+/// Replaces `name` in `dir` (`shown`, for a message) with `bytes` atomically (a new file renamed
+/// over it). Errors: write_new()'s, or the rename(2)'s.
+core::Result<void> replace_at(GuardOpener& opener, int dir, const std::string& name,
+                              const fs::path& shown, const std::string& bytes, mode_t mode) {
+  auto temp = write_new(opener, dir, shown, bytes, mode);
+  if (!temp) return std::unexpected(temp.error());
+  if (::renameat(dir, temp->c_str(), dir, name.c_str()) != 0) {
+    const int err = errno;
+    (void)::unlinkat(dir, temp->c_str(), 0);
+    return std::unexpected(core::sys_error("rename(" + shown.string() + ")", err));
+  }
+  return {};
+}
+
+/// The outcome of exchange_if() that is not a failure.
+enum class Swap { Done, Changed };
 
 /// Puts `bytes` at `name` in `dir` only if the file there is still (`dev`, `ino`): a new file
 /// is exchanged with it atomically (renameat2 RENAME_EXCHANGE), and when what came out is not
 /// that file (a writer replaced it meanwhile), the exchange is undone: Changed, and the caller
-/// reads again. Never loses the newer file to a restore of an older one.
-Swap exchange_if(GuardOpener& opener, int dir, const std::string& name, const fs::path& shown,
-                 const std::string& bytes, mode_t mode, dev_t dev, ino_t ino) {
-  std::uint32_t salt = 0;
-  (void)::getrandom(&salt, sizeof salt, 0);
-  char temp[64];
-  std::snprintf(temp, sizeof temp, ".pi-sandbox-restore-%08x", salt);
-  UniqueFd fd(opener.open(dir, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                          shown.parent_path() / temp, mode));
-  if (!fd) return Swap::Failed;
-  const bool written = core::write_all(fd.get(), bytes);
-  fd.reset();
-  if (!written) {
-    (void)::unlinkat(dir, temp, 0);
-    return Swap::Failed;
-  }
+/// reads again. Never loses the newer file to a restore of an older one. Errors: write_new()'s,
+/// or the rename(2)'s.
+core::Result<Swap> exchange_if(GuardOpener& opener, int dir, const std::string& name,
+                               const fs::path& shown, const std::string& bytes, mode_t mode,
+                               dev_t dev, ino_t ino) {
+  auto made = write_new(opener, dir, shown, bytes, mode);
+  if (!made) return std::unexpected(made.error());
+  const char* temp = made->c_str();
   if (::renameat2(dir, temp, dir, name.c_str(), RENAME_EXCHANGE) != 0) {
     // Gone meanwhile: nothing newer to keep.
-    const bool placed = errno == ENOENT && ::renameat(dir, temp, dir, name.c_str()) == 0;
-    if (!placed) (void)::unlinkat(dir, temp, 0);
-    return placed ? Swap::Done : Swap::Failed;
+    int err = errno;
+    if (err == ENOENT && ::renameat(dir, temp, dir, name.c_str()) == 0) return Swap::Done;
+    if (err == ENOENT) err = errno;
+    (void)::unlinkat(dir, temp, 0);
+    return std::unexpected(core::sys_error("rename(" + shown.string() + ", RENAME_EXCHANGE)", err));
   }
   struct stat out {};
   if (::fstatat(dir, temp, &out, AT_SYMLINK_NOFOLLOW) == 0 && out.st_dev == dev &&
@@ -194,6 +207,47 @@ Swap exchange_if(GuardOpener& opener, int dir, const std::string& name, const fs
   (void)::renameat2(dir, temp, dir, name.c_str(), RENAME_EXCHANGE);
   (void)::unlinkat(dir, temp, 0);
   return Swap::Changed;
+}
+
+/// Makes the file `name` of `dir` inert when it could not be replaced by a new file (a full
+/// disk, no descriptors), in ways that need no new space, in this order:
+///   - rewritten in place to `content` through its own descriptor (pwrite(2), ftruncate(2)),
+///     when `content` fits in the blocks the file holds (st_blocks) and it is still the file
+///     read (`dev`, `ino`; 0: any regular file);
+///   - truncated to zero length (git reads an empty configuration as no keys at all);
+///   - renamed in place (defuse_in_place()), for what is not a regular file or cannot be opened;
+///     nothing to do when nothing is there any more.
+/// Returns what was done, for the line (`it was rewritten in place without it`), or the error
+/// of the last way tried when none worked.
+core::Result<std::string> make_inert(int dir, const std::string& name,
+                                     const std::optional<std::string>& content, dev_t dev,
+                                     ino_t ino) {
+  UniqueFd fd(::openat(dir, name.c_str(), O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  struct stat st {};
+  const bool same = fd && ::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) &&
+                    (ino == 0 || (st.st_dev == dev && st.st_ino == ino));
+  if (same) {
+    if (content && content->size() <= static_cast<std::size_t>(st.st_blocks) * 512) {
+      std::size_t done = 0;
+      while (done < content->size()) {
+        const ssize_t n = ::pwrite(fd.get(), content->data() + done, content->size() - done,
+                                   static_cast<off_t>(done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        done += static_cast<std::size_t>(n);
+      }
+      if (done == content->size() && ::ftruncate(fd.get(), static_cast<off_t>(done)) == 0)
+        return std::string(content->empty() ? "it was emptied in place"
+                                            : "it was rewritten in place without it");
+    }
+    if (::ftruncate(fd.get(), 0) == 0) return std::string("it was emptied in place");
+  }
+  fd.reset();
+  auto defused = defuse_in_place(dir, name);
+  // Nothing there any more (moved to the quarantine first): git reads no file.
+  if (!defused && defused.error().code == ENOENT) return std::string("it is left absent");
+  if (!defused) return std::unexpected(defused.error());
+  return "it was renamed to " + *defused;
 }
 
 /// Whether two configuration texts hold the same lines once blank lines, comment lines, a
@@ -372,21 +426,32 @@ void Guard::move_out(int parent_fd, const std::string& name, const fs::path& ori
     return;
   }
   if (moved.error().code == ENOENT) return;
-  // The quarantine cannot take it: defused in place under a name no host program reads,
-  // never deleted.
-  std::uint32_t salt = 0;
-  (void)::getrandom(&salt, sizeof salt, 0);
-  char suffix[32];
-  std::snprintf(suffix, sizeof suffix, ".pi-sandbox-defused-%08x", salt);
-  const std::string defused = name + suffix;
-  if (::renameat2(parent_fd, name.c_str(), parent_fd, defused.c_str(), RENAME_NOREPLACE) == 0)
-    notices_.push_back("renamed " + original.string() + " to " +
-                       (original.parent_path() / defused).string() + " (" + why +
-                       "); the quarantine failed: " + moved.error().describe());
-  else
-    notices_.push_back("warning: " + original.string() + " (" + why +
-                       ") could not be moved: " + moved.error().describe() +
-                       "; remove it before a program on the host reads it");
+  // The quarantine cannot take it: made inert in place, never deleted. When the quarantine
+  // refuses the item (quarantine_refused()) that is the rule; any other failure stops the
+  // command (fail closed).
+  const std::string cause = moved.error().describe();
+  const bool refused = quarantine_refused(moved.error());
+  auto defused = defuse_in_place(parent_fd, name);
+  if (!defused && defused.error().code == ENOENT) return;  // another mover took it
+  std::string line;
+  if (defused) {
+    line = "renamed " + original.string() + " to " + (original.parent_path() / *defused).string() +
+           " (" + why + "); the quarantine " + (refused ? "did not take it: " : "failed: ") + cause;
+  } else if (auto inert = make_inert(parent_fd, name, std::nullopt, 0, 0); inert) {
+    line = "emptied " + original.string() + " in place (" + why +
+           "); the quarantine failed: " + cause + "; the rename failed: " + defused.error().message;
+  } else {
+    line = "error: " + original.string() + " (" + why +
+           ") could not be moved, renamed or emptied: " + cause + "; " + defused.error().message +
+           "; remove it before a program on the host reads it";
+  }
+  if (!refused || !defused)
+    fail_closed(core::Error{"could not quarantine " + original.string() + " (" + cause + ")"});
+  notices_.push_back(std::move(line));
+}
+
+void Guard::fail_closed(core::Error error) {
+  if (!opener_.failure) opener_.failure = std::move(error);
 }
 
 void Guard::check_name(const GuardedName& name) {
@@ -469,33 +534,73 @@ bool Guard::check_config_once(Config& config, bool final) {
   }
   // Only what was read is undone: a file replaced meanwhile is read again first.
   std::string stored;
-  bool restored = false;
+  std::optional<core::Error> undo_failed;
   if (read.not_regular) {
     auto moved =
         quarantine_move(quarantine_, parent.get(), leaf, path, "replaced " + path.string());
     if (moved) stored = moved->stored.string();
-    restored = !restore || replace_at(opener_, parent.get(), leaf, path, *restore, read.mode);
+    if (restore) {
+      if (auto put = replace_at(opener_, parent.get(), leaf, path, *restore, read.mode); !put)
+        undo_failed = put.error();
+    } else if (!moved && moved.error().code != ENOENT) {
+      undo_failed = moved.error();
+    }
   } else if (restore) {
     // The mode it had at the start: a writer's intermediate file may be 0600.
-    const Swap swap =
+    const auto swap =
         exchange_if(opener_, parent.get(), leaf, path, *restore,
                     config.start ? config.start_mode : read.mode, read.dev, read.inode);
-    if (swap == Swap::Changed) return false;
-    restored = swap == Swap::Done;
-    if (restored) config.accepted = *restore;
-  } else {
-    restored = ::unlinkat(parent.get(), leaf.c_str(), 0) == 0;
+    if (swap && *swap == Swap::Changed) return false;
+    if (swap)
+      config.accepted = *restore;
+    else
+      undo_failed = swap.error();
+  } else if (::unlinkat(parent.get(), leaf.c_str(), 0) != 0 && errno != ENOENT) {
+    undo_failed = core::sys_error("unlink(" + path.string() + ")", errno);
   }
+  std::string not_kept;
   if (!read.not_regular) {
     auto kept = quarantine_bytes(quarantine_, attempted, path, "a change to " + path.string());
     if (kept) stored = kept->stored.string();
+    // Only the record is lost: the change itself is undone.
+    if (!kept) not_kept = "; the attempted version could not be kept: " + kept.error().message;
   }
   std::string line = "undid a change to " + path.string() + ": " + reason;
-  line += restored ? (restore ? "; the file is back without it" : "; it is removed")
-                   : "; WARNING: it could not be put back, check it before running git there";
+  if (!undo_failed) {
+    line += restore ? "; the file is back without it" : "; it is removed";
+  } else {
+    line += "; " + undo_in_place(config, parent.get(), {read.not_regular, read.dev, read.inode},
+                                 restore, *undo_failed);
+  }
   if (!stored.empty()) line += "; the attempted version is kept in the quarantine: " + stored;
-  notices_.push_back(std::move(line));
+  notices_.push_back(std::move(line) + not_kept);
   return true;
+}
+
+std::string Guard::undo_in_place(Config& config, int parent_fd, const ReadFile& read,
+                                 const std::optional<std::string>& restore,
+                                 const core::Error& cause) {
+  const fs::path& path = config.where.path;
+  const std::string leaf = path.filename().string();
+  auto inert = read.not_regular
+                   ? make_inert(parent_fd, leaf, std::nullopt, 0, 0)
+                   : make_inert(parent_fd, leaf, restore.value_or(""), read.dev, read.inode);
+  std::string done;
+  if (!inert) {
+    done = "it could not be put back (" + cause.message + ") nor made inert (" +
+           inert.error().message + "): remove it before running git there";
+  } else {
+    done = "it could not be put back (" + cause.message + "), so " + *inert;
+    // What the file holds now, the reference for the next change.
+    if (inert->starts_with("it was rewritten"))
+      config.accepted = restore;
+    else if (inert->starts_with("it was emptied"))
+      config.accepted = "";
+    else
+      config.accepted = std::nullopt;
+  }
+  fail_closed(core::Error{"could not undo a change to " + path.string() + ": " + done});
+  return done;
 }
 
 void Guard::check_all() {
@@ -559,14 +664,15 @@ void Guard::sanitize_repository(const fs::path& git_dir, const fs::path& base,
     const std::string cleaned = policy::without_findings(*read.content, scan.findings);
     auto kept = quarantine_bytes(quarantine_, *read.content, config.where.path,
                                  "a change to " + config.where.path.string());
-    const bool replaced =
+    const auto replaced =
         replace_at(opener_, parent.get(), leaf, config.where.path, cleaned, read.mode);
     std::string line = "cleaned " + config.where.path.string() + " in " + origin + ": " +
                        (scan.malformed ? "git cannot read it (" + scan.malformed_reason + ")"
                                        : "it set " + key_list(scan.findings) +
                                              ", which git on the host would run or read");
     if (!replaced)
-      line += "; WARNING: it could not be rewritten, check it before running git there";
+      line += "; " + undo_in_place(config, parent.get(), {read.not_regular, read.dev, read.inode},
+                                   cleaned, replaced.error());
     if (kept) line += "; the original is kept in the quarantine: " + kept->stored.string();
     notices_.push_back(std::move(line));
   }
@@ -653,7 +759,7 @@ void Guard::check_gitlinks() {
 }
 
 std::string incomplete_sweep(const core::Error& failure) {
-  return "warning: the guard's last sweep could not check everything (" + failure.message +
+  return "warning: the guard's last sweep could not check or undo everything (" + failure.message +
          "); look for guarded names in the workspace before a program on the host reads them";
 }
 

@@ -8,9 +8,10 @@
 // moved to the quarantine (sandbox/linux/quarantine.hpp). `<git dir>/config` and
 // `config.worktree` stay writable but are guarded by content: a change that adds a key that
 // makes a host git run a program or read another file (policy/git_config_guard.hpp) is undone
-// at once: the previous content put back, the attempted one quarantined. The same checks run
-// after the command, with the bounded workspace scan for repositories the command created
-// (their non-sample hooks quarantined, their configuration cleaned), and in pid 1 when the
+// at once: the previous content put back, the attempted one quarantined. An undo or a move
+// that cannot be done (a full disk) makes the file inert in place and stops the command. The same
+// checks run after the command, with the bounded workspace scan for repositories the command
+// created (their non-sample hooks quarantined, their configuration cleaned), and in pid 1 when the
 // supervisor has died, so nothing guarded survives whatever happens.
 //
 // Every walk starts from a descriptor of the writable root (a mount point inside the sandbox,
@@ -136,10 +137,12 @@ class Guard {
   void final_sweep();
 
   /// Why a check was not made, once one was not: an open(2) of what it had to check failed with
-  /// EMFILE, ENFILE or ENOMEM, tried again for 100 ms (GuardOpener). The guard is then blind
-  /// where it failed, and fails closed: the supervisor stops the command (its last sweep runs
-  /// after it), pid 1 says its last sweep was incomplete (docs/security.md, "The guard").
-  /// nullopt while every check was made.
+  /// EMFILE, ENFILE or ENOMEM, tried again for 100 ms (GuardOpener); or an undo or a quarantine
+  /// could not be done (a full disk: `write(<ws>/.git/.pi-sandbox-restore-1a2b3c4d): ENOSPC`),
+  /// and the file was made inert in place instead (rewritten in its own blocks, emptied or
+  /// renamed; the line says which). The guard fails closed: the supervisor stops the command
+  /// (its last sweep runs after it), pid 1 says its last sweep was incomplete
+  /// (docs/security.md, "The guard", "Fail closed"). nullopt while every check was made.
   [[nodiscard]] const std::optional<core::Error>& failure() const { return opener_.failure; }
 
   /// The lines for the user gathered since the last call (describe_quarantined() and the
@@ -188,6 +191,20 @@ class Guard {
   bool held_placeholder(int parent_fd, const fs::path& path);
   void move_out(int parent_fd, const std::string& name, const fs::path& original,
                 const std::string& why);
+  /// The file a configuration check read: what is not a regular file, or its device and inode.
+  struct ReadFile {
+    bool not_regular;
+    dev_t dev;
+    ino_t inode;
+  };
+  /// When a configuration could not be put back by a new file (`cause`): makes it inert in
+  /// place (rewritten to `restore` in its own blocks, emptied, or renamed) and fails closed;
+  /// returns what was done, for the line.
+  std::string undo_in_place(Config& config, int parent_fd, const ReadFile& read,
+                            const std::optional<std::string>& restore, const core::Error& cause);
+  /// Keeps `error` as failure() (the first only): the supervisor stops the command
+  /// (docs/security.md, "The guard", "Fail closed").
+  void fail_closed(core::Error error);
   int base_fd(const fs::path& base);
 
   GuardPlan plan_;

@@ -473,10 +473,10 @@ Outcome launch(LaunchSpec spec, const RunOptions& options) {
   if (ending == Ending::TimedOut) return std::unexpected(RunFailure{RunFailureKind::TimedOut, ""});
   if (ending == Ending::Aborted) return std::unexpected(RunFailure{RunFailureKind::Aborted, ""});
   if (ending == Ending::GuardFailed)
-    return std::unexpected(
-        RunFailure{RunFailureKind::GuardFailed,
-                   "the guard could not check what the command made, so the command was stopped: " +
-                       live_failure->describe()});
+    return std::unexpected(RunFailure{
+        RunFailureKind::GuardFailed,
+        "the guard could not check or undo what the command made, so the command was stopped: " +
+            live_failure->describe()});
   if (!report.error.empty())
     return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, report.error});
   // Out of memory, the whole sandbox was killed, whatever its command said last.

@@ -32,6 +32,21 @@ constexpr const char* kRecord = "record.json";
 /// original stays where it is for the next sweep to try again).
 constexpr int kMaxCopyDepth = 64;
 
+/// What one copy may still take (kMaxCopyDataBytes, kMaxCopyEntries): a copy across file
+/// systems must not cost the quarantine's file system more than the item costs the workspace's,
+/// nor stall the guard while it runs.
+struct CopyBudget {
+  std::uint64_t data_bytes;
+  std::uint64_t entries;
+};
+
+constexpr CopyBudget kUnbounded{UINT64_MAX, UINT64_MAX};
+
+core::Error over_budget(const std::string& what) {
+  return core::Error{
+      "the quarantine takes at most " + what + " per item copied across file systems", {}, EFBIG};
+}
+
 std::string utc_now(const char* format) {
   const std::time_t now = std::time(nullptr);
   std::tm tm{};
@@ -106,11 +121,56 @@ void remove_node(int dir, const std::string& name, int depth) {
   (void)::unlinkat(dir, name.c_str(), 0);
 }
 
-/// Copies `name` of `from` into `to` under the same name, never following a symlink.
-core::Result<void> copy_node(int from, const std::string& name, int to, int depth) {
+/// Copies the bytes of `in` to `out` (both regular files), data extents only (lseek(2)
+/// SEEK_DATA/SEEK_HOLE; a file system without them reports the whole file as data): a sparse
+/// file stays sparse. Each byte of data is taken from `budget`.
+core::Result<void> copy_data(int in, int out, const std::string& name, CopyBudget& budget) {
+  char buffer[65536];
+  off_t at = 0;
+  for (;;) {
+    const off_t data = ::lseek(in, at, SEEK_DATA);
+    if (data < 0 && errno == ENXIO) break;  // no data past `at`: the rest is a hole
+    if (data < 0) return fail_sys("lseek(\"" + name + "\", SEEK_DATA)", errno);
+    const off_t hole = ::lseek(in, data, SEEK_HOLE);
+    if (hole < 0) return fail_sys("lseek(\"" + name + "\", SEEK_HOLE)", errno);
+    for (at = data; at < hole;) {
+      const auto want = static_cast<std::size_t>(std::min<off_t>(hole - at, sizeof buffer));
+      const ssize_t n = ::pread(in, buffer, want, at);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return fail_sys("read(\"" + name + "\")", errno);
+      if (n == 0) break;  // truncated meanwhile
+      if (static_cast<std::uint64_t>(n) > budget.data_bytes)
+        return std::unexpected(
+            over_budget(std::to_string(kMaxCopyDataBytes >> 20) + " MiB of data"));
+      budget.data_bytes -= static_cast<std::uint64_t>(n);
+      for (ssize_t done = 0; done < n;) {
+        const ssize_t w =
+            ::pwrite(out, buffer + done, static_cast<std::size_t>(n - done), at + done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return fail_sys("write(\"" + name + "\")", w < 0 ? errno : EIO);
+        done += w;
+      }
+      at += n;
+    }
+    if (at < hole) break;
+  }
+  // The holes at the end: the size without blocks.
+  struct stat st {};
+  if (::fstat(in, &st) == 0 && ::ftruncate(out, st.st_size) != 0)
+    return fail_sys("ftruncate(\"" + name + "\")", errno);
+  return {};
+}
+
+/// Copies `name` of `from` into `to` under the same name, never following a symlink, taking
+/// what it copies from `budget`.
+core::Result<void> copy_node(int from, const std::string& name, int to, int depth,
+                             CopyBudget& budget) {
   struct stat st {};
   if (::fstatat(from, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
     return fail_sys("fstatat(\"" + name + "\")", errno);
+  if (budget.entries == 0)
+    return std::unexpected(over_budget(std::to_string(kMaxCopyEntries) + " entries"));
+  --budget.entries;
   if (S_ISLNK(st.st_mode)) {
     std::string target(PATH_MAX, '\0');
     const ssize_t n = ::readlinkat(from, name.c_str(), target.data(), target.size());
@@ -121,21 +181,16 @@ core::Result<void> copy_node(int from, const std::string& name, int to, int dept
     return {};
   }
   if (S_ISREG(st.st_mode)) {
+    // What the file holds on its disk: a dense file past the budget is refused before a byte is
+    // copied (st_blocks counts 512-byte units, stat(2)).
+    if (static_cast<std::uint64_t>(st.st_blocks) * 512 > budget.data_bytes + 65536)
+      return std::unexpected(over_budget(std::to_string(kMaxCopyDataBytes >> 20) + " MiB of data"));
     UniqueFd in(::openat(from, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
     if (!in) return fail_sys("open(\"" + name + "\")", errno);
     UniqueFd out(::openat(to, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                           st.st_mode & 0700));
     if (!out) return fail_sys("open(\"" + name + "\")", errno);
-    char buffer[65536];
-    for (;;) {
-      const ssize_t n = ::read(in.get(), buffer, sizeof buffer);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return fail_sys("read(\"" + name + "\")", errno);
-      if (n == 0) break;
-      if (!core::write_all(out.get(), {buffer, static_cast<std::size_t>(n)}))
-        return fail_sys("write(\"" + name + "\")", errno);
-    }
-    return {};
+    return copy_data(in.get(), out.get(), name, budget);
   }
   if (!S_ISDIR(st.st_mode)) return {};  // a fifo or socket: not kept, removed with the rest
   if (depth >= kMaxCopyDepth) return core::fail("\"" + name + "\": too deep to copy");
@@ -147,7 +202,7 @@ core::Result<void> copy_node(int from, const std::string& name, int to, int dept
   const auto names = entry_names(source.get());
   if (!names) return fail_sys("opendir(\"" + name + "\")", errno);
   for (const auto& n : *names)
-    if (auto r = copy_node(source.get(), n, target.get(), depth + 1); !r) return r;
+    if (auto r = copy_node(source.get(), n, target.get(), depth + 1, budget); !r) return r;
   return {};
 }
 
@@ -247,6 +302,33 @@ int quarantine_descriptor(const Quarantine& q) {
   return q.root ? q.root.get() : q.anchor.get();
 }
 
+namespace {
+
+/// Moves `name` of `parent_fd` into `entry_fd` on another mount (pid 1's view of the
+/// workspace, or a workspace on another file system than the quarantine): first claims the
+/// item by renaming it within its own directory, so that a concurrent mover (the supervisor's
+/// guard) and this one never both report it; then copies it within the budget and removes the
+/// claimed original. A copy that fails (the budget, a full disk) leaves the item back at
+/// `name` (or, when the command made `name` again meanwhile, at the claimed name, which no host
+/// program reads), for the caller to defuse.
+core::Result<void> copy_across(int parent_fd, const std::string& name, int entry_fd) {
+  const std::string claimed = ".pi-sandbox-claimed-" + random_hex();
+  if (::renameat2(parent_fd, name.c_str(), parent_fd, claimed.c_str(), RENAME_NOREPLACE) != 0)
+    return fail_sys("rename(\"" + name + "\", \"" + claimed + "\")", errno);
+  CopyBudget budget{kMaxCopyDataBytes, kMaxCopyEntries};
+  if (auto copied = copy_node(parent_fd, claimed, entry_fd, 0, budget); !copied) {
+    remove_node(entry_fd, claimed, 0);
+    (void)::renameat2(parent_fd, claimed.c_str(), parent_fd, name.c_str(), RENAME_NOREPLACE);
+    return copied;
+  }
+  remove_node(parent_fd, claimed, 0);
+  if (::renameat(entry_fd, claimed.c_str(), entry_fd, name.c_str()) != 0)
+    return fail_sys("rename(\"" + claimed + "\", \"" + name + "\")", errno);
+  return {};
+}
+
+}  // namespace
+
 core::Result<QuarantineEntry> quarantine_move(Quarantine& q, int parent_fd, const std::string& name,
                                               const fs::path& original, std::string_view why) {
   if (auto ready = ensure_quarantine_root(q); !ready) return std::unexpected(ready.error());
@@ -255,34 +337,32 @@ core::Result<QuarantineEntry> quarantine_move(Quarantine& q, int parent_fd, cons
   auto& [id, entry_fd] = *made;
   QuarantineEntry entry{id, original, std::string(why), utc_now("%Y-%m-%dT%H:%M:%SZ"),
                         q.path / id / name};
-  int err = 0;
   if (::renameat2(parent_fd, name.c_str(), entry_fd.get(), name.c_str(), RENAME_NOREPLACE) != 0) {
-    err = errno;
-    if (err == EXDEV) {
-      // Another mount (pid 1's view of the workspace): first claim the item by renaming it
-      // within its own directory, so that a concurrent mover (the supervisor's guard) and this
-      // one never both report it; then copy it and remove the claimed original.
-      const std::string claimed = ".pi-sandbox-claimed-" + random_hex();
-      if (::renameat2(parent_fd, name.c_str(), parent_fd, claimed.c_str(), RENAME_NOREPLACE) != 0) {
-        err = errno;
-      } else if (auto copied = copy_node(parent_fd, claimed, entry_fd.get(), 0); copied) {
-        remove_node(parent_fd, claimed, 0);
-        if (::renameat(entry_fd.get(), claimed.c_str(), entry_fd.get(), name.c_str()) != 0)
-          err = errno;
-        else
-          err = 0;
-      } else {
-        remove_node(entry_fd.get(), claimed, 0);
-        err = EXDEV;
-      }
+    const int err = errno;
+    std::optional<core::Error> failed;
+    if (err != EXDEV)
+      failed = core::sys_error("rename(\"" + original.string() + "\" -> quarantine)", err);
+    else if (auto copied = copy_across(parent_fd, name, entry_fd.get()); !copied)
+      failed = copied.error();
+    if (failed) {
+      remove_children(entry_fd.get(), 0);
+      (void)::unlinkat(q.root.get(), id.c_str(), AT_REMOVEDIR);
+      return std::unexpected(*failed);
     }
-  }
-  if (err != 0) {
-    (void)::unlinkat(q.root.get(), id.c_str(), AT_REMOVEDIR);
-    return fail_sys("rename(\"" + original.string() + "\" -> quarantine)", err);
   }
   write_record(entry_fd.get(), entry, name, parent_fd);
   return entry;
+}
+
+bool quarantine_refused(const core::Error& error) {
+  return error.code == EFBIG || error.code == EACCES || error.code == EPERM;
+}
+
+core::Result<std::string> defuse_in_place(int parent_fd, const std::string& name) {
+  const std::string defused = name + ".pi-sandbox-defused-" + random_hex();
+  if (::renameat2(parent_fd, name.c_str(), parent_fd, defused.c_str(), RENAME_NOREPLACE) != 0)
+    return fail_sys("rename(\"" + name + "\", \"" + defused + "\")", errno);
+  return defused;
 }
 
 core::Result<QuarantineEntry> quarantine_bytes(Quarantine& q, std::string_view bytes,
@@ -359,7 +439,9 @@ core::Result<QuarantineEntry> restore_quarantined(const fs::path& root, std::str
     UniqueFd to(::open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (!from || !to) return fail_sys("open(\"" + parent.string() + "\")", errno);
     if (base != target) return core::fail("cannot restore across filesystems under another name");
-    if (auto r = copy_node(from.get(), base, to.get(), 0); !r) return std::unexpected(r.error());
+    CopyBudget budget = kUnbounded;  // what the user asked back, whole
+    if (auto r = copy_node(from.get(), base, to.get(), 0, budget); !r)
+      return std::unexpected(r.error());
   }
   UniqueFd root_fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (root_fd) remove_node(root_fd.get(), name, 0);

@@ -11,6 +11,7 @@
 // workspace (by default in the home, hidden from every sandbox that hides the home).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -68,16 +69,39 @@ struct QuarantineEntry {
   std::uint64_t parent_ino = 0;
 };
 
+/// What a copy into the quarantine across file systems takes at most per item: 64 MiB of data
+/// (holes of sparse files are kept as holes and cost nothing) and 1000 entries (files,
+/// directories and symlinks). Past either the copy stops and the item stays in the workspace
+/// for the guard to defuse in place (docs/security.md, "The guard").
+inline constexpr std::uint64_t kMaxCopyDataBytes = std::uint64_t{64} << 20;
+inline constexpr std::uint64_t kMaxCopyEntries = 1000;
+
 /// Moves the entry `name` of the directory `parent_fd` into a new quarantine entry (making
-/// the root on first use): one
-/// renameat2(2) when both lie on the same mount, otherwise a copy (files, directories and
-/// symlinks, never following a symlink; at most 64 levels deep) followed by the removal of the
-/// original. Errors: ENOENT when `name` vanished meanwhile (nothing is left behind then), or the
-/// failing call.
+/// the root on first use): one renameat2(2) when both lie on the same mount, otherwise a copy
+/// (files, directories and symlinks, never following a symlink; at most 64 levels deep; data
+/// extents only, lseek(2) SEEK_DATA/SEEK_HOLE, so a sparse file stays sparse; at most
+/// kMaxCopyDataBytes and kMaxCopyEntries) followed by the removal of the original. Errors:
+/// ENOENT when `name` vanished meanwhile (nothing is left behind then); EFBIG past the copy's
+/// bounds; or the failing call (`write("big"): ENOSPC (No space left on device)`). On every error
+/// the item is left where it was (nothing half-copied stays in the quarantine).
 core::Result<QuarantineEntry> quarantine_move(Quarantine& quarantine, int parent_fd,
                                               const std::string& name,
                                               const std::filesystem::path& original,
                                               std::string_view why);
+
+/// Whether a quarantine_move() error says the quarantine refuses this item, rather than that the
+/// quarantine or the machine failed: EFBIG (past the copy's bounds), EACCES or EPERM (a
+/// directory without write permission cannot change parents, rename(2); a quarantine the user
+/// cannot write). The guard then renames the item in place and the command goes on; any other
+/// error (ENOSPC, EDQUOT, EMFILE, EIO, ...) stops the command (docs/security.md, "The guard").
+bool quarantine_refused(const core::Error& error);
+
+/// Renames the entry `name` of `parent_fd` within its directory to
+/// `<name>.pi-sandbox-defused-<8 hex digits>`, a name no host program reads: how the guard makes
+/// an item inert when the quarantine cannot take it. A rename within one directory: no data is
+/// copied (a directory with no room left for the longer name can still refuse it, ENOSPC).
+/// Returns the new name; errors name the rename(2) and errno (ENOENT when `name` is gone).
+core::Result<std::string> defuse_in_place(int parent_fd, const std::string& name);
 
 /// Stores `bytes` as a new entry: the attempted content of `original`, which the guard put back
 /// as it was.
