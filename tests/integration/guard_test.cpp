@@ -286,6 +286,32 @@ TEST(Guard, GitConfigurationOfRealWorkflowsStaysAndKeysOffTheAllowlistGo) {
   EXPECT_EQ(host.exit_code, 0) << host.err;
 }
 
+// core.hooksPath=.husky (husky, lefthook): host git runs hooks from that workspace directory,
+// so it is protected like .git/hooks (docs/security.md, "Hooks where git looks for them"); a
+// commit inside still runs the hook.
+TEST(Guard, TheDirectoryOfCoreHooksPathIsReadOnlyAndItsHooksStillRun) {
+  PI_SANDBOX_REQUIRE(have_git(), "git is not installed");
+  Scratch s;
+  const std::string setup = "cd '" + s.ws.string() +
+                            "' && git init -q && mkdir .husky && "
+                            "printf '#!/bin/sh\\necho hook ran >&2\\n' > .husky/pre-commit && "
+                            "chmod +x .husky/pre-commit && git config core.hooksPath .husky";
+  ASSERT_EQ(run_process({"/bin/sh", "-c", setup}, s.env()).exit_code, 0);
+  const std::string before = read_file(s.ws / ".husky/pre-commit");
+  const RunResult r = s.run(
+      "echo 'echo planted' >> .husky/pre-commit || true; touch .husky/pre-push || true; "
+      "git -c user.name=t -c user.email=t@e commit -q --allow-empty -m x && echo committed");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "committed\n") << r.err;
+  EXPECT_NE(r.err.find(".husky/pre-commit: Read-only file system"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("touch: cannot touch '.husky/pre-push': Read-only file system"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("hook ran\n"), std::string::npos) << r.err;
+  EXPECT_EQ(read_file(s.ws / ".husky/pre-commit"), before);
+  EXPECT_FALSE(fs::exists(s.ws / ".husky/pre-push"));
+}
+
 // A repository the command creates was never guarded live: its hooks and its configuration are
 // dealt with after the command (docs/cases.md, C-03).
 TEST(Guard, ARepositoryTheCommandCreatedLosesItsHooksAndDangerousConfiguration) {
