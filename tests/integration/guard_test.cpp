@@ -286,6 +286,39 @@ TEST(Guard, GitConfigurationOfRealWorkflowsStaysAndKeysOffTheAllowlistGo) {
   EXPECT_EQ(host.exit_code, 0) << host.err;
 }
 
+// git sparse-checkout init turns on extensions.worktreeConfig, which is not on the allowlist
+// (docs/security.md, "The git configuration guard"): inside it is taken out; turned on on the
+// host first, git sparse-checkout set works inside with no undo line. git maintenance register
+// writes allowed keys (its ~/.gitconfig entry is refused: the file is read-only inside).
+TEST(Guard, SparseCheckoutAndMaintenanceAsTheAllowlistSays) {
+  PI_SANDBOX_REQUIRE(have_git(), "git is not installed");
+  Scratch s;
+  const std::string setup = "cd '" + s.ws.string() +
+                            "' && git init -q && mkdir a b && touch a/x b/y && git add a b && "
+                            "git -c user.name=t -c user.email=t@e commit -qm a";
+  ASSERT_EQ(run_process({"/bin/sh", "-c", setup}, s.env()).exit_code, 0);
+  const std::string config = (s.ws / ".git/config").string();
+  const RunResult init = s.run("git sparse-checkout init --cone && git maintenance register; true");
+  EXPECT_EQ(init.exit_code, 0) << init.err;
+  EXPECT_NE(init.err.find("pi-sandbox: undid a change to " + config +
+                          ": it set extensions.worktreeconfig, which is not on the allowlist"),
+            std::string::npos)
+      << init.err;
+  const std::string after = read_file(s.ws / ".git/config");
+  EXPECT_EQ(after.find("worktreeConfig"), std::string::npos) << after;
+  EXPECT_NE(after.find("strategy = incremental"), std::string::npos) << after;
+  ASSERT_EQ(run_process({"/bin/sh", "-c",
+                         "cd '" + s.ws.string() +
+                             "' && git sparse-checkout disable && git sparse-checkout init --cone"},
+                        s.env())
+                .exit_code,
+            0);
+  const RunResult set = s.run("git sparse-checkout set a && ls");
+  EXPECT_EQ(set.exit_code, 0) << set.err;
+  EXPECT_EQ(set.out, "a\n") << set.err;
+  EXPECT_EQ(set.err.find("undid a change"), std::string::npos) << set.err;
+}
+
 // core.hooksPath=.husky (husky, lefthook): host git runs hooks from that workspace directory,
 // so it is protected like .git/hooks (docs/security.md, "Hooks where git looks for them"); a
 // commit inside still runs the hook.
