@@ -219,6 +219,10 @@ std::optional<ProtectedPath> hooks_path_protection(const fs::path& dir,
   // `dir/` normalises to a trailing empty name; the protected path is the directory itself.
   fs::path path = dir;
   if (!path.has_filename()) path = path.parent_path();
+  // husky 9 sets core.hooksPath=.husky/_, whose hooks run `.husky/<hook>`: the hooks git runs
+  // live in the parent (husky's documented layout), so the parent is what is protected.
+  if (path.filename() == "_" && path.parent_path().filename() == ".husky")
+    path = path.parent_path();
   if (std::ranges::none_of(writable_roots, [&](const fs::path& r) { return is_within(path, r); }))
     return std::nullopt;
   // `core.hooksPath = .` would make the whole root read-only: not done (docs/security.md,

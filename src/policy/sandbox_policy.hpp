@@ -263,8 +263,9 @@ fs::path hooks_directory(std::string_view hooks_path, const fs::path& worktree_r
                          const fs::path& home);
 
 /// The protected path for a repository's hooks directory `dir` (hooks_directory()) when it lies
-/// inside one of `writable_roots` (absolute, lexically normal): the directory, read-only,
-/// held when missing (docs/security.md, "Hooks where git looks for them"); nullopt when it
+/// inside one of `writable_roots` (absolute, lexically normal): the directory (for husky 9's
+/// `<x>/.husky/_`, whose hooks run the scripts of `<x>/.husky`, that parent), read-only, held
+/// when missing (docs/security.md, "Hooks where git looks for them"); nullopt when it
 /// lies in no writable root (the command cannot write it), is or contains one (`.`: the root
 /// would become read-only), or is empty.
 std::optional<ProtectedPath> hooks_path_protection(const fs::path& dir,

@@ -215,6 +215,11 @@ TEST(HooksDirectory, AsGitResolvesCoreHooksPath) {
             (ProtectedPath{"/w/.husky", ProtectReason::GitHooksPath, D, true}));
   EXPECT_EQ(hooks_path_protection("/etc/hooks", {"/w"}), std::nullopt);
   EXPECT_EQ(hooks_path_protection("/w", {"/w"}), std::nullopt);
+  // husky 9: .husky/_/pre-commit runs .husky/pre-commit.
+  EXPECT_EQ(hooks_path_protection("/w/.husky/_", {"/w"}),
+            (ProtectedPath{"/w/.husky", ProtectReason::GitHooksPath, D, true}));
+  EXPECT_EQ(hooks_path_protection("/w/hooks/_", {"/w"}),
+            (ProtectedPath{"/w/hooks/_", ProtectReason::GitHooksPath, D, true}));
 }
 
 // The repository around the workspace sets core.hooksPath into its writable git directory, and
