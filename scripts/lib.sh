@@ -9,7 +9,7 @@ PKGS_BUILD=(cmake ninja-build g++ pkg-config libseccomp-dev nlohmann-json3-dev l
 # The package (scripts/package): CPack's DEB generator reads the binary with file and
 # dpkg-shlibdeps to compute Depends.
 PKGS_PACKAGE=(dpkg-dev file)
-PKGS_TEST=(git tmux python3 python3-venv util-linux procps passwd curl iproute2
+PKGS_TEST=(git git-lfs tmux python3 python3-venv util-linux procps passwd curl iproute2
            openssh-client openssh-server gnupg man-db groff-base zsh fish)
 PKGS_FUZZ=(clang-16 libc++-16-dev libc++abi-16-dev libclang-rt-16-dev)
 PKGS_BENCH=(hyperfine bubblewrap)

@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "config/config.hpp"
 #include "policy/environment.hpp"
+#include "policy/git_config_guard.hpp"
 #include "policy/host_sockets.hpp"
 #include "policy/protected_scan.hpp"
 #include "proxy/protocol/parent_proxy.hpp"
@@ -238,7 +239,14 @@ void print_linux_plan(const policy::SandboxPolicy& p, const lx::PreparedSandbox&
     std::cout << "  guard-name        " << g.path.string() << "  # " << g.why << "\n";
   for (const auto& c : prepared.spec.guard.configs)
     std::cout << "  guard-git-config  " << c.path.string()
-              << "  # a change that makes git run or read something is undone\n";
+              << "  # a change may add only keys of the allowlist of keys that run nothing "
+                 "(docs/security.md, \"The git configuration guard\")\n";
+  if (!prepared.spec.guard.configs.empty()) {
+    std::string keys;
+    for (const auto line : policy::allowed_git_config_patterns())
+      keys += (keys.empty() ? "" : ", ") + std::string(line);
+    std::cout << "  git keys a command may add or change: " << keys << "\n";
+  }
   std::cout << "landlock (ABI " << prepared.spec.landlock_abi
             << (prepared.spec.landlock_abi == 0 ? ", unavailable" : "") << "):\n";
   for (const auto& rule : prepared.spec.landlock.rules)
@@ -574,7 +582,7 @@ int print_linux(const policy::SandboxPolicy& p, const config::LoadedConfig& load
 /// place of the Linux plans, and no resource limits (not applied on macOS).
 int print_macos(const policy::SandboxPolicy& p, const config::LoadedConfig& loaded,
                 const PolicyOutput& output) {
-  auto scan = policy::scan_workspace(p.workspace, policy::ScanOptions{});
+  auto scan = policy::scan_workspace(p.workspace, policy::scan_options(p));
   const Protected prot{policy::merge_protected(p.protected_paths, scan.protected_paths),
                        std::move(scan)};
   const config::HostIpcConfig& host_ipc = loaded.config->host_ipc;

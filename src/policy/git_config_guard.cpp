@@ -13,174 +13,201 @@ namespace {
 
 using Condition = GitValueCondition;
 
-// The rules, grouped as docs/security.md lists them; each reason names the git-config(1) item
-// (or the manual page of the command that reads it). Not here, with docs/security.md saying
-// why: keys that only name a tool (diff.tool, merge.tool, web.browser, man.viewer,
-// help.browser, instaweb.browser: the tool is built into git's list or defined by a *.cmd or
-// *.path key that is here), and files read as data, not as configuration or code
-// (core.attributesFile, core.excludesFile, commit.template, mailmap.file,
-// blame.ignoreRevsFile, diff.orderFile, format.signatureFile, sendemail.aliasesFile).
+// The allowlist, grouped as docs/security.md lists it: keys whose value is data git reads
+// (names, URLs, refspecs, formats, numbers), never a program, a shell command, a hook or a file
+// read as configuration. Each reason says why, with the git-config(1) item (or the manual page
+// of the command that writes it). Every other key a command adds or changes is taken out.
 const std::vector<GitConfigRule> kRules = {
-    // Hooks and configuration read from elsewhere.
-    {"core.hooksPath", "core", "", "hookspath", Condition::Any,
-     "the directory host git runs hooks from (core.hooksPath, githooks(5))"},
-    {"hook.*.command", "hook", "*", "command", Condition::Any,
-     "a hook command run on the events of hook.*.event (hook.<name>.command, git-hook(1))"},
-    {"include.path", "include", "", "path", Condition::Any,
-     "git reads that file as configuration (include.path, \"Includes\")"},
-    {"includeIf.*.path", "includeif", "*", "path", Condition::Any,
-     "git reads that file as configuration when the condition holds (includeIf.<cond>.path)"},
-    {"extensions.worktreeConfig", "extensions", "", "worktreeconfig", Condition::NotFalse,
-     "git then reads config.worktree of each worktree as configuration too "
-     "(extensions.worktreeConfig)"},
-    {"core.worktree", "core", "", "worktree", Condition::Any,
-     "points host git at another working tree: checkout, reset and stash write files there "
-     "(core.worktree)"},
-    {"submodule.*.gitdir", "submodule", "*", "gitdir", Condition::Any,
-     "the git directory of a submodule, with its config and hooks "
-     "(submodule.<name>.gitdir, extensions.submodulePathConfig)"},
-    {"init.templateDir", "init", "", "templatedir", Condition::Any,
-     "hooks and config of that directory are copied into repositories git init and git clone "
-     "create (git-init(1) TEMPLATE DIRECTORY)"},
-    // Programs run by everyday commands.
-    {"core.fsmonitor", "core", "", "fsmonitor", Condition::NotBoolean,
-     "a hook command run by every status, diff and add (core.fsmonitor; a boolean selects "
-     "git's built-in daemon)"},
-    {"core.editor", "core", "", "editor", Condition::Any,
-     "program run to edit commit and tag messages (core.editor)"},
-    {"sequence.editor", "sequence", "", "editor", Condition::Any,
-     "program run to edit the rebase todo list (sequence.editor)"},
-    {"core.pager", "core", "", "pager", Condition::Any,
-     "command run as the pager of log, diff, show (core.pager)"},
-    {"pager.*", "pager", "", "*", Condition::NotBoolean,
-     "a non-boolean value is the pager command of that subcommand (pager.<cmd>)"},
-    {"alias.*", "alias", "?", "*", Condition::Any,
-     "a `!` alias runs a shell command; any other runs git with options of its choosing "
-     "(rebase --exec, fetch --upload-pack, submodule foreach), and a repository's alias "
-     "overrides the user's own of the same name (alias.*, alias.*.command: every key of the "
-     "section is an alias, alias.c)"},
-    {"core.alternateRefsCommand", "core", "", "alternaterefscommand", Condition::Any,
-     "shell command run to list the refs of an alternate (core.alternateRefsCommand)"},
-    {"gc.recentObjectsHook", "gc", "", "recentobjectshook", Condition::Any,
-     "shell command run by gc and repack (gc.recentObjectsHook)"},
-    {"interactive.diffFilter", "interactive", "", "difffilter", Condition::Any,
-     "command the diff of add -p is piped through (interactive.diffFilter)"},
-    {"trailer.*.command", "trailer", "*", "command", Condition::Any,
-     "shell command run by commit --trailer and interpret-trailers (trailer.<key>.command)"},
-    {"trailer.*.cmd", "trailer", "*", "cmd", Condition::Any,
-     "shell command run by commit --trailer and interpret-trailers (trailer.<key>.cmd)"},
-    // Content filters and drivers (gitattributes(5) names them; the command is here).
-    {"filter.*.clean", "filter", "*", "clean", Condition::Any,
-     "command run on every add, status, diff of a file with that filter (filter.<driver>.clean)"},
-    {"filter.*.smudge", "filter", "*", "smudge", Condition::Any,
-     "command run on every checkout of a file with that filter (filter.<driver>.smudge)"},
-    {"filter.*.process", "filter", "*", "process", Condition::Any,
-     "long-running filter command (filter.<driver>.process)"},
-    {"diff.external", "diff", "", "external", Condition::Any,
-     "command run for every diff (diff.external)"},
-    {"diff.*.command", "diff", "*", "command", Condition::Any,
-     "external diff command of that driver (diff.<driver>.command)"},
-    {"diff.*.textconv", "diff", "*", "textconv", Condition::Any,
-     "command run to convert files for diff, log -p, blame (diff.<driver>.textconv)"},
-    {"merge.*.driver", "merge", "*", "driver", Condition::Any,
-     "command run as a merge driver (merge.<driver>.driver)"},
-    {"difftool.*.cmd", "difftool", "*", "cmd", Condition::Any,
-     "command run by difftool (difftool.<tool>.cmd)"},
-    {"difftool.*.path", "difftool", "*", "path", Condition::Any,
-     "program run by difftool for a built-in tool (difftool.<tool>.path)"},
-    {"mergetool.*.cmd", "mergetool", "*", "cmd", Condition::Any,
-     "command run by mergetool (mergetool.<tool>.cmd)"},
-    {"mergetool.*.path", "mergetool", "*", "path", Condition::Any,
-     "program run by mergetool for a built-in tool (mergetool.<tool>.path)"},
-    // Transports and remotes.
-    {"core.sshCommand", "core", "", "sshcommand", Condition::Any,
-     "command run instead of ssh by fetch, push, clone (core.sshCommand)"},
-    {"core.gitProxy", "core", "", "gitproxy", Condition::Any,
-     "command run to connect with the git:// protocol (core.gitProxy)"},
-    {"remote.*.uploadpack", "remote", "*", "uploadpack", Condition::Any,
-     "program fetch runs, on the host itself for a local remote (remote.<name>.uploadpack)"},
-    {"remote.*.receivepack", "remote", "*", "receivepack", Condition::Any,
-     "program push runs, on the host itself for a local remote (remote.<name>.receivepack)"},
-    {"remote.*.vcs", "remote", "*", "vcs", Condition::Any,
-     "runs the remote helper git-remote-<vcs>; `ext` runs commands (remote.<name>.vcs)"},
-    {"remote.*.url", "remote", "*", "url", Condition::CommandTransport,
-     "the ext:: transport runs a command, fd:: uses inherited descriptors "
-     "(remote.<name>.url, git-remote-ext(1))"},
-    {"remote.*.pushurl", "remote", "*", "pushurl", Condition::CommandTransport,
-     "the ext:: transport runs a command, fd:: uses inherited descriptors "
-     "(remote.<name>.pushurl, git-remote-ext(1))"},
-    {"submodule.*.url", "submodule", "*", "url", Condition::CommandTransport,
-     "the ext:: transport runs a command, fd:: uses inherited descriptors "
-     "(submodule.<name>.url, git-remote-ext(1))"},
-    {"url.*.insteadOf", "url", "*", "insteadof", Condition::BaseIsCommandTransport,
-     "rewrites matching URLs to an ext:: or fd:: URL, which runs a command "
-     "(url.<base>.insteadOf)"},
-    {"url.*.pushInsteadOf", "url", "*", "pushinsteadof", Condition::BaseIsCommandTransport,
-     "rewrites matching push URLs to an ext:: or fd:: URL, which runs a command "
-     "(url.<base>.pushInsteadOf)"},
-    {"protocol.allow", "protocol", "", "allow", Condition::NotNever,
-     "allows transports, ext:: among them, that git refuses by default (protocol.allow)"},
-    {"protocol.*.allow", "protocol", "*", "allow", Condition::NotNever,
-     "allows that transport; protocol.ext.allow lets URLs run commands (protocol.<name>.allow)"},
-    {"submodule.*.update", "submodule", "*", "update", Condition::ShellCommand,
-     "`!command` is run by submodule update (submodule.<name>.update)"},
-    {"uploadpack.packObjectsHook", "uploadpack", "", "packobjectshook", Condition::Any,
-     "command run instead of pack-objects when serving a fetch (uploadpack.packObjectsHook; "
-     "git reads it only from protected configuration, flagged all the same)"},
-    // Credentials, signing.
-    {"core.askPass", "core", "", "askpass", Condition::Any,
-     "program run to ask for a user name or password (core.askPass)"},
-    {"credential.helper", "credential", "", "helper", Condition::Any,
-     "program run to get and store credentials, which it receives (credential.helper)"},
-    {"credential.*.helper", "credential", "*", "helper", Condition::Any,
-     "program run to get and store the credentials of that URL (credential.<url>.helper)"},
-    {"gpg.program", "gpg", "", "program", Condition::Any,
-     "program run to sign and verify (gpg.program)"},
-    {"gpg.*.program", "gpg", "*", "program", Condition::Any,
-     "program run to sign and verify in that format (gpg.<format>.program)"},
-    {"gpg.ssh.defaultKeyCommand", "gpg", "ssh", "defaultkeycommand", Condition::Any,
-     "command run to choose the signing key (gpg.ssh.defaultKeyCommand)"},
-    {"gpg.ssh.allowedSignersFile", "gpg", "ssh", "allowedsignersfile", Condition::Any,
-     "the file of trusted signing keys: a written one makes forged signatures verify "
-     "(gpg.ssh.allowedSignersFile)"},
-    {"gpg.ssh.revocationFile", "gpg", "ssh", "revocationfile", Condition::Any,
-     "the file of revoked signing keys: another one un-revokes keys (gpg.ssh.revocationFile)"},
-    // Helpers of less common commands.
-    {"browser.*.cmd", "browser", "*", "cmd", Condition::Any,
-     "command run by help --web, instaweb, web--browse (browser.<tool>.cmd)"},
-    {"browser.*.path", "browser", "*", "path", Condition::Any,
-     "program run as that browser (browser.<tool>.path)"},
-    {"man.*.cmd", "man", "*", "cmd", Condition::Any,
-     "command run by help to show manual pages (man.<tool>.cmd)"},
-    {"man.*.path", "man", "*", "path", Condition::Any,
-     "program run as that manual viewer (man.<tool>.path)"},
-    {"guitool.*.cmd", "guitool", "*", "cmd", Condition::Any,
-     "shell command of a git gui Tools menu entry (guitool.<name>.cmd)"},
-    {"instaweb.httpd", "instaweb", "", "httpd", Condition::Any,
-     "the web server command instaweb runs (instaweb.httpd)"},
-    {"instaweb.modulePath", "instaweb", "", "modulepath", Condition::Any,
-     "the directory instaweb's Apache loads modules (code) from (instaweb.modulePath)"},
-    {"tar.*.command", "tar", "*", "command", Condition::Any,
-     "compressor command archive runs for that format (git-archive(1) tar.<format>.command)"},
-    {"imap.tunnel", "imap", "", "tunnel", Condition::Any,
-     "command imap-send runs to reach the server (imap.tunnel)"},
-    {"sendemail[.*].sendmailCmd", "sendemail", "?", "sendmailcmd", Condition::Any,
-     "command send-email runs to send (sendemail.sendmailCmd, also per identity)"},
-    {"sendemail[.*].toCmd", "sendemail", "?", "tocmd", Condition::Any,
-     "command send-email runs per patch (sendemail.toCmd, also per identity)"},
-    {"sendemail[.*].ccCmd", "sendemail", "?", "cccmd", Condition::Any,
-     "command send-email runs per patch (sendemail.ccCmd, also per identity)"},
-    {"sendemail[.*].headerCmd", "sendemail", "?", "headercmd", Condition::Any,
-     "command send-email runs per patch (sendemail.headerCmd, also per identity)"},
-    {"sendemail[.*].smtpServer", "sendemail", "?", "smtpserver", Condition::PathLike,
-     "a path is a sendmail-like program send-email runs (sendemail.smtpServer)"},
-    {"svn.authorsProg", "svn", "", "authorsprog", Condition::Any,
-     "program git svn runs to map authors (git-svn(1) --authors-prog)"},
-    {"svn-remote.*.authorsProg", "svn-remote", "*", "authorsprog", Condition::Any,
-     "the same, per svn remote (git-svn(1) --authors-prog)"},
-    {"http[.*].cookieFile", "http", "?", "cookiefile", Condition::Any,
-     "git sends cookies read from that file and, with http.saveCookies, writes the server's "
-     "cookies into it: any file of the host user (http.cookieFile)"},
+    // Identity.
+    {"user.*", "user", "", "*", Condition::Any,
+     "names, e-mail addresses and the signing key's name recorded in commits (user.name, "
+     "user.email, user.signingKey): data, the signing program is gpg.program, not allowed"},
+    {"author.*", "author", "", "*", Condition::Any,
+     "the author's name and e-mail address (author.name, author.email)"},
+    {"committer.*", "committer", "", "*", Condition::Any,
+     "the committer's name and e-mail address (committer.name, committer.email)"},
+    // Remotes and branches (git clone, git remote add, git push -u, git branch --track).
+    {"remote.*.url", "remote", "*", "url", Condition::NotCommandTransport,
+     "where fetch goes; an ext:: URL runs its address as a command and fd:: uses inherited "
+     "descriptors, so those are refused (remote.<name>.url, git-remote-ext(1))"},
+    {"remote.*.pushurl", "remote", "*", "pushurl", Condition::NotCommandTransport,
+     "where push goes; ext:: and fd:: refused as for url (remote.<name>.pushurl)"},
+    {"remote.*.fetch", "remote", "*", "fetch", Condition::Any,
+     "a refspec: which refs fetch copies where (remote.<name>.fetch)"},
+    {"remote.*.push", "remote", "*", "push", Condition::Any,
+     "a refspec: which refs push sends (remote.<name>.push)"},
+    {"remote.*.mirror", "remote", "*", "mirror", Condition::Any,
+     "a boolean: push behaves as --mirror (remote.<name>.mirror)"},
+    {"remote.*.tagOpt", "remote", "*", "tagopt", Condition::Any,
+     "--tags or --no-tags for fetch (remote.<name>.tagOpt)"},
+    {"remote.*.prune", "remote", "*", "prune", Condition::Any,
+     "a boolean: fetch prunes (remote.<name>.prune)"},
+    {"remote.*.pruneTags", "remote", "*", "prunetags", Condition::Any,
+     "a boolean: fetch prunes tags (remote.<name>.pruneTags)"},
+    {"remote.*.skipDefaultUpdate", "remote", "*", "skipdefaultupdate", Condition::Any,
+     "a boolean: fetch --all skips it (remote.<name>.skipDefaultUpdate)"},
+    {"remote.*.skipFetchAll", "remote", "*", "skipfetchall", Condition::Any,
+     "a boolean: fetch --all skips it (remote.<name>.skipFetchAll)"},
+    {"remote.*.promisor", "remote", "*", "promisor", Condition::Any,
+     "a boolean: missing objects are fetched from it, with its url (remote.<name>.promisor)"},
+    {"remote.*.partialclonefilter", "remote", "*", "partialclonefilter", Condition::Any,
+     "an object filter such as blob:none (remote.<name>.partialclonefilter)"},
+    {"remote.pushDefault", "remote", "", "pushdefault", Condition::Any,
+     "the name of the remote push uses (remote.pushDefault)"},
+    {"branch.*.remote", "branch", "*", "remote", Condition::Any,
+     "the name of the branch's remote (branch.<name>.remote)"},
+    {"branch.*.pushRemote", "branch", "*", "pushremote", Condition::Any,
+     "the name of the remote the branch is pushed to (branch.<name>.pushRemote)"},
+    {"branch.*.merge", "branch", "*", "merge", Condition::Any,
+     "the upstream ref of the branch (branch.<name>.merge)"},
+    {"branch.*.rebase", "branch", "*", "rebase", Condition::Any,
+     "a boolean, merges or interactive: pull rebases (branch.<name>.rebase)"},
+    {"branch.*.description", "branch", "*", "description", Condition::Any,
+     "text shown by request-pull and format-patch (branch.<name>.description)"},
+    // The repository's format, written by git init and git clone.
+    {"core.repositoryFormatVersion", "core", "", "repositoryformatversion", Condition::Any,
+     "a number: the layout of the repository (core.repositoryFormatVersion)"},
+    {"core.fileMode", "core", "", "filemode", Condition::Any,
+     "a boolean: whether the executable bit is tracked (core.fileMode)"},
+    {"core.bare", "core", "", "bare", Condition::Any,
+     "a boolean: the repository has no working tree (core.bare)"},
+    {"core.logAllRefUpdates", "core", "", "logallrefupdates", Condition::Any,
+     "a boolean or always: reflogs are kept (core.logAllRefUpdates)"},
+    {"core.ignoreCase", "core", "", "ignorecase", Condition::Any,
+     "a boolean: the file system ignores case (core.ignoreCase)"},
+    {"core.precomposeUnicode", "core", "", "precomposeunicode", Condition::Any,
+     "a boolean: file names are precomposed (core.precomposeUnicode)"},
+    {"core.symlinks", "core", "", "symlinks", Condition::Any,
+     "a boolean: symbolic links are checked out as links (core.symlinks)"},
+    {"core.autocrlf", "core", "", "autocrlf", Condition::Any,
+     "a boolean or input: line ends converted (core.autocrlf)"},
+    {"core.eol", "core", "", "eol", Condition::Any,
+     "lf, crlf or native: the line end of text files (core.eol)"},
+    {"core.safecrlf", "core", "", "safecrlf", Condition::Any,
+     "a boolean or warn: irreversible line end conversions refused (core.safecrlf)"},
+    {"core.sparseCheckout", "core", "", "sparsecheckout", Condition::Any,
+     "a boolean: the sparse-checkout patterns of info/ apply (core.sparseCheckout, "
+     "git-sparse-checkout(1))"},
+    {"core.sparseCheckoutCone", "core", "", "sparsecheckoutcone", Condition::Any,
+     "a boolean: those patterns are directories (core.sparseCheckoutCone)"},
+    {"core.quotePath", "core", "", "quotepath", Condition::Any,
+     "a boolean: unusual bytes of paths quoted in output (core.quotePath)"},
+    {"core.compression", "core", "", "compression", Condition::Any,
+     "a number: the zlib level (core.compression)"},
+    {"core.looseCompression", "core", "", "loosecompression", Condition::Any,
+     "a number: the zlib level of loose objects (core.looseCompression)"},
+    {"core.untrackedCache", "core", "", "untrackedcache", Condition::Any,
+     "a boolean or keep: the index caches untracked files (core.untrackedCache)"},
+    {"core.splitIndex", "core", "", "splitindex", Condition::Any,
+     "a boolean: the index is split in two files (core.splitIndex)"},
+    {"core.checkStat", "core", "", "checkstat", Condition::Any,
+     "default or minimal: which stat fields are compared (core.checkStat)"},
+    {"core.trustctime", "core", "", "trustctime", Condition::Any,
+     "a boolean: the inode change time is compared (core.trustctime)"},
+    {"core.preloadIndex", "core", "", "preloadindex", Condition::Any,
+     "a boolean: the index is refreshed in parallel (core.preloadIndex)"},
+    {"core.commentChar", "core", "", "commentchar", Condition::Any,
+     "the character starting comment lines of messages (core.commentChar)"},
+    {"core.abbrev", "core", "", "abbrev", Condition::Any,
+     "a number or auto: the length of abbreviated object names (core.abbrev)"},
+    {"core.multiPackIndex", "core", "", "multipackindex", Condition::Any,
+     "a boolean: the multi-pack-index is used (core.multiPackIndex)"},
+    {"core.commitGraph", "core", "", "commitgraph", Condition::Any,
+     "a boolean: the commit-graph file is used (core.commitGraph)"},
+    {"extensions.objectFormat", "extensions", "", "objectformat", Condition::Any,
+     "sha1 or sha256: the hash of the repository (extensions.objectFormat)"},
+    {"extensions.refStorage", "extensions", "", "refstorage", Condition::Any,
+     "files or reftable: the format of refs (extensions.refStorage)"},
+    {"extensions.partialClone", "extensions", "", "partialclone", Condition::Any,
+     "the name of the promisor remote, whose url is checked as any url "
+     "(gitrepository-layout(5), extensions.partialClone)"},
+    // Submodules (git submodule add, git clone --recurse-submodules).
+    {"submodule.*.url", "submodule", "*", "url", Condition::NotCommandTransport,
+     "where the submodule is cloned from; ext:: and fd:: refused as for remote urls "
+     "(submodule.<name>.url)"},
+    {"submodule.*.active", "submodule", "*", "active", Condition::Any,
+     "a boolean: the submodule is of interest (submodule.<name>.active)"},
+    {"submodule.*.branch", "submodule", "*", "branch", Condition::Any,
+     "the remote branch followed by update --remote (submodule.<name>.branch)"},
+    {"submodule.*.update", "submodule", "*", "update", Condition::NotShellCommand,
+     "checkout, rebase, merge or none; `!command` runs a shell command and is refused "
+     "(submodule.<name>.update)"},
+    {"submodule.*.fetchRecurseSubmodules", "submodule", "*", "fetchrecursesubmodules",
+     Condition::Any, "a boolean or on-demand (submodule.<name>.fetchRecurseSubmodules)"},
+    {"submodule.*.ignore", "submodule", "*", "ignore", Condition::Any,
+     "all, dirty, untracked or none: what status reports (submodule.<name>.ignore)"},
+    {"submodule.*.shallow", "submodule", "*", "shallow", Condition::Any,
+     "a boolean: the submodule is cloned shallow (submodule.<name>.shallow, gitmodules(5))"},
+    {"submodule.active", "submodule", "", "active", Condition::Any,
+     "pathspecs of the submodules of interest (submodule.active)"},
+    {"submodule.recurse", "submodule", "", "recurse", Condition::Any,
+     "a boolean: commands recurse into submodules (submodule.recurse)"},
+    // Choices of everyday commands (git config pull.rebase true, ...).
+    {"pull.rebase", "pull", "", "rebase", Condition::Any,
+     "a boolean, merges or interactive: pull rebases (pull.rebase)"},
+    {"pull.ff", "pull", "", "ff", Condition::Any,
+     "a boolean or only: pull fast-forwards (pull.ff); not pull.twohead nor pull.octopus, "
+     "whose strategy name runs git-merge-<name> found on $PATH"},
+    {"push.default", "push", "", "default", Condition::Any,
+     "nothing, current, upstream, simple or matching (push.default)"},
+    {"push.autoSetupRemote", "push", "", "autosetupremote", Condition::Any,
+     "a boolean: push sets the upstream (push.autoSetupRemote)"},
+    {"push.followTags", "push", "", "followtags", Condition::Any,
+     "a boolean: push sends annotated tags (push.followTags)"},
+    {"fetch.prune", "fetch", "", "prune", Condition::Any, "a boolean (fetch.prune)"},
+    {"fetch.pruneTags", "fetch", "", "prunetags", Condition::Any, "a boolean (fetch.pruneTags)"},
+    {"fetch.recurseSubmodules", "fetch", "", "recursesubmodules", Condition::Any,
+     "a boolean or on-demand (fetch.recurseSubmodules)"},
+    {"merge.ff", "merge", "", "ff", Condition::Any, "a boolean or only (merge.ff)"},
+    {"merge.conflictStyle", "merge", "", "conflictstyle", Condition::Any,
+     "merge, diff3 or zdiff3: how conflicts are written (merge.conflictStyle)"},
+    {"rebase.autoStash", "rebase", "", "autostash", Condition::Any, "a boolean (rebase.autoStash)"},
+    {"rebase.autoSquash", "rebase", "", "autosquash", Condition::Any,
+     "a boolean (rebase.autoSquash)"},
+    {"rebase.updateRefs", "rebase", "", "updaterefs", Condition::Any,
+     "a boolean (rebase.updateRefs)"},
+    {"init.defaultBranch", "init", "", "defaultbranch", Condition::Any,
+     "the name of the first branch (init.defaultBranch); not init.templateDir, whose hooks "
+     "would be copied into new repositories"},
+    {"gc.auto", "gc", "", "auto", Condition::Scalar,
+     "a number of loose objects (gc.auto); not the other gc.* keys, gc.recentObjectsHook runs "
+     "a command"},
+    {"index.*", "index", "", "*", Condition::Any,
+     "the index file's version and layout (index.version, index.threads, index.sparse, "
+     "index.skipHash, index.recordEndOfIndexEntries, index.recordOffsetTable)"},
+    {"pack.*", "pack", "", "*", Condition::Scalar,
+     "numbers and booleans of pack-objects (pack.window, pack.depth, pack.threads, "
+     "pack.compression, pack.packSizeLimit, ...); a value that is neither is refused"},
+    {"maintenance.auto", "maintenance", "", "auto", Condition::Boolean,
+     "a boolean: commands run maintenance --auto (maintenance.auto, git-maintenance(1); "
+     "written by git maintenance register)"},
+    {"maintenance.strategy", "maintenance", "", "strategy", Condition::Any,
+     "none or incremental: which git tasks are scheduled (maintenance.strategy, written by git "
+     "maintenance register)"},
+    // Git LFS (git lfs install --local, git lfs track, git lfs push; git-lfs-config(5)).
+    {"lfs.repositoryFormatVersion", "lfs", "", "repositoryformatversion", Condition::Any,
+     "a number: the layout of .git/lfs (git-lfs-config(5))"},
+    {"lfs.url", "lfs", "", "url", Condition::NotCommandTransport,
+     "the LFS server's URL (lfs.url, git-lfs-config(5)); not lfs.customtransfer.* nor "
+     "lfs.extension.*, which run programs"},
+    {"lfs.*.access", "lfs", "*", "access", Condition::Any,
+     "basic, negotiate or none: how that URL authenticates (lfs.<url>.access)"},
+    {"lfs.*.locksVerify", "lfs", "*", "locksverify", Condition::Any,
+     "a boolean: push verifies locks at that URL (lfs.<url>.locksverify)"},
+    {"filter.lfs.clean", "filter", "lfs", "clean", Condition::Exactly,
+     "exactly what git lfs install writes: git-lfs, found on $PATH as the user's own git finds "
+     "it (filter.<driver>.clean)",
+     "git-lfs clean -- %f"},
+    {"filter.lfs.smudge", "filter", "lfs", "smudge", Condition::Exactly,
+     "exactly what git lfs install writes (filter.<driver>.smudge)", "git-lfs smudge -- %f"},
+    {"filter.lfs.process", "filter", "lfs", "process", Condition::Exactly,
+     "exactly what git lfs install writes (filter.<driver>.process)", "git-lfs filter-process"},
+    {"filter.lfs.required", "filter", "lfs", "required", Condition::Boolean,
+     "a boolean: a failing filter is an error (filter.<driver>.required)"},
+    // Output only.
+    {"color.*", "color", "?", "*", Condition::Any,
+     "colours of output (color.ui, color.<cmd>.<slot>): attributes, not programs"},
+    {"advice.*", "advice", "", "*", Condition::Any, "booleans: which hints are shown (advice.*)"},
 };
 
 /// git's isspace (ctype.c sane_ctype): space, tab, LF, CR; not FF nor VT.
@@ -208,8 +235,8 @@ bool starts_with_ignoring_case(std::string_view text, std::string_view prefix) {
 
 /// git_parse_maybe_bool(): true, yes, on, false, no, off (any case), empty (false), a decimal
 /// integer (nonzero is true), the implicit true; nullopt for anything else. git also takes
-/// octal, hexadecimal and unit suffixes (strtoimax base 0, k/m/g): those count as
-/// non-booleans here, which flags more, never less.
+/// octal, hexadecimal and unit suffixes (strtoimax base 0, k/m/g): those are not booleans
+/// here, which allows less, never more.
 std::optional<bool> git_boolean(std::string_view value, bool implicit) {
   if (implicit) return true;
   if (value.empty()) return false;
@@ -223,6 +250,15 @@ std::optional<bool> git_boolean(std::string_view value, bool implicit) {
   return !std::ranges::all_of(digits, [](char c) { return c == '0'; });
 }
 
+/// git_parse_int() as far as the allowlist needs: decimal digits, an optional sign, an
+/// optional unit k, m or g (any case).
+bool is_git_integer(std::string_view value) {
+  if (!value.empty() && (value.front() == '-' || value.front() == '+')) value.remove_prefix(1);
+  if (!value.empty() && std::string_view("kKmMgG").find(value.back()) != std::string_view::npos)
+    value.remove_suffix(1);
+  return !value.empty() && std::ranges::all_of(value, core::is_digit);
+}
+
 std::string_view trim_leading_space(std::string_view text) {
   while (!text.empty() && is_git_space(static_cast<unsigned char>(text.front())))
     text.remove_prefix(1);
@@ -232,7 +268,7 @@ std::string_view trim_leading_space(std::string_view text) {
 /// A URL of the ext:: or fd:: transport: transport_get() takes `<transport>::<address>` as a
 /// remote helper, git's built-in remote-ext runs its address as a command
 /// (git-remote-ext(1)), remote-fd talks to inherited descriptors (git-remote-fd(1)). Compared
-/// case-insensitively (git compares exactly: this flags more).
+/// case-insensitively (git compares exactly: this refuses more).
 bool is_command_transport(std::string_view url) {
   url = trim_leading_space(url);
   return starts_with_ignoring_case(url, "ext::") || starts_with_ignoring_case(url, "fd::");
@@ -256,49 +292,54 @@ std::optional<KeyParts> split_key(std::string_view key) {
   return parts;
 }
 
+/// Subsections are compared exactly, as git compares them (config.c): `[filter "LFS"]` is
+/// another driver than `[filter "lfs"]`.
 bool subsection_matches(const GitConfigRule& rule, const KeyParts& parts) {
   if (rule.subsection == "?") return true;
   if (rule.subsection.empty()) return !parts.has_subsection;
   if (!parts.has_subsection) return false;
-  return rule.subsection == "*" || equals_ignoring_case(rule.subsection, parts.subsection);
+  return rule.subsection == "*" || rule.subsection == parts.subsection;
 }
 
-bool value_matches(GitValueCondition condition, const KeyParts& parts, std::string_view value,
-                   bool implicit) {
-  switch (condition) {
+bool key_matches(const GitConfigRule& rule, const KeyParts& parts) {
+  return rule.section == parts.section && subsection_matches(rule, parts) &&
+         (rule.variable == "*" || rule.variable == parts.variable);
+}
+
+bool value_allowed(const GitConfigRule& rule, std::string_view value, bool implicit) {
+  switch (rule.condition) {
     case Condition::Any:
       return true;
-    case Condition::NotBoolean:
-      return !git_boolean(value, implicit).has_value();
-    case Condition::NotFalse:
-      return git_boolean(value, implicit) != std::optional<bool>(false);
-    case Condition::NotNever:
-      return implicit || value != "never";
-    case Condition::ShellCommand:
-      return trim_leading_space(value).starts_with('!');
-    case Condition::CommandTransport:
-      return is_command_transport(value);
-    case Condition::PathLike:
-      return value.find('/') != std::string_view::npos || value.starts_with('~');
-    case Condition::BaseIsCommandTransport:
-      return is_command_transport(parts.subsection);
+    case Condition::Boolean:
+      return git_boolean(value, implicit).has_value();
+    case Condition::Scalar:
+      return git_boolean(value, implicit).has_value() || is_git_integer(value);
+    case Condition::NotShellCommand:
+      return !trim_leading_space(value).starts_with('!');
+    case Condition::NotCommandTransport:
+      return !implicit && !is_command_transport(value);
+    case Condition::Exactly:
+      return !implicit && value == rule.exact;
   }
-  return true;
+  return false;
 }
 
-/// The first rule `key` = `value` matches, or nullptr.
-const GitConfigRule* matching_rule(std::string_view key, std::string_view value, bool implicit) {
+/// Whether `key` = `value` is on the allowlist; `refused_by` is set to the row whose key
+/// matched when its value did not (nullptr when no row names the key).
+bool allowed(std::string_view key, std::string_view value, bool implicit,
+             const GitConfigRule*& refused_by) {
+  refused_by = nullptr;
   const auto parts = split_key(key);
-  if (!parts) return nullptr;
+  if (!parts) return false;
   for (const auto& rule : kRules) {
-    if (rule.section != parts->section || !subsection_matches(rule, *parts)) continue;
-    if (rule.variable != "*" && rule.variable != parts->variable) continue;
-    if (value_matches(rule.condition, *parts, value, implicit)) return &rule;
+    if (!key_matches(rule, *parts)) continue;
+    if (value_allowed(rule, value, implicit)) return true;
+    if (refused_by == nullptr) refused_by = &rule;
   }
-  return nullptr;
+  return false;
 }
 
-/// Where a dangerous entry lies in the text, in bytes.
+/// Where an entry off the allowlist lies in the text, in bytes.
 ///   line_begin: the start of its first line; key_begin: its key's first byte;
 ///   value_end: the end of its value, before its line end (`\n` or `\r\n`) if any;
 ///   end: after that line end (or the end of the text).
@@ -322,8 +363,8 @@ std::size_t line_begin_of(std::string_view text, std::size_t offset) {
 }
 
 /// A port of config.c's parser (git_parse_source, get_next_char, get_base_var,
-/// get_extended_base_var, get_value, parse_value) over a string, keeping the dangerous
-/// entries instead of calling back. One pass, plus for each finding a look back to the start
+/// get_extended_base_var, get_value, parse_value) over a string, keeping the entries off the
+/// allowlist instead of calling back. One pass, plus for each finding a look back to the start
 /// of its own line: linear in the text. Like git's strbuf, the section name stays in one buffer
 /// that is cut back to the header for each entry, so a long header costs once, not per entry.
 class ConfigParser {
@@ -464,9 +505,10 @@ class ConfigParser {
     if (!implicit) error = c == '=' ? value() : "bad config line";
     if (nul_) return "a NUL byte";
     if (error != nullptr) return error;
-    const GitConfigRule* rule = matching_rule(name_, value_, implicit);
-    if (rule == nullptr) return nullptr;
-    if (result_.scan.findings.size() == kMaxGitConfigFindings) return "too many dangerous entries";
+    const GitConfigRule* rule = nullptr;
+    if (allowed(name_, value_, implicit, rule)) return nullptr;
+    if (result_.scan.findings.size() == kMaxGitConfigFindings)
+      return "too many entries off the allowlist";
     keep(rule, implicit, key_begin, first_line);
     return nullptr;
   }
@@ -551,25 +593,21 @@ class ConfigParser {
   ParsedConfig result_;
 };
 
-/// The condition as dangerous_git_config_patterns() prints it; empty for Any.
-std::string_view condition_text(GitValueCondition condition) {
-  switch (condition) {
+/// The condition as allowed_git_config_patterns() prints it; empty for Any.
+std::string condition_text(const GitConfigRule& rule) {
+  switch (rule.condition) {
     case Condition::Any:
       return "";
-    case Condition::NotBoolean:
-      return "unless a boolean";
-    case Condition::NotFalse:
-      return "unless false";
-    case Condition::NotNever:
-      return "unless never";
-    case Condition::ShellCommand:
-      return "a value starting with !";
-    case Condition::CommandTransport:
-      return "an ext:: or fd:: URL";
-    case Condition::PathLike:
-      return "a path";
-    case Condition::BaseIsCommandTransport:
-      return "<base> an ext:: or fd:: URL";
+    case Condition::Boolean:
+      return "a boolean";
+    case Condition::Scalar:
+      return "a boolean or a number";
+    case Condition::NotShellCommand:
+      return "not starting with !";
+    case Condition::NotCommandTransport:
+      return "not an ext:: or fd:: URL";
+    case Condition::Exactly:
+      return "exactly \"" + std::string(rule.exact) + "\"";
   }
   return "";
 }
@@ -596,8 +634,8 @@ GitConfigScan scan_git_config(std::string_view text) {
   return ConfigParser(text).run().scan;
 }
 
-std::vector<GitConfigFinding> added_dangerous(const GitConfigScan& before,
-                                              const GitConfigScan& after) {
+std::vector<GitConfigFinding> added_not_allowed(const GitConfigScan& before,
+                                                const GitConfigScan& after) {
   std::vector<GitConfigFinding> added;
   for (const auto& finding : after.findings) {
     const bool known = std::ranges::any_of(
@@ -615,7 +653,7 @@ std::string without_findings(std::string_view text, const std::vector<GitConfigF
   std::size_t copied = 0;
   for (std::size_t i = 0; i < parsed.spans.size(); ++i) {
     const auto& finding = parsed.scan.findings[i];
-    // A malformed text loses every dangerous entry of the part kept (the promise of a
+    // A malformed text loses every entry off the allowlist of the part kept (the promise of a
     // sanitised copy holds even for findings the caller did not pass).
     if (!parsed.scan.malformed && !wanted.contains({finding.first_line, finding.key})) continue;
     const auto [begin, end] = removed_range(text, parsed.spans[i]);
@@ -627,17 +665,16 @@ std::string without_findings(std::string_view text, const std::vector<GitConfigF
   return out;
 }
 
-const std::vector<GitConfigRule>& dangerous_git_config_rules() {
+const std::vector<GitConfigRule>& allowed_git_config_rules() {
   return kRules;
 }
 
-const std::vector<std::string_view>& dangerous_git_config_patterns() {
+const std::vector<std::string_view>& allowed_git_config_patterns() {
   static const std::vector<std::string> lines = [] {
     std::vector<std::string> out;
     for (const auto& rule : kRules) {
-      const std::string_view condition = condition_text(rule.condition);
-      out.push_back(std::string(rule.pattern) +
-                    (condition.empty() ? "" : " (" + std::string(condition) + ")"));
+      const std::string condition = condition_text(rule);
+      out.push_back(std::string(rule.pattern) + (condition.empty() ? "" : " (" + condition + ")"));
     }
     return out;
   }();

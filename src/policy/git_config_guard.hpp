@@ -1,14 +1,16 @@
-// pisandbox::policy — the git configuration keys that make a host git run a program or read
-// another file (pure: no syscalls, no I/O).
+// pisandbox::policy — the git configuration keys a sandboxed command may add or change: the
+// allowlist of keys that run nothing (pure: no syscalls, no I/O).
 //
 // A sandboxed command may write `.git/config` of the repositories in its workspace (`git
-// remote set-url`, `git push -u` and submodules need it), but `git config core.fsmonitor
-// 'touch /tmp/pwned'` there makes the next host `git status` run that command. The supervisor
-// watches each `.git/config` and, when a change adds a dangerous entry (or changes the value of
-// one), restores the previous content. This file is the pure part it uses: a faithful port of
-// git's configuration parser (config.c, git_parse_source) that finds the entries matching
-// dangerous_git_config_rules(). docs/security.md ("The git configuration guard") lists the
-// rules with their reasons.
+// remote add`, `git push -u` and submodules need it), but `git config core.fsmonitor
+// 'touch /tmp/pwned'` there makes the next host `git status` run that command, and every git
+// extension brings keys of its own (`lfs.extension.<x>.clean`). So a change may add or alter
+// only keys of a documented list whose values are data (identity, remotes and branches, the
+// repository's format, submodule URLs, what git clone, git submodule add and git lfs install
+// write); the supervisor watches each `.git/config` and takes every other added or changed
+// entry back out. This file is the pure part it uses: a faithful port of git's configuration
+// parser (config.c, git_parse_source) that finds the entries off allowed_git_config_rules().
+// docs/security.md ("The git configuration guard") lists the rows with their reasons.
 #pragma once
 
 #include <cstddef>
@@ -18,27 +20,26 @@
 
 namespace pisandbox::policy {
 
-/// When a rule's key is dangerous, by its value (git-config(1) "Values" for the booleans).
+/// Which values an allowlist row accepts (git-config(1) "Values" for the booleans).
 enum class GitValueCondition {
-  Any,                     ///< every value
-  NotBoolean,              ///< a value that is not a git boolean (a boolean selects a built-in)
-  NotFalse,                ///< any value but a false boolean (`false`, `no`, `off`, `0`, empty)
-  NotNever,                ///< any value but `never` (protocol.*.allow)
-  ShellCommand,            ///< a value starting with `!` after leading whitespace
-  CommandTransport,        ///< a URL of the `ext::` or `fd::` transport (git-remote-ext(1))
-  PathLike,                ///< a value containing `/` or starting with `~` (a program, not a host)
-  BaseIsCommandTransport,  ///< the subsection (url.<base>) is an `ext::` or `fd::` URL
+  Any,                  ///< every value: the key holds data whatever its value
+  Boolean,              ///< a git boolean (true, yes, on, false, no, off, empty, a decimal)
+  Scalar,               ///< a git boolean or a decimal integer with an optional k, m or g unit
+  NotShellCommand,      ///< any value but one starting with `!` after leading whitespace
+  NotCommandTransport,  ///< any URL but one of the `ext::` or `fd::` transport
+                        ///< (git-remote-ext(1), git-remote-fd(1))
+  Exactly,              ///< exactly GitConfigRule::exact
 };
 
-/// One documented rule: which keys are dangerous, when, and why.
-///   pattern: as git-config(1) spells the key, `*` standing for a subsection
-///     ("includeIf.*.path", "core.fsmonitor").
-///   section, subsection, variable: the match, lowercase; subsection "" means the key has
-///     none, "*" any, "?" with or without one, anything else that subsection (compared
-///     case-insensitively, which is wider than git's exact comparison); variable "*" means
-///     any variable.
-///   condition: which values make the key dangerous.
-///   reason: what host git does with the value, and the git-config(1) item it comes from.
+/// One documented row of the allowlist: which keys a command may add or change, with which
+/// values, and why they run nothing.
+///   pattern: as git-config(1) spells the key, `*` standing for a subsection or a variable
+///     ("remote.*.url", "user.*").
+///   section, subsection, variable: the match; section and variable lowercase; subsection ""
+///     means the key has none, "*" any, "?" with or without one, anything else exactly that
+///     subsection (compared exactly, as git does); variable "*" means any variable.
+///   condition: which values are allowed; exact: the one value of Condition::Exactly.
+///   reason: why the key runs nothing, and the git-config(1) item it comes from.
 struct GitConfigRule {
   std::string_view pattern;
   std::string_view section;
@@ -46,9 +47,11 @@ struct GitConfigRule {
   std::string_view variable;
   GitValueCondition condition = GitValueCondition::Any;
   std::string_view reason;
+  std::string_view exact = {};
 };
 
-/// One key=value of a git configuration text that makes git run a program or read a file.
+/// One key=value of a git configuration text that the allowlist does not accept: its key is on
+/// no row, or its value is outside what the row of its key accepts.
 ///   key: canonical as `git config --list` prints it: section and variable lowercased,
 ///     subsection kept as written ("core.fsmonitor", "alias.st", "includeif.gitdir:~/w/.path",
 ///     "remote.origin.uploadpack", "filter.lfs.process"); the deprecated `[section.sub]` form
@@ -57,7 +60,8 @@ struct GitConfigRule {
 ///     implicit boolean true: value "" and implicit = true.
 ///   first_line, last_line: 0-based range of lines (separated by `\n`) of the entry in the
 ///     text, continuation lines included; the first line may also hold a section header.
-///   rule: the GitConfigRule that matched (static storage).
+///   rule: the allowlist row whose key matched while its value did not (static storage), or
+///     nullptr when no row names the key.
 struct GitConfigFinding {
   std::string key;
   std::string value;
@@ -72,10 +76,10 @@ struct GitConfigFinding {
   }
 };
 
-/// The dangerous entries of a configuration text, in document order.
+/// The entries off the allowlist of a configuration text, in document order.
 ///   malformed: git would refuse the text (its parser stops with "bad config line N"), or the
 ///     text holds a NUL byte, a section header longer than kMaxGitSectionHeaderBytes, or more
-///     than kMaxGitConfigFindings dangerous entries. findings then hold the dangerous entries
+///     than kMaxGitConfigFindings entries off the allowlist. findings then hold those entries
 ///     before the point where parsing stopped; the caller treats the whole file as suspicious.
 ///   malformed_reason: "line <1-based>: <what>", e.g. "line 3: unterminated quoted value".
 struct GitConfigScan {
@@ -87,22 +91,23 @@ struct GitConfigScan {
 /// Longest section header accepted, in bytes from `[` to `]` (a URL or path subsection is far
 /// shorter); longer is reported malformed so the findings' keys stay bounded.
 inline constexpr std::size_t kMaxGitSectionHeaderBytes = 4096;
-/// Most dangerous entries reported; more is reported malformed (a real file has a handful).
+/// Most entries off the allowlist reported; more is reported malformed (a real file has a
+/// handful).
 inline constexpr std::size_t kMaxGitConfigFindings = 1024;
 
-/// The dangerous entries of `text` (a whole git configuration file, any bytes). Never throws
-/// (but std::bad_alloc); linear in the size of `text`. The syntax is git-config(1)
+/// The entries of `text` (a whole git configuration file, any bytes) off the allowlist. Never
+/// throws (but std::bad_alloc); linear in the size of `text`. The syntax is git-config(1)
 /// "CONFIGURATION FILE" / "Syntax" as config.c parses it: `[section]`, `[section "sub"]`
 /// (escapes `\"` `\\`, any other `\x` is `x`), `[section.sub]`, keys `[A-Za-z][A-Za-z0-9-]*`
 /// case-insensitive, `key = value`, `key` alone, `#`/`;` comments, quoted values, escapes `\"`
 /// `\\` `\n` `\t` `\b`, continuation lines, a UTF-8 BOM at the start, CRLF line ends.
 [[nodiscard]] GitConfigScan scan_git_config(std::string_view text);
 
-/// The findings of `after` that are not in `before` (GitConfigFinding::same_entry): what a
-/// change added, or changed the value of. An unchanged dangerous entry is not reported, even if
-/// it moved.
-[[nodiscard]] std::vector<GitConfigFinding> added_dangerous(const GitConfigScan& before,
-                                                            const GitConfigScan& after);
+/// The findings of `after` that are not in `before` (GitConfigFinding::same_entry): the
+/// entries off the allowlist a change added, or changed the value of. An unchanged one (the
+/// user's own `core.editor`, there at the start) is not reported, even if it moved.
+[[nodiscard]] std::vector<GitConfigFinding> added_not_allowed(const GitConfigScan& before,
+                                                              const GitConfigScan& after);
 
 /// A sanitised copy of `text` without the entries of `findings` (for a repository created
 /// during the command, which has no previous content to restore). `findings` are matched to
@@ -115,12 +120,13 @@ inline constexpr std::size_t kMaxGitConfigFindings = 1024;
 [[nodiscard]] std::string without_findings(std::string_view text,
                                            const std::vector<GitConfigFinding>& findings);
 
-/// Every rule, in the order of docs/security.md ("Keys that make git run or read something").
-[[nodiscard]] const std::vector<GitConfigRule>& dangerous_git_config_rules();
+/// Every row of the allowlist, in the order of docs/security.md ("Keys a command may add or
+/// change").
+[[nodiscard]] const std::vector<GitConfigRule>& allowed_git_config_rules();
 
-/// The rules as one line each, for docs and `pi-sandbox policy`: the pattern, then the
-/// condition in parentheses when not every value is dangerous ("core.fsmonitor (unless a
-/// boolean)").
-[[nodiscard]] const std::vector<std::string_view>& dangerous_git_config_patterns();
+/// The rows as one line each, for docs and `pi-sandbox policy`: the pattern, then the
+/// condition in parentheses when not every value is allowed ("remote.*.url (not an ext:: or
+/// fd:: URL)").
+[[nodiscard]] const std::vector<std::string_view>& allowed_git_config_patterns();
 
 }  // namespace pisandbox::policy

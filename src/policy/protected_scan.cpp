@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "policy/git_config_guard.hpp"
+
 namespace pisandbox::policy {
 
 namespace {
@@ -25,6 +27,26 @@ unsigned char entry_type(int dir_fd, const dirent& entry) {
   return DT_UNKNOWN;
 }
 
+/// The last `core.hooksPath` of the git configuration file `name` in `dir_fd` (at most 4 MiB
+/// read, as the guard reads one), or empty. core.hooksPath is off the allowlist, so it is
+/// among the scan's findings.
+std::string local_hooks_path(int dir_fd, const char* name) {
+  const int fd = ::openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return {};
+  std::string text;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n <= 0 || text.size() + static_cast<std::size_t>(n) > (4u << 20)) break;
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  std::string value;
+  for (const auto& finding : scan_git_config(text).findings)
+    if (finding.key == "core.hookspath") value = finding.value;
+  return value;
+}
+
 bool is_dangerous_file(std::string_view name) {
   return std::ranges::find(dangerous_files(), name) != dangerous_files().end();
 }
@@ -39,7 +61,8 @@ bool is_secret_directory(std::string_view name) {
 
 class Scanner {
  public:
-  Scanner(const ScanOptions& options, ScanResult& result) : options_(options), result_(result) {}
+  Scanner(const fs::path& workspace, const ScanOptions& options, ScanResult& result)
+      : workspace_(workspace), options_(options), result_(result) {}
 
   void scan(const fs::path& dir, int dir_fd, int depth) {
     DIR* stream = ::fdopendir(dir_fd);
@@ -78,7 +101,10 @@ class Scanner {
     if (name == ".git") {
       // A repository: its hooks are protected, created as a placeholder when missing
       // (compatibility C26: only when .git is a directory, not a worktree's .git file).
-      if (type == DT_DIR) add(path / "hooks", ProtectReason::GitHooks, NodeKind::Directory, true);
+      if (type == DT_DIR) {
+        add(path / "hooks", ProtectReason::GitHooks, NodeKind::Directory, true);
+        add_hooks_path(dir, dir_fd);
+      }
       return;
     }
     if (is_dangerous_file(name)) {
@@ -107,6 +133,16 @@ class Scanner {
       subdirs.push_back(name);
   }
 
+  /// The directory `core.hooksPath` names for the repository at `dir` (githooks(5)): its
+  /// `.git/config`'s, else the user's; protected when it lies in the workspace.
+  void add_hooks_path(const fs::path& dir, int dir_fd) {
+    std::string value = local_hooks_path(dir_fd, ".git/config");
+    if (value.empty()) value = options_.user_hooks_path;
+    if (auto p = hooks_path_protection(hooks_directory(value, dir, options_.home), {workspace_}))
+      add(p->path, p->reason, p->kind, p->create_if_missing);
+  }
+
+  const fs::path& workspace_;
   const ScanOptions& options_;
   ScanResult& result_;
 };
@@ -117,9 +153,15 @@ ScanResult scan_workspace(const fs::path& workspace, const ScanOptions& options)
   ScanResult result;
   const int fd = ::open(workspace.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return result;
-  Scanner scanner(options, result);
+  Scanner scanner(workspace, options, result);
   scanner.scan(workspace, fd, 1);
   return result;
+}
+
+ScanOptions scan_options(const SandboxPolicy& policy) {
+  return ScanOptions{.max_depth = ScanOptions{}.max_depth,
+                     .home = policy.home,
+                     .user_hooks_path = policy.user_hooks_path};
 }
 
 std::vector<ProtectedPath> merge_protected(const std::vector<ProtectedPath>& fixed,

@@ -21,6 +21,8 @@ std::string_view to_string(ProtectReason reason) {
       return "git-hooks";
     case ProtectReason::GitControl:
       return "git-control";
+    case ProtectReason::GitHooksPath:
+      return "git-hooks-path";
     case ProtectReason::Secret:
       return "secret";
   }
@@ -198,6 +200,36 @@ bool is_skipped_directory_name(std::string_view name) {
                                                   "coverage", ".next",        ".turbo", ".cache",
                                                   "target",   "vendor"};
   return std::ranges::find(kSkipped, name) != std::end(kSkipped);
+}
+
+fs::path hooks_directory(std::string_view hooks_path, const fs::path& worktree_root,
+                         const fs::path& home) {
+  if (hooks_path.empty()) return {};
+  if (hooks_path == "~" || hooks_path.starts_with("~/"))
+    return (home / std::string(hooks_path.substr(std::min<std::size_t>(2, hooks_path.size()))))
+        .lexically_normal();
+  if (hooks_path.starts_with('~')) return {};
+  const fs::path path{std::string(hooks_path)};
+  return (path.is_absolute() ? path : worktree_root / path).lexically_normal();
+}
+
+std::optional<ProtectedPath> hooks_path_protection(const fs::path& dir,
+                                                   const std::vector<fs::path>& writable_roots) {
+  if (dir.empty()) return std::nullopt;
+  // `dir/` normalises to a trailing empty name; the protected path is the directory itself.
+  fs::path path = dir;
+  if (!path.has_filename()) path = path.parent_path();
+  // husky 9 sets core.hooksPath=.husky/_, whose hooks run `.husky/<hook>`: the hooks git runs
+  // live in the parent (husky's documented layout), so the parent is what is protected.
+  if (path.filename() == "_" && path.parent_path().filename() == ".husky")
+    path = path.parent_path();
+  if (std::ranges::none_of(writable_roots, [&](const fs::path& r) { return is_within(path, r); }))
+    return std::nullopt;
+  // `core.hooksPath = .` would make the whole root read-only: not done (docs/security.md,
+  // "What is not protected").
+  if (std::ranges::any_of(writable_roots, [&](const fs::path& r) { return is_within(r, path); }))
+    return std::nullopt;
+  return ProtectedPath{path, ProtectReason::GitHooksPath, NodeKind::Directory, true};
 }
 
 bool is_within(const fs::path& path, const fs::path& base) {
@@ -380,6 +412,28 @@ void add_git_rules(SandboxPolicy& policy, const PolicyInputs& inputs) {
   control_modules_and_worktrees(true);
 }
 
+/// The hooks directory of the repository around the workspace when its configuration, or the
+/// user's, sets `core.hooksPath` into a writable place (docs/security.md, "Hooks where git
+/// looks for them"). Nested repositories and the workspace's own are the scan's
+/// (protected_scan.cpp); both use hooks_path_protection().
+void add_hooks_path_rules(SandboxPolicy& policy, const PolicyInputs& inputs) {
+  std::vector<fs::path> roots;
+  for (const auto& e : policy.writable) roots.push_back(e.path);
+  const auto protect = [&](std::string_view value, const fs::path& worktree_root) {
+    if (auto p = hooks_path_protection(hooks_directory(value, worktree_root, policy.home), roots))
+      add(policy.protected_paths, p->path, p->reason, p->kind, p->create_if_missing);
+  };
+  if (inputs.git) {
+    const std::string& value =
+        inputs.git->hooks_path.empty() ? inputs.user_hooks_path : inputs.git->hooks_path;
+    protect(value, inputs.git->worktree_root);
+  }
+  // An absolute user-wide hooks directory (`~/.githooks`) serves every repository, those the
+  // command creates too.
+  if (inputs.user_hooks_path.starts_with('/') || inputs.user_hooks_path.starts_with("~/"))
+    protect(inputs.user_hooks_path, policy.workspace);
+}
+
 /// Why `path` may not be an `filesystem.additionalAllowWrite` entry, or empty.
 std::string refusal(const SandboxPolicy& policy, const PolicyInputs& inputs, const fs::path& path) {
   if (path == "/") return "is the root of the host";
@@ -491,6 +545,8 @@ SandboxPolicy default_policy(const PolicyInputs& inputs) {
   if (!inputs.self_exe.empty())
     add(policy.protected_paths, inputs.self_exe, ProtectReason::SandboxBinary, kFile, false);
   add_additional_write(policy, inputs);
+  add_hooks_path_rules(policy, inputs);
+  policy.user_hooks_path = inputs.user_hooks_path;
   parents_first(policy.home_read_allowed);
   // The workspace stays first; the other read-write binds never overlap it.
   std::stable_sort(policy.writable.begin() + 1, policy.writable.end(),

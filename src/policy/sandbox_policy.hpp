@@ -28,6 +28,9 @@ enum class ProtectReason {
   GitControl,       ///< what makes git run or trust something in a git directory outside the
                     ///< workspace (`hooks/`, `config`, `info/`, `commondir`, a worktree's `.git`
                     ///< file): docs/security.md, "Repositories around the workspace"
+  GitHooksPath,     ///< the directory `core.hooksPath` names, where host git runs hooks from
+                    ///< (githooks(5)), when it lies in a writable place: docs/security.md,
+                    ///< "Hooks where git looks for them"
   Secret,           ///< `.env*`, `*.pem`, `secrets/`, ... (compatibility C21–C22)
 };
 
@@ -123,6 +126,9 @@ struct GitLayout {
   bool worktree_config = false;
   std::vector<fs::path> module_dirs = {};
   std::vector<fs::path> worktree_dirs = {};
+  /// `core.hooksPath` as the repository's own configuration (`<common_dir>/config`) sets it,
+  /// the last value, unresolved; empty when it sets none.
+  std::string hooks_path = {};
 
   friend bool operator==(const GitLayout&, const GitLayout&) = default;
 };
@@ -163,6 +169,10 @@ struct PolicyInputs {
   /// The caller's toolchain variables that move a root (`CARGO_HOME`, `RUSTUP_HOME`,
   /// `PYENV_ROOT`, `NVM_DIR`, ...: policy/toolchains.hpp), name and absolute value.
   std::vector<std::pair<std::string, fs::path>> toolchain_env = {};
+  /// `core.hooksPath` of the user's and the system's git configuration (`/etc/gitconfig`,
+  /// `~/.config/git/config`, `~/.gitconfig`: the last value in git's order), unresolved; empty
+  /// when none sets it. It applies to every repository whose own configuration sets none.
+  std::string user_hooks_path = {};
 };
 
 /// The effective filesystem policy of one command. Paths are absolute and lexically normal.
@@ -199,6 +209,8 @@ struct SandboxPolicy {
   /// The repository around the workspace, as given (PolicyInputs::git): the guard reads its
   /// index after the command (sandbox/linux/guard.hpp).
   std::optional<GitLayout> git = {};
+  /// PolicyInputs::user_hooks_path, for the scan of nested repositories (scan_options()).
+  std::string user_hooks_path = {};
 
   friend bool operator==(const SandboxPolicy&, const SandboxPolicy&) = default;
 };
@@ -242,6 +254,22 @@ bool is_skipped_directory_name(std::string_view name);
 /// Builds the default policy (compatibility C15–C20, C21, C24, C25–C26; docs/security.md,
 /// "Protected paths"). Pure; never fails. Paths in `inputs` must be absolute.
 SandboxPolicy default_policy(const PolicyInputs& inputs);
+
+/// The directory host git runs the hooks of a repository from when `core.hooksPath` is
+/// `hooks_path` (githooks(5), git-config(1) core.hooksPath): `~/` is the home, a relative path
+/// is relative to the working tree's top `worktree_root` (hooks run there), an absolute one is
+/// itself. Lexically normal; empty for an empty value or `~user/` (another user's home).
+fs::path hooks_directory(std::string_view hooks_path, const fs::path& worktree_root,
+                         const fs::path& home);
+
+/// The protected path for a repository's hooks directory `dir` (hooks_directory()) when it lies
+/// inside one of `writable_roots` (absolute, lexically normal): the directory (for husky 9's
+/// `<x>/.husky/_`, whose hooks run the scripts of `<x>/.husky`, that parent), read-only, held
+/// when missing (docs/security.md, "Hooks where git looks for them"); nullopt when it
+/// lies in no writable root (the command cannot write it), is or contains one (`.`: the root
+/// would become read-only), or is empty.
+std::optional<ProtectedPath> hooks_path_protection(const fs::path& dir,
+                                                   const std::vector<fs::path>& writable_roots);
 
 /// True when `path` is `base` or lies beneath it (both absolute and lexically normal).
 bool is_within(const fs::path& path, const fs::path& base);

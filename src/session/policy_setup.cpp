@@ -20,6 +20,7 @@
 #include <sstream>
 
 #include "core/phase_trace.hpp"
+#include "policy/git_config_guard.hpp"
 
 namespace pisandbox::session {
 
@@ -99,6 +100,19 @@ bool turns_on_worktree_config(const fs::path& config) {
   return false;
 }
 
+/// The last `core.hooksPath` a git configuration file sets, or empty (an unreadable or missing
+/// file sets none). core.hooksPath is off the allowlist, so it is among the scan's findings.
+std::string hooks_path_of(const fs::path& config) {
+  std::ifstream in(config, std::ios::binary);
+  if (!in) return {};
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::string value;
+  for (const auto& finding : policy::scan_git_config(text.str()).findings)
+    if (finding.key == "core.hookspath") value = finding.value;
+  return value;
+}
+
 /// The git directories of submodules under `modules` (each has a HEAD), nested ones too.
 void find_module_dirs(const fs::path& modules, int depth, std::vector<fs::path>& out) {
   if (depth > 4) return;
@@ -145,6 +159,7 @@ std::optional<policy::GitLayout> discover_git(const fs::path& workspace) {
         if (fs::path real = existing_real_path(named); !real.empty()) layout.common_dir = real;
       }
       layout.worktree_config = turns_on_worktree_config(layout.common_dir / "config");
+      layout.hooks_path = hooks_path_of(layout.common_dir / "config");
       find_module_dirs(layout.common_dir / "modules", 0, layout.module_dirs);
       std::error_code list_error;
       for (const auto& entry : fs::directory_iterator(layout.common_dir / "worktrees", list_error))
@@ -173,6 +188,32 @@ std::vector<std::pair<std::string, fs::path>> toolchain_environment() {
     out.emplace_back(name, real.empty() ? fs::path(first) : real);
   }
   return out;
+}
+
+/// `core.hooksPath` of the system's and the user's git configuration, in the order git reads
+/// them (git-config(1) FILES: `/etc/gitconfig` unless GIT_CONFIG_NOSYSTEM, or
+/// GIT_CONFIG_SYSTEM; `$XDG_CONFIG_HOME/git/config` or `~/.config/git/config`, then
+/// `~/.gitconfig`, or GIT_CONFIG_GLOBAL), the last one set; `include.path` is not followed
+/// (docs/security.md, "Hooks where git looks for them").
+std::string user_hooks_path(const fs::path& home) {
+  std::vector<fs::path> files;
+  const char* no_system = ::getenv("GIT_CONFIG_NOSYSTEM");
+  if (no_system == nullptr || no_system[0] == '\0') {
+    const char* system = ::getenv("GIT_CONFIG_SYSTEM");
+    files.emplace_back(system != nullptr ? system : "/etc/gitconfig");
+  }
+  if (const char* global = ::getenv("GIT_CONFIG_GLOBAL"); global != nullptr) {
+    files.emplace_back(global);
+  } else {
+    const char* xdg = ::getenv("XDG_CONFIG_HOME");
+    files.push_back((xdg != nullptr && xdg[0] == '/' ? fs::path(xdg) : home / ".config") / "git" /
+                    "config");
+    files.push_back(home / ".gitconfig");
+  }
+  std::string value;
+  for (const auto& file : files)
+    if (std::string set = hooks_path_of(file); !set.empty()) value = std::move(set);
+  return value;
 }
 
 /// The machine's memory in bytes (sysinfo(2) totalram; sysctl hw.memsize on Apple), the base of
@@ -334,6 +375,7 @@ core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args,
                                                                    : policy::Protection::Guard;
   inputs.toolchain_env = toolchain_environment();
   inputs.git = discover_git(*workspace);
+  inputs.user_hooks_path = user_hooks_path(home_directory());
   const auto locations = config::default_locations(home);
   inputs.config_locations = {locations.current, locations.legacy};
   if (loaded->source) inputs.config_locations.push_back(*loaded->source);

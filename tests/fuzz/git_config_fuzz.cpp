@@ -1,13 +1,14 @@
-// libFuzzer target for the git configuration guard's parser (policy/git_config_guard.hpp,
-// docs/security.md "The git configuration guard").
+// libFuzzer target for the git configuration guard's parser and allowlist
+// (policy/git_config_guard.hpp, docs/security.md "The git configuration guard").
 //
 // Properties checked on every input (abort on violation):
 //   - scan_git_config never crashes; a malformed scan has a reason, a well-formed one none;
-//   - every finding has a rule, a key with a section (a dot), and a line range inside the
-//     text (first_line <= last_line <= the number of `\n`);
+//   - every finding has a key with a section (a dot), a line range inside the text
+//     (first_line <= last_line <= the number of `\n`), and, when it names the allowlist row
+//     that refused its value, a row of that section;
 //   - without_findings(text, scan(text).findings) scans again as well-formed, with no
 //     findings, and is never longer than the text;
-//   - added_dangerous(scan, scan) is empty, and added_dangerous(nothing, scan) is every
+//   - added_not_allowed(scan, scan) is empty, and added_not_allowed(nothing, scan) is every
 //     finding.
 #include <algorithm>
 #include <cstddef>
@@ -33,7 +34,9 @@ void check_findings(std::string_view text, const policy::GitConfigScan& scan) {
   if (scan.malformed == scan.malformed_reason.empty()) violation("reason", scan.malformed_reason);
   const auto lines = static_cast<std::size_t>(std::ranges::count(text, '\n'));
   for (const auto& finding : scan.findings) {
-    if (finding.rule == nullptr) violation("no rule", finding.key);
+    if (finding.rule != nullptr &&
+        !finding.key.starts_with(std::string(finding.rule->section) + "."))
+      violation("row of another section", finding.key);
     if (finding.key.find('.') == std::string::npos) violation("no section", finding.key);
     if (finding.first_line > finding.last_line || finding.last_line > lines)
       violation("line range", finding.key);
@@ -50,8 +53,8 @@ void check_sanitised(std::string_view text, const policy::GitConfigScan& scan) {
 }
 
 void check_added(const policy::GitConfigScan& scan) {
-  if (!policy::added_dangerous(scan, scan).empty()) violation("added to itself", "");
-  if (policy::added_dangerous({}, scan).size() != scan.findings.size())
+  if (!policy::added_not_allowed(scan, scan).empty()) violation("added to itself", "");
+  if (policy::added_not_allowed({}, scan).size() != scan.findings.size())
     violation("added from nothing", "");
 }
 

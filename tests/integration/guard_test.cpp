@@ -225,6 +225,126 @@ TEST(Guard, GitConfigurationThatRunsProgramsIsUndoneAndOrdinaryChangesStay) {
   EXPECT_EQ(quarantine_list(s).size(), static_cast<std::size_t>(std::ranges::count(undone, '\n')));
 }
 
+// The allowlist (docs/security.md, "The git configuration guard"): what real workflows write
+// into the configuration of a known repository stays, with no undo line; a key of a git
+// extension and a key no program knows are taken out. (`git lfs install --local` also writes
+// hooks, refused in the protected `.git/hooks`: `--skip-repo` writes only the configuration.)
+TEST(Guard, GitConfigurationOfRealWorkflowsStaysAndKeysOffTheAllowlistGo) {
+  PI_SANDBOX_REQUIRE(have_git(), "git is not installed");
+  Scratch s;
+  const std::string setup =
+      "cd '" + s.ws.string() +
+      "' && git -c init.defaultBranch=main init -q up && cd up && echo a > a && git add a && "
+      "git -c user.name=t -c user.email=t@e commit -qm a && cd .. && "
+      "git -c init.defaultBranch=main init -q sub && "
+      "git -C sub -c user.name=t -c user.email=t@e commit -q --allow-empty -m s && "
+      "git init -q --bare remote.git && git clone -q up proj";
+  ASSERT_EQ(run_process({"/bin/sh", "-c", setup}, s.env()).exit_code, 0);
+  const bool lfs = run_process({"/bin/sh", "-c", "command -v git-lfs"}, s.env()).exit_code == 0;
+  const std::string ws = s.ws.string();
+  const RunResult r = s.run(
+      "set -e; cd proj; git config pull.rebase true; git remote add backup " + ws +
+      "/remote.git; git push -q -u backup main; git branch -q --set-upstream-to=origin/main; "
+      "git -c protocol.file.allow=always submodule -q add " +
+      ws +
+      "/sub sub; "
+      "git worktree add -q ../wt; git config user.name me; git config push.autoSetupRemote true; " +
+      (lfs ? "git lfs install --local --skip-repo >/dev/null; " : "") +
+      "git -c user.email=t@e commit -qm sub; cd ..; git clone -q up clone2; "
+      "git -c protocol.file.allow=always clone -q --recurse-submodules proj clone3; sleep 0.3; "
+      "git -C proj config foo.bar x; sleep 0.3; "
+      "git -C proj config lfs.extension.x.clean 'sh -c x'; echo done");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "done\n") << r.err;
+  std::string undone;
+  std::istringstream lines(r.err);
+  for (std::string line; std::getline(lines, line);)
+    if (line.starts_with("pi-sandbox: undid a change to ")) undone += line + "\n";
+  // The keys off the allowlist are named; nothing the workflows wrote is.
+  for (const std::string key : {"foo.bar", "lfs.extension.x.clean"})
+    EXPECT_NE(undone.find(key), std::string::npos) << key << "\n" << r.err;
+  for (const std::string allowed : {"pull.", "remote.", "branch.", "submodule.", "user.", "push.",
+                                    "filter.lfs", "lfs.repositoryformatversion", "core."})
+    EXPECT_EQ(undone.find(allowed), std::string::npos) << allowed << "\n" << r.err;
+  const std::string config = read_file(s.ws / "proj/.git/config");
+  for (const std::string kept : {"rebase = true", "[remote \"backup\"]", "[branch \"main\"]",
+                                 "[submodule \"sub\"]", "name = me", "autoSetupRemote = true"})
+    EXPECT_NE(config.find(kept), std::string::npos) << kept << "\n" << config;
+  if (lfs) {
+    EXPECT_NE(config.find("git-lfs filter-process"), std::string::npos) << config;
+  }
+  // The entries are gone (an emptied section header may stay: it names nothing).
+  EXPECT_EQ(config.find("bar = x"), std::string::npos) << config;
+  EXPECT_EQ(config.find("sh -c x"), std::string::npos) << config;
+  // The host's git works in what the workflows made.
+  const RunResult host = run_process(
+      {"/bin/sh", "-c",
+       "cd '" + ws +
+           "/proj' && git status --porcelain && git submodule status && "
+           "git -C ../wt status --porcelain && git -C ../clone3/sub log --oneline | wc -l"},
+      s.env());
+  EXPECT_EQ(host.exit_code, 0) << host.err;
+}
+
+// git sparse-checkout init turns on extensions.worktreeConfig, which is not on the allowlist
+// (docs/security.md, "The git configuration guard"): inside it is taken out; turned on on the
+// host first, git sparse-checkout set works inside with no undo line. git maintenance register
+// writes allowed keys (its ~/.gitconfig entry is refused: the file is read-only inside).
+TEST(Guard, SparseCheckoutAndMaintenanceAsTheAllowlistSays) {
+  PI_SANDBOX_REQUIRE(have_git(), "git is not installed");
+  Scratch s;
+  const std::string setup = "cd '" + s.ws.string() +
+                            "' && git init -q && mkdir a b && touch a/x b/y && git add a b && "
+                            "git -c user.name=t -c user.email=t@e commit -qm a";
+  ASSERT_EQ(run_process({"/bin/sh", "-c", setup}, s.env()).exit_code, 0);
+  const std::string config = (s.ws / ".git/config").string();
+  const RunResult init = s.run("git sparse-checkout init --cone && git maintenance register; true");
+  EXPECT_EQ(init.exit_code, 0) << init.err;
+  EXPECT_NE(init.err.find("pi-sandbox: undid a change to " + config +
+                          ": it set extensions.worktreeconfig, which is not on the allowlist"),
+            std::string::npos)
+      << init.err;
+  const std::string after = read_file(s.ws / ".git/config");
+  EXPECT_EQ(after.find("worktreeConfig"), std::string::npos) << after;
+  EXPECT_NE(after.find("strategy = incremental"), std::string::npos) << after;
+  ASSERT_EQ(run_process({"/bin/sh", "-c",
+                         "cd '" + s.ws.string() +
+                             "' && git sparse-checkout disable && git sparse-checkout init --cone"},
+                        s.env())
+                .exit_code,
+            0);
+  const RunResult set = s.run("git sparse-checkout set a && ls");
+  EXPECT_EQ(set.exit_code, 0) << set.err;
+  EXPECT_EQ(set.out, "a\n") << set.err;
+  EXPECT_EQ(set.err.find("undid a change"), std::string::npos) << set.err;
+}
+
+// core.hooksPath=.husky (husky, lefthook): host git runs hooks from that workspace directory,
+// so it is protected like .git/hooks (docs/security.md, "Hooks where git looks for them"); a
+// commit inside still runs the hook.
+TEST(Guard, TheDirectoryOfCoreHooksPathIsReadOnlyAndItsHooksStillRun) {
+  PI_SANDBOX_REQUIRE(have_git(), "git is not installed");
+  Scratch s;
+  const std::string setup = "cd '" + s.ws.string() +
+                            "' && git init -q && mkdir .husky && "
+                            "printf '#!/bin/sh\\necho hook ran >&2\\n' > .husky/pre-commit && "
+                            "chmod +x .husky/pre-commit && git config core.hooksPath .husky";
+  ASSERT_EQ(run_process({"/bin/sh", "-c", setup}, s.env()).exit_code, 0);
+  const std::string before = read_file(s.ws / ".husky/pre-commit");
+  const RunResult r = s.run(
+      "echo 'echo planted' >> .husky/pre-commit || true; touch .husky/pre-push || true; "
+      "git -c user.name=t -c user.email=t@e commit -q --allow-empty -m x && echo committed");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "committed\n") << r.err;
+  EXPECT_NE(r.err.find(".husky/pre-commit: Read-only file system"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("touch: cannot touch '.husky/pre-push': Read-only file system"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("hook ran\n"), std::string::npos) << r.err;
+  EXPECT_EQ(read_file(s.ws / ".husky/pre-commit"), before);
+  EXPECT_FALSE(fs::exists(s.ws / ".husky/pre-push"));
+}
+
 // A repository the command creates was never guarded live: its hooks and its configuration are
 // dealt with after the command (docs/cases.md, C-03).
 TEST(Guard, ARepositoryTheCommandCreatedLosesItsHooksAndDangerousConfiguration) {

@@ -165,12 +165,13 @@ TEST(Guard, AGitConfigurationChangeIsUndoneOnlyWhenItAddsADangerousKey) {
             ordinary + "[branch \"main\"]\n\tremote = origin\n[alias]\n");
   const auto notices = guard.take_notices();
   ASSERT_EQ(notices.size(), 2u);
-  EXPECT_EQ(notices[0].rfind("undid a change to " + (s.ws / ".git/config").string() +
-                                 ": it set alias.st, which git on the host would run or read; "
-                                 "the file is back without it; the attempted version is kept "
-                                 "in the quarantine: " +
-                                 s.quarantine().string() + "/",
-                             0),
+  EXPECT_EQ(notices[0].rfind(
+                "undid a change to " + (s.ws / ".git/config").string() +
+                    ": it set alias.st, which is not on the allowlist of keys that run nothing; "
+                    "the file is back without it; the attempted version is kept "
+                    "in the quarantine: " +
+                    s.quarantine().string() + "/",
+                0),
             0u)
       << notices[0];
 }

@@ -204,5 +204,50 @@ TEST(IsWithin, ComponentWise) {
   EXPECT_FALSE(is_within("/a", "/a/b"));
 }
 
+TEST(HooksDirectory, AsGitResolvesCoreHooksPath) {
+  EXPECT_EQ(hooks_directory(".husky", "/w", "/h"), fs::path("/w/.husky"));
+  EXPECT_EQ(hooks_directory("./a/../.husky/_", "/w", "/h"), fs::path("/w/.husky/_"));
+  EXPECT_EQ(hooks_directory("~/.githooks", "/w", "/h"), fs::path("/h/.githooks"));
+  EXPECT_EQ(hooks_directory("/etc/hooks", "/w", "/h"), fs::path("/etc/hooks"));
+  EXPECT_EQ(hooks_directory("~other/hooks", "/w", "/h"), fs::path());
+  EXPECT_EQ(hooks_directory("", "/w", "/h"), fs::path());
+  EXPECT_EQ(hooks_path_protection("/w/.husky/", {"/w"}),
+            (ProtectedPath{"/w/.husky", ProtectReason::GitHooksPath, D, true}));
+  EXPECT_EQ(hooks_path_protection("/etc/hooks", {"/w"}), std::nullopt);
+  EXPECT_EQ(hooks_path_protection("/w", {"/w"}), std::nullopt);
+  // husky 9: .husky/_/pre-commit runs .husky/pre-commit.
+  EXPECT_EQ(hooks_path_protection("/w/.husky/_", {"/w"}),
+            (ProtectedPath{"/w/.husky", ProtectReason::GitHooksPath, D, true}));
+  EXPECT_EQ(hooks_path_protection("/w/hooks/_", {"/w"}),
+            (ProtectedPath{"/w/hooks/_", ProtectReason::GitHooksPath, D, true}));
+}
+
+// The repository around the workspace sets core.hooksPath into its writable git directory, and
+// the user's configuration into the workspace: both are protected; one outside every writable
+// place is not (the command cannot write it).
+TEST(DefaultPolicy, CoreHooksPathInAWritablePlaceIsProtected) {
+  PolicyInputs inputs{"/repo/app", "/home/u", "/usr/bin/pi-sandbox", {}, {}};
+  inputs.git = GitLayout{.worktree_root = "/repo",
+                         .git_dir = "/repo/.git",
+                         .common_dir = "/repo/.git",
+                         .hooks_path = ".git/my-hooks"};
+  inputs.user_hooks_path = "/repo/app/.githooks";
+  const SandboxPolicy p = default_policy(inputs);
+  const auto has = [&](const fs::path& path) {
+    return std::ranges::any_of(p.protected_paths, [&](const ProtectedPath& q) {
+      return q == ProtectedPath{path, ProtectReason::GitHooksPath, D, true};
+    });
+  };
+  EXPECT_TRUE(has("/repo/.git/my-hooks"));
+  EXPECT_TRUE(has("/repo/app/.githooks"));
+  EXPECT_EQ(p.user_hooks_path, "/repo/app/.githooks");
+  inputs.git->hooks_path = "/opt/hooks";
+  inputs.user_hooks_path = "~/.githooks";
+  const SandboxPolicy q = default_policy(inputs);
+  EXPECT_FALSE(std::ranges::any_of(q.protected_paths, [](const ProtectedPath& r) {
+    return r.reason == ProtectReason::GitHooksPath;
+  }));
+}
+
 }  // namespace
 }  // namespace pisandbox::policy

@@ -96,5 +96,27 @@ TEST_F(ScanTest, CountsItsWork) {
   EXPECT_EQ(r.entries_seen, 4u);
 }
 
+// The directory core.hooksPath names (husky's `.husky`) is where host git runs hooks from:
+// protected like `.git/hooks` when it lies in the workspace, read from `.git/config` (the last
+// value), else from the user's configuration (docs/security.md, "Hooks where git looks for
+// them").
+TEST_F(ScanTest, TheHooksPathOfARepositoryIsProtectedWhenItLiesInTheWorkspace) {
+  dir(".git/hooks");
+  std::ofstream(root_ / ".git/config") << "[core]\n\thooksPath = x\n[core]\n\thooksPath = .husky\n";
+  dir("libs/inner/.git");
+  std::ofstream(root_ / "libs/inner/.git/config") << "[core]\nhooksPath = /etc/githooks\n";
+  dir("libs/user/.git");  // none of its own: the user's relative one, from its working tree
+  EXPECT_EQ(found({.home = "/home/u", .user_hooks_path = "hooks"}),
+            (std::vector<std::string>{".git/hooks:git-hooks:create", ".husky:git-hooks-path:create",
+                                      "libs/inner/.git/hooks:git-hooks:create",
+                                      "libs/user/.git/hooks:git-hooks:create",
+                                      "libs/user/hooks:git-hooks-path:create"}));
+  // Leaving the workspace, or not set anywhere: nothing more.
+  std::ofstream(root_ / ".git/config") << "[core]\n\thooksPath = ../elsewhere\n";
+  EXPECT_EQ(found(), (std::vector<std::string>{".git/hooks:git-hooks:create",
+                                               "libs/inner/.git/hooks:git-hooks:create",
+                                               "libs/user/.git/hooks:git-hooks:create"}));
+}
+
 }  // namespace
 }  // namespace pisandbox::policy

@@ -515,12 +515,13 @@ bool Guard::check_config_once(Config& config, bool final) {
       // Compared with what the file held when the command started, not with the last accepted
       // version: a writer that truncates first (`cp`, `mv` across mounts) passes through an
       // empty file, which must not become the reference.
-      const auto added = policy::added_dangerous(config.start_scan, scan);
+      const auto added = policy::added_not_allowed(config.start_scan, scan);
       if (added.empty()) {
         config.accepted = attempted;
         return true;
       }
-      reason = "it set " + key_list(added) + ", which git on the host would run or read";
+      reason =
+          "it set " + key_list(added) + ", which is not on the allowlist of keys that run nothing";
       restore = policy::without_findings(attempted, added);
       // Nothing but the offending entries changed since the last accepted version: that one
       // comes back exactly (no emptied section header left behind).
@@ -666,10 +667,11 @@ void Guard::sanitize_repository(const fs::path& git_dir, const fs::path& base,
                                  "a change to " + config.where.path.string());
     const auto replaced =
         replace_at(opener_, parent.get(), leaf, config.where.path, cleaned, read.mode);
-    std::string line = "cleaned " + config.where.path.string() + " in " + origin + ": " +
-                       (scan.malformed ? "git cannot read it (" + scan.malformed_reason + ")"
-                                       : "it set " + key_list(scan.findings) +
-                                             ", which git on the host would run or read");
+    std::string line =
+        "cleaned " + config.where.path.string() + " in " + origin + ": " +
+        (scan.malformed ? "git cannot read it (" + scan.malformed_reason + ")"
+                        : "it set " + key_list(scan.findings) +
+                              ", which is not on the allowlist of keys that run nothing");
     if (!replaced)
       line += "; " + undo_in_place(config, parent.get(), {read.not_regular, read.dev, read.inode},
                                    cleaned, replaced.error());

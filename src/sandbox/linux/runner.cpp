@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 core::Result<PreparedSandbox> prepare_sandbox(const policy::SandboxPolicy& policy,
                                               Command command) {
   PreparedSandbox prepared;
-  prepared.scan = policy::scan_workspace(policy.workspace, policy::ScanOptions{});
+  prepared.scan = policy::scan_workspace(policy.workspace, policy::scan_options(policy));
   core::phases::mark(core::phases::Mark::Scanned);
   prepared.protected_paths =
       policy::merge_protected(policy.protected_paths, prepared.scan.protected_paths);
