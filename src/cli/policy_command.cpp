@@ -552,7 +552,7 @@ int print_linux(const policy::SandboxPolicy& p, const config::LoadedConfig& load
 /// place of the Linux plans, and no resource limits (not applied on macOS).
 int print_macos(const policy::SandboxPolicy& p, const config::LoadedConfig& loaded,
                 const PolicyOutput& output) {
-  auto scan = policy::scan_workspace(p.workspace, policy::ScanOptions{});
+  auto scan = policy::scan_writable_roots(p, policy::ScanOptions{});
   const Protected prot{policy::merge_protected(p.protected_paths, scan.protected_paths),
                        std::move(scan)};
   const config::HostIpcConfig& host_ipc = loaded.config->host_ipc;

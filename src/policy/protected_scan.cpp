@@ -25,12 +25,15 @@ unsigned char entry_type(int dir_fd, const dirent& entry) {
   return DT_UNKNOWN;
 }
 
-bool is_dangerous_file(std::string_view name) {
-  return std::ranges::find(dangerous_files(), name) != dangerous_files().end();
-}
-
-bool is_dangerous_directory(std::string_view name) {
-  return name == ".vscode" || name == ".idea";
+/// The DangerousFile row of host_program_names() that names `name` as a whole (one component,
+/// or a pattern it matches), or nullptr.
+const HostProgramName* whole_name_row(std::string_view name) {
+  for (const auto& row : host_program_names()) {
+    if (row.reason != ProtectReason::DangerousFile) continue;
+    if (is_name_pattern(row.name) ? matches_name_pattern(row.name, name) : row.name == name)
+      return &row;
+  }
+  return nullptr;
 }
 
 bool is_secret_directory(std::string_view name) {
@@ -81,30 +84,36 @@ class Scanner {
       if (type == DT_DIR) add(path / "hooks", ProtectReason::GitHooks, NodeKind::Directory, true);
       return;
     }
-    if (is_dangerous_file(name)) {
-      add(path, ProtectReason::DangerousFile, NodeKind::File, false);
-    } else if (is_dangerous_directory(name)) {
-      add(path, ProtectReason::DangerousFile, NodeKind::Directory, false);
+    const HostProgramName* row = whole_name_row(name);
+    if (row != nullptr) {
+      add(path, ProtectReason::DangerousFile, row->kind, false);
     } else if (is_secret_directory(name)) {
       add(path, ProtectReason::Secret, NodeKind::Directory, false);
       return;  // protected as a whole
     } else if (type != DT_DIR && is_secret_file_name(name)) {
       add(path, ProtectReason::Secret, NodeKind::File, false);
-    } else if (name == ".claude" && type == DT_DIR) {
-      for (auto sub : {"commands", "agents"}) {
-        struct stat st {};
-        if (::fstatat(dir_fd, (name + "/" + sub).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0)
-          add(path / sub, ProtectReason::DangerousFile, NodeKind::Directory, false);
-      }
-      for (auto sub : {"settings.json", "settings.local.json"}) {
-        struct stat st {};
-        if (::fstatat(dir_fd, (name + "/" + sub).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0)
-          add(path / sub, ProtectReason::DangerousFile, NodeKind::File, false);
-      }
+    } else if (type == DT_DIR) {
+      add_rows_below(dir_fd, path, name);
     }
+    // A protected directory is protected as a whole: nothing below it needs a rule.
+    const bool whole_directory = row != nullptr && row->kind == NodeKind::Directory;
     if (type == DT_DIR && depth < options_.max_depth && !is_skipped_directory_name(name) &&
-        !is_dangerous_directory(name))
+        !whole_directory)
       subdirs.push_back(name);
+  }
+
+  /// The rows below the directory `name` (`.claude/commands` in `.claude`) that exist.
+  void add_rows_below(int dir_fd, const fs::path& path, const std::string& name) {
+    for (const auto& row : host_program_names()) {
+      if (row.reason != ProtectReason::DangerousFile) continue;
+      const std::string_view full = row.name;
+      if (!full.starts_with(name) || full.size() <= name.size() + 1 || full[name.size()] != '/')
+        continue;
+      const std::string rest(full.substr(name.size() + 1));
+      struct stat st {};
+      if (::fstatat(dir_fd, (name + "/" + rest).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0)
+        add(path / rest, ProtectReason::DangerousFile, row.kind, false);
+    }
   }
 
   const ScanOptions& options_;
@@ -119,6 +128,18 @@ ScanResult scan_workspace(const fs::path& workspace, const ScanOptions& options)
   if (fd < 0) return result;
   Scanner scanner(options, result);
   scanner.scan(workspace, fd, 1);
+  return result;
+}
+
+ScanResult scan_writable_roots(const SandboxPolicy& policy, const ScanOptions& options) {
+  ScanResult result = scan_workspace(policy.workspace, options);
+  for (const auto& e : policy.writable) {
+    if (e.origin != Origin::ConfiguredWrite) continue;
+    ScanResult more = scan_workspace(e.path, options);
+    result.directories_read += more.directories_read;
+    result.entries_seen += more.entries_seen;
+    result.protected_paths = merge_protected(result.protected_paths, more.protected_paths);
+  }
   return result;
 }
 
