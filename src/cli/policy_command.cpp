@@ -78,7 +78,11 @@ json plan_json(const lx::PreparedSandbox& prepared) {
     names.push_back({{"path", g.path.string()}, {"base", g.base.string()}, {"why", g.why}});
   json configs = json::array();
   for (const auto& c : prepared.spec.guard.configs) configs.push_back(c.path.string());
+  json patterns = json::array();
+  for (const auto& g : prepared.spec.guard.patterns)
+    patterns.push_back({{"dir", g.dir.string()}, {"pattern", g.pattern}, {"why", g.why}});
   guard["names"] = names;
+  guard["patterns"] = patterns;
   guard["configs"] = configs;
   return {{"mounts", mounts},
           {"guard", guard},
@@ -214,6 +218,9 @@ void print_linux_plan(const policy::SandboxPolicy& p, const lx::PreparedSandbox&
             << prepared.spec.guard.quarantine.string() << "):\n";
   for (const auto& g : prepared.spec.guard.names)
     std::cout << "  guard-name        " << g.path.string() << "  # " << g.why << "\n";
+  for (const auto& g : prepared.spec.guard.patterns)
+    std::cout << "  guard-pattern     " << (g.dir / g.pattern).string() << "  # " << g.why
+              << " (the root's entries that match)\n";
   for (const auto& c : prepared.spec.guard.configs)
     std::cout << "  guard-git-config  " << c.path.string()
               << "  # a change that makes git run or read something is undone\n";
