@@ -329,10 +329,10 @@ std::vector<std::string_view> names_anywhere() {
   return names;
 }
 
-/// `^<dir>/(.*/)?[^/]+<suffix, any case>(/.*)?$`: an entry named by `pattern` (`*<suffix>`) at
+/// `^<dir>/(.*/)?[^/]*<suffix, any case>(/.*)?$`: an entry named by `pattern` (`*<suffix>`) at
 /// any depth beneath `dir`, and what lies below it.
 std::string pattern_regex(std::string_view pattern, const fs::path& dir) {
-  return "^" + regex_literal(dir.string()) + "/(.*/)?[^/]+" +
+  return "^" + regex_literal(dir.string()) + "/(.*/)?[^/]*" +
          regex_literal_any_case(pattern.substr(1)) + "(/.*)?$";
 }
 
