@@ -229,12 +229,14 @@ TEST(Guard, GitConfigurationThatRunsProgramsIsUndoneAndOrdinaryChangesStay) {
 // configuration, and a `*.code-workspace` by pattern, go to the quarantine as they appear.
 TEST(Guard, NamesHostProgramsRunAreQuarantined) {
   Scratch s;
+  write_file(s.ws / "mine.code-workspace", "{}\n");  // the user's own: read-only, kept
   const RunResult r = s.run(
+      "{ echo x >> mine.code-workspace; } 2>&1 | sed 's/.*: //'; "
       "mkdir c d && echo '{}' > c/mcp.json && mv c .cursor; "
       "echo '{\"initializeCommand\": \"touch x\"}' > d/devcontainer.json && mv d .devcontainer; "
       "echo '{}' > x.code-workspace; echo '{}' > x.code-workspace.txt; sleep 0.3; echo done");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "done\n");
+  EXPECT_EQ(r.out, "Read-only file system\ndone\n");
   const std::regex line(R"(^pi-sandbox: moved (.+) to the quarantine \(a guarded name: )"
                         R"(dangerous-file\); restore with: pi-sandbox quarantine restore )"
                         R"([0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$)");
@@ -248,7 +250,9 @@ TEST(Guard, NamesHostProgramsRunAreQuarantined) {
       got, (std::vector<std::string>{(s.ws / ".cursor").string(), (s.ws / ".devcontainer").string(),
                                      (s.ws / "x.code-workspace").string()}))
       << r.err;
-  EXPECT_EQ(list_dir(s.ws), std::vector<std::string>{"x.code-workspace.txt"});
+  EXPECT_EQ(list_dir(s.ws),
+            (std::vector<std::string>{"mine.code-workspace", "x.code-workspace.txt"}));
+  EXPECT_EQ(read_file(s.ws / "mine.code-workspace"), "{}\n");
   const std::string cursor = entry_for(s, s.ws / ".cursor");
   ASSERT_FALSE(cursor.empty());
   EXPECT_EQ(read_file(quarantine_root(s) / cursor / ".cursor/mcp.json"), "{}\n");

@@ -101,8 +101,10 @@ TEST(Guard, ANameCreatedIsMovedOnTheEventAndReportedWithItsId) {
 TEST(Guard, AnEntryMatchingAPatternIsMovedOnTheEvent) {
   Scratch s;
   GuardPlan plan = s.plan({});
-  plan.patterns = {{s.ws, "*.code-workspace", "dangerous-file"}};
+  write(s.ws / "mine.code-workspace", "the user's own, found by the scan\n");
+  plan.patterns = {{s.ws, "*.code-workspace", "dangerous-file", {"mine.code-workspace"}}};
   Guard guard = s.start(plan);
+  EXPECT_EQ(guard.take_notices(), std::vector<std::string>{});
   write(s.ws / "x.code-workspace", "{\"tasks\": {}}\n");
   write(s.ws / "x.code-workspace.txt", "kept\n");
   fs::create_directory(s.ws / "sub");
@@ -111,6 +113,7 @@ TEST(Guard, AnEntryMatchingAPatternIsMovedOnTheEvent) {
   EXPECT_FALSE(fs::exists(s.ws / "x.code-workspace"));
   EXPECT_TRUE(fs::exists(s.ws / "x.code-workspace.txt"));
   EXPECT_TRUE(fs::exists(s.ws / "sub/y.code-workspace"));
+  EXPECT_TRUE(fs::exists(s.ws / "mine.code-workspace"));
   auto entries = list_quarantine(s.quarantine());
   ASSERT_EQ(entries.size(), 1u);
   EXPECT_EQ(entries[0].original, s.ws / "x.code-workspace");

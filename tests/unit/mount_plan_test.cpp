@@ -248,9 +248,11 @@ TEST(MountPlan, AnAdditionalWritableRootIsProtectedLikeTheWorkspace) {
   for (const char* dir :
        {"/srv", "/srv/src", "/srv/src/repo", "/srv/src/repo/.git", "/srv/src/repo/.git/hooks"})
     host[dir] = kDir;
-  const auto protect = policy::merge_protected(
+  host["/srv/src/mine.code-workspace"] = kFile;
+  const auto protect = policy::merge_protected(  // with what the scan finds
       p.protected_paths,
-      {{"/srv/src/repo/.git/hooks", ProtectReason::GitHooks, D, true}});  // the scan's
+      {{"/srv/src/repo/.git/hooks", ProtectReason::GitHooks, D, true},
+       {"/srv/src/mine.code-workspace", ProtectReason::DangerousFile, F, false}});
   const MountPlan plan = plan_mounts(p, protect, fake_host(host));
   const auto has = [&](const MountOp& op) {
     return std::ranges::find(plan.ops, op) != plan.ops.end();
@@ -272,8 +274,11 @@ TEST(MountPlan, AnAdditionalWritableRootIsProtectedLikeTheWorkspace) {
   EXPECT_NE(std::ranges::find(guard.known_git_dirs, fs::path("/srv/src/repo/.git")),
             guard.known_git_dirs.end());
   EXPECT_EQ(guard.patterns,
-            (std::vector<GuardedPattern>{{"/home/u/ws", "*.code-workspace", "dangerous-file"},
-                                         {"/srv/src", "*.code-workspace", "dangerous-file"}}));
+            (std::vector<GuardedPattern>{
+                {"/home/u/ws", "*.code-workspace", "dangerous-file"},
+                {"/srv/src", "*.code-workspace", "dangerous-file", {"mine.code-workspace"}}}));
+  EXPECT_TRUE(has({K::Bind, "/srv/src/mine.code-workspace", "/srv/src/mine.code-workspace", true, F,
+                   "", "dangerous-file", IfSourceMissing::Placeholder}));
 }
 
 TEST(MountPlan, NothingIsMountedBelowAReadOnlyDirectory) {

@@ -508,7 +508,8 @@ void Guard::check_pattern(const GuardedPattern& pattern) {
   if (!dir) return;
   std::vector<std::string> names = entry_names(dir.get()).value_or(std::vector<std::string>{});
   std::erase_if(names, [&](const std::string& name) {
-    return !policy::matches_name_pattern(pattern.pattern, name);
+    return !policy::matches_name_pattern(pattern.pattern, name) ||
+           std::ranges::find(pattern.existing, name) != pattern.existing.end();
   });
   std::ranges::sort(names);
   for (const auto& name : names)

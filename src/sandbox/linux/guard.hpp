@@ -51,11 +51,14 @@ struct GuardedConfig {
 /// Entries of a writable root protected by a name pattern (policy::ProtectedPattern): what a
 /// command creates there whose name matches is moved to the quarantine, as for a GuardedName.
 ///   dir: the writable root (a mount point inside the sandbox); pattern: `*<suffix>`
-///   (policy::matches_name_pattern()); why: the protection's reason (`dangerous-file`).
+///   (policy::matches_name_pattern()); why: the protection's reason (`dangerous-file`);
+///   existing: the matching entries the scan found when the command started, which the mount
+///   plan binds read-only: not the command's, never moved.
 struct GuardedPattern {
   fs::path dir;
   std::string pattern;
   std::string why;
+  std::vector<std::string> existing = {};
 
   friend bool operator==(const GuardedPattern&, const GuardedPattern&) = default;
 };

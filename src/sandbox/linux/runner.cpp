@@ -118,10 +118,17 @@ GuardPlan plan_guard(const policy::SandboxPolicy& policy,
   }
   // Names by pattern at a writable root (`*.code-workspace`): guarded in either protection
   // mode, since no placeholder can stand for a pattern.
-  for (const auto& pattern : policy.protected_patterns)
-    if (std::ranges::find(plan.writable_roots, pattern.dir) != plan.writable_roots.end())
-      plan.patterns.push_back(
-          {pattern.dir, pattern.pattern, std::string(policy::to_string(pattern.reason))});
+  for (const auto& pattern : policy.protected_patterns) {
+    if (std::ranges::find(plan.writable_roots, pattern.dir) == plan.writable_roots.end()) continue;
+    GuardedPattern guarded{pattern.dir, pattern.pattern,
+                           std::string(policy::to_string(pattern.reason))};
+    // What the scan found there is bound read-only (the user's own workspace file).
+    for (const auto& p : protected_paths)
+      if (p.path.parent_path() == pattern.dir &&
+          policy::matches_name_pattern(pattern.pattern, p.path.filename().string()))
+        guarded.existing.push_back(p.path.filename().string());
+    plan.patterns.push_back(std::move(guarded));
+  }
   return plan;
 }
 
