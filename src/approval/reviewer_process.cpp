@@ -16,8 +16,6 @@
 
 #include "core/unique_fd.hpp"
 
-extern char** environ;
-
 namespace pisandbox::approval {
 
 namespace {
@@ -85,7 +83,8 @@ class SpawnAttributes {
   posix_spawn_file_actions_t actions_;
 };
 
-std::expected<Child, std::string> spawn(const std::vector<std::string>& argv) {
+std::expected<Child, std::string> spawn(const std::vector<std::string>& argv,
+                                        const std::vector<std::string>& env) {
   int in[2], out[2];
   if (::pipe2(in, O_CLOEXEC) != 0) return std::unexpected("pipe2: " + errno_text(errno));
   UniqueFd in_r(in[0]), in_w(in[1]);
@@ -113,11 +112,13 @@ std::expected<Child, std::string> spawn(const std::vector<std::string>& argv) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  const bool search = argv[0].find('/') == std::string::npos;
+  std::vector<char*> envp;
+  for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
   pid_t pid = -1;
+  // posix_spawn, never posix_spawnp: a PATH search would use pi-sandbox's own PATH, not `env`.
   const int err =
-      search ? ::posix_spawnp(&pid, args[0], &spawn.actions_, &spawn.attr_, args.data(), environ)
-             : ::posix_spawn(&pid, args[0], &spawn.actions_, &spawn.attr_, args.data(), environ);
+      ::posix_spawn(&pid, args[0], &spawn.actions_, &spawn.attr_, args.data(), envp.data());
   if (err != 0)
     return std::unexpected("reviewer " + argv[0] + " could not be started: " + errno_text(err));
   Child child;
@@ -240,8 +241,9 @@ void kill_running_reviewers() {
   for (pid_t group : running().groups) ::kill(-group, SIGKILL);
 }
 
-ReviewerProcess::ReviewerProcess(std::vector<std::string> argv, std::chrono::seconds timeout)
-    : argv_(std::move(argv)), timeout_(timeout) {}
+ReviewerProcess::ReviewerProcess(std::vector<std::string> argv, std::chrono::seconds timeout,
+                                 std::vector<std::string> env)
+    : argv_(std::move(argv)), timeout_(timeout), env_(std::move(env)) {}
 
 std::expected<ReviewerVerdict, std::string> ReviewerProcess::review(
     const BoundaryRequest& request) {
@@ -249,7 +251,7 @@ std::expected<ReviewerVerdict, std::string> ReviewerProcess::review(
   const std::string input =
       to_json(request).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   const auto deadline = SteadyTime::now() + timeout_;
-  auto child = spawn(argv_);
+  auto child = spawn(argv_, env_);
   if (!child) return std::unexpected(child.error());
   const RunningGroup registered(child->pid);
   auto output = exchange(*child, input, deadline, timeout_);

@@ -16,15 +16,20 @@
 namespace pisandbox::approval {
 
 /// Runs a reviewer program once per request.
-///   argv:    the program (an executable path, looked up in PATH when it has no `/`) and
-///            its arguments; no shell is involved.
+///   argv:    the program (an absolute path: approval.reviewer and --reviewer accept nothing
+///            else, docs/configuration.md) and its arguments; no shell is involved, no PATH
+///            search.
 ///   timeout: how long the program may take to answer and exit, in seconds.
+///   env:     its whole environment, `NAME=value` strings (the session's
+///            host_program_environment(): docs/security.md, "What pi-sandbox starts on the
+///            host").
 /// The program runs in its own process group with stderr inherited; when it times out,
 /// prints more than kMaxReviewerOutputBytes, or exits while children of it still run, the
 /// whole group is killed (SIGKILL).
 class ReviewerProcess final : public Reviewer {
  public:
-  ReviewerProcess(std::vector<std::string> argv, std::chrono::seconds timeout);
+  ReviewerProcess(std::vector<std::string> argv, std::chrono::seconds timeout,
+                  std::vector<std::string> env);
 
   /// Errors (the words after `Automatic review is unavailable: `):
   ///   `reviewer <program> could not be started: <ENAME> (<strerror>)`,
@@ -38,6 +43,7 @@ class ReviewerProcess final : public Reviewer {
  private:
   std::vector<std::string> argv_;
   std::chrono::seconds timeout_;
+  std::vector<std::string> env_;
 };
 
 /// Kills (SIGKILL) the process group of every reviewer still running in this process, for a

@@ -160,6 +160,10 @@ std::string question_text(const HumanQuestion& question, std::chrono::steady_clo
       "Sandbox approval required: " + printable(request.operation) + " " + printable(target) + "\n";
   if (request.command && *request.command != target)
     text += "Command: " + cut(printable(*request.command), kQuestionCommandChars) + "\n";
+  // The file a host run starts, as its cleaned PATH finds it (hostipc::Invocation::program).
+  if (request.surface == Surface::HostIpc && request.operation == "execute-host" &&
+      request.resolved_path)
+    text += "Runs: " + printable(*request.resolved_path) + "\n";
   if (!question.warning.empty()) text += printable(question.warning) + "\n";
   if (!question.reason.empty()) text += printable(question.reason) + "\n";
   if (question.deadline) {

@@ -41,6 +41,8 @@ inline constexpr std::size_t kQuestionCommandChars = 200;
 ///   `Sandbox approval required: <operation> <target>` "\n"
 ///   [`Command: <command>` "\n"]  (when the target is not the command itself; cut to
 ///                                 kQuestionCommandChars characters + `…`)
+///   [`Runs: <resolvedPath>` "\n"]  (a host run's `execute-host` request with a resolvedPath:
+///                                 the file its first word runs, hostipc::Invocation::program)
 ///   [<warning> "\n"] [<reason> "\n"]
 ///   [deadline_line() "\n"]  (when the question has a deadline; `now` and `wall_now` are the
 ///                           same instant on the broker's Clock and on the wall clock)

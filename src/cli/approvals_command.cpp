@@ -19,7 +19,9 @@
 #include "cli/commands.hpp"
 #include "cli/reviewer_flag.hpp"
 #include "session/approval_setup.hpp"
+#include "session/host_programs.hpp"
 #include "session/policy_setup.hpp"
+#include "session/session.hpp"
 
 namespace pisandbox::cli {
 
@@ -69,8 +71,11 @@ int run_check(const CheckArgs& args) {
       args.reviewer.empty() ? approval.reviewer : std::vector<std::string>{args.reviewer};
   std::optional<ReviewerProcess> reviewer;
   if (!reviewer_argv.empty())
+    // No command runs here, so no place is writable; relative and empty $PATH entries and
+    // code in the environment are still dropped (session/host_programs.hpp).
     reviewer.emplace(std::move(reviewer_argv),
-                     std::chrono::seconds(approval.reviewer_timeout_seconds));
+                     std::chrono::seconds(approval.reviewer_timeout_seconds),
+                     session::host_program_environment(session::caller_environment(), {}).env);
   std::optional<TerminalPrompt> prompt;
   if (!args.no_prompt) prompt.emplace();
 

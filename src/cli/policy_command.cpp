@@ -13,6 +13,8 @@
 #include "sandbox/linux/runner.hpp"
 #endif
 #include "sandbox/macos/seatbelt.hpp"
+#include "session/approval_setup.hpp"
+#include "session/host_programs.hpp"
 #include "session/policy_setup.hpp"
 #include "session/session.hpp"
 
@@ -140,6 +142,18 @@ struct Protected {
   policy::ScanResult scan;
 };
 
+/// The caller's `$PATH` entries that programs pi-sandbox starts on the host do not search:
+/// relative, empty, or in a place the command can write (docs/security.md, "What pi-sandbox
+/// starts on the host").
+std::vector<std::string> host_dropped_path_entries(const policy::SandboxPolicy& p) {
+  const char* path = std::getenv("PATH");
+  if (path == nullptr) return {};
+  return policy::dropped_search_entries(path, session::writable_areas(p),
+                                        [](const std::filesystem::path& entry) {
+                                          return session::would_be_found_at(entry.string());
+                                        });
+}
+
 json policy_json(const policy::SandboxPolicy& p, const Protected& prot) {
   json protected_paths = json::array();
   for (const auto& item : prot.paths)
@@ -167,6 +181,7 @@ json policy_json(const policy::SandboxPolicy& p, const Protected& prot) {
           {"writable", exposures(p.writable)},
           {"concealed", paths(p.concealed)},
           {"hidden_path_entries", paths(p.hidden_path_dirs)},
+          {"host_dropped_path_entries", host_dropped_path_entries(p)},
           {"warnings", p.warnings},
           {"notes", p.notes},
           {"private_tmp", p.private_tmp},
@@ -193,6 +208,13 @@ void print_paths(const policy::SandboxPolicy& p, const Protected& prot) {
   for (const auto& e : p.writable)
     if (e.path != p.workspace)
       std::cout << "also read-write: " << e.path.string() << "  # " << e.why << "\n";
+  for (const auto& entry : host_dropped_path_entries(p)) {
+    const char* why = entry.empty()          ? "is empty (the working directory)"
+                      : entry.front() != '/' ? "is relative (found from the working directory)"
+                                             : "lies inside the workspace or another writable root";
+    std::cout << "$PATH entry \"" << entry << "\" " << why
+              << ": dropped from the environment of programs pi-sandbox starts on the host\n";
+  }
   for (const auto& warning : p.warnings) std::cout << "warning: " << warning << "\n";
   for (const auto& note : p.notes) std::cout << "note: " << note << "\n";
   std::cout << "private /tmp and /var/tmp: " << (p.private_tmp ? "yes" : "no") << "\n"

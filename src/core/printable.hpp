@@ -21,8 +21,10 @@ inline bool is_direction_control(unsigned char second, char third_char) {
 
 /// Text from an untrusted source made safe to show on a terminal or in a log line, whole:
 /// a newline becomes `\n`, other C0 controls (NUL included) and DEL `\xNN`, C1 controls
-/// `\u00NN`, and the Unicode bidirectional controls `\uNNNN`. Everything else, valid UTF-8
-/// or not, is kept byte for byte, so printable input reads as it was.
+/// `\u00NN`, and the Unicode bidirectional controls `\uNNNN` (U+200E, U+200F, U+202A-U+202E,
+/// U+2066-U+2069 and the Arabic letter mark U+061C: Unicode Standard Annex #9, "Explicit
+/// Directional Formatting Characters" and "Implicit Directional Marks"). Everything else,
+/// valid UTF-8 or not, is kept byte for byte, so printable input reads as it was.
 inline std::string printable(std::string_view text) {
   using detail::is_direction_control;
   std::string out;
@@ -38,6 +40,10 @@ inline std::string printable(std::string_view text) {
     } else if (byte == 0xc2 && next >= 0x80 && next <= 0x9f) {
       std::snprintf(buffer, sizeof buffer, "\\u00%02x", next);
       out += buffer;
+      ++i;
+    } else if (byte == 0xd8 && next == 0x9c) {
+      // U+061C ARABIC LETTER MARK reorders like U+200F.
+      out += "\\u061c";
       ++i;
     } else if (byte == 0xe2 && i + 2 < text.size() && is_direction_control(next, text[i + 2])) {
       // Bidirectional controls (U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) would let a

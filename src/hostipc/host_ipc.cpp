@@ -122,6 +122,7 @@ approval::BoundaryRequest host_ipc_request(const Invocation& invocation,
   request.operation = "execute-host";
   request.cwd = invocation.cwd;
   request.command = invocation.command;
+  request.resolved_path = invocation.program;
   request.agent_name = invocation.agent_name;
   request.tool_input_preview = std::string(prefix ? kPreflightPreview : kRetryPreview);
   request.matched_policy =

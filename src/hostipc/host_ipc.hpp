@@ -70,12 +70,16 @@ inline constexpr std::string_view kRetryPreview =
 ///             run together), or none.
 ///   subagent: is_subagent() of the command's or pi-sandbox's environment.
 ///   agent_name: `agentName` of the request (absent for the main agent).
+///   program: the file the command's first word runs on the host, found through the host
+///            run's cleaned PATH (docs/security.md, "What pi-sandbox starts on the host"), when
+///            the session could tell; the question and the audit line name it.
 struct Invocation {
   std::string command;
   std::string cwd;
   std::optional<std::chrono::milliseconds> timeout;
   bool subagent = false;
   std::optional<std::string> agent_name;
+  std::optional<std::string> program = {};
 };
 
 /// Runs the command once, in the sandbox or on the host, with at most `timeout`
@@ -104,7 +108,8 @@ struct Collaborators {
 
 /// The approval request for a host run (compatibility C67): surface `host-ipc`, operation
 /// `execute-host`, the full command and cwd, matchedPolicy rule
-/// `preflight-prefix:<prefix>` or `unix-socket-eperm`, and the matching toolInputPreview.
+/// `preflight-prefix:<prefix>` or `unix-socket-eperm`, and the matching toolInputPreview;
+/// `resolvedPath` is Invocation::program when known (so a grant is for that file).
 ///   prefix: the matched prefix for a preflight, nullopt for the EPERM retry.
 [[nodiscard]] approval::BoundaryRequest host_ipc_request(const Invocation& invocation,
                                                          const std::optional<std::string>& prefix,

@@ -21,6 +21,7 @@
 #include "core/io.hpp"
 #include "core/unique_fd.hpp"
 #include "hostipc/host_ipc.hpp"
+#include "policy/host_environment.hpp"
 #include "rpc/protocol.hpp"
 #include "serve/ledger_lines.hpp"
 #include "serve/session_book.hpp"
@@ -253,11 +254,31 @@ class Server {
   }
 
   /// The request's `env` when it has one, else serve's own environment.
-  static std::vector<std::string> worker_environment(const rpc::Exec& exec) {
+  static std::vector<std::string> command_environment(const rpc::Exec& exec) {
     if (!exec.env) return session::caller_environment();
     std::vector<std::string> env;
     for (const auto& [name, value] : *exec.env) env.push_back(name + "=" + value);
     return env;
+  }
+
+  /// The exec request as the worker reads it, and the worker's own process environment: the
+  /// command's environment less what the dynamic loader would load into the worker, which
+  /// runs on the host until it sandboxes (docs/security.md, "What pi-sandbox starts on the
+  /// host"). When that takes something out of serve's own environment, the request carries the
+  /// whole environment instead, so the command inside still gets it (run_worker() restores it).
+  static std::pair<rpc::Exec, std::vector<std::string>> worker_start(const rpc::Exec& exec) {
+    const std::vector<std::string> command_env = command_environment(exec);
+    std::vector<std::string> worker_env = policy::loader_free_environment(command_env);
+    rpc::Exec line = exec;
+    if (!line.env && worker_env.size() != command_env.size()) {
+      line.env.emplace();
+      for (const auto& entry : command_env) {
+        const auto equals = entry.find('=');
+        if (equals != std::string::npos)
+          line.env->emplace(entry.substr(0, equals), entry.substr(equals + 1));
+      }
+    }
+    return {std::move(line), std::move(worker_env)};
   }
 
   /// Forks and execs the worker with `fds` as its stdin, stdout, stderr and fd 3; the pid,
@@ -299,7 +320,8 @@ class Server {
     }
     const int fds[4] = {pipes->control_read.get(), pipes->events_write.get(), STDERR_FILENO,
                         pipes->input_read ? pipes->input_read.get() : pipes->null_input.get()};
-    const auto pid = spawn_worker(worker_argv(), worker_environment(exec), fds);
+    auto [line, worker_env] = worker_start(exec);
+    const auto pid = spawn_worker(worker_argv(), std::move(worker_env), fds);
     if (!pid) {
       emit(rpc::exit_event(exec.id,
                            {std::nullopt, std::nullopt, "launch_failed", pid.error().message}));
@@ -316,7 +338,7 @@ class Server {
       w.input = std::move(pipes->input_write);
       (void)::fcntl(w.input.get(), F_SETFL, O_NONBLOCK);
     }
-    const std::string first = rpc::exec_line(exec);
+    const std::string first = rpc::exec_line(line);
     (void)::write(w.control.get(), first.data(), first.size());
     emit(rpc::started_event(exec.id));
     workers_.push_back(std::move(w));

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "approval/reviewer_process.hpp"
 #include "core/unique_fd.hpp"
@@ -119,6 +120,14 @@ int run_worker(const WorkerArgs& worker_args) {
   std::vector<std::string> early;
   auto exec = read_exec(control, early);
   if (!exec) return 2;
+  // The command's environment came in the request: serve started this process without the
+  // loader's variables (server.cpp, worker_start()). It becomes the process environment the
+  // session reads (caller_environment()) now, before any thread starts; nothing is loaded
+  // from it any more.
+  if (exec->env) {
+    ::clearenv();
+    for (const auto& [name, value] : *exec->env) ::setenv(name.c_str(), value.c_str(), 1);
+  }
   EventPipe pipe;
   EventSink sink(pipe, exec->id);
   ControlReader reader(control, std::move(early));

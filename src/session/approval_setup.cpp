@@ -101,7 +101,8 @@ ApprovalSetup::ApprovalSetup(const fs::path& home, const config::LoadedConfig& l
       args.reviewer.empty() ? approval.reviewer : std::vector<std::string>{args.reviewer};
   if (!reviewer_argv.empty())
     reviewer_.emplace(std::move(reviewer_argv),
-                      std::chrono::seconds(approval.reviewer_timeout_seconds));
+                      std::chrono::seconds(approval.reviewer_timeout_seconds),
+                      std::move(peers.reviewer_env));
   if (!args.no_prompt)
     prompt_ = peers.human ? std::move(peers.human) : std::make_shared<TerminalPrompt>();
   BrokerOptions options;

@@ -69,10 +69,13 @@ core::Result<void> check_reviewer_outside(const std::vector<std::string>& review
 ///   ledger: the session's breaker states and session answers (serve: the serve process's);
 ///     null: one of this command's own (`run`: the session is the run).
 ///   command_deadline: when the command's timeout ends (steady clock); no question outlasts it.
+///   reviewer_env: the reviewer's whole environment, `NAME=value` (host_program_environment(),
+///     session/host_programs.hpp).
 struct ApprovalPeers {
   std::shared_ptr<approval::HumanPrompt> human;
   std::shared_ptr<approval::ScopeLedger> ledger;
   std::optional<std::chrono::steady_clock::time_point> command_deadline;
+  std::vector<std::string> reviewer_env = {};
 };
 
 class ApprovalSetup {

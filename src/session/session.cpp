@@ -21,6 +21,7 @@
 #if !defined(__APPLE__)
 #include "sandbox/linux/runner.hpp"
 #endif
+#include "session/host_programs.hpp"
 #include "session/host_socket_setup.hpp"
 #include "session/network_setup.hpp"
 
@@ -112,6 +113,9 @@ struct Prepared {
   std::shared_ptr<HostSockets> host_sockets;  ///< the command's host Unix sockets
   /// hostIPC.allowedSockets expanded for this command (the macOS profile lists them).
   std::vector<policy::AllowedSocket> allowed_sockets;
+  /// The environment of what this command starts on the host: the reviewer and the host-IPC
+  /// run (host_program_environment()).
+  std::vector<std::string> host_env;
 };
 
 /// pi-sandbox's own path (for the SSH ProxyCommand), as the policy protects it.
@@ -151,8 +155,8 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
                        : args.argv;
   p.command.cwd = p.policy.workspace;
   // The caller's environment less credentials, then the private temp directory and the proxy's
-  // knobs (docs/security.md "Environment"). An approved host run gets the caller's whole
-  // environment instead (docs/host-ipc.md).
+  // knobs (docs/security.md "Environment"). An approved host run gets the caller's environment
+  // less what points into a writable place instead (docs/host-ipc.md, Prepared::host_env).
   // A name the host deliberately gives the command (env_keep) is kept as a passThrough entry
   // would be; the trusted configuration's `environment.remove` still wins.
   policy::EnvironmentSpec environment = p.loaded.config->environment;
@@ -178,7 +182,13 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
                             : std::vector<std::string>{args.approval.reviewer};
   if (auto outside = check_reviewer_outside(reviewer, p.policy.workspace); !outside)
     return std::unexpected(outside.error());
-  ApprovalPeers peers{io.human, io.ledger, std::nullopt};
+  // What runs on the host gets no variable that points into a place the command can write,
+  // and a reviewer whose files or interpreter lie there is refused before anything is asked.
+  const auto areas = writable_areas(p.policy);
+  p.host_env = host_program_environment(caller_environment(), areas).env;
+  if (auto program = check_reviewer_program(reviewer, areas, p.host_env); !program)
+    return std::unexpected(program.error());
+  ApprovalPeers peers{io.human, io.ledger, std::nullopt, p.host_env};
   if (p.options.timeout)
     peers.command_deadline = std::chrono::steady_clock::now() + *p.options.timeout;
   p.approvals =
@@ -256,6 +266,7 @@ sandbox::Outcome run_with_host_ipc(const RunArgs& args, const RunIo& io, const P
   invocation.timeout = p.options.timeout;
   invocation.subagent = args.subagent || hostipc::is_subagent(caller_environment());
   invocation.agent_name = args.agent_name;
+  invocation.program = host_run_program(args.shell_command, p.host_env);
   const approval::SteadyClock clock;
   hostipc::Collaborators with{
       .sandboxed =
@@ -275,7 +286,7 @@ sandbox::Outcome run_with_host_ipc(const RunArgs& args, const RunIo& io, const P
             host.timeout = timeout;
             host.output = io.output != nullptr ? &sink : nullptr;
             sandbox::Command on_host{
-                {"/bin/bash", "-c", args.shell_command}, p.policy.workspace, caller_environment()};
+                {"/bin/bash", "-c", args.shell_command}, p.policy.workspace, p.host_env};
             return process::run_on_host(on_host, host);
           },
       .approve =

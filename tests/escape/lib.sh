@@ -317,6 +317,13 @@ host_absent() {
   done
 }
 
+# host_no_setid DIR: no file under DIR is setuid or setgid on the host.
+host_no_setid() {
+  local found
+  found="$(find "$1" -perm /6000 -printf '%m %p\n')"
+  [ -z "$found" ] || { show; escaped "setuid or setgid on the host: $found"; }
+}
+
 # host_canary: starts `sleep $TAG` on the host in its own process group; sets CANARY_PID.
 # The attempt kills it on exit (trap set here).
 host_canary() {

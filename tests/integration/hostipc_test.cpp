@@ -120,8 +120,10 @@ TEST_F(HostIpc, AnAllowedRetryPrintsTheSessionsAfterTheBanner) {
   for (const json& line : audit()) {
     EXPECT_EQ(line["surface"], "host-ipc");
     EXPECT_EQ(line["command"], tmux_ls());
-    if (!line.contains("path"))
-      events.push_back(line["event"]);  // the host run's, not the socket's
+    if (line.value("path", "") == tmux_socket_.string()) continue;  // the socket's
+    // The host run's: its path is the file the command's first word runs.
+    EXPECT_EQ(line.value("path", ""), "/usr/bin/tmux") << line.dump();
+    events.push_back(line["event"]);
   }
   EXPECT_EQ(events,
             (std::vector<std::string>{"review_decision", "grant_issued", "grant_consumed"}));

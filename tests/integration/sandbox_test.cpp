@@ -3,7 +3,9 @@
 // unprivileged user (scripts/test runs this binary twice).
 #include <pwd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -415,6 +417,78 @@ TEST(Seccomp, X32SyscallsKillTheProcess) {
       s, "import ctypes\nctypes.CDLL(None).syscall(0x40000000 | 39)\nprint('survived')\n");
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.exit_code, 128 + SIGSYS);
+}
+
+/// The permission bits of `path` on the host (07777 of st_mode).
+unsigned mode_of(const fs::path& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? st.st_mode & 07777 : ~0U;
+}
+
+// docs/security.md, "Privilege bits": the workspace's mount on the host honours setuid.
+TEST(Seccomp, ASetuidOrSetgidBitIsRefusedOrdinaryModesWork) {
+  Scratch s;
+  const RunResult suid = s.run("cp /usr/bin/id s && chmod 4755 s");
+  EXPECT_EQ(suid.exit_code, 1);
+  EXPECT_EQ(suid.err, "chmod: changing permissions of 's': Operation not permitted\n");
+  const RunResult bits = s.run(
+      "chmod u+s s; chmod g+s s; install -m 4755 /usr/bin/id i; mkdir d; chmod g+s d; mkdir -m "
+      "2755 "
+      "e; echo $?");
+  EXPECT_EQ(bits.exit_code, 0);
+  EXPECT_EQ(bits.out, "1\n");
+  EXPECT_EQ(bits.err,
+            "chmod: changing permissions of 's': Operation not permitted\n"
+            "chmod: changing permissions of 's': Operation not permitted\n"
+            "install: cannot change permissions of 'i': Operation not permitted\n"
+            "chmod: changing permissions of 'd': Operation not permitted\n"
+            "mkdir: cannot change permissions of 'e': Operation not permitted\n");
+  const RunResult ordinary = s.run(
+      "chmod 755 s && install -m 750 /usr/bin/id j && printf data > o && chmod 640 o && "
+      "cp -p o o2 && chmod 1777 d && mkdir -m 700 m && stat -c '%a %n' s j o2 d e m");
+  EXPECT_EQ(ordinary.exit_code, 0) << ordinary.err;
+  EXPECT_EQ(ordinary.out, "755 s\n750 j\n640 o2\n1777 d\n755 e\n700 m\n");
+  EXPECT_EQ(ordinary.err, "");
+  for (const char* name : {"s", "i", "j", "o2", "d", "e", "m"})
+    EXPECT_EQ(mode_of(s.ws / name) & 06000, 0U) << name;
+}
+
+TEST(Sandbox, NoFileCapabilityOrOwnerChangeLeavesTheSandbox) {
+  PI_SANDBOX_REQUIRE(fs::exists("/usr/bin/python3"), "/usr/bin/python3 is not installed");
+  Scratch s;
+  // security.capability needs CAP_SETFCAP, which the command lacks; no other owner exists
+  // inside (the user namespace maps the caller's uid and gid alone: EINVAL).
+  // The value is a VFS_CAP_REVISION_2 record granting CAP_NET_RAW (capability.h).
+  const RunResult r = s.run(
+      "cp /usr/bin/id f && /usr/bin/python3 -c \"import os\n"
+      "try:\n os.setxattr('f', 'security.capability', bytes.fromhex("
+      "'01000002' '00200000' '00000000' '00000000' '00000000'))\n"
+      "except OSError as e: print(e.strerror)\" && chown 65534 f; chgrp 65534 f");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "Operation not permitted\n");
+  EXPECT_EQ(r.err,
+            "chown: changing ownership of 'f': Invalid argument\n"
+            "chgrp: changing group of 'f': Invalid argument\n");
+  EXPECT_EQ(::getxattr((s.ws / "f").c_str(), "security.capability", nullptr, 0), -1);
+  struct stat st {};
+  ASSERT_EQ(::stat((s.ws / "f").c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, ::geteuid());
+  EXPECT_EQ(st.st_gid, ::getegid());
+}
+
+TEST(Sandbox, AWriteToASetuidFileTheHostLeftInTheWorkspaceClearsItsBit) {
+  Scratch s;
+  // The host's own setuid program in the workspace (the command cannot make one): a write
+  // through any of its names clears S_ISUID, the command lacking CAP_FSETID (inode(7)).
+  fs::copy_file("/usr/bin/id", s.ws / "h");
+  ASSERT_EQ(::chmod((s.ws / "h").c_str(), 04755), 0);
+  fs::copy_file("/usr/bin/id", s.ws / "g");
+  ASSERT_EQ(::chmod((s.ws / "g").c_str(), 06755), 0);
+  const RunResult r = s.run("ln h h2 && printf x >> h2 && : > g && stat -c '%a %n' h g");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "755 h\n755 g\n");
+  EXPECT_EQ(mode_of(s.ws / "h"), 0755U);
+  EXPECT_EQ(mode_of(s.ws / "g"), 0755U);
 }
 
 TEST(Sandbox, AWorkspaceOfSlashIsRefused) {

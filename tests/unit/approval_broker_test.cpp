@@ -251,6 +251,39 @@ TEST(TerminalPromptText, DirectionControlsAreShownNotObeyed) {
             "  2) Allow this exact operation once\n");
 }
 
+TEST(TerminalPromptText, EveryDirectionControlAndTheArabicLetterMarkAreShownNotObeyed) {
+  auto request = network_request();
+  request.surface = Surface::HostIpc;
+  request.operation = "execute-host";
+  // U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C; U+061B (a letter, same lead byte)
+  // and U+200D (a joiner, not a direction control) stay.
+  request.command =
+      "a\xe2\x80\xaa\xe2\x80\xab\xe2\x80\xac\xe2\x80\xad\xe2\x80\xae\xe2\x81\xa6\xe2\x81\xa7"
+      "\xe2\x81\xa8\xe2\x81\xa9\xe2\x80\x8e\xe2\x80\x8f\xd8\x9c\xd8\x9b\xe2\x80\x8d";
+  const HumanQuestion question{request, "", ""};
+  EXPECT_EQ(question_text(question),
+            "Sandbox approval required: execute-host a\\u202a\\u202b\\u202c\\u202d\\u202e"
+            "\\u2066\\u2067\\u2068\\u2069\\u200e\\u200f\\u061c\xd8\x9b\xe2\x80\x8d\n"
+            "  1) Deny\n"
+            "  2) Allow this exact operation once\n");
+}
+
+TEST(TerminalPromptText, AHostRunNamesTheFileItStarts) {
+  auto request = network_request();
+  request.surface = Surface::HostIpc;
+  request.operation = "execute-host";
+  request.destination.reset();
+  request.command = "tmux -V";
+  request.resolved_path = "/usr/bin/tmux\x1b[2J";
+  const HumanQuestion question{request, std::string(kHostIpcWarning), ""};
+  EXPECT_EQ(question_text(question),
+            "Sandbox approval required: execute-host tmux -V\n"
+            "Runs: /usr/bin/tmux\\x1b[2J\n"
+            "Warning: this command will run on the host outside the OS sandbox.\n"
+            "  1) Deny\n"
+            "  2) Allow this exact operation once\n");
+}
+
 }  // namespace
 }  // namespace pisandbox::approval
 

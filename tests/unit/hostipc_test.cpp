@@ -196,6 +196,16 @@ TEST_F(HostIpcTest, PreflightAllowedRunsOnTheHostOnlyWithTheExactRequest) {
   EXPECT_EQ(q.matched_policy->rule, "preflight-prefix:tmux");
   EXPECT_EQ(calls.warnings[0],
             "Warning: this command will run on the host outside the OS sandbox.");
+  EXPECT_EQ(q.resolved_path, std::nullopt);
+}
+
+TEST_F(HostIpcTest, TheRequestNamesTheFileTheHostRunStarts) {
+  host = {"tmux 3.3a\n", "", 0ms, sandbox::Exited{0}};
+  invocation.program = "/usr/bin/tmux";
+  const Outcome r = run_with(ask({"tmux"}, false), "tmux -V");
+  EXPECT_EQ(exit_code(r), 0);
+  ASSERT_EQ(calls.requests.size(), 1u);
+  EXPECT_EQ(calls.requests[0].resolved_path, "/usr/bin/tmux");
 }
 
 TEST_F(HostIpcTest, PreflightDeniedPrintsTheReasonAndExitsOneWithoutRunningAnything) {

@@ -2,16 +2,23 @@
 // table now: the build-time compilation (seccomp_bpf_main.cpp) cannot drift from the rules.
 #include "sandbox/linux/seccomp.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/openat2.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <string>
 
 namespace pisandbox::sandbox::linux_ {
 namespace {
@@ -100,6 +107,100 @@ TEST(Seccomp, TheBrokeredTableSendsBindAndConnectToItsListener) {
   ::waitpid(pid, &status, 0);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+TEST(SeccompTable, SetuidAndSetgidBitsAreRefusedWhereverAModeIsGiven) {
+  const std::string why = "no setuid or setgid bit: the host's mount of the workspace honours it";
+  auto rows = [&](const std::string& syscall, unsigned index) {
+    return std::vector<SeccompRule>{{syscall, {{index, S_ISUID, S_ISUID}}, EPERM, why},
+                                    {syscall, {{index, S_ISGID, S_ISGID}}, EPERM, why}};
+  };
+  std::vector<SeccompRule> expected;
+  for (const auto& [syscall, index] :
+       std::vector<std::pair<std::string, unsigned>>{{"chmod", 1},
+                                                     {"fchmod", 1},
+                                                     {"fchmodat", 2},
+                                                     {"fchmodat2", 2},
+                                                     {"creat", 1},
+                                                     {"mknod", 1},
+                                                     {"mknodat", 2}})
+    std::ranges::copy(rows(syscall, index), std::back_inserter(expected));
+  for (const std::uint64_t flag : {std::uint64_t{O_CREAT}, std::uint64_t{O_TMPFILE & ~O_DIRECTORY}})
+    for (const std::uint64_t bit : {S_ISUID, S_ISGID}) {
+      expected.push_back({"open", {{1, flag, flag}, {2, bit, bit}}, EPERM, why});
+      expected.push_back({"openat", {{2, flag, flag}, {3, bit, bit}}, EPERM, why});
+    }
+  expected.push_back(
+      {"openat2", {}, ENOSYS, "flags and mode unreadable by seccomp; callers fall back to openat"});
+  for (const UnixSockets unix : {UnixSockets::Refused, UnixSockets::Brokered}) {
+    std::vector<SeccompRule> mode_rows;
+    for (const auto& rule : seccomp_rules(unix))
+      if (rule.why == why || rule.syscall == "openat2") mode_rows.push_back(rule);
+    EXPECT_EQ(mode_rows, expected);
+  }
+}
+
+/// A directory under the test's temporary directory, removed with what it holds.
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "pi-seccomp-mode.XXXXXX").string();
+    if (::mkdtemp(pattern.data()) != nullptr) path = pattern;
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  std::string operator/(const char* name) const { return (path / name).string(); }
+};
+
+/// fchmodat2(2) (Linux 6.6) by number: glibc 2.36 has no wrapper.
+constexpr long kFchmodat2 = 452;
+
+TEST(Seccomp, SetuidAndSetgidModesAreRefusedOrdinaryModesWork) {
+  const TempDir dir;
+  ASSERT_FALSE(dir.path.empty());
+  const std::string file = dir / "f", made = dir / "made";
+  const int existing = ::open(file.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+  ASSERT_GE(existing, 0);
+  ::close(existing);
+  const bool have_fchmodat2 = ::syscall(kFchmodat2, AT_FDCWD, file.c_str(), 0644, 0) == 0;
+  auto refused = [](long rc, int error = EPERM) { return rc == -1 && errno == error; };
+  const int code = in_filtered_child(seccomp_rules(), [&] {
+    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC, 04755);  // no O_CREAT: mode unread
+    if (fd < 0) return 1;
+    if (!refused(::chmod(file.c_str(), 04755)) || !refused(::chmod(file.c_str(), 02755))) return 2;
+    if (!refused(::fchmod(fd, 04700)) || !refused(::fchmodat(AT_FDCWD, file.c_str(), 06755, 0)))
+      return 3;
+    if (have_fchmodat2 && !refused(::syscall(kFchmodat2, AT_FDCWD, file.c_str(), 02755, 0)))
+      return 4;
+    if (::chmod(file.c_str(), 0755) != 0 || ::fchmod(fd, 01777) != 0) return 5;
+    if (have_fchmodat2 && ::syscall(kFchmodat2, AT_FDCWD, file.c_str(), 0700, 0) != 0) return 6;
+    if (!refused(::open(made.c_str(), O_CREAT | O_WRONLY, 04755)) ||
+        !refused(::openat(AT_FDCWD, made.c_str(), O_CREAT | O_EXCL | O_WRONLY, 02711)) ||
+        !refused(::creat(made.c_str(), 04755)))
+      return 7;
+    if (!refused(::open(dir.path.c_str(), O_TMPFILE | O_WRONLY, 04700)) ||
+        !refused(::mknod(made.c_str(), S_IFREG | 04755, 0)) ||
+        !refused(::mknodat(AT_FDCWD, made.c_str(), S_IFREG | 02755, 0)))
+      return 8;
+    open_how how{};
+    how.flags = O_CREAT | O_WRONLY;
+    how.mode = 04755;
+    if (!refused(::syscall(SYS_openat2, AT_FDCWD, made.c_str(), &how, sizeof how), ENOSYS))
+      return 9;
+    const int created = ::open(made.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0755);
+    if (created < 0 || ::close(created) != 0 || ::unlink(made.c_str()) != 0) return 10;
+    if (::mknod(made.c_str(), S_IFREG | 0644, 0) != 0 || ::unlink(made.c_str()) != 0) return 11;
+    // mkdir(2) has no row: the kernel drops these bits from its mode.
+    struct stat st {};
+    if (::mkdir(made.c_str(), 06755) != 0 || ::stat(made.c_str(), &st) != 0 ||
+        (st.st_mode & 07777) != 0755)
+      return 12;
+    return 0;
+  });
+  EXPECT_EQ(code, 0);
+  struct stat st {};
+  ASSERT_EQ(::stat(file.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, have_fchmodat2 ? 0700U : 01777U);
 }
 
 TEST(SeccompTable, TheBrokeredTableHasNotifyRowsForBindAndConnectOnly) {

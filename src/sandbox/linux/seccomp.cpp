@@ -1,10 +1,13 @@
 #include "sandbox/linux/seccomp.hpp"
 
+#include <fcntl.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -36,6 +39,69 @@ SeccompRule notify(std::string name, std::string why) {
 
 /// The type argument of socket(2) and socketpair(2) without SOCK_NONBLOCK and SOCK_CLOEXEC.
 constexpr std::uint64_t kSocketType = 0xf;
+
+// fchmodat2 (Linux 6.6) is unknown by name to libseccomp releases before 2.5.5, still in
+// distributions: its row must not vanish with them, so it is added by number when the name
+// does not resolve (the unified number of new syscalls, include/uapi/asm-generic/unistd.h and
+// arch/x86/entry/syscalls/syscall_64.tbl).
+#ifdef __NR_fchmodat2
+constexpr int kFchmodat2 = __NR_fchmodat2;
+#elif defined(__x86_64__) || defined(__aarch64__) || defined(__riscv) || defined(__loongarch__)
+constexpr int kFchmodat2 = 452;
+#else
+#error "the number of fchmodat2 on this architecture is needed for its seccomp row"
+#endif
+
+/// The syscall number of `name` for the native architecture, or __NR_SCMP_ERROR when it has
+/// none there (open, chmod and mknod exist on x86_64, not on aarch64).
+int syscall_number(const std::string& name) {
+  const int nr = seccomp_syscall_resolve_name(name.c_str());
+  if (nr == __NR_SCMP_ERROR && name == "fchmodat2") return kFchmodat2;
+  return nr;
+}
+
+/// The mode bits that make a program run with its file's owner or group (inode(7)): the
+/// workspace's mount on the host honours them, the sandbox's nosuid mount does not.
+constexpr std::uint64_t kPrivilegeBits[] = {S_ISUID, S_ISGID};
+
+/// The flags of open(2) that create a file with the mode argument: O_CREAT, and O_TMPFILE
+/// (whose O_DIRECTORY part alone creates nothing).
+constexpr std::uint64_t kCreatingFlags[] = {O_CREAT, O_TMPFILE & ~O_DIRECTORY};
+
+/// Rows that refuse (EPERM) a setuid or setgid bit on any file the command changes or creates
+/// (docs/security.md, "Privilege bits"): the mode argument is a number, so seccomp reads it
+/// (one row per bit: a row's conditions compare one value). A directory's mode is refused
+/// alike (the filter cannot tell a directory), and mkdir(2) needs no row: the kernel ignores
+/// those bits in its mode, a new directory only inherits S_ISGID from its parent.
+void refuse_privilege_bits(std::vector<SeccompRule>& rules) {
+  const std::string why = "no setuid or setgid bit: the host's mount of the workspace honours it";
+  struct ModeArgument {
+    const char* syscall;
+    unsigned index;
+  };
+  // chmod(path, mode), fchmod(fd, mode), creat(path, mode), mknod(path, mode, dev);
+  // fchmodat(dirfd, path, mode), fchmodat2(dirfd, path, mode, flags), mknodat(dirfd, path,
+  // mode, dev).
+  for (const auto [syscall, index] :
+       {ModeArgument{"chmod", 1}, ModeArgument{"fchmod", 1}, ModeArgument{"fchmodat", 2},
+        ModeArgument{"fchmodat2", 2}, ModeArgument{"creat", 1}, ModeArgument{"mknod", 1},
+        ModeArgument{"mknodat", 2}})
+    for (const std::uint64_t bit : kPrivilegeBits)
+      rules.push_back(refuse_if(syscall, {{index, bit, bit}}, why));
+  // open(path, flags, mode), openat(dirfd, path, flags, mode): the mode counts only when the
+  // call creates a file.
+  for (const std::uint64_t flag : kCreatingFlags)
+    for (const std::uint64_t bit : kPrivilegeBits) {
+      rules.push_back(refuse_if("open", {{1, flag, flag}, {2, bit, bit}}, why));
+      rules.push_back(refuse_if("openat", {{2, flag, flag}, {3, bit, bit}}, why));
+    }
+  // openat2 passes flags and mode in a struct open_how that seccomp cannot read. Its callers
+  // already handle ENOSYS (kernels before 5.6 lack it) by calling openat, which the rows above
+  // filter; nothing of pi-sandbox calls it after the filter is loaded.
+  const std::string unreadable =
+      "flags and mode unreadable by seccomp; callers fall back to openat";
+  rules.push_back(refuse("openat2", unreadable, ENOSYS));
+}
 
 std::vector<SeccompRule> build_rules(UnixSockets unix) {
   std::vector<SeccompRule> rules;
@@ -88,6 +154,7 @@ std::vector<SeccompRule> build_rules(UnixSockets unix) {
   rules.push_back(refuse("bpf", "no BPF programs"));
   rules.push_back(refuse("perf_event_open", "no performance monitoring of the host"));
   rules.push_back(refuse("userfaultfd", "a common kernel-exploit primitive"));
+  refuse_privilege_bits(rules);
   return rules;
 }
 
@@ -138,7 +205,7 @@ core::Result<std::vector<sock_filter>> compile_seccomp(const std::vector<Seccomp
       !r)
     return std::unexpected(r.error());
   for (const auto& rule : rules) {
-    const int nr = seccomp_syscall_resolve_name(rule.syscall.c_str());
+    const int nr = syscall_number(rule.syscall);
     if (nr == __NR_SCMP_ERROR) continue;  // not on this architecture
     const std::string call = "seccomp_rule_add(" + rule.syscall + ")";
     std::vector<scmp_arg_cmp> comparisons;

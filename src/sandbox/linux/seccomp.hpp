@@ -61,7 +61,9 @@ struct SeccompRule {
 /// The rule table of every sandbox (pure) for `unix`. Everything not listed is allowed;
 /// syscalls of a foreign architecture (i386 `int 0x80`) and the x32 ABI kill the process.
 /// Unix datagram sockets are refused in both (a datagram can name any socket file as its
-/// destination in sendmsg(), which the filter cannot read).
+/// destination in sendmsg(), which the filter cannot read), and so is a setuid or setgid bit
+/// in the mode of every call that sets or creates one (chmod, open with O_CREAT, mknod, ...;
+/// openat2, whose mode it cannot read: ENOSYS): docs/security.md, "Privilege bits".
 const std::vector<SeccompRule>& seccomp_rules(UnixSockets unix = UnixSockets::Refused);
 
 /// Whether `rules` has a Notify row (its filter is loaded with a listener).

@@ -196,6 +196,48 @@ def check_mknod(path):
     os.mknod(path, 0o20600, os.makedev(1, 3))
 
 
+def check_chmod(path, mode):
+    os.chmod(path, int(mode, 8))
+
+
+def check_fchmod(path, mode):
+    fd = os.open(path, os.O_RDONLY)
+    os.fchmod(fd, int(mode, 8))
+
+
+def check_fchmodat2(path, mode):
+    return sys_(452, AT_FDCWD, path, int(mode, 8), 0)
+
+
+def check_create(path, mode):
+    """open(O_CREAT) as libc makes it (openat)."""
+    os.close(os.open(path, os.O_CREAT | os.O_WRONLY, int(mode, 8)))
+
+
+def check_creat(path, mode):
+    return sys_(85, path, int(mode, 8))
+
+
+def check_openat(path, mode):
+    return sys_(257, AT_FDCWD, path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, int(mode, 8))
+
+
+def check_tmpfile(path, mode):
+    """A nameless file of MODE in PATH's directory (O_TMPFILE), then linked at PATH."""
+    fd = os.open(os.path.dirname(path), os.O_TMPFILE | os.O_WRONLY, int(mode, 8))
+    # linkat(..., AT_SYMLINK_FOLLOW)
+    return sys_(265, AT_FDCWD, "/proc/self/fd/%d" % fd, AT_FDCWD, path, 0x400)
+
+
+def check_mknodreg(path, mode):
+    os.mknod(path, 0o100000 | int(mode, 8))
+
+
+def check_openat2(path, mode):
+    how = struct.pack("QQQ", os.O_CREAT | os.O_WRONLY, int(mode, 8), 0)  # struct open_how
+    return sys_(437, AT_FDCWD, path, how, len(how))
+
+
 def check_x32():
     return sys_(0x40000000 | 39)  # x32 getpid
 
