@@ -81,7 +81,11 @@ json plan_json(const lx::PreparedSandbox& prepared) {
     names.push_back({{"path", g.path.string()}, {"base", g.base.string()}, {"why", g.why}});
   json configs = json::array();
   for (const auto& c : prepared.spec.guard.configs) configs.push_back(c.path.string());
+  json patterns = json::array();
+  for (const auto& g : prepared.spec.guard.patterns)
+    patterns.push_back({{"dir", g.dir.string()}, {"pattern", g.pattern}, {"why", g.why}});
   guard["names"] = names;
+  guard["patterns"] = patterns;
   guard["configs"] = configs;
   return {{"mounts", mounts},
           {"guard", guard},
@@ -237,6 +241,9 @@ void print_linux_plan(const policy::SandboxPolicy& p, const lx::PreparedSandbox&
             << prepared.spec.guard.quarantine.string() << "):\n";
   for (const auto& g : prepared.spec.guard.names)
     std::cout << "  guard-name        " << g.path.string() << "  # " << g.why << "\n";
+  for (const auto& g : prepared.spec.guard.patterns)
+    std::cout << "  guard-pattern     " << (g.dir / g.pattern).string() << "  # " << g.why
+              << " (the root's entries that match)\n";
   for (const auto& c : prepared.spec.guard.configs)
     std::cout << "  guard-git-config  " << c.path.string()
               << "  # a change may add only keys of the allowlist of keys that run nothing "
@@ -582,7 +589,7 @@ int print_linux(const policy::SandboxPolicy& p, const config::LoadedConfig& load
 /// place of the Linux plans, and no resource limits (not applied on macOS).
 int print_macos(const policy::SandboxPolicy& p, const config::LoadedConfig& loaded,
                 const PolicyOutput& output) {
-  auto scan = policy::scan_workspace(p.workspace, policy::scan_options(p));
+  auto scan = policy::scan_writable_roots(p, policy::scan_options(p));
   const Protected prot{policy::merge_protected(p.protected_paths, scan.protected_paths),
                        std::move(scan)};
   const config::HostIpcConfig& host_ipc = loaded.config->host_ipc;

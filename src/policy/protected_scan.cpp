@@ -47,12 +47,15 @@ std::string local_hooks_path(int dir_fd, const char* name) {
   return value;
 }
 
-bool is_dangerous_file(std::string_view name) {
-  return std::ranges::find(dangerous_files(), name) != dangerous_files().end();
-}
-
-bool is_dangerous_directory(std::string_view name) {
-  return name == ".vscode" || name == ".idea";
+/// The DangerousFile row of host_program_names() that names `name` as a whole (one component,
+/// or a pattern it matches), or nullptr.
+const HostProgramName* whole_name_row(std::string_view name) {
+  for (const auto& row : host_program_names()) {
+    if (row.reason != ProtectReason::DangerousFile) continue;
+    if (is_name_pattern(row.name) ? matches_name_pattern(row.name, name) : row.name == name)
+      return &row;
+  }
+  return nullptr;
 }
 
 bool is_secret_directory(std::string_view name) {
@@ -107,29 +110,21 @@ class Scanner {
       }
       return;
     }
-    if (is_dangerous_file(name)) {
-      add(path, ProtectReason::DangerousFile, NodeKind::File, false);
-    } else if (is_dangerous_directory(name)) {
-      add(path, ProtectReason::DangerousFile, NodeKind::Directory, false);
+    const HostProgramName* row = whole_name_row(name);
+    if (row != nullptr) {
+      add(path, ProtectReason::DangerousFile, row->kind, false);
     } else if (is_secret_directory(name)) {
       add(path, ProtectReason::Secret, NodeKind::Directory, false);
       return;  // protected as a whole
     } else if (type != DT_DIR && is_secret_file_name(name)) {
       add(path, ProtectReason::Secret, NodeKind::File, false);
-    } else if (name == ".claude" && type == DT_DIR) {
-      for (auto sub : {"commands", "agents"}) {
-        struct stat st {};
-        if (::fstatat(dir_fd, (name + "/" + sub).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0)
-          add(path / sub, ProtectReason::DangerousFile, NodeKind::Directory, false);
-      }
-      for (auto sub : {"settings.json", "settings.local.json"}) {
-        struct stat st {};
-        if (::fstatat(dir_fd, (name + "/" + sub).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0)
-          add(path / sub, ProtectReason::DangerousFile, NodeKind::File, false);
-      }
+    } else if (type == DT_DIR) {
+      add_rows_below(dir_fd, path, name);
     }
+    // A protected directory is protected as a whole: nothing below it needs a rule.
+    const bool whole_directory = row != nullptr && row->kind == NodeKind::Directory;
     if (type == DT_DIR && depth < options_.max_depth && !is_skipped_directory_name(name) &&
-        !is_dangerous_directory(name))
+        !whole_directory)
       subdirs.push_back(name);
   }
 
@@ -140,6 +135,20 @@ class Scanner {
     if (value.empty()) value = options_.user_hooks_path;
     if (auto p = hooks_path_protection(hooks_directory(value, dir, options_.home), {workspace_}))
       add(p->path, p->reason, p->kind, p->create_if_missing);
+  }
+
+  /// The rows below the directory `name` (`.claude/commands` in `.claude`) that exist.
+  void add_rows_below(int dir_fd, const fs::path& path, const std::string& name) {
+    for (const auto& row : host_program_names()) {
+      if (row.reason != ProtectReason::DangerousFile) continue;
+      const std::string_view full = row.name;
+      if (!full.starts_with(name) || full.size() <= name.size() + 1 || full[name.size()] != '/')
+        continue;
+      const std::string rest(full.substr(name.size() + 1));
+      struct stat st {};
+      if (::fstatat(dir_fd, (name + "/" + rest).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0)
+        add(path / rest, ProtectReason::DangerousFile, row.kind, false);
+    }
   }
 
   const fs::path& workspace_;
@@ -162,6 +171,18 @@ ScanOptions scan_options(const SandboxPolicy& policy) {
   return ScanOptions{.max_depth = ScanOptions{}.max_depth,
                      .home = policy.home,
                      .user_hooks_path = policy.user_hooks_path};
+}
+
+ScanResult scan_writable_roots(const SandboxPolicy& policy, const ScanOptions& options) {
+  ScanResult result = scan_workspace(policy.workspace, options);
+  for (const auto& e : policy.writable) {
+    if (e.origin != Origin::ConfiguredWrite) continue;
+    ScanResult more = scan_workspace(e.path, options);
+    result.directories_read += more.directories_read;
+    result.entries_seen += more.entries_seen;
+    result.protected_paths = merge_protected(result.protected_paths, more.protected_paths);
+  }
+  return result;
 }
 
 std::vector<ProtectedPath> merge_protected(const std::vector<ProtectedPath>& fixed,

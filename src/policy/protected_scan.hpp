@@ -47,6 +47,12 @@ struct ScanResult {
 /// scan cannot read, the sandbox cannot read either.
 ScanResult scan_workspace(const std::filesystem::path& workspace, const ScanOptions& options);
 
+/// Scans every writable root that a command's protected paths are searched in: the workspace,
+/// then each `filesystem.additionalAllowWrite` entry (Origin::ConfiguredWrite) that exists,
+/// with the same bounds (docs/security.md, "Every writable root"). The results are appended in
+/// that order and the counters summed.
+ScanResult scan_writable_roots(const SandboxPolicy& policy, const ScanOptions& options);
+
 /// The protected paths of a command: `fixed` (SandboxPolicy::protected_paths) in order, then each
 /// of `scanned` (ScanResult::protected_paths) whose path `fixed` does not hold already (the fixed
 /// entry, with its reason and kind, wins). Both sandboxes plan from this list.

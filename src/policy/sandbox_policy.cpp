@@ -45,22 +45,113 @@ std::string_view to_string(Access access) {
   return "unknown";
 }
 
+const std::vector<HostProgramName>& host_program_names() {
+  constexpr auto F = NodeKind::File;
+  constexpr auto D = NodeKind::Directory;
+  constexpr auto kPi = ProtectReason::SecurityControl;
+  constexpr auto kRun = ProtectReason::DangerousFile;
+  constexpr auto kRef = NameOrigin::ReferenceDenyList;
+  constexpr auto kNew = NameOrigin::Widened;
+  constexpr std::string_view kPiDocs =
+      "https://github.com/badlogic/pi-mono/blob/main/packages/coding-agent/README.md";
+  constexpr std::string_view kClaudeSettings =
+      "https://docs.anthropic.com/en/docs/claude-code/settings";
+  // Pi's configuration, then its project resources that need the project's trust (Pi 1.6,
+  // trust-manager: TRUST_REQUIRING_PROJECT_CONFIG_RESOURCES and `.agents/skills`): once the user
+  // trusts the directory, a later Pi started there loads them on the host, extensions as code.
+  static const std::vector<HostProgramName> rows = {
+      {".pi/settings.json", F, kPi, kNew, "Pi", kPiDocs},
+      {".pi/sandbox.json", F, kPi, kNew, "Pi (pi-sandbox's extension)", kPiDocs},
+      {".pi/pi-auto-review.json", F, kPi, kNew, "Pi (auto review)", kPiDocs},
+      {".pi/mcp.json", F, kPi, kNew, "Pi", kPiDocs},
+      {".pi/SYSTEM.md", F, kPi, kNew, "Pi", kPiDocs},
+      {".pi/APPEND_SYSTEM.md", F, kPi, kNew, "Pi", kPiDocs},
+      {".pi/extensions", D, kPi, kNew, "Pi", kPiDocs},
+      {".pi/skills", D, kPi, kNew, "Pi", kPiDocs},
+      {".pi/prompts", D, kPi, kNew, "Pi", kPiDocs},
+      {".pi/themes", D, kPi, kNew, "Pi", kPiDocs},
+      {".agents/skills", D, kPi, kNew, "Pi", kPiDocs},
+      {".gitconfig", F, kRun, kRef, "git (in the home)", "git-config(1), FILES"},
+      {".gitmodules", F, kRun, kRef, "git", "gitmodules(5)"},
+      {".bashrc", F, kRun, kRef, "bash (in the home)", "bash(1), INVOCATION"},
+      {".bash_profile", F, kRun, kRef, "bash (in the home)", "bash(1), INVOCATION"},
+      {".zshrc", F, kRun, kRef, "zsh (in the home)", "zsh(1), STARTUP/SHUTDOWN FILES"},
+      {".zprofile", F, kRun, kRef, "zsh (in the home)", "zsh(1), STARTUP/SHUTDOWN FILES"},
+      {".profile", F, kRun, kRef, "sh, bash (in the home)", "bash(1), INVOCATION"},
+      {".ripgreprc", F, kRun, kRef, "ripgrep",
+       "https://github.com/BurntSushi/ripgrep/blob/master/GUIDE.md#configuration-file"},
+      {".mcp.json", F, kRun, kRef, "Claude Code",
+       "https://docs.anthropic.com/en/docs/claude-code/mcp"},
+      {".vscode", D, kRun, kRef, "VS Code", "https://code.visualstudio.com/docs/editor/tasks"},
+      {".idea", D, kRun, kRef, "JetBrains IDEs",
+       "https://www.jetbrains.com/help/idea/creating-and-managing-projects.html"},
+      {".claude/commands", D, kRun, kRef, "Claude Code",
+       "https://docs.anthropic.com/en/docs/claude-code/slash-commands"},
+      {".claude/agents", D, kRun, kRef, "Claude Code",
+       "https://docs.anthropic.com/en/docs/claude-code/sub-agents"},
+      {".claude/settings.json", F, kRun, kNew, "Claude Code", kClaudeSettings},
+      {".claude/settings.local.json", F, kRun, kNew, "Claude Code", kClaudeSettings},
+      {".claude/hooks", D, kRun, kNew, "Claude Code",
+       "https://docs.anthropic.com/en/docs/claude-code/hooks"},
+      {".claude/skills", D, kRun, kNew, "Claude Code",
+       "https://docs.anthropic.com/en/docs/claude-code/skills"},
+      {"*.code-workspace", F, kRun, kNew, "VS Code",
+       "https://code.visualstudio.com/docs/editing/workspaces/multi-root-workspaces"},
+      {".cursor", D, kRun, kNew, "Cursor",
+       "https://docs.cursor.com/context/model-context-protocol"},
+      {".gemini", D, kRun, kNew, "Gemini CLI",
+       "https://github.com/google-gemini/gemini-cli/blob/main/docs/cli/configuration.md"},
+      {".codex", D, kRun, kNew, "Codex CLI",
+       "https://github.com/openai/codex/blob/main/docs/config.md"},
+      {".roo", D, kRun, kNew, "Roo Code", "https://docs.roocode.com/features/mcp/using-mcp-in-roo"},
+      {".clinerules", D, kRun, kNew, "Cline", "https://docs.cline.bot/features/cline-rules"},
+      {".kiro", D, kRun, kNew, "Kiro", "https://kiro.dev/docs/mcp/configuration/"},
+      {".amazonq", D, kRun, kNew, "Amazon Q Developer",
+       "https://docs.aws.amazon.com/amazonq/latest/qdeveloper-ug/"
+       "command-line-mcp-configuration.html"},
+      {".continue", D, kRun, kNew, "Continue",
+       "https://docs.continue.dev/customize/deep-dives/configuration"},
+      {".windsurf", D, kRun, kNew, "Windsurf",
+       "https://docs.windsurf.com/windsurf/cascade/workflows"},
+      {"opencode.json", F, kRun, kNew, "opencode", "https://opencode.ai/docs/config/"},
+      {"opencode.jsonc", F, kRun, kNew, "opencode", "https://opencode.ai/docs/config/"},
+      {".opencode", D, kRun, kNew, "opencode", "https://opencode.ai/docs/plugins/"},
+      {".zed", D, kRun, kNew, "Zed", "https://zed.dev/docs/tasks"},
+      {".devcontainer", D, kRun, kNew, "Dev Containers (initializeCommand runs on the host)",
+       "https://containers.dev/implementors/json_reference/"},
+      {".devcontainer.json", F, kRun, kNew, "Dev Containers (initializeCommand runs on the host)",
+       "https://containers.dev/implementors/json_reference/"},
+  };
+  return rows;
+}
+
+bool is_name_pattern(std::string_view name) {
+  return name.starts_with('*');
+}
+
+bool matches_name_pattern(std::string_view pattern, std::string_view entry) {
+  const std::string_view suffix = pattern.substr(1);
+  return is_name_pattern(pattern) && entry.ends_with(suffix);
+}
+
+namespace {
+
+std::vector<std::string_view> reference_names(NodeKind kind) {
+  std::vector<std::string_view> names;
+  for (const auto& row : host_program_names())
+    if (row.origin == NameOrigin::ReferenceDenyList && row.kind == kind) names.push_back(row.name);
+  return names;
+}
+
+}  // namespace
+
 const std::vector<std::string_view>& dangerous_files() {
-  static const std::vector<std::string_view> names = {".gitconfig",    ".gitmodules", ".bashrc",
-                                                      ".bash_profile", ".zshrc",      ".zprofile",
-                                                      ".profile",      ".ripgreprc",  ".mcp.json"};
+  static const std::vector<std::string_view> names = reference_names(NodeKind::File);
   return names;
 }
 
 const std::vector<std::string_view>& dangerous_directories() {
-  static const std::vector<std::string_view> names = {".vscode", ".idea", ".claude/commands",
-                                                      ".claude/agents"};
-  return names;
-}
-
-const std::vector<std::string_view>& agent_settings_files() {
-  static const std::vector<std::string_view> names = {".claude/settings.json",
-                                                      ".claude/settings.local.json"};
+  static const std::vector<std::string_view> names = reference_names(NodeKind::Directory);
   return names;
 }
 
@@ -241,25 +332,23 @@ bool is_within(const fs::path& path, const fs::path& base) {
 
 namespace {
 
+/// The names host programs run or trust, at the root of a writable root (the workspace, an
+/// `filesystem.additionalAllowWrite` entry), existing or not; patterns as ProtectedPattern.
+void add_host_program_names(SandboxPolicy& policy, const fs::path& root) {
+  for (const auto& row : host_program_names()) {
+    if (is_name_pattern(row.name)) {
+      const ProtectedPattern pattern{root, std::string(row.name), row.reason};
+      if (std::ranges::find(policy.protected_patterns, pattern) == policy.protected_patterns.end())
+        policy.protected_patterns.push_back(pattern);
+      continue;
+    }
+    add(policy.protected_paths, root / row.name, row.reason, row.kind, true);
+  }
+}
+
 void add_workspace_rules(SandboxPolicy& policy) {
   const fs::path& ws = policy.workspace;
-  for (auto name : {"settings.json", "sandbox.json", "pi-auto-review.json"})
-    add(policy.protected_paths, ws / ".pi" / name, ProtectReason::SecurityControl, kFile, true);
-  // Pi's project resources that need the project's trust (Pi 1.6, trust-manager: the
-  // TRUST_REQUIRING_PROJECT_CONFIG_RESOURCES and `.agents/skills`): once the user trusts this
-  // directory, a later Pi started here loads them on the host, extensions as code.
-  for (auto name : {"mcp.json", "SYSTEM.md", "APPEND_SYSTEM.md"})
-    add(policy.protected_paths, ws / ".pi" / name, ProtectReason::SecurityControl, kFile, true);
-  for (auto name : {"extensions", "skills", "prompts", "themes"})
-    add(policy.protected_paths, ws / ".pi" / name, ProtectReason::SecurityControl, kDir, true);
-  add(policy.protected_paths, ws / ".agents" / "skills", ProtectReason::SecurityControl, kDir,
-      true);
-  for (auto name : dangerous_files())
-    add(policy.protected_paths, ws / name, ProtectReason::DangerousFile, kFile, true);
-  for (auto name : dangerous_directories())
-    add(policy.protected_paths, ws / name, ProtectReason::DangerousFile, kDir, true);
-  for (auto name : agent_settings_files())
-    add(policy.protected_paths, ws / name, ProtectReason::DangerousFile, kFile, true);
+  add_host_program_names(policy, ws);
   for (auto name : root_secret_files())
     add(policy.protected_paths, ws / name, ProtectReason::Secret, kFile, true);
   for (auto name : secret_directories())
@@ -465,6 +554,7 @@ std::string refusal(const SandboxPolicy& policy, const PolicyInputs& inputs, con
 }
 
 void add_additional_write(SandboxPolicy& policy, const PolicyInputs& inputs) {
+  std::vector<fs::path> accepted;
   for (const auto& raw : inputs.additional_allow_write) {
     const fs::path path = raw.lexically_normal();
     if (is_within(path, policy.workspace)) continue;  // writable already
@@ -474,7 +564,12 @@ void add_additional_write(SandboxPolicy& policy, const PolicyInputs& inputs) {
     }
     add_exposure(policy.writable, {path, std::string(kConfiguredWritable), Access::ReadWrite,
                                    Origin::ConfiguredWrite});
+    accepted.push_back(path);
   }
+  // Protected like the workspace (docs/security.md, "Every writable root"): a host program
+  // started there (an editor, an agent) runs what a command leaves at these names. Added after
+  // every refusal was decided, so that one entry's names never refuse another entry.
+  for (const auto& path : accepted) add_host_program_names(policy, path);
 }
 
 void add_private_tmp_warning(SandboxPolicy& policy) {

@@ -40,6 +40,17 @@ std::string_view to_string(ProtectReason reason);
 /// Whether a protected path names a file or a directory when it has to be created.
 enum class NodeKind { File, Directory };
 
+/// Entries of one directory protected by a name pattern (HostProgramName, is_name_pattern()).
+///   dir: absolute, lexically normal: a writable root (the workspace, an additionalAllowWrite
+///     entry); pattern: `*<suffix>`; reason: the row's.
+struct ProtectedPattern {
+  fs::path dir;
+  std::string pattern;
+  ProtectReason reason = ProtectReason::DangerousFile;
+
+  friend bool operator==(const ProtectedPattern&, const ProtectedPattern&) = default;
+};
+
 /// One path that must not be writable, creatable, or replaceable inside the sandbox.
 ///   path: absolute, lexically normal, as seen on the host (symlinks not resolved).
 ///   kind: what the path is expected to be (decides the placeholder when it is missing).
@@ -211,20 +222,61 @@ struct SandboxPolicy {
   std::optional<GitLayout> git = {};
   /// PolicyInputs::user_hooks_path, for the scan of nested repositories (scan_options()).
   std::string user_hooks_path = {};
+  /// Pattern rows of host_program_names() at the root of each writable root: no path names
+  /// them in advance, so the guard matches the root's entries as they appear (in strict mode
+  /// too: no placeholder can stand for a pattern).
+  std::vector<ProtectedPattern> protected_patterns = {};
 
   friend bool operator==(const SandboxPolicy&, const SandboxPolicy&) = default;
 };
 
-/// Names that are protected at the workspace root and in every nested repository, existing
-/// or not (compatibility C25, C26): files first, then directories.
+/// Where a row of host_program_names() comes from.
+enum class NameOrigin {
+  ReferenceDenyList,  ///< the reference runtime's mandatory deny list (compatibility C25)
+  Widened,            ///< added by pi-sandbox (docs/security.md, "Names that host programs run")
+};
+
+/// One name that a program on the host runs or trusts when it starts in, or opens, a directory:
+/// an agent's project configuration (MCP servers, hooks, commands), an editor's tasks, a
+/// devcontainer's host commands, a shell's or git's start file. Adding a tool is one row.
+///   name:    relative to a writable root (`.cursor`, `.claude/settings.json`), or a pattern
+///            `*<suffix>` (is_name_pattern()) for the entries of a directory whose name ends so
+///            (`*.code-workspace`);
+///   kind:    a file or a directory (a Seatbelt `literal` or `subpath`; a strict-mode
+///            placeholder is a directory either way);
+///   reason:  SecurityControl for Pi's own files, DangerousFile for everything else;
+///   origin:  the reference's list or pi-sandbox's widening;
+///   program: who runs or trusts it;
+///   source:  where that program documents the file (a URL or a manual page).
+/// docs/security.md, "Names that host programs run", shows the same table (a unit test compares
+/// them).
+struct HostProgramName {
+  std::string_view name;
+  NodeKind kind;
+  ProtectReason reason;
+  NameOrigin origin;
+  std::string_view program;
+  std::string_view source;
+};
+
+/// Every HostProgramName, in the order the policy lists them. Each is protected at the root of
+/// every writable root (the workspace and each `filesystem.additionalAllowWrite` entry),
+/// existing or not; the DangerousFile ones also wherever the scan finds them
+/// (policy/protected_scan.hpp).
+const std::vector<HostProgramName>& host_program_names();
+
+/// True for a name of host_program_names() that is a pattern: `*` followed by a suffix.
+bool is_name_pattern(std::string_view name);
+
+/// Whether the directory entry `entry` matches `pattern` (`*.code-workspace`: any name that ends
+/// with the suffix, compared exactly; the suffix alone too, which is more than a program needs).
+bool matches_name_pattern(std::string_view pattern, std::string_view entry);
+
+/// The file and directory names of the reference's mandatory deny list (NameOrigin::
+/// ReferenceDenyList rows of host_program_names()), in table order: protected at the workspace
+/// root and in every nested repository, existing or not (compatibility C25, C26).
 const std::vector<std::string_view>& dangerous_files();
 const std::vector<std::string_view>& dangerous_directories();
-
-/// Claude Code's project settings (`.claude/settings.json`, `.claude/settings.local.json`):
-/// their hooks run commands on the host when Claude Code starts there. Protected at the
-/// workspace root, existing or not, and wherever the scan finds them (a widening of
-/// compatibility C25).
-const std::vector<std::string_view>& agent_settings_files();
 
 /// A name relative to the home that a program starting on the host reads and may execute or
 /// trust: login and shell start files, desktop autostart and user units, package-manager and

@@ -345,6 +345,83 @@ TEST(Guard, TheDirectoryOfCoreHooksPathIsReadOnlyAndItsHooksStillRun) {
   EXPECT_FALSE(fs::exists(s.ws / ".husky/pre-push"));
 }
 
+// docs/security.md, "Names that host programs run": an agent's, an editor's or a devcontainer's
+// configuration, and a `*.code-workspace` by pattern, go to the quarantine as they appear.
+TEST(Guard, NamesHostProgramsRunAreQuarantined) {
+  Scratch s;
+  write_file(s.ws / "mine.code-workspace", "{}\n");  // the user's own: read-only, kept
+  const RunResult r = s.run(
+      "{ echo x >> mine.code-workspace; } 2>&1 | sed 's/.*: //'; "
+      "mkdir c d && echo '{}' > c/mcp.json && mv c .cursor; "
+      "echo '{\"initializeCommand\": \"touch x\"}' > d/devcontainer.json && mv d .devcontainer; "
+      "echo '{}' > x.code-workspace; echo '{}' > x.code-workspace.txt; sleep 0.3; echo done");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "Read-only file system\ndone\n");
+  const std::regex line(R"(^pi-sandbox: moved (.+) to the quarantine \(a guarded name: )"
+                        R"(dangerous-file\); restore with: pi-sandbox quarantine restore )"
+                        R"([0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$)");
+  std::vector<std::string> got;
+  std::istringstream in(r.err);
+  std::smatch m;
+  for (std::string text; std::getline(in, text);)
+    if (std::regex_match(text, m, line)) got.push_back(m[1]);
+  std::ranges::sort(got);
+  EXPECT_EQ(
+      got, (std::vector<std::string>{(s.ws / ".cursor").string(), (s.ws / ".devcontainer").string(),
+                                     (s.ws / "x.code-workspace").string()}))
+      << r.err;
+  EXPECT_EQ(list_dir(s.ws),
+            (std::vector<std::string>{"mine.code-workspace", "x.code-workspace.txt"}));
+  EXPECT_EQ(read_file(s.ws / "mine.code-workspace"), "{}\n");
+  const std::string cursor = entry_for(s, s.ws / ".cursor");
+  ASSERT_FALSE(cursor.empty());
+  EXPECT_EQ(read_file(quarantine_root(s) / cursor / ".cursor/mcp.json"), "{}\n");
+  // Strict mode holds no placeholder for a pattern: the guard moves it all the same.
+  const RunResult strict =
+      s.run("echo '{}' > y.code-workspace; echo done", {"--config", strict_config(s).string()});
+  EXPECT_EQ(strict.exit_code, 0) << strict.err;
+  EXPECT_EQ(moved(strict.err), std::vector<std::string>{(s.ws / "y.code-workspace").string()})
+      << strict.err;
+}
+
+// docs/security.md, "Every writable root": a filesystem.additionalAllowWrite directory holding a
+// repository is protected like the workspace: its hooks read-only, its configuration guarded by
+// content, the names host programs run guarded at its root; ordinary work there reaches the host.
+TEST(Guard, AnAdditionalWritableRootIsProtectedLikeTheWorkspace) {
+  PI_SANDBOX_REQUIRE(have_git(), "git is not installed");
+  Scratch s;
+  const fs::path src = s.root / "src";
+  ASSERT_EQ(run_process({"/bin/sh", "-c", "git init -q '" + (src / "repo").string() + "'"}, s.env())
+                .exit_code,
+            0);
+  const fs::path config = s.root / "write.json";
+  write_file(config, R"({"filesystem": {"additionalAllowWrite": [")" + src.string() + R"("]}})");
+  const fs::path pwned = s.root / "pwned";
+  const RunResult r = s.run(
+      "cd '" + src.string() + "' && " +
+          "{ echo '#!/bin/sh' > repo/.git/hooks/pre-commit; } 2>&1 | sed 's/.*: //'; "
+          "git -C repo config core.fsmonitor 'touch " +
+          pwned.string() +
+          "; false'; sleep 0.3; git -C repo config user.name kept; "
+          "mkdir .vscode && echo '{}' > .vscode/tasks.json; echo ok > ordinary.txt; sleep 0.3",
+      {"--config", config.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "Read-only file system\n");
+  EXPECT_FALSE(fs::exists(src / "repo/.git/hooks/pre-commit"));
+  EXPECT_NE(r.err.find("pi-sandbox: undid a change to " + (src / "repo/.git/config").string() +
+                       ": it set core.fsmonitor, which git on the host would run or read; the "
+                       "file is back without it"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(moved(r.err), std::vector<std::string>{(src / ".vscode").string()}) << r.err;
+  (void)run_process({"/bin/sh", "-c", "git -C '" + (src / "repo").string() + "' status"}, s.env());
+  EXPECT_FALSE(fs::exists(pwned));
+  const std::string text = read_file(src / "repo/.git/config");
+  EXPECT_EQ(text.find("fsmonitor"), std::string::npos) << text;
+  EXPECT_NE(text.find("name = kept"), std::string::npos) << text;
+  EXPECT_EQ(read_file(src / "ordinary.txt"), "ok\n");
+}
+
 // A repository the command creates was never guarded live: its hooks and its configuration are
 // dealt with after the command (docs/cases.md, C-03).
 TEST(Guard, ARepositoryTheCommandCreatedLosesItsHooksAndDangerousConfiguration) {

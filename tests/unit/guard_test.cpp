@@ -95,6 +95,40 @@ TEST(Guard, ANameCreatedIsMovedOnTheEventAndReportedWithItsId) {
   EXPECT_EQ(fs::status(s.quarantine()).permissions() & fs::perms::all, fs::perms::owner_all);
 }
 
+// A name by pattern at the writable root (docs/security.md, "Names that host programs run"):
+// every matching entry is moved on the event, the others stay; one made unseen is caught by the
+// last sweep.
+TEST(Guard, AnEntryMatchingAPatternIsMovedOnTheEvent) {
+  Scratch s;
+  GuardPlan plan = s.plan({});
+  write(s.ws / "mine.code-workspace", "the user's own, found by the scan\n");
+  plan.patterns = {{s.ws, "*.code-workspace", "dangerous-file", {"mine.code-workspace"}}};
+  Guard guard = s.start(plan);
+  EXPECT_EQ(guard.take_notices(), std::vector<std::string>{});
+  write(s.ws / "x.code-workspace", "{\"tasks\": {}}\n");
+  write(s.ws / "x.code-workspace.txt", "kept\n");
+  fs::create_directory(s.ws / "sub");
+  write(s.ws / "sub/y.code-workspace", "below the root: the scan's, read-only when it exists\n");
+  guard.on_events();
+  EXPECT_FALSE(fs::exists(s.ws / "x.code-workspace"));
+  EXPECT_TRUE(fs::exists(s.ws / "x.code-workspace.txt"));
+  EXPECT_TRUE(fs::exists(s.ws / "sub/y.code-workspace"));
+  EXPECT_TRUE(fs::exists(s.ws / "mine.code-workspace"));
+  auto entries = list_quarantine(s.quarantine());
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].original, s.ws / "x.code-workspace");
+  EXPECT_EQ(guard.take_notices(),
+            std::vector<std::string>{"moved " + (s.ws / "x.code-workspace").string() +
+                                     " to the quarantine (a guarded name: dangerous-file); "
+                                     "restore with: pi-sandbox quarantine restore " +
+                                     entries[0].id});
+  guard.stop_watching();
+  fs::create_directory(s.ws / "z.code-workspace");
+  guard.final_sweep();
+  EXPECT_FALSE(fs::exists(s.ws / "z.code-workspace"));
+  EXPECT_EQ(guard.take_notices().size(), 1u);
+}
+
 // A parent made during the command is watched as it appears: the name below is caught.
 TEST(Guard, ANameBelowAParentMadeLaterIsCaught) {
   Scratch s;

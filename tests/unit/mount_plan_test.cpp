@@ -9,6 +9,7 @@
 #include <map>
 
 #include "sandbox/linux/landlock.hpp"
+#include "sandbox/linux/runner.hpp"
 #include "sandbox/linux/seccomp.hpp"
 
 namespace pisandbox::sandbox::linux_ {
@@ -234,6 +235,50 @@ TEST(MountPlan, AGuardedNameIsWalkedFromItsDeepestWritableRoot) {
   const std::vector<GuardedName> guarded = {
       {"/home/u/repo/.git/hooks", "/home/u/repo/.git", "git-control"}};
   EXPECT_EQ(plan.guarded, guarded);
+}
+
+// docs/security.md, "Every writable root": a filesystem.additionalAllowWrite entry holding a
+// repository gets what the workspace gets: its hooks read-only (parents pinned), its
+// configuration guarded by content, the names host programs run guarded at its root.
+TEST(MountPlan, AnAdditionalWritableRootIsProtectedLikeTheWorkspace) {
+  policy::PolicyInputs in{"/home/u/ws", "/home/u", "", {}, {}};
+  in.additional_allow_write = {"/srv/src"};
+  const policy::SandboxPolicy p = policy::default_policy(in);
+  auto host = base_host();
+  for (const char* dir :
+       {"/srv", "/srv/src", "/srv/src/repo", "/srv/src/repo/.git", "/srv/src/repo/.git/hooks"})
+    host[dir] = kDir;
+  host["/srv/src/mine.code-workspace"] = kFile;
+  const auto protect = policy::merge_protected(  // with what the scan finds
+      p.protected_paths,
+      {{"/srv/src/repo/.git/hooks", ProtectReason::GitHooks, D, true},
+       {"/srv/src/mine.code-workspace", ProtectReason::DangerousFile, F, false}});
+  const MountPlan plan = plan_mounts(p, protect, fake_host(host));
+  const auto has = [&](const MountOp& op) {
+    return std::ranges::find(plan.ops, op) != plan.ops.end();
+  };
+  EXPECT_TRUE(has({K::Bind, "/srv/src/repo/.git/hooks", "/srv/src/repo/.git/hooks", true, D, "",
+                   "git-hooks", IfSourceMissing::Placeholder}));
+  for (const char* dir : {"/srv/src/repo", "/srv/src/repo/.git"})
+    EXPECT_TRUE(has({K::Bind, dir, dir, false, D, "", "pinned parent of a protected path",
+                     IfSourceMissing::Scaffold}))
+        << dir;
+  for (const char* name : {"/srv/src/.vscode", "/srv/src/.cursor", "/srv/src/.mcp.json"})
+    EXPECT_NE(std::ranges::find(plan.guarded, GuardedName{name, "/srv/src", "dangerous-file"}),
+              plan.guarded.end())
+        << name;
+  const GuardPlan guard = plan_guard(p, protect, plan);
+  EXPECT_NE(
+      std::ranges::find(guard.configs, GuardedConfig{"/srv/src/repo/.git/config", "/srv/src"}),
+      guard.configs.end());
+  EXPECT_NE(std::ranges::find(guard.known_git_dirs, fs::path("/srv/src/repo/.git")),
+            guard.known_git_dirs.end());
+  EXPECT_EQ(guard.patterns,
+            (std::vector<GuardedPattern>{
+                {"/home/u/ws", "*.code-workspace", "dangerous-file"},
+                {"/srv/src", "*.code-workspace", "dangerous-file", {"mine.code-workspace"}}}));
+  EXPECT_TRUE(has({K::Bind, "/srv/src/mine.code-workspace", "/srv/src/mine.code-workspace", true, F,
+                   "", "dangerous-file", IfSourceMissing::Placeholder}));
 }
 
 TEST(MountPlan, NothingIsMountedBelowAReadOnlyDirectory) {

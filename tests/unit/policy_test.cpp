@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 
 #include "policy/sandbox_policy.hpp"
 
@@ -41,6 +44,15 @@ std::vector<ProtectedPath> expected_protected(const fs::path& ws, const fs::path
     out.push_back({ws / name, kDanger, D, true});
   for (auto name : {".claude/settings.json", ".claude/settings.local.json"})
     out.push_back({ws / name, kDanger, F, true});
+  for (auto name : {".claude/hooks", ".claude/skills", ".cursor", ".gemini", ".codex", ".roo",
+                    ".clinerules", ".kiro", ".amazonq", ".continue", ".windsurf"})
+    out.push_back({ws / name, kDanger, D, true});
+  for (auto name : {"opencode.json", "opencode.jsonc"})
+    out.push_back({ws / name, kDanger, F, true});
+  out.push_back({ws / ".opencode", kDanger, D, true});
+  out.push_back({ws / ".zed", kDanger, D, true});
+  out.push_back({ws / ".devcontainer", kDanger, D, true});
+  out.push_back({ws / ".devcontainer.json", kDanger, F, true});
   for (auto name : {".env", ".env.local", ".env.development", ".env.development.local", ".env.test",
                     ".env.test.local", ".env.production", ".env.production.local", ".env.staging",
                     ".env.staging.local", ".env.ci"})
@@ -74,6 +86,7 @@ TEST(DefaultPolicy, HidesTheHomeAndReExposesGitConfig) {
   expected.protected_paths = expected_protected("/home/u/ws", "/home/u");
   expected.protected_paths.push_back(
       {"/usr/local/bin/pi-sandbox", ProtectReason::SandboxBinary, F, false});
+  expected.protected_patterns = {{"/home/u/ws", "*.code-workspace", kDanger}};
   EXPECT_EQ(p, expected);
 }
 
@@ -194,6 +207,73 @@ TEST(SecretNames, PatternsOfItem88) {
   for (auto name : {".env.example", ".env.sample", ".env.template", ".env.dist", ".envrc", "env",
                     "key", "pem.txt", "notes.keynote", "a.pem.bak"})
     EXPECT_FALSE(is_secret_file_name(name)) << name;
+}
+
+// docs/security.md, "Names that host programs run": the table there is this one, row for row.
+TEST(HostProgramNames, TheDocumentedTableIsTheSourceTable) {
+  const char* source = std::getenv("PI_SANDBOX_SOURCE_DIR");
+  std::ifstream file(std::string(source != nullptr ? source : ".") + "/docs/security.md");
+  ASSERT_TRUE(file) << "docs/security.md not found (PI_SANDBOX_SOURCE_DIR)";
+  std::vector<std::string> documented;
+  bool inside = false;
+  for (std::string line; std::getline(file, line);) {
+    if (line == "<!-- host-program-names:end -->") inside = false;
+    if (inside && line.starts_with("| `")) documented.push_back(line);
+    if (line == "<!-- host-program-names:begin -->") inside = true;
+  }
+  std::vector<std::string> expected;
+  for (const auto& row : host_program_names())
+    expected.push_back("| `" + std::string(row.name) + "` | " +
+                       (row.kind == NodeKind::File ? "file" : "directory") + " | " +
+                       std::string(row.program) + " | " + std::string(row.source) + " |");
+  EXPECT_EQ(documented, expected);
+}
+
+TEST(HostProgramNames, OneRowPerNameAndPatternsMatchBySuffix) {
+  std::vector<std::string_view> names;
+  for (const auto& row : host_program_names()) names.push_back(row.name);
+  auto sorted = names;
+  std::ranges::sort(sorted);
+  EXPECT_EQ(std::ranges::adjacent_find(sorted), sorted.end());
+  EXPECT_TRUE(is_name_pattern("*.code-workspace"));
+  EXPECT_FALSE(is_name_pattern(".vscode"));
+  EXPECT_TRUE(matches_name_pattern("*.code-workspace", "x.code-workspace"));
+  EXPECT_TRUE(matches_name_pattern("*.code-workspace", ".code-workspace"));
+  EXPECT_FALSE(matches_name_pattern("*.code-workspace", "x.code-workspace.bak"));
+  EXPECT_FALSE(matches_name_pattern("*.code-workspace", "x.Code-Workspace"));
+  EXPECT_FALSE(matches_name_pattern(".vscode", ".vscode"));
+  // The reference's lists are the table's ReferenceDenyList rows, in order (compatibility C25).
+  EXPECT_EQ(dangerous_files(), (std::vector<std::string_view>{
+                                   ".gitconfig", ".gitmodules", ".bashrc", ".bash_profile",
+                                   ".zshrc", ".zprofile", ".profile", ".ripgreprc", ".mcp.json"}));
+  EXPECT_EQ(
+      dangerous_directories(),
+      (std::vector<std::string_view>{".vscode", ".idea", ".claude/commands", ".claude/agents"}));
+}
+
+// docs/security.md, "Every writable root": an additionalAllowWrite entry gets the names at its own
+// root as the workspace does, whatever the order of the entries.
+TEST(DefaultPolicy, AnAdditionalWritableRootGetsTheNamesAtItsRoot) {
+  for (const auto& order : {std::vector<fs::path>{"/srv/src", "/srv/src/sub"},
+                            std::vector<fs::path>{"/srv/src/sub", "/srv/src"}}) {
+    PolicyInputs in{"/home/u/ws", "/home/u", "", {}, {}};
+    in.additional_allow_write = order;
+    const SandboxPolicy p = default_policy(in);
+    EXPECT_EQ(p.refused, std::vector<std::string>{});
+    for (const fs::path root : {"/srv/src", "/srv/src/sub"}) {
+      for (auto [name, kind] : {std::pair{".cursor", D}, std::pair{".vscode", D},
+                                std::pair{".mcp.json", F}, std::pair{".pi/settings.json", F}}) {
+        const ProtectedPath want{
+            root / name, std::string_view(name) == ".pi/settings.json" ? kSecurity : kDanger, kind,
+            true};
+        EXPECT_NE(std::ranges::find(p.protected_paths, want), p.protected_paths.end()) << want.path;
+      }
+      EXPECT_NE(std::ranges::find(p.protected_patterns,
+                                  ProtectedPattern{root, "*.code-workspace", kDanger}),
+                p.protected_patterns.end())
+          << root;
+    }
+  }
 }
 
 TEST(IsWithin, ComponentWise) {

@@ -88,6 +88,52 @@ TEST_F(ScanTest, AWorktreeGitFileIsNotARepositoryDirectory) {
   EXPECT_EQ(found(), (std::vector<std::string>{}));
 }
 
+// docs/security.md, "Names that host programs run": every row is found where it exists, a
+// directory row as a whole (nothing below it is read), a pattern by its suffix.
+TEST_F(ScanTest, FindsTheNamesHostProgramsRunAtAnyDepth) {
+  file(".cursor/mcp.json");
+  file(".cursor/deep/.env");  // inside a protected directory: covered by it, not listed
+  file("pkg/.devcontainer/devcontainer.json");
+  file("pkg/.devcontainer.json");
+  file("x.code-workspace");
+  file("pkg/app.code-workspace");
+  file("pkg/app.code-workspace.bak");
+  file("opencode.jsonc");
+  file(".claude/hooks/pre.sh");
+  file(".claude/notes.md");
+  file(".pi/settings.json");  // Pi's own: protected at the root by the policy, not scanned
+  EXPECT_EQ(found(), (std::vector<std::string>{
+                         ".claude/hooks:dangerous-file",
+                         ".cursor:dangerous-file",
+                         "opencode.jsonc:dangerous-file",
+                         "pkg/.devcontainer.json:dangerous-file",
+                         "pkg/.devcontainer:dangerous-file",
+                         "pkg/app.code-workspace:dangerous-file",
+                         "x.code-workspace:dangerous-file",
+                     }));
+}
+
+// docs/security.md, "Every writable root": each additionalAllowWrite entry is scanned as the
+// workspace is.
+TEST_F(ScanTest, ScansEveryConfiguredWritableRoot) {
+  dir("ws/.git/hooks");
+  dir("cache/repo/.git/hooks");
+  file("cache/.vscode/tasks.json");
+  dir("other/repo/.git/hooks");  // not writable: not scanned
+  SandboxPolicy policy;
+  policy.workspace = root_ / "ws";
+  policy.writable = {{root_ / "ws", "the workspace", Access::ReadWrite},
+                     {root_ / "cache", std::string(kConfiguredWritable), Access::ReadWrite,
+                      Origin::ConfiguredWrite}};
+  std::vector<std::string> out;
+  for (const auto& p : scan_writable_roots(policy, {}).protected_paths)
+    out.push_back(p.path.lexically_relative(root_).string() + ":" +
+                  std::string(to_string(p.reason)));
+  EXPECT_EQ(out,
+            (std::vector<std::string>{"ws/.git/hooks:git-hooks", "cache/.vscode:dangerous-file",
+                                      "cache/repo/.git/hooks:git-hooks"}));
+}
+
 TEST_F(ScanTest, CountsItsWork) {
   file("a/x");
   file("b/y");

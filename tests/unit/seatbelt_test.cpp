@@ -313,6 +313,13 @@ TEST(SeatbeltSemantics, DefaultPolicyDecidesAsTheLinuxSandbox) {
        "Sandbox.ProtectedPathsRefuseWriteCreateRenameLinkAndSymlinkReplacement"},
       {"file-write-create", kWs + "/.pi/settings.json", Target::File, kDeny, kDeny,
        "Sandbox.ProtectedPathsRefuseWriteCreateRenameLinkAndSymlinkReplacement"},
+      {"file-write-create", kWs + "/.cursor/mcp.json", Target::File, kDeny, kDeny,
+       "Guard.NamesHostProgramsRunAreQuarantined (docs/security.md, \"Names that host programs "
+       "run\")"},
+      {"file-write-create", kWs + "/x.code-workspace", Target::File, kDeny, kDeny,
+       "Guard.NamesHostProgramsRunAreQuarantined (a pattern)"},
+      {"file-write-create", kWs + "/x.code-workspace.txt", Target::File, kAllow, kAllow,
+       "Guard.NamesHostProgramsRunAreQuarantined (only the suffix matches)"},
       {"file-write-unlink", kWs + "/.git", Target::File, kDeny, kDeny,
        "Sandbox.ARenameOfAProtectedPathsParentIsRefused"},
       {"file-write-unlink", kWs + "/.pi", Target::File, kDeny, kDeny,
@@ -363,6 +370,11 @@ TEST(SeatbeltSemantics, EveryOptionDecidesAsTheLinuxSandbox) {
   const std::vector<Row> rows = {
       {"file-write-create", "/Users/u/cache/x", Target::File, kAllow, kAllow,
        "filesystem.additionalAllowWrite (docs/configuration.md)"},
+      {"file-write-create", "/Users/u/cache/.vscode/tasks.json", Target::File, kDeny, kDeny,
+       "Guard.AnAdditionalWritableRootIsProtectedLikeTheWorkspace (docs/security.md, \"Every "
+       "writable root\")"},
+      {"file-write-create", "/Users/u/cache/a.code-workspace", Target::File, kDeny, kDeny,
+       "Guard.AnAdditionalWritableRootIsProtectedLikeTheWorkspace"},
       {"file-read-data", "/Users/u/.local/share/tool/data", Target::File, kAllow, kAllow,
        "filesystem.additionalAllowRead (docs/configuration.md)"},
       {"file-write-data", "/Users/u/.local/share/tool/data", Target::File, kDeny, kDeny,

@@ -299,7 +299,8 @@ void Guard::stop_watching() {
 
 core::Result<Guard> Guard::start(const GuardPlan& plan, Quarantine quarantine, Watch watch) {
   Guard guard(plan, std::move(quarantine));
-  if (watch == Watch::Yes && (!plan.names.empty() || !plan.configs.empty())) {
+  if (watch == Watch::Yes &&
+      (!plan.names.empty() || !plan.configs.empty() || !plan.patterns.empty())) {
     guard.inotify_.reset(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
     if (!guard.inotify_)
       return std::unexpected(core::sys_error("inotify_init1()", errno,
@@ -309,6 +310,10 @@ core::Result<Guard> Guard::start(const GuardPlan& plan, Quarantine quarantine, W
   for (const auto& name : plan.names) {
     for (const auto& part : components(name.base, name.path)) guard.relevant_names_.insert(part);
   }
+  // A pattern's directory is a writable root: watched from the start (walk_to_parent() watches
+  // the root it opens).
+  for (const auto& pattern : plan.patterns)
+    (void)guard.walk_to_parent(pattern.dir, pattern.dir / "-", false);
   for (const auto& where : plan.indexes) {
     GitIndexState state{where, std::nullopt};
     if (UniqueFd parent = guard.walk_to_parent(where.base, where.index, false)) {
@@ -604,8 +609,29 @@ std::string Guard::undo_in_place(Config& config, int parent_fd, const ReadFile& 
   return done;
 }
 
+void Guard::check_pattern(const GuardedPattern& pattern) {
+  UniqueFd dir = walk_to_parent(pattern.dir, pattern.dir / "-", false);
+  if (!dir) return;
+  std::vector<std::string> names = entry_names(dir.get()).value_or(std::vector<std::string>{});
+  std::erase_if(names, [&](const std::string& name) {
+    return !policy::matches_name_pattern(pattern.pattern, name) ||
+           std::ranges::find(pattern.existing, name) != pattern.existing.end();
+  });
+  std::ranges::sort(names);
+  for (const auto& name : names)
+    move_out(dir.get(), name, pattern.dir / name, "a guarded name: " + pattern.why);
+}
+
+bool Guard::relevant_name(const std::string& name) const {
+  if (relevant_names_.contains(name)) return true;
+  return std::ranges::any_of(plan_.patterns, [&](const GuardedPattern& pattern) {
+    return policy::matches_name_pattern(pattern.pattern, name);
+  });
+}
+
 void Guard::check_all() {
   for (const auto& name : plan_.names) check_name(name);
+  for (const auto& pattern : plan_.patterns) check_pattern(pattern);
   for (auto& config : configs_) check_config(config, false);
 }
 
@@ -629,7 +655,7 @@ void Guard::on_events() {
         }
         continue;
       }
-      if (event->len > 0 && relevant_names_.contains(event->name)) relevant = true;
+      if (event->len > 0 && relevant_name(event->name)) relevant = true;
       if (placeholder_watches_.contains(event->wd)) relevant = true;
     }
   }
@@ -768,6 +794,7 @@ std::string incomplete_sweep(const core::Error& failure) {
 void Guard::final_sweep() {
   opener_.failure.reset();
   for (const auto& name : plan_.names) check_name(name);
+  for (const auto& pattern : plan_.patterns) check_pattern(pattern);
   for (auto& config : configs_) check_config(config, true);
   check_new_repositories();
   check_gitlinks();

@@ -49,6 +49,21 @@ struct GuardedConfig {
   friend bool operator==(const GuardedConfig&, const GuardedConfig&) = default;
 };
 
+/// Entries of a writable root protected by a name pattern (policy::ProtectedPattern): what a
+/// command creates there whose name matches is moved to the quarantine, as for a GuardedName.
+///   dir: the writable root (a mount point inside the sandbox); pattern: `*<suffix>`
+///   (policy::matches_name_pattern()); why: the protection's reason (`dangerous-file`);
+///   existing: the matching entries the scan found when the command started, which the mount
+///   plan binds read-only: not the command's, never moved.
+struct GuardedPattern {
+  fs::path dir;
+  std::string pattern;
+  std::string why;
+  std::vector<std::string> existing = {};
+
+  friend bool operator==(const GuardedPattern&, const GuardedPattern&) = default;
+};
+
 /// A repository's index, read after the command when it changed: the nested repositories a
 /// command registered there as gitlinks are cleaned like repositories it created (host `git
 /// status` runs git in each, with its configuration).
@@ -83,6 +98,9 @@ struct GuardPlan {
   /// Marked placeholders at protected paths (a strict sandbox killed before it removed them):
   /// removed when the guard starts, unless a running strict sandbox holds them.
   std::vector<fs::path> leftover_placeholders = {};
+  /// Names by pattern at writable roots (docs/security.md, "Names that host programs run"),
+  /// in either protection mode.
+  std::vector<GuardedPattern> patterns = {};
 
   friend bool operator==(const GuardPlan&, const GuardPlan&) = default;
 };
@@ -174,6 +192,10 @@ class Guard {
   core::UniqueFd walk_to_parent(const fs::path& base, const fs::path& path,
                                 bool watch_missing_name);
   void check_name(const GuardedName& name);
+  /// Moves every entry of the pattern's directory whose name matches it.
+  void check_pattern(const GuardedPattern& pattern);
+  /// Whether an event's name concerns a guarded name, a configuration or a pattern.
+  bool relevant_name(const std::string& name) const;
   void check_config(Config& config, bool final);
   /// One attempt; false when the file was replaced while it was being undone.
   bool check_config_once(Config& config, bool final);

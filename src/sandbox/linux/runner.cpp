@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 core::Result<PreparedSandbox> prepare_sandbox(const policy::SandboxPolicy& policy,
                                               Command command) {
   PreparedSandbox prepared;
-  prepared.scan = policy::scan_workspace(policy.workspace, policy::scan_options(policy));
+  prepared.scan = policy::scan_writable_roots(policy, policy::scan_options(policy));
   core::phases::mark(core::phases::Mark::Scanned);
   prepared.protected_paths =
       policy::merge_protected(policy.protected_paths, prepared.scan.protected_paths);
@@ -52,6 +52,18 @@ bool quarantine_writable_inside(const policy::SandboxPolicy& policy, const fs::p
     return policy::is_within(quarantine, e.path);
   });
 }
+
+namespace {
+
+/// The `filesystem.additionalAllowWrite` entry (the deepest) that contains `path`, or empty.
+fs::path configured_root(const policy::SandboxPolicy& policy, const fs::path& path) {
+  std::vector<fs::path> roots;
+  for (const auto& e : policy.writable)
+    if (e.origin == policy::Origin::ConfiguredWrite) roots.push_back(e.path);
+  return deepest_root(path, roots);
+}
+
+}  // namespace
 
 GuardPlan plan_guard(const policy::SandboxPolicy& policy,
                      const std::vector<policy::ProtectedPath>& protected_paths,
@@ -91,13 +103,31 @@ GuardPlan plan_guard(const policy::SandboxPolicy& policy,
         plan.configs.push_back({p.path, base});
       continue;
     }
-    if (p.reason != policy::ProtectReason::GitHooks || !policy::is_within(p.path, policy.workspace))
-      continue;
+    if (p.reason != policy::ProtectReason::GitHooks) continue;
+    // The scan's repositories: the workspace's, and those of each additionalAllowWrite entry,
+    // which is protected like the workspace (docs/security.md, "Every writable root").
     const fs::path git_dir = p.path.parent_path();
+    const fs::path config_base = policy::is_within(git_dir, policy.workspace)
+                                     ? policy.workspace
+                                     : configured_root(policy, git_dir);
+    if (config_base.empty()) continue;
     plan.known_git_dirs.push_back(git_dir);
     plan.indexes.push_back({git_dir / "index", git_dir.parent_path(), root_of(git_dir)});
     for (const char* leaf : {"config", "config.worktree"})
-      plan.configs.push_back({git_dir / leaf, policy.workspace});
+      plan.configs.push_back({git_dir / leaf, config_base});
+  }
+  // Names by pattern at a writable root (`*.code-workspace`): guarded in either protection
+  // mode, since no placeholder can stand for a pattern.
+  for (const auto& pattern : policy.protected_patterns) {
+    if (std::ranges::find(plan.writable_roots, pattern.dir) == plan.writable_roots.end()) continue;
+    GuardedPattern guarded{pattern.dir, pattern.pattern,
+                           std::string(policy::to_string(pattern.reason))};
+    // What the scan found there is bound read-only (the user's own workspace file).
+    for (const auto& p : protected_paths)
+      if (p.path.parent_path() == pattern.dir &&
+          policy::matches_name_pattern(pattern.pattern, p.path.filename().string()))
+        guarded.existing.push_back(p.path.filename().string());
+    plan.patterns.push_back(std::move(guarded));
   }
   return plan;
 }

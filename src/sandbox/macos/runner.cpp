@@ -137,7 +137,7 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
   SeatbeltInputs inputs{dirs->temp_dir(), dirs->home_layer(), loopback->http.port,
                         loopback->socks.port, usable_sockets(overrides.allowed_sockets, policy)};
   const policy::ScanResult scan =
-      policy::scan_workspace(policy.workspace, policy::scan_options(policy));
+      policy::scan_writable_roots(policy, policy::scan_options(policy));
   const auto protected_paths =
       policy::merge_protected(policy.protected_paths, scan.protected_paths);
   const std::string profile =

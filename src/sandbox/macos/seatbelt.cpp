@@ -317,15 +317,23 @@ std::string name_regex(std::string_view name, const fs::path& root) {
   return "^" + regex_literal(root.string()) + "/(.*/)?" + regex_literal_any_case(name) + "(/.*)?$";
 }
 
-/// The names the Linux sandbox protects wherever it finds them in the workspace: the reference's
-/// dangerous files and directories, the agent's settings and `.git/hooks` (compatibility C25,
-/// C26).
+/// The names the Linux sandbox protects wherever it finds them in the workspace: the names host
+/// programs run (policy::host_program_names(), but Pi's own and the patterns) and `.git/hooks`
+/// (compatibility C25, C26).
 std::vector<std::string_view> names_anywhere() {
-  std::vector<std::string_view> names = policy::dangerous_files();
-  std::ranges::copy(policy::dangerous_directories(), std::back_inserter(names));
-  std::ranges::copy(policy::agent_settings_files(), std::back_inserter(names));
+  std::vector<std::string_view> names;
+  for (const auto& row : policy::host_program_names())
+    if (row.reason == policy::ProtectReason::DangerousFile && !policy::is_name_pattern(row.name))
+      names.push_back(row.name);
   names.push_back(".git/hooks");
   return names;
+}
+
+/// `^<dir>/(.*/)?[^/]*<suffix, any case>(/.*)?$`: an entry named by `pattern` (`*<suffix>`) at
+/// any depth beneath `dir`, and what lies below it.
+std::string pattern_regex(std::string_view pattern, const fs::path& dir) {
+  return "^" + regex_literal(dir.string()) + "/(.*/)?[^/]*" +
+         regex_literal_any_case(pattern.substr(1)) + "(/.*)?$";
 }
 
 void add_protected(std::vector<Rule>& rules, const policy::SandboxPolicy& policy,
@@ -347,6 +355,8 @@ void add_protected(std::vector<Rule>& rules, const policy::SandboxPolicy& policy
     }
   }
   for (auto name : names_anywhere()) paths.push_back(regex(name_regex(name, policy.workspace)));
+  for (const auto& pattern : policy.protected_patterns)
+    paths.push_back(regex(pattern_regex(pattern.pattern, pattern.dir)));
   rules.push_back({Verdict::Deny,
                    {"file-write*"},
                    std::move(paths),
