@@ -136,8 +136,7 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
   if (!loopback) return launch_failed("the proxy's listeners and credential", loopback.error());
   SeatbeltInputs inputs{dirs->temp_dir(), dirs->home_layer(), loopback->http.port,
                         loopback->socks.port, usable_sockets(overrides.allowed_sockets, policy)};
-  const policy::ScanResult scan =
-      policy::scan_writable_roots(policy, policy::scan_options(policy));
+  const policy::ScanResult scan = policy::scan_writable_roots(policy, policy::scan_options(policy));
   const auto protected_paths =
       policy::merge_protected(policy.protected_paths, scan.protected_paths);
   const std::string profile =
