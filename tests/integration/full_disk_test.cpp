@@ -125,12 +125,13 @@ cat "$WS/.git/config"
   EXPECT_EQ(out[2], "fsmonitor=[]");
   EXPECT_EQ(out[3], "[core]");
   EXPECT_EQ(out[4], std::string(padding, '#'));
-  EXPECT_NE(matching_line(r.err, "pi-sandbox: undid a change to " + literal(config.string()) +
-                                     ": it set core.fsmonitor, which git on the host would run "
-                                     "or read; " +
-                                     cause + "; the attempted version is kept in the quarantine: " +
-                                     literal(s.home.string()) + "/.+/config"),
-            "")
+  EXPECT_NE(
+      matching_line(r.err, "pi-sandbox: undid a change to " + literal(config.string()) +
+                               ": it set core.fsmonitor, which is not on the allowlist of keys "
+                               "that run nothing; " +
+                               cause + "; the attempted version is kept in the quarantine: " +
+                               literal(s.home.string()) + "/.+/config"),
+      "")
       << r.err;
   EXPECT_NE(matching_line(r.err,
                           "pi-sandbox: the guard could not check or undo what the command made, "
@@ -192,11 +193,13 @@ echo "format=$(cd "$WS/sub" && git config --get core.repositoryformatversion)"
                             literal((s.ws / "sub/.git").string()) +
                             "/\\.pi-sandbox-restore-[0-9a-f]{8}\\): ENOSPC \\(No space left on "
                             "device\\)\\), so it was rewritten in place without it";
-  EXPECT_NE(matching_line(r.err, "pi-sandbox: cleaned " + literal(config.string()) +
-                                     " in a repository the command created: it set "
-                                     "core.fsmonitor, which git on the host would run or read; " +
-                                     cause + "; the original is kept in the quarantine: .+"),
-            "")
+  EXPECT_NE(
+      matching_line(r.err,
+                    "pi-sandbox: cleaned " + literal(config.string()) +
+                        " in a repository the command created: it set "
+                        "core.fsmonitor, which is not on the allowlist of keys that run nothing; " +
+                        cause + "; the original is kept in the quarantine: .+"),
+      "")
       << r.err;
   EXPECT_NE(matching_line(r.err,
                           "pi-sandbox: warning: the guard's last sweep could not check or undo "

@@ -27,7 +27,7 @@ full_disk() {
   local config="$WS/.git/config" temp
   temp="$(grep -oE "write\\($WS/\\.git/\\.pi-sandbox-restore-[0-9a-f]{8}\\)" <<<"$ERR" | head -1)"
   [ -n "$temp" ] || { show; escaped "no failed write of a restore file"; }
-  expect_err "pi-sandbox: undid a change to $config: it set core.fsmonitor, which git on the host would run or read; it could not be put back ($temp: ENOSPC (No space left on device)), so it was rewritten in place without it; the attempted version is kept in the quarantine: "
+  expect_err "pi-sandbox: undid a change to $config: it set core.fsmonitor, which is not on the allowlist of keys that run nothing; it could not be put back ($temp: ENOSPC (No space left on device)), so it was rewritten in place without it; the attempted version is kept in the quarantine: "
   expect_err "pi-sandbox: the guard could not check or undo what the command made, so the command was stopped: could not undo a change to $config: it could not be put back ($temp: ENOSPC (No space left on device)), so it was rewritten in place without it"
   # In place: the command's own edit without the key (its comment padding stays).
   { [ "$(head -1 "$config")" = "[core]" ] && ! grep -q fsmonitor "$config"; } ||

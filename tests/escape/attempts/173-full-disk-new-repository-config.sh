@@ -18,7 +18,7 @@ full_disk() {
   expect_rc 0
   temp="$(grep -oE "write\\($WS/sub/\\.git/\\.pi-sandbox-restore-[0-9a-f]{8}\\)" <<<"$ERR" | head -1)"
   [ -n "$temp" ] || { show; escaped "no failed write of a cleaned file"; }
-  expect_err "pi-sandbox: cleaned $config in a repository the command created: it set core.fsmonitor, which git on the host would run or read; it could not be put back ($temp: ENOSPC (No space left on device)), so it was rewritten in place without it; the original is kept in the quarantine: "
+  expect_err "pi-sandbox: cleaned $config in a repository the command created: it set core.fsmonitor, which is not on the allowlist of keys that run nothing; it could not be put back ($temp: ENOSPC (No space left on device)), so it was rewritten in place without it; the original is kept in the quarantine: "
   expect_err "pi-sandbox: warning: the guard's last sweep could not check or undo everything (could not undo a change to $config: it could not be put back ($temp: ENOSPC (No space left on device)), so it was rewritten in place without it); "
   [ "$(cd "$WS/sub" && HOME="$FAKE_HOME" git config --get core.repositoryformatversion)" = 0 ] ||
     escaped "the rest of the configuration is gone: $(cat "$config")"
