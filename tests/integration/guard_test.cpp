@@ -385,6 +385,28 @@ TEST(Guard, WhatTheHostSetUpIsNeverTakenBack) {
       run_process({"/bin/sh", "-c", "cd '" + s.ws.string() + "' && " + configs}, s.env());
   EXPECT_EQ(after.out, before.out);
   EXPECT_FALSE(fs::exists(quarantine_root(s)));
+  // git-lfs's own hooks, installed on the host, stay.
+  if (lfs) {
+    EXPECT_TRUE(fs::exists(s.ws / "src/.git/hooks/pre-push"));
+  }
+}
+
+// A linked worktree added inside (`git worktree add`) is the command's: its git directory is
+// new, but the repository's common directory existed, so the host's own hook stays.
+TEST(Guard, AWorktreeAddedInsideLeavesTheRepositorysOwnHooks) {
+  PI_SANDBOX_REQUIRE(have_git(), "git is not installed");
+  Scratch s;
+  ASSERT_EQ(host_sh(s, s.ws,
+                    "git init -q && git -c user.name=t -c user.email=t@e commit -q --allow-empty "
+                    "-m a && printf '#!/bin/sh\\nexit 0\\n' > .git/hooks/pre-commit && "
+                    "chmod +x .git/hooks/pre-commit"),
+            0);
+  const RunResult r = s.run(
+      "git worktree add -q wt2 -b wt2 && git -C wt2 -c user.name=t -c user.email=t@e commit -q "
+      "--allow-empty -m x && echo done");
+  EXPECT_EQ(r.out, "done\n") << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(read_file(s.ws / ".git/hooks/pre-commit"), "#!/bin/sh\nexit 0\n");
 }
 
 // A setuid file moved to a new place during the command loses the bit: the host mounts the

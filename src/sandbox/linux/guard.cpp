@@ -964,9 +964,14 @@ void Guard::settle_repository(const fs::path& git_dir, bool designated, bool fin
                (start_dirs_.contains(git_dir) && !start_git_dirs_.contains(git_dir));
   const bool known = contains(plan_.known_git_dirs, git_dir);
   if (known) designated = false;  // its configuration is compared with the start (check_config)
-  std::vector<fs::path> configs{git_dir / "config.worktree"};
-  if (common != git_dir || !known) configs.push_back(common / "config");
-  if (common != git_dir) configs.push_back(git_dir / "config");
+  // A new linked worktree (`git worktree add`) of a repository that existed: its own files are
+  // the command's, the common directory's hooks and configuration only where it changed them.
+  const bool common_existed = common != git_dir && (contains(plan_.known_git_dirs, common) ||
+                                                    start_git_dirs_.contains(common));
+  const bool whole_common = designated && !common_existed;
+  std::vector<std::pair<fs::path, bool>> configs{{git_dir / "config.worktree", designated}};
+  if (common != git_dir || !known) configs.emplace_back(common / "config", whole_common);
+  if (common != git_dir) configs.emplace_back(git_dir / "config", designated);
   // A known repository's hooks are read-only where the scan found them; elsewhere what the
   // command changed in them goes.
   const fs::path hooks_of = common_inside ? common : fs::path{};
@@ -975,27 +980,29 @@ void Guard::settle_repository(const fs::path& git_dir, bool designated, bool fin
           indexes_, [&](const GitIndexState& i) { return i.where.index == git_dir / "index"; }))
     indexes_.push_back({{git_dir / "index", git_dir.parent_path(), base}, std::nullopt});
   clean_repository(
-      hooks_of, configs, designated, final,
+      hooks_of, whole_common, configs, final,
       designated ? "a repository the command created" : "the repository " + git_dir.string());
 }
 
-void Guard::clean_repository(const fs::path& common_dir, const std::vector<fs::path>& configs,
-                             bool all, bool final, const std::string& origin) {
+void Guard::clean_repository(const fs::path& common_dir, bool all_hooks,
+                             const std::vector<std::pair<fs::path, bool>>& configs, bool final,
+                             const std::string& origin) {
   if (!common_dir.empty())
     if (const fs::path base = writable_root_of(common_dir); !base.empty())
       if (UniqueFd hooks = open_below(base, common_dir / "hooks", O_RDONLY | O_DIRECTORY)) {
         std::vector<std::string> names =
             entry_names(hooks.get()).value_or(std::vector<std::string>{});
         std::erase_if(names, [&](const std::string& name) {
-          return name.ends_with(".sample") || !(all || changed_.contains(common_dir / "hooks") ||
-                                                changed_.contains(common_dir / "hooks" / name));
+          return name.ends_with(".sample") ||
+                 !(all_hooks || changed_.contains(common_dir / "hooks") ||
+                   changed_.contains(common_dir / "hooks" / name));
         });
         std::ranges::sort(names);
         for (const auto& hook : names)
           move_out(hooks.get(), hook, common_dir / "hooks" / hook,
                    "a Git hook in " + origin + ": git on the host would run it");
       }
-  for (const auto& path : configs) {
+  for (const auto& [path, all] : configs) {
     // Guarded by content from the start: compared with what it held then.
     if (std::ranges::any_of(configs_, [&](const Config& c) { return c.where.path == path; }))
       continue;

@@ -255,10 +255,12 @@ class Guard {
   void walk_changed_since_start();
   /// Git's discovery rules for one directory that may be a git directory.
   void settle_repository(const fs::path& git_dir, bool designated, bool final);
-  /// Quarantines the hooks (but git's samples) of `common_dir` and cleans the configurations
-  /// of `configs`: everything when `all`, else only what the command changed.
-  void clean_repository(const fs::path& common_dir, const std::vector<fs::path>& configs, bool all,
-                        bool final, const std::string& origin);
+  /// Quarantines the hooks (but git's samples) of `common_dir`, all of them with `all_hooks`,
+  /// else those the command made or changed; cleans each configuration of `configs` whole
+  /// (true) or only when the command changed it (false).
+  void clean_repository(const fs::path& common_dir, bool all_hooks,
+                        const std::vector<std::pair<fs::path, bool>>& configs, bool final,
+                        const std::string& origin);
   /// Whether `path` (the entry of `parent_fd` named by its last component) is an empty, marked
   /// placeholder of a strict sandbox that still runs (watched from then on).
   bool held_placeholder(int parent_fd, const fs::path& path);
