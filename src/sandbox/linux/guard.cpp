@@ -664,9 +664,10 @@ namespace {
 
 /// Whether `name` is one of the entries whose appearance makes a directory a git directory for
 /// git (setup.c is_git_directory(): `HEAD`, and `objects/` and `refs/` in the common directory
-/// that `commondir` names).
+/// that `commondir` names). Not `HEAD` itself: git rewrites it in every repository (`git
+/// checkout`); a directory that lacked it at the start is caught by the start walk.
 bool designating_entry(const std::string& name) {
-  return name == "HEAD" || name == "commondir" || name == "objects" || name == "refs";
+  return name == "commondir" || name == "objects" || name == "refs";
 }
 
 bool contains(const std::vector<fs::path>& paths, const fs::path& path) {
@@ -963,7 +964,11 @@ void Guard::settle_repository(const fs::path& git_dir, bool designated, bool fin
                changed_.contains(common / "refs") ||
                (start_dirs_.contains(git_dir) && !start_git_dirs_.contains(git_dir));
   const bool known = contains(plan_.known_git_dirs, git_dir);
-  if (known) designated = false;  // its configuration is compared with the start (check_config)
+  // A repository that existed at the start is never the command's as a whole, whatever of it
+  // the command rewrote (`git submodule update`, `git worktree repair` rewrite `.git` files):
+  // its configuration is compared with the start (check_config), its hooks go only where the
+  // command changed them.
+  if (known || start_git_dirs_.contains(git_dir)) designated = false;
   // A new linked worktree (`git worktree add`) of a repository that existed: its own files are
   // the command's, the common directory's hooks and configuration only where it changed them.
   const bool common_existed = common != git_dir && (contains(plan_.known_git_dirs, common) ||
