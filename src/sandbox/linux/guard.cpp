@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <thread>
+#include <unordered_set>
 
 #include "core/io.hpp"
 #include "policy/git_index.hpp"
@@ -670,6 +671,13 @@ bool designating_entry(const std::string& name) {
   return name == "commondir" || name == "objects" || name == "refs";
 }
 
+/// Whether an entry named `name` can make its directory a git directory or change what git run
+/// there does (gitrepository-layout(5)).
+bool git_entry(const std::string& name) {
+  return name == "HEAD" || designating_entry(name) || name == "config" ||
+         name == "config.worktree" || name == "hooks";
+}
+
 bool contains(const std::vector<fs::path>& paths, const fs::path& path) {
   return std::ranges::find(paths, path) != paths.end();
 }
@@ -844,7 +852,7 @@ void Guard::watch_new_tree(const fs::path& top, const fs::path& base) {
 }
 
 void Guard::note_changed(const fs::path& path, const fs::path& base) {
-  changed_.insert(path);
+  changed_.insert(path.native());
   pending_.emplace_back(path, base);
 }
 
@@ -854,10 +862,20 @@ void Guard::add_candidate(const fs::path& dir, bool designated) {
 }
 
 void Guard::inspect(const fs::path& path, const fs::path& base) {
-  UniqueFd parent = open_below(base, path.parent_path(), O_PATH | O_DIRECTORY);
-  if (!parent) return;
   const std::string leaf = path.filename().string();
+  const fs::path dir = path.parent_path();
+  // Most entries are ordinary files: one lstat says so. (Through whatever the path holds now;
+  // what is acted on is opened again below without following a symlink.)
+  const bool named = leaf == ".git" || git_entry(leaf) || dir.filename() == "hooks";
   struct stat st {};
+  const int root = base_fd(base);
+  const fs::path relative = path.lexically_relative(base);
+  if (root < 0 || relative.empty() ||
+      ::fstatat(root, relative.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return;
+  if (!named && !(S_ISREG(st.st_mode) && (st.st_mode & (S_ISUID | S_ISGID)) != 0)) return;
+  UniqueFd parent = open_below(base, dir, O_PATH | O_DIRECTORY);
+  if (!parent) return;
   if (::fstatat(parent.get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return;
   if (S_ISREG(st.st_mode) && (st.st_mode & (S_ISUID | S_ISGID)) != 0) {
     // The host mounts the workspace without nosuid: a setuid file left there gives whoever
@@ -876,7 +894,6 @@ void Guard::inspect(const fs::path& path, const fs::path& base) {
           ((*cleared & S_ISUID) != 0 && (*cleared & S_ISGID) != 0 ? "+setgid" : "") + " bit of " +
           path.string() + " (the command made it; the host mounts the workspace without nosuid)");
   }
-  const fs::path dir = path.parent_path();
   if (leaf == ".git") {
     if (S_ISDIR(st.st_mode)) {
       add_candidate(path, true);
@@ -888,15 +905,17 @@ void Guard::inspect(const fs::path& path, const fs::path& base) {
     }
     return;
   }
-  add_candidate(dir, designating_entry(leaf));
-  // An entry of `hooks/`, `refs/`, `objects/`: the directory above may be the git directory.
-  if (dir.has_parent_path() && dir != base) add_candidate(dir.parent_path(), false);
+  if (git_entry(leaf)) add_candidate(dir, designating_entry(leaf));
+  // A hook: the directory above may be the git directory.
+  if (dir.filename() == "hooks" && dir != base) add_candidate(dir.parent_path(), false);
 }
 
 void Guard::inspect_pending(bool final) {
+  std::unordered_set<std::string> seen;
   while (!pending_.empty()) {
     auto batch = std::exchange(pending_, {});
-    for (const auto& [path, base] : batch) inspect(path, base);
+    for (const auto& [path, base] : batch)
+      if (seen.insert(path.native()).second) inspect(path, base);
   }
   // Live, only what this batch named; the last sweep looks at every candidate again, as the
   // command left it.
@@ -959,9 +978,8 @@ void Guard::settle_repository(const fs::path& git_dir, bool designated, bool fin
   if (!is_git_dir && git_dir.filename() != ".git") return;
   // Designated by the command: it made the directory, or what makes git use it; or the guard
   // walked it at the start and it was not a git directory then.
-  designated = designated || changed_.contains(git_dir) ||
-               changed_.contains(git_dir / "commondir") || changed_.contains(common / "objects") ||
-               changed_.contains(common / "refs") ||
+  designated = designated || changed(git_dir) || changed(git_dir / "commondir") ||
+               changed(common / "objects") || changed(common / "refs") ||
                (start_dirs_.contains(git_dir) && !start_git_dirs_.contains(git_dir));
   const bool known = contains(plan_.known_git_dirs, git_dir);
   // A repository that existed at the start is never the command's as a whole, whatever of it
@@ -998,9 +1016,8 @@ void Guard::clean_repository(const fs::path& common_dir, bool all_hooks,
         std::vector<std::string> names =
             entry_names(hooks.get()).value_or(std::vector<std::string>{});
         std::erase_if(names, [&](const std::string& name) {
-          return name.ends_with(".sample") ||
-                 !(all_hooks || changed_.contains(common_dir / "hooks") ||
-                   changed_.contains(common_dir / "hooks" / name));
+          return name.ends_with(".sample") || !(all_hooks || changed(common_dir / "hooks") ||
+                                                changed(common_dir / "hooks" / name));
         });
         std::ranges::sort(names);
         for (const auto& hook : names)
@@ -1011,7 +1028,7 @@ void Guard::clean_repository(const fs::path& common_dir, bool all_hooks,
     // Guarded by content from the start: compared with what it held then.
     if (std::ranges::any_of(configs_, [&](const Config& c) { return c.where.path == path; }))
       continue;
-    if (!all && !changed_.contains(path)) continue;
+    if (!all && !changed(path)) continue;
     const fs::path base = writable_root_of(path);
     if (base.empty()) continue;
     UniqueFd parent = open_below(base, path.parent_path(), O_PATH | O_DIRECTORY);

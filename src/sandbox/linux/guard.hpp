@@ -38,6 +38,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -303,7 +304,8 @@ class Guard {
   /// When the guard started (CLOCK_REALTIME_COARSE, the clock of ctime).
   struct timespec start_time_ {};
   /// Every entry created or changed during the command, and those not yet inspected.
-  std::set<fs::path> changed_;
+  std::unordered_set<std::string> changed_;
+  bool changed(const fs::path& path) const { return changed_.contains(path.native()); }
   std::vector<std::pair<fs::path, fs::path>> pending_;
   /// Directories that may be git directories (true: the command designated them: made them,
   /// or wrote the `.git`, `commondir`, `objects` or `refs` that makes git use them).
