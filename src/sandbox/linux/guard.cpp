@@ -327,21 +327,18 @@ int Guard::watch(int dir_fd, const fs::path& path, const fs::path& base, std::ui
   const std::pair key{st.st_dev, st.st_ino};
   // Through the descriptor's magic link: exactly the directory the walk holds.
   const std::string link = "/proc/self/fd/" + std::to_string(dir_fd);
-  if (watched_.contains(key)) {
-    for (const auto& [wd, inode] : watch_inodes_) {
-      if (inode != key) continue;
-      WatchedDir& dir = watch_dirs_[wd];
-      // It may have moved: its events are named from where it is now.
-      if (!base.empty()) {
-        dir.path = path;
-        dir.base = base;
-      }
-      if ((mask & ~dir.mask) != 0 &&
-          ::inotify_add_watch(inotify_.get(), link.c_str(), mask | IN_MASK_ADD) >= 0)
-        dir.mask |= mask;
-      return wd;
+  if (const auto known = watched_.find(key); known != watched_.end()) {
+    const int wd = known->second;
+    WatchedDir& dir = watch_dirs_[wd];
+    // It may have moved: its events are named from where it is now.
+    if (!base.empty()) {
+      dir.path = path;
+      dir.base = base;
     }
-    return -1;
+    if ((mask & ~dir.mask) != 0 &&
+        ::inotify_add_watch(inotify_.get(), link.c_str(), mask | IN_MASK_ADD) >= 0)
+      dir.mask |= mask;
+    return wd;
   }
   const int wd = ::inotify_add_watch(inotify_.get(), link.c_str(), mask);
   if (wd < 0) {
@@ -361,7 +358,7 @@ int Guard::watch(int dir_fd, const fs::path& path, const fs::path& base, std::ui
     }
     return -1;
   }
-  watched_.insert(key);
+  watched_[key] = wd;
   watch_inodes_[wd] = key;
   watch_dirs_[wd] = {path, base, mask};
   return wd;

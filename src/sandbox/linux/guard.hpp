@@ -280,7 +280,7 @@ class Guard {
   };
   std::vector<GitIndexState> indexes_;
   std::map<fs::path, core::UniqueFd> bases_;
-  std::set<std::pair<dev_t, ino_t>> watched_;
+  std::map<std::pair<dev_t, ino_t>, int> watched_;  ///< each watched inode, its watch
   std::map<int, std::pair<dev_t, ino_t>> watch_inodes_;
   std::set<std::string> relevant_names_;
   std::set<int> placeholder_watches_;
