@@ -221,6 +221,28 @@ TEST(Guard, AQueueOverflowMakesTheLastSweepWalk) {
   EXPECT_EQ(read(s.ws / "p/.x/config"), "[core]\n");
 }
 
+// pid 1 when the supervisor has died: it never watched, so its last sweep walks the writable
+// roots for what changed since the start; without that it leaves what it cannot know about.
+TEST(Guard, ABlindLastSweepWalksForWhatChanged) {
+  Scratch s;
+  fs::create_directories(s.root / "home");
+  for (const bool blind : {false, true}) {
+    const fs::path p = s.ws / (blind ? "blind" : "sighted");
+    auto q = open_quarantine(s.quarantine());
+    ASSERT_TRUE(q.has_value());
+    auto guard = Guard::start(s.plan({}), std::move(*q), Guard::Watch::No);
+    ASSERT_TRUE(guard.has_value()) << guard.error().describe();
+    fs::create_directories(p / ".x/objects");
+    fs::create_directories(p / ".x/refs");
+    write(p / ".x/HEAD", "ref: refs/heads/main\n");
+    write(p / ".x/config", "[core]\n\tfsmonitor = touch x\n");
+    write(p / ".git", "gitdir: .x\n");
+    if (blind) guard->mark_blind();
+    guard->final_sweep();
+    EXPECT_EQ(read(p / ".x/config"), blind ? "[core]\n" : "[core]\n\tfsmonitor = touch x\n");
+  }
+}
+
 // Past the bound, a directory that existed at the start is not watched: what the command makes
 // there is not seen (docs/security.md, "What is not protected"); below the bound it is.
 TEST(Guard, TheStartBoundIsWhatItSays) {
