@@ -201,6 +201,26 @@ TEST(Guard, AGitFileDeepInANewDirectoryIsCleanedOnTheEvent) {
       << notices[0];
 }
 
+// git checks `objects/` and `refs/` with access(2), through symlinks, and follows a `.git`
+// symlink: both designate a repository as surely as the real thing.
+TEST(Guard, SymlinksGitFollowsDesignateARepositoryToo) {
+  Scratch s;
+  Guard guard = s.start(s.plan({}));
+  fs::create_directories(s.ws / "d");
+  write(s.ws / "d/HEAD", "ref: refs/heads/main\n");
+  fs::create_directory_symlink("/", s.ws / "d/objects");
+  fs::create_directory_symlink("/", s.ws / "d/refs");
+  write(s.ws / "d/config", "[core]\n\tfsmonitor = touch x\n");
+  fs::create_directories(s.ws / "p/.y/objects");
+  fs::create_directories(s.ws / "p/.y/refs");
+  write(s.ws / "p/.y/HEAD", "ref: refs/heads/main\n");
+  write(s.ws / "p/.y/config", "[core]\n\tfsmonitor = touch x\n");
+  fs::create_directory_symlink(".y", s.ws / "p/.git");
+  guard.final_sweep();
+  EXPECT_EQ(read(s.ws / "d/config"), "[core]\n");
+  EXPECT_EQ(read(s.ws / "p/.y/config"), "[core]\n");
+}
+
 // Knowledge lost (the event queue overflowed: the events of the repository below were dropped)
 // makes the last sweep walk every writable root for what changed since the start.
 TEST(Guard, AQueueOverflowMakesTheLastSweepWalk) {

@@ -894,6 +894,9 @@ void Guard::inspect(const fs::path& path, const fs::path& base) {
   if (leaf == ".git") {
     if (S_ISDIR(st.st_mode)) {
       add_candidate(path, true);
+    } else if (S_ISLNK(st.st_mode)) {
+      // git follows it (stat(2)): what it names is the git directory.
+      add_candidate(real_or_lexical(path), true);
     } else if (S_ISREG(st.st_mode)) {
       const FileRead file = read_at(opener_, parent.get(), leaf, path, 4096);
       if (file.content)
@@ -953,9 +956,10 @@ void Guard::settle_repository(const fs::path& git_dir, bool designated, bool fin
   if (base.empty()) return;  // a repository the command could not have written
   UniqueFd dir = open_below(base, git_dir, O_PATH | O_DIRECTORY);
   if (!dir) return;
+  // As git's access(2) checks: through a symlink (`objects -> /` is a directory to git).
   const auto has = [&](int fd, const char* name, bool directory) {
     struct stat st {};
-    return ::fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+    return ::fstatat(fd, name, &st, directory ? 0 : AT_SYMLINK_NOFOLLOW) == 0 &&
            (directory ? S_ISDIR(st.st_mode) : !S_ISDIR(st.st_mode));
   };
   // git's is_git_directory(): HEAD here, objects/ and refs/ in the common directory. A `.git`
