@@ -1030,35 +1030,46 @@ void Guard::clean_repository(const fs::path& common_dir, bool all_hooks,
     if (std::ranges::any_of(configs_, [&](const Config& c) { return c.where.path == path; }))
       continue;
     if (!all && !changed(path)) continue;
-    const fs::path base = writable_root_of(path);
-    if (base.empty()) continue;
-    UniqueFd parent = open_below(base, path.parent_path(), O_PATH | O_DIRECTORY);
-    if (!parent) continue;
-    const std::string leaf = path.filename().string();
+    clean_config(path, final, origin);
+  }
+}
+
+void Guard::clean_config(const fs::path& path, bool final, const std::string& origin) {
+  const fs::path base = writable_root_of(path);
+  if (base.empty()) return;
+  UniqueFd parent = open_below(base, path.parent_path(), O_PATH | O_DIRECTORY);
+  if (!parent) return;
+  const std::string leaf = path.filename().string();
+  // A writer (git's config.lock renamed into place) may replace the file while it is being
+  // cleaned: then it is read again, never overwritten with a cleaned older version (bounded).
+  for (int round = 0; round < 8; ++round) {
     const FileRead read = read_at(opener_, parent.get(), leaf, path);
     if (!read.content || read.not_regular) {
       if (read.not_regular && final) {
         Config config{{path, base}, std::nullopt, {}};
         check_config(config, true);
       }
-      continue;
+      return;
     }
     const auto scan = policy::scan_git_config(*read.content);
     // A half-written file is read again when its writer is done.
-    if (scan.malformed && !final) continue;
-    if (!scan.malformed && scan.findings.empty()) continue;
+    if (scan.malformed && !final) return;
+    if (!scan.malformed && scan.findings.empty()) return;
     // No content from the start to put back: the configuration without the offending entries.
     const std::string cleaned = policy::without_findings(*read.content, scan.findings);
+    const Swap swap =
+        exchange_if(opener_, parent.get(), leaf, path, cleaned, read.mode, read.dev, read.inode);
+    if (swap == Swap::Changed) continue;
     auto kept = quarantine_bytes(quarantine_, *read.content, path, "a change to " + path.string());
-    const bool replaced = replace_at(opener_, parent.get(), leaf, path, cleaned, read.mode);
     std::string line = "cleaned " + path.string() + " in " + origin + ": " +
                        (scan.malformed ? "git cannot read it (" + scan.malformed_reason + ")"
                                        : "it set " + key_list(scan.findings) +
                                              ", which git on the host would run or read");
-    if (!replaced)
+    if (swap != Swap::Done)
       line += "; WARNING: it could not be rewritten, check it before running git there";
     if (kept) line += "; the original is kept in the quarantine: " + kept->stored.string();
     notices_.push_back(std::move(line));
+    return;
   }
 }
 

@@ -259,6 +259,9 @@ class Guard {
   /// Quarantines the hooks (but git's samples) of `common_dir`, all of them with `all_hooks`,
   /// else those the command made or changed; cleans each configuration of `configs` whole
   /// (true) or only when the command changed it (false).
+  /// Rewrites the git configuration `path` without what the git configuration guard flags
+  /// (the original to the quarantine), unless a writer replaced it meanwhile (read again).
+  void clean_config(const fs::path& path, bool final, const std::string& origin);
   void clean_repository(const fs::path& common_dir, bool all_hooks,
                         const std::vector<std::pair<fs::path, bool>>& configs, bool final,
                         const std::string& origin);
