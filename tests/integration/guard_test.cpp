@@ -476,11 +476,15 @@ TEST(Guard, ARepositoryRegisteredAsAGitlinkAnywhereIsCleaned) {
       "echo added";
   const RunResult r = s.run(nested);
   EXPECT_EQ(r.out, "added\n") << r.err;
-  for (const char* dir : {"node_modules/evil/.git", "a/b/c/d/e/evil/.git", "store"})
-    EXPECT_NE(r.err.find("pi-sandbox: cleaned " + (s.ws / dir / "config").string()),
-              std::string::npos)
-        << dir << "\n"
-        << r.err;
+  const auto cleaned = [&](const char* dir) {
+    return r.err.find("pi-sandbox: cleaned " + (s.ws / dir / "config").string()) !=
+           std::string::npos;
+  };
+  for (const char* dir : {"node_modules/evil/.git", "a/b/c/d/e/evil/.git"})
+    EXPECT_TRUE(cleaned(dir)) << dir << "\n" << r.err;
+  // `store` is cleaned where the guard saw it first: as `sub/.git` when it was quick enough.
+  EXPECT_TRUE(cleaned("store") || cleaned("sub/.git")) << r.err;
+  EXPECT_EQ(read_file(s.ws / "store/config").find("fsmonitor"), std::string::npos);
   const RunResult host =
       run_process({"/bin/sh", "-c",
                    "cd '" + s.ws.string() + "' && git status --porcelain >/dev/null 2>&1; true"},
@@ -488,6 +492,133 @@ TEST(Guard, ARepositoryRegisteredAsAGitlinkAnywhereIsCleaned) {
   for (const char* n : {"-1", "-2", "-3"}) EXPECT_FALSE(fs::exists(pwned.string() + n)) << n;
   EXPECT_FALSE(fs::exists(s.ws / "node_modules/evil/.git/hooks/post-checkout"));
   EXPECT_FALSE(fs::exists(s.ws / "store/hooks/post-checkout"));
+}
+
+/// Runs `script` with /bin/sh on the host in `dir` (HOME the scratch home); its exit code.
+int host_sh(const Scratch& s, const fs::path& dir, const std::string& script) {
+  return run_process({"/bin/sh", "-c", "cd '" + dir.string() + "' && " + script}, s.env())
+      .exit_code;
+}
+
+// Git's discovery rules (gitrepository-layout(5); setup.c is_git_directory, read_gitfile): a
+// repository the command designates any way git would find it, at any depth, in a workspace
+// that is not a repository, has its configuration cleaned, and the next host `git status`
+// there runs nothing. Each case: where host git runs, what the command does there, the file
+// the guard's line names.
+TEST(Guard, EveryRepositoryGitWouldFindIsCleanedWhereverTheCommandMadeIt) {
+  PI_SANDBOX_REQUIRE(have_git(), "git is not installed");
+  struct Case {
+    std::string where, script, config;
+  };
+  const std::string bare =
+      "git init -q --bare \"$X\" && git config -f \"$X/config\" core.bare false && "
+      "git config -f \"$X/config\" core.fsmonitor \"touch $PWNED; false\"";
+  const std::string deep = "node_modules/a/b/c/d/e/f/g/h/i/j/k";
+  const std::vector<Case> cases = {
+      {"p", "mkdir p && X=p/.x && " + bare + " && printf 'gitdir: .x\\n' > p/.git", "p/.x/config"},
+      {"p",
+       "mkdir -p p/.git && X=p/.x && " + bare +
+           " && printf 'ref: refs/heads/main\\n' > p/.git/HEAD && printf '../.x\\n' > "
+           "p/.git/commondir",
+       "p/.x/config"},
+      {"cache/d", "X=cache/d && " + bare + " && git config -f cache/d/config core.worktree ..",
+       "cache/d/config"},
+      {deep,
+       "mkdir -p " + deep + " && X=" + deep + "/../.x && " + bare +
+           " && printf 'gitdir: ../.x\\n' > " + deep + "/.git",
+       "node_modules/a/b/c/d/e/f/g/h/i/j/.x/config"},
+      {"sub",
+       "git init -q vend && mkdir sub && X=vend/.git/modules/evil && " + bare +
+           " && printf 'gitdir: ../vend/.git/modules/evil\\n' > sub/.git",
+       "vend/.git/modules/evil/config"},
+  };
+  for (const auto& c : cases) {
+    Scratch s;
+    const fs::path pwned = s.root / "pwned";
+    const RunResult r = s.run("PWNED=" + pwned.string() + "; " + c.script + " && echo made");
+    EXPECT_EQ(r.out, "made\n") << c.config << "\n" << r.err;
+    const std::string line = "pi-sandbox: cleaned " + (s.ws / c.config).string() +
+                             " in a repository the command created: it set core.fsmonitor, "
+                             "which git on the host would run or read; the original is kept in "
+                             "the quarantine: ";
+    EXPECT_NE(r.err.find(line), std::string::npos) << c.config << "\n" << r.err;
+    // Its exit code says little (git may refuse what is left); the marker says all.
+    (void)host_sh(s, s.ws / c.where, "git status --porcelain >/dev/null 2>&1");
+    EXPECT_FALSE(fs::exists(pwned)) << c.config << ": host git ran the planted fsmonitor";
+  }
+}
+
+// What it must never do: take back what the command did not change. A superproject with a
+// submodule, a linked worktree and git-lfs set up on the host; a plain `git status`,
+// `git submodule update` (which rewrites the submodule's config with the same keys) and
+// `git worktree list` inside leave no line, nothing moved, every configuration byte-identical.
+TEST(Guard, WhatTheHostSetUpIsNeverTakenBack) {
+  PI_SANDBOX_REQUIRE(have_git(), "git is not installed");
+  Scratch s;
+  const bool lfs = run_process({"/bin/sh", "-c", "git lfs version"}, s.env()).exit_code == 0;
+  const std::string g = "git -c protocol.file.allow=always -c user.name=t -c user.email=t@e ";
+  ASSERT_EQ(host_sh(s, s.root,
+                    "mkdir lib && cd lib && " + g + "init -q && echo l > l && " + g + "add l && " +
+                        g + "commit -qm l"),
+            0);
+  ASSERT_EQ(
+      host_sh(s, s.ws,
+              "mkdir src && cd src && " + g + "init -q && echo s > s && " + g + "add s && " + g +
+                  "commit -qm s && " + g + "submodule add -q " + (s.root / "lib").string() +
+                  " lib && " + g + "commit -qm sub && " + g + "worktree add -q ../src-wt -b wt" +
+                  (lfs ? " && git lfs install --local >/dev/null" : "")),
+      0);
+  const std::string configs =
+      "find src/.git src-wt src/lib \\( -name config -o -name config.worktree -o -name .git -o "
+      "-name commondir -o -name gitdir \\) -type f | LC_ALL=C sort | xargs cat";
+  const RunResult before =
+      run_process({"/bin/sh", "-c", "cd '" + s.ws.string() + "' && " + configs}, s.env());
+  ASSERT_NE(before.out.find("worktree = ../../../lib"), std::string::npos) << before.out;
+  const RunResult r = s.run(
+      "cd src && git status --porcelain && git submodule update && git worktree list >/dev/null "
+      "&& git -C lib status --porcelain && echo done");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "done\n") << r.err;
+  EXPECT_EQ(r.err, "");
+  const RunResult after =
+      run_process({"/bin/sh", "-c", "cd '" + s.ws.string() + "' && " + configs}, s.env());
+  EXPECT_EQ(after.out, before.out);
+  EXPECT_FALSE(fs::exists(quarantine_root(s)));
+  // git-lfs's own hooks, installed on the host, stay.
+  if (lfs) {
+    EXPECT_TRUE(fs::exists(s.ws / "src/.git/hooks/pre-push"));
+  }
+}
+
+// A linked worktree added inside (`git worktree add`) is the command's: its git directory is
+// new, but the repository's common directory existed, so the host's own hook stays.
+TEST(Guard, AWorktreeAddedInsideLeavesTheRepositorysOwnHooks) {
+  PI_SANDBOX_REQUIRE(have_git(), "git is not installed");
+  Scratch s;
+  ASSERT_EQ(host_sh(s, s.ws,
+                    "git init -q && git -c user.name=t -c user.email=t@e commit -q --allow-empty "
+                    "-m a && printf '#!/bin/sh\\nexit 0\\n' > .git/hooks/pre-commit && "
+                    "chmod +x .git/hooks/pre-commit"),
+            0);
+  const RunResult r = s.run(
+      "git worktree add -q wt2 -b wt2 && git -C wt2 -c user.name=t -c user.email=t@e commit -q "
+      "--allow-empty -m x && echo done");
+  EXPECT_EQ(r.out, "done\n") << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(read_file(s.ws / ".git/hooks/pre-commit"), "#!/bin/sh\nexit 0\n");
+}
+
+// A setuid file moved to a new place during the command loses the bit: the host mounts the
+// workspace without nosuid (a file made setuid inside is refused by seccomp; this is the
+// guard's second wall).
+TEST(Guard, AFileMovedInSetuidLosesTheBit) {
+  Scratch s;
+  ASSERT_EQ(host_sh(s, s.ws, "mkdir build && cp /bin/true build/s && chmod 6755 build/s"), 0);
+  const RunResult r = s.run("mkdir -p out/bin && mv build/s out/bin/s && echo moved");
+  EXPECT_EQ(r.out, "moved\n") << r.err;
+  EXPECT_EQ(r.err, "pi-sandbox: cleared the setuid+setgid bit of " + (s.ws / "out/bin/s").string() +
+                       " (the command made it; the host mounts the workspace without nosuid)\n");
+  EXPECT_EQ(fs::status(s.ws / "out/bin/s").permissions(), fs::perms(0755));
 }
 
 // The quarantine must never be writable by the command: a workspace that contains it (and is

@@ -51,6 +51,7 @@ struct Scratch {
     GuardPlan plan;
     for (const auto& n : names) plan.names.push_back({ws / n, ws, "dangerous-file"});
     plan.workspace = ws;
+    plan.writable_roots = {ws};
     plan.quarantine = quarantine();
     return plan;
   }
@@ -171,6 +172,149 @@ TEST(Guard, TheFinalSweepQuarantinesHooksOfNewRepositoriesButNotSamples) {
   EXPECT_TRUE(fs::exists(s.ws / "n/.git/hooks/pre-commit.sample"));
   EXPECT_EQ(read(s.ws / "n/.git/config"), "[core]\n\tbare = false\n[user]\n\tname = k\n");
   EXPECT_EQ(list_quarantine(s.quarantine()).size(), 2u);
+}
+
+// gitrepository-layout(5): `.git` as a file names the git directory, relative to the file's
+// directory; git reads the first line only.
+TEST(GitfileTarget, ResolvesAsGitDoes) {
+  EXPECT_EQ(gitfile_target("gitdir: .x\n", "/ws/p"), fs::path("/ws/p/.x"));
+  EXPECT_EQ(gitfile_target("gitdir:../.git/modules/a\r\n", "/ws/sub"),
+            fs::path("/ws/.git/modules/a"));
+  EXPECT_EQ(gitfile_target("gitdir: /abs/dir\nignored\n", "/ws"), fs::path("/abs/dir"));
+  EXPECT_EQ(gitfile_target("gitdir:   \n", "/ws"), std::nullopt);
+  EXPECT_EQ(gitfile_target("ref: refs/heads/main\n", "/ws"), std::nullopt);
+}
+
+// The privilege-bit sweep: S_ISUID and S_ISGID go, the rest of the mode stays; a file that
+// cannot be opened for reading (4111) is changed through an O_PATH descriptor.
+TEST(PrivilegeBits, AreClearedAndOnlyThey) {
+  Scratch s;
+  write(s.ws / "s", "#!/bin/sh\n");
+  write(s.ws / "plain", "x\n");
+  ASSERT_EQ(::chmod((s.ws / "s").c_str(), 06751), 0);
+  ASSERT_EQ(::chmod((s.ws / "plain").c_str(), 0644), 0);
+  core::UniqueFd dir(::open(s.ws.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  const auto cleared = clear_privilege_bits(dir.get(), "s", s.ws / "s");
+  ASSERT_TRUE(cleared.has_value()) << cleared.error().describe();
+  EXPECT_EQ(*cleared, static_cast<mode_t>(S_ISUID | S_ISGID));
+  EXPECT_EQ(fs::status(s.ws / "s").permissions(), fs::perms(0751));
+  EXPECT_EQ(clear_privilege_bits(dir.get(), "plain", s.ws / "plain").value_or(1), 0u);
+  EXPECT_EQ(fs::status(s.ws / "plain").permissions(), fs::perms(0644));
+  // Not readable by its owner: changed through its magic link.
+  ASSERT_EQ(::chmod((s.ws / "s").c_str(), 04111), 0);
+  if (::geteuid() != 0) {
+    const auto unreadable = clear_privilege_bits(dir.get(), "s", s.ws / "s");
+    ASSERT_TRUE(unreadable.has_value()) << unreadable.error().describe();
+    EXPECT_EQ(fs::status(s.ws / "s").permissions(), fs::perms(0111));
+  }
+  // A symlink is never followed.
+  ASSERT_EQ(::chmod((s.ws / "s").c_str(), 04755), 0);
+  fs::create_symlink(s.ws / "s", s.ws / "link");
+  EXPECT_EQ(clear_privilege_bits(dir.get(), "link", s.ws / "link").value_or(1), 0u);
+  EXPECT_EQ(fs::status(s.ws / "s").permissions(), fs::perms(04755));
+}
+
+// A `.git` file made in a directory that appears during the command, however deep, designates
+// a repository whose configuration is cleaned at once, before the command ends.
+TEST(Guard, AGitFileDeepInANewDirectoryIsCleanedOnTheEvent) {
+  Scratch s;
+  Guard guard = s.start(s.plan({}));
+  const fs::path deep = s.ws / "node_modules/a/b/c/d/e/f/g/h/i/j/k";
+  fs::create_directories(deep / ".x/objects");
+  fs::create_directories(deep / ".x/refs");
+  write(deep / ".x/HEAD", "ref: refs/heads/main\n");
+  write(deep / ".x/config", "[core]\n\tbare = false\n\tfsmonitor = touch x\n");
+  write(deep / ".git", "gitdir: .x\n");
+  guard.on_events();
+  EXPECT_EQ(read(deep / ".x/config"), "[core]\n\tbare = false\n");
+  const auto notices = guard.take_notices();
+  ASSERT_EQ(notices.size(), 1u);
+  EXPECT_TRUE(notices[0].starts_with("cleaned " + (deep / ".x/config").string() +
+                                     " in a repository the command created: it set "
+                                     "core.fsmonitor, which git on the host would run or read"))
+      << notices[0];
+}
+
+// git checks `objects/` and `refs/` with access(2), through symlinks, and follows a `.git`
+// symlink: both designate a repository as surely as the real thing.
+TEST(Guard, SymlinksGitFollowsDesignateARepositoryToo) {
+  Scratch s;
+  Guard guard = s.start(s.plan({}));
+  fs::create_directories(s.ws / "d");
+  write(s.ws / "d/HEAD", "ref: refs/heads/main\n");
+  fs::create_directory_symlink("/", s.ws / "d/objects");
+  fs::create_directory_symlink("/", s.ws / "d/refs");
+  write(s.ws / "d/config", "[core]\n\tfsmonitor = touch x\n");
+  fs::create_directories(s.ws / "p/.y/objects");
+  fs::create_directories(s.ws / "p/.y/refs");
+  write(s.ws / "p/.y/HEAD", "ref: refs/heads/main\n");
+  write(s.ws / "p/.y/config", "[core]\n\tfsmonitor = touch x\n");
+  fs::create_directory_symlink(".y", s.ws / "p/.git");
+  guard.final_sweep();
+  EXPECT_EQ(read(s.ws / "d/config"), "[core]\n");
+  EXPECT_EQ(read(s.ws / "p/.y/config"), "[core]\n");
+}
+
+// Knowledge lost (the event queue overflowed: the events of the repository below were dropped)
+// makes the last sweep walk every writable root for what changed since the start.
+TEST(Guard, AQueueOverflowMakesTheLastSweepWalk) {
+  Scratch s;
+  std::ifstream limit("/proc/sys/fs/inotify/max_queued_events");
+  std::size_t max_events = 0;
+  limit >> max_events;
+  if (max_events == 0 || max_events > 100000) GTEST_SKIP() << "max_queued_events " << max_events;
+  fs::create_directories(s.ws / "flood");  // watched from the start: every file is an event
+  Guard guard = s.start(s.plan({}));
+  for (std::size_t i = 0; i <= max_events; ++i) write(s.ws / "flood" / std::to_string(i), "");
+  fs::create_directories(s.ws / "p/.x/objects");
+  fs::create_directories(s.ws / "p/.x/refs");
+  write(s.ws / "p/.x/HEAD", "ref: refs/heads/main\n");
+  write(s.ws / "p/.x/config", "[core]\n\tfsmonitor = touch x\n");
+  write(s.ws / "p/.git", "gitdir: .x\n");
+  guard.final_sweep();
+  EXPECT_EQ(read(s.ws / "p/.x/config"), "[core]\n");
+}
+
+// pid 1 when the supervisor has died: it never watched, so its last sweep walks the writable
+// roots for what changed since the start; without that it leaves what it cannot know about.
+TEST(Guard, ABlindLastSweepWalksForWhatChanged) {
+  Scratch s;
+  fs::create_directories(s.root / "home");
+  for (const bool blind : {false, true}) {
+    const fs::path p = s.ws / (blind ? "blind" : "sighted");
+    auto q = open_quarantine(s.quarantine());
+    ASSERT_TRUE(q.has_value());
+    auto guard = Guard::start(s.plan({}), std::move(*q), Guard::Watch::No);
+    ASSERT_TRUE(guard.has_value()) << guard.error().describe();
+    fs::create_directories(p / ".x/objects");
+    fs::create_directories(p / ".x/refs");
+    write(p / ".x/HEAD", "ref: refs/heads/main\n");
+    write(p / ".x/config", "[core]\n\tfsmonitor = touch x\n");
+    write(p / ".git", "gitdir: .x\n");
+    if (blind) guard->mark_blind();
+    guard->final_sweep();
+    EXPECT_EQ(read(p / ".x/config"), blind ? "[core]\n" : "[core]\n\tfsmonitor = touch x\n");
+  }
+}
+
+// Past the bound, a directory that existed at the start is not watched: what the command makes
+// there is not seen (docs/security.md, "What is not protected"); below the bound it is.
+TEST(Guard, TheStartBoundIsWhatItSays) {
+  Scratch s;
+  fs::create_directories(s.ws / "a/b");
+  GuardPlan plan = s.plan({});
+  plan.start_watch_bound = 2;  // the workspace and `a`
+  Guard guard = s.start(plan);
+  for (const char* dir : {"a", "a/b"}) {
+    fs::create_directories(s.ws / dir / ".x/objects");
+    fs::create_directories(s.ws / dir / ".x/refs");
+    write(s.ws / dir / ".x/HEAD", "ref: refs/heads/main\n");
+  }
+  write(s.ws / "a/.x/config", "[core]\n\tfsmonitor = touch x\n");
+  write(s.ws / "a/b/.x/config", "[core]\n\tfsmonitor = touch x\n");
+  guard.final_sweep();
+  EXPECT_EQ(read(s.ws / "a/.x/config"), "[core]\n");
+  EXPECT_EQ(read(s.ws / "a/b/.x/config"), "[core]\n\tfsmonitor = touch x\n");
 }
 
 // A known repository's configuration: a dangerous change is undone, an ordinary one kept.

@@ -2,9 +2,11 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/inotify.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -13,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <thread>
+#include <unordered_set>
 
 #include "core/io.hpp"
 #include "policy/git_index.hpp"
@@ -27,7 +30,11 @@ namespace {
 
 /// Events that can make a guarded name or configuration appear or change.
 constexpr std::uint32_t kWatchMask =
-    IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_MODIFY | IN_ONLYDIR | IN_EXCL_UNLINK;
+    IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB | IN_ONLYDIR | IN_EXCL_UNLINK;
+/// Events that say an entry of a directory below a writable root was made or changed (not
+/// IN_MODIFY: every write(2) would be one; a file is inspected when it is closed).
+constexpr std::uint32_t kTreeMask =
+    IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ATTRIB | IN_ONLYDIR | IN_EXCL_UNLINK;
 
 /// A git configuration larger than this is not read: it is undone as a whole.
 constexpr std::size_t kMaxConfigBytes = std::size_t{4} << 20;
@@ -287,11 +294,14 @@ std::string key_list(const std::vector<policy::GitConfigFinding>& findings) {
 
 void Guard::stop_watching() {
   if (!inotify_) return;
+  // What happened until now is noted before the watches go (final_discovery()).
+  (void)drain_events();
   // Each watch removed now: the kernel frees its mark after an SRCU grace period (10-20 ms on
   // a loaded 2-CPU machine), in the background, while pid 1 kills, sweeps and exits; the last
   // close of the instance then waits only for what is left of it.
   for (const auto& [wd, inode] : watch_inodes_) (void)::inotify_rm_watch(inotify_.get(), wd);
   watch_inodes_.clear();
+  watch_dirs_.clear();
   watched_.clear();
   placeholder_watches_.clear();
   watching_ = false;
@@ -299,8 +309,11 @@ void Guard::stop_watching() {
 
 core::Result<Guard> Guard::start(const GuardPlan& plan, Quarantine quarantine, Watch watch) {
   Guard guard(plan, std::move(quarantine));
+  (void)::clock_gettime(CLOCK_REALTIME_COARSE, &guard.start_time_);
+  guard.tree_ = watch == Watch::Yes && !plan.writable_roots.empty();
   if (watch == Watch::Yes &&
-      (!plan.names.empty() || !plan.configs.empty() || !plan.patterns.empty())) {
+      (!plan.names.empty() || !plan.configs.empty() || !plan.patterns.empty() ||
+       !plan.writable_roots.empty())) {
     guard.inotify_.reset(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
     if (!guard.inotify_)
       return std::unexpected(core::sys_error("inotify_init1()", errno,
@@ -322,21 +335,8 @@ core::Result<Guard> Guard::start(const GuardPlan& plan, Quarantine quarantine, W
     }
     guard.indexes_.push_back(std::move(state));
   }
-  for (const auto& where : plan.configs) {
-    for (const auto& part : components(where.base, where.path)) guard.relevant_names_.insert(part);
-    Config config{where, std::nullopt, {}};
-    if (UniqueFd parent = guard.walk_to_parent(where.base, where.path, false)) {
-      FileRead read =
-          read_at(guard.opener_, parent.get(), where.path.filename().string(), where.path);
-      if (read.content && !read.too_large) {
-        config.start_scan = policy::scan_git_config(*read.content);
-        config.start = read.content;
-        config.start_mode = read.mode;
-        config.accepted = std::move(read.content);
-      }
-    }
-    guard.configs_.push_back(std::move(config));
-  }
+  for (const auto& where : plan.configs) guard.guard_config(where);
+  if (guard.tree_) guard.watch_start_trees();
   if (watch == Watch::Yes) {
     // Placeholders a killed strict sandbox left behind: removed when no sandbox holds them.
     for (const auto& path : plan.leftover_placeholders)
@@ -352,6 +352,23 @@ core::Result<Guard> Guard::start(const GuardPlan& plan, Quarantine quarantine, W
   return guard;
 }
 
+void Guard::guard_config(const GuardedConfig& where) {
+  if (std::ranges::any_of(configs_, [&](const Config& c) { return c.where.path == where.path; }))
+    return;
+  for (const auto& part : components(where.base, where.path)) relevant_names_.insert(part);
+  Config config{where, std::nullopt, {}};
+  if (UniqueFd parent = walk_to_parent(where.base, where.path, false)) {
+    FileRead read = read_at(opener_, parent.get(), where.path.filename().string(), where.path);
+    if (read.content && !read.too_large) {
+      config.start_scan = policy::scan_git_config(*read.content);
+      config.start = read.content;
+      config.start_mode = read.mode;
+      config.accepted = std::move(read.content);
+    }
+  }
+  configs_.push_back(std::move(config));
+}
+
 int Guard::base_fd(const fs::path& base) {
   if (auto it = bases_.find(base); it != bases_.end()) return it->second.get();
   UniqueFd fd(
@@ -361,20 +378,33 @@ int Guard::base_fd(const fs::path& base) {
   return bases_.emplace(base, std::move(fd)).first->second.get();
 }
 
-int Guard::watch(int dir_fd) {
+int Guard::watch(int dir_fd, const fs::path& path, const fs::path& base, std::uint32_t mask) {
   if (!inotify_ || !watching_) return -1;
+  if (mask == 0) mask = kWatchMask;
   struct stat st {};
   if (::fstat(dir_fd, &st) != 0) return -1;
   const std::pair key{st.st_dev, st.st_ino};
-  if (watched_.contains(key)) {
-    for (const auto& [wd, inode] : watch_inodes_)
-      if (inode == key) return wd;
-    return -1;
-  }
   // Through the descriptor's magic link: exactly the directory the walk holds.
   const std::string link = "/proc/self/fd/" + std::to_string(dir_fd);
-  const int wd = ::inotify_add_watch(inotify_.get(), link.c_str(), kWatchMask);
+  if (const auto known = watched_.find(key); known != watched_.end()) {
+    const int wd = known->second;
+    WatchedDir& dir = watch_dirs_[wd];
+    // It may have moved: its events are named from where it is now.
+    if (!base.empty()) {
+      dir.path = path;
+      dir.base = base;
+    }
+    if ((mask & ~dir.mask) != 0 &&
+        ::inotify_add_watch(inotify_.get(), link.c_str(), mask | IN_MASK_ADD) >= 0)
+      dir.mask |= mask;
+    return wd;
+  }
+  const int wd = ::inotify_add_watch(inotify_.get(), link.c_str(), mask);
   if (wd < 0) {
+    // A directory made during the command left unwatched: what is made below it is found by the
+    // last sweep's walk instead.
+    if (tree_ && !start_walk_) knowledge_lost_ = true;
+    if (start_walk_) return -1;  // past the user's limit: as past the bound
     const int err = errno;
     // Out of watches (fs.inotify.max_user_watches): what lies below is checked after the
     // command only. Said once.
@@ -387,8 +417,9 @@ int Guard::watch(int dir_fd) {
     }
     return -1;
   }
-  watched_.insert(key);
+  watched_[key] = wd;
   watch_inodes_[wd] = key;
+  watch_dirs_[wd] = {path, base, mask};
   return wd;
 }
 
@@ -397,7 +428,7 @@ UniqueFd Guard::walk_to_parent(const fs::path& base, const fs::path& path, bool)
   if (root < 0) return {};
   UniqueFd current(opener_.open(root, ".", O_PATH | O_DIRECTORY | O_CLOEXEC, base));
   if (!current) return {};
-  watch(current.get());
+  watch(current.get(), base, base);
   const auto parts = components(base, path);
   if (parts.empty()) return {};
   fs::path at = base;
@@ -416,7 +447,7 @@ UniqueFd Guard::walk_to_parent(const fs::path& base, const fs::path& path, bool)
     UniqueFd next(opener_.open(current.get(), part.c_str(),
                                O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, at / part));
     if (!next) return {};
-    watch(next.get());
+    watch(next.get(), at / part, base);
     current = std::move(next);
     at /= part;
   }
@@ -637,8 +668,15 @@ void Guard::check_all() {
 
 void Guard::on_events() {
   if (!inotify_) return;
+  if (drain_events()) check_all();
+  inspect_pending(false);
+}
+
+bool Guard::drain_events() {
+  if (!inotify_) return false;
   alignas(inotify_event) char buffer[16384];
   bool relevant = false;
+  std::vector<std::pair<fs::path, fs::path>> new_dirs;
   for (;;) {
     const ssize_t n = ::read(inotify_.get(), buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
@@ -646,77 +684,33 @@ void Guard::on_events() {
     for (char* at = buffer; at < buffer + n;) {
       const auto* event = reinterpret_cast<const inotify_event*>(at);
       at += sizeof(inotify_event) + event->len;
-      if ((event->mask & IN_Q_OVERFLOW) != 0) relevant = true;
+      if ((event->mask & IN_Q_OVERFLOW) != 0) {
+        relevant = true;
+        // Events were dropped: what they said is found by the last sweep's walk.
+        if (tree_) knowledge_lost_ = true;
+      }
       if ((event->mask & IN_IGNORED) != 0) {
         if (auto it = watch_inodes_.find(event->wd); it != watch_inodes_.end()) {
           watched_.erase(it->second);
           watch_inodes_.erase(it);
           placeholder_watches_.erase(event->wd);
         }
+        watch_dirs_.erase(event->wd);
         continue;
       }
       if (event->len > 0 && relevant_name(event->name)) relevant = true;
       if (placeholder_watches_.contains(event->wd)) relevant = true;
+      if (!tree_ || event->len == 0) continue;
+      const auto dir = watch_dirs_.find(event->wd);
+      if (dir == watch_dirs_.end() || dir->second.base.empty()) continue;
+      const fs::path path = dir->second.path / event->name;
+      note_changed(path, dir->second.base);
+      if ((event->mask & IN_ISDIR) != 0 && (event->mask & (IN_CREATE | IN_MOVED_TO)) != 0)
+        new_dirs.emplace_back(path, dir->second.base);
     }
   }
-  if (relevant) check_all();
-}
-
-void Guard::sanitize_repository(const fs::path& git_dir, const fs::path& base,
-                                const std::string& origin) {
-  if (std::ranges::find(sanitized_, git_dir) != sanitized_.end()) return;
-  sanitized_.push_back(git_dir);
-  // Its hooks and configuration were never guarded live.
-  if (UniqueFd hooks_parent = walk_to_parent(base, git_dir / "hooks" / "x", false)) {
-    std::vector<std::string> hooks =
-        entry_names(hooks_parent.get()).value_or(std::vector<std::string>{});
-    std::erase_if(hooks, [](const std::string& name) { return name.ends_with(".sample"); });
-    std::ranges::sort(hooks);
-    for (const auto& hook : hooks)
-      move_out(hooks_parent.get(), hook, git_dir / "hooks" / hook,
-               "a Git hook in " + origin + ": git on the host would run it");
-  }
-  for (const char* leaf : {"config", "config.worktree"}) {
-    Config config{{git_dir / leaf, base}, std::nullopt, {}};
-    UniqueFd parent = walk_to_parent(base, config.where.path, false);
-    if (!parent) continue;
-    const FileRead read = read_at(opener_, parent.get(), leaf, config.where.path);
-    if (!read.content || read.not_regular) {
-      if (read.not_regular) check_config(config, true);
-      continue;
-    }
-    const auto scan = policy::scan_git_config(*read.content);
-    if (!scan.malformed && scan.findings.empty()) continue;
-    // No previous content to put back: the configuration without the offending entries.
-    const std::string cleaned = policy::without_findings(*read.content, scan.findings);
-    auto kept = quarantine_bytes(quarantine_, *read.content, config.where.path,
-                                 "a change to " + config.where.path.string());
-    const auto replaced =
-        replace_at(opener_, parent.get(), leaf, config.where.path, cleaned, read.mode);
-    std::string line =
-        "cleaned " + config.where.path.string() + " in " + origin + ": " +
-        (scan.malformed ? "git cannot read it (" + scan.malformed_reason + ")"
-                        : "it set " + key_list(scan.findings) +
-                              ", which is not on the allowlist of keys that run nothing");
-    if (!replaced)
-      line += "; " + undo_in_place(config, parent.get(), {read.not_regular, read.dev, read.inode},
-                                   cleaned, replaced.error());
-    if (kept) line += "; the original is kept in the quarantine: " + kept->stored.string();
-    notices_.push_back(std::move(line));
-  }
-}
-
-void Guard::check_new_repositories() {
-  if (plan_.workspace.empty()) return;
-  const auto scan = policy::scan_workspace(plan_.workspace, policy::ScanOptions{});
-  for (const auto& p : scan.protected_paths) {
-    if (p.reason != policy::ProtectReason::GitHooks) continue;
-    const fs::path git_dir = p.path.parent_path();
-    if (std::ranges::find(plan_.known_git_dirs, git_dir) != plan_.known_git_dirs.end()) continue;
-    sanitize_repository(git_dir, plan_.workspace, "a repository the command created");
-    // Its index too, for the gitlinks it registered (read by check_gitlinks()).
-    indexes_.push_back({{git_dir / "index", git_dir.parent_path(), plan_.workspace}, std::nullopt});
-  }
+  for (const auto& [path, base] : new_dirs) watch_new_tree(path, base);
+  return relevant;
 }
 
 fs::path deepest_root(const fs::path& path, const std::vector<fs::path>& roots) {
@@ -777,11 +771,9 @@ void Guard::check_gitlinks() {
         continue;
       }
       if (std::ranges::find(plan_.known_git_dirs, git_dir) != plan_.known_git_dirs.end()) continue;
-      const fs::path git_base = writable_root_of(git_dir);
-      if (git_base.empty()) continue;  // a repository the command could not have written
-      sanitize_repository(
-          git_dir, git_base,
-          "the repository " + dir.string() + " the command registered as a gitlink");
+      if (writable_root_of(git_dir).empty()) continue;  // one the command could not have written
+      // Git's discovery rules decide what in it the command changed (settle_repository()).
+      add_candidate(git_dir, false);
     }
   }
 }
@@ -796,8 +788,438 @@ void Guard::final_sweep() {
   for (const auto& name : plan_.names) check_name(name);
   for (const auto& pattern : plan_.patterns) check_pattern(pattern);
   for (auto& config : configs_) check_config(config, true);
-  check_new_repositories();
+  final_discovery();
+}
+
+namespace {
+
+/// Whether `name` is one of the entries whose appearance makes a directory a git directory for
+/// git (setup.c is_git_directory(): `HEAD`, and `objects/` and `refs/` in the common directory
+/// that `commondir` names). Not `HEAD` itself: git rewrites it in every repository (`git
+/// checkout`); a directory that lacked it at the start is caught by the start walk.
+bool designating_entry(const std::string& name) {
+  return name == "commondir" || name == "objects" || name == "refs";
+}
+
+/// Whether an entry named `name` can make its directory a git directory or change what git run
+/// there does (gitrepository-layout(5)).
+bool git_entry(const std::string& name) {
+  return name == "HEAD" || designating_entry(name) || name == "config" ||
+         name == "config.worktree" || name == "hooks";
+}
+
+bool contains(const std::vector<fs::path>& paths, const fs::path& path) {
+  return std::ranges::find(paths, path) != paths.end();
+}
+
+fs::path real_or_lexical(const fs::path& path) {
+  std::error_code error;
+  fs::path real = fs::weakly_canonical(path, error);
+  return error ? path.lexically_normal() : real;
+}
+
+std::string trimmed(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() &&
+         (text.back() == '\n' || text.back() == '\r' || text.back() == ' ' || text.back() == '\t'))
+    text.remove_suffix(1);
+  return std::string(text);
+}
+
+/// One entry of a directory: its name and whether it is a directory (readdir(3)'s d_type; an
+/// lstat only where the file system does not say).
+struct DirEntry {
+  std::string name;
+  bool directory = false;
+  bool regular = false;
+};
+
+/// The entries of the directory `dir_fd` (opened O_RDONLY, read from its start), "." and ".."
+/// left out; nullopt when it cannot be read. getdents64(2) into one buffer: no DIR, no
+/// allocation per directory but the names.
+std::optional<std::vector<DirEntry>> dir_entries(int dir_fd) {
+  alignas(8) static thread_local char buffer[32768];
+  std::vector<DirEntry> entries;
+  for (;;) {
+    const long n = ::syscall(SYS_getdents64, dir_fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return std::nullopt;
+    if (n == 0) return entries;
+    for (long at = 0; at < n;) {
+      struct Record {
+        ino64_t ino;
+        off64_t off;
+        unsigned short reclen;
+        unsigned char type;
+        char name[1];
+      };
+      const auto* e = reinterpret_cast<const Record*>(buffer + at);
+      at += e->reclen;
+      const std::string_view name = e->name;
+      if (name == "." || name == "..") continue;
+      DirEntry entry{std::string(name), e->type == DT_DIR, e->type == DT_REG};
+      if (e->type == DT_UNKNOWN) {
+        struct stat st {};
+        if (::fstatat(dir_fd, e->name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+          entry.directory = S_ISDIR(st.st_mode);
+          entry.regular = S_ISREG(st.st_mode);
+        }
+      }
+      entries.push_back(std::move(entry));
+    }
+  }
+}
+
+}  // namespace
+
+std::optional<fs::path> gitfile_target(std::string_view content, const fs::path& dir) {
+  if (!content.starts_with("gitdir:")) return std::nullopt;
+  content.remove_prefix(7);
+  // git reads the first line only.
+  const std::string target = trimmed(content.substr(0, content.find('\n')));
+  if (target.empty()) return std::nullopt;
+  const fs::path path(target);
+  return (path.is_absolute() ? path : dir / path).lexically_normal();
+}
+
+core::Result<mode_t> clear_privilege_bits(int dir_fd, const std::string& name,
+                                          const fs::path& shown) {
+  struct stat st {};
+  if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return std::unexpected(core::sys_error("fstatat(" + shown.string() + ")", errno));
+  constexpr mode_t kBits = S_ISUID | S_ISGID;
+  if (!S_ISREG(st.st_mode) || (st.st_mode & kBits) == 0) return mode_t{0};
+  UniqueFd fd(::openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  std::string call = "fchmod(" + shown.string() + ")";
+  int done = -1;
+  if (fd) {
+    if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return mode_t{0};
+    done = ::fchmod(fd.get(), st.st_mode & 07777 & ~kBits);
+  } else {
+    // Not readable (mode 4111): the inode held by an O_PATH descriptor, changed through its
+    // magic link (fchmod(2) refuses O_PATH descriptors).
+    const int err = errno;
+    fd.reset(::openat(dir_fd, name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+    if (!fd) return std::unexpected(core::sys_error("openat(" + shown.string() + ", O_PATH)", err));
+    if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return mode_t{0};
+    const std::string link = "/proc/self/fd/" + std::to_string(fd.get());
+    call = "chmod(" + shown.string() + ")";
+    done = ::chmod(link.c_str(), st.st_mode & 07777 & ~kBits);
+  }
+  if (done != 0) return std::unexpected(core::sys_error(call, errno));
+  return static_cast<mode_t>(st.st_mode & kBits);
+}
+
+UniqueFd Guard::open_below(const fs::path& base, const fs::path& path, int flags) {
+  const int root = base_fd(base);
+  if (root < 0) return {};
+  const fs::path relative = path.lexically_relative(base);
+  if (relative.empty() || relative.begin()->string() == "..") return {};
+  open_how how{};
+  how.flags = static_cast<std::uint64_t>(flags | O_NOFOLLOW | O_CLOEXEC);
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    const long fd = ::syscall(SYS_openat2, root, relative.c_str(), &how, sizeof how);
+    if (fd >= 0) return UniqueFd(static_cast<int>(fd));
+    // EAGAIN: a rename raced the lookup.
+    if (errno != EAGAIN && errno != EINTR) return {};
+  }
+  return {};
+}
+
+void Guard::watch_start_trees() {
+  // Breadth-first over every root at once, so that a bound cuts the deepest directories.
+  std::vector<std::pair<fs::path, fs::path>> queue;
+  for (const auto& root : plan_.writable_roots) queue.emplace_back(root, root);
+  start_walk_ = true;
+  for (std::size_t next = 0; next < queue.size(); ++next) {
+    if (watch_inodes_.size() >= plan_.start_watch_bound) break;
+    const auto [dir, base] = queue[next];
+    UniqueFd fd = open_below(base, dir, O_RDONLY | O_DIRECTORY);
+    if (!fd || watch(fd.get(), dir, base, kTreeMask) < 0) continue;
+    start_dirs_.insert(dir);
+    const auto entries = dir_entries(fd.get());
+    if (!entries) continue;
+    std::set<std::string_view> seen;
+    for (const auto& e : *entries) seen.insert(e.name);
+    if (dir.filename() == ".git" ||
+        (seen.contains("HEAD") &&
+         (seen.contains("commondir") || (seen.contains("objects") && seen.contains("refs"))))) {
+      start_git_dirs_.insert(dir);
+      // Its configuration is compared with what it holds now, as a known repository's is: a
+      // command that rewrites it (`git submodule update` does) takes back only what it adds.
+      for (const char* leaf : {"config", "config.worktree"}) guard_config({dir / leaf, base});
+    }
+    for (const auto& [name, directory, regular] : *entries) {
+      if (directory) {
+        queue.emplace_back(dir / name, base);
+      } else if (name == ".git" && regular) {
+        const FileRead file = read_at(opener_, fd.get(), name, dir / name, 4096);
+        if (file.content)
+          if (auto target = gitfile_target(*file.content, dir))
+            start_git_dirs_.insert(real_or_lexical(*target));
+      }
+    }
+  }
+  start_walk_ = false;
+}
+
+void Guard::watch_new_tree(const fs::path& top, const fs::path& base) {
+  // Watched first, then read: what is made in it meanwhile is either read or an event.
+  std::vector<fs::path> queue{top};
+  for (std::size_t next = 0; next < queue.size(); ++next) {
+    const fs::path dir = queue[next];
+    UniqueFd fd = open_below(base, dir, O_RDONLY | O_DIRECTORY);
+    if (!fd) continue;
+    watch(fd.get(), dir, base, kTreeMask);
+    const auto entries = dir_entries(fd.get());
+    if (!entries) continue;
+    for (const auto& entry : *entries) {
+      note_changed(dir / entry.name, base);
+      if (entry.directory) queue.push_back(dir / entry.name);
+    }
+  }
+}
+
+void Guard::note_changed(const fs::path& path, const fs::path& base) {
+  changed_.insert(path.native());
+  pending_.emplace_back(path, base);
+}
+
+void Guard::add_candidate(const fs::path& dir, bool designated) {
+  auto [it, added] = candidates_.emplace(dir, designated);
+  if (!added) it->second = it->second || designated;
+}
+
+void Guard::inspect(const fs::path& path, const fs::path& base) {
+  const std::string leaf = path.filename().string();
+  const fs::path dir = path.parent_path();
+  // Most entries are ordinary files: one lstat says so. (Through whatever the path holds now;
+  // what is acted on is opened again below without following a symlink.)
+  const bool named = leaf == ".git" || git_entry(leaf) || dir.filename() == "hooks";
+  struct stat st {};
+  const int root = base_fd(base);
+  const fs::path relative = path.lexically_relative(base);
+  if (root < 0 || relative.empty() ||
+      ::fstatat(root, relative.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return;
+  if (!named && !(S_ISREG(st.st_mode) && (st.st_mode & (S_ISUID | S_ISGID)) != 0)) return;
+  UniqueFd parent = open_below(base, dir, O_PATH | O_DIRECTORY);
+  if (!parent) return;
+  if (::fstatat(parent.get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return;
+  if (S_ISREG(st.st_mode) && (st.st_mode & (S_ISUID | S_ISGID)) != 0) {
+    // The host mounts the workspace without nosuid: a setuid file left there gives whoever
+    // runs it the owner's identity.
+    UniqueFd readable = open_below(base, path.parent_path(), O_RDONLY | O_DIRECTORY);
+    const auto cleared = readable ? clear_privilege_bits(readable.get(), leaf, path)
+                                  : core::Result<mode_t>(std::unexpected(core::sys_error(
+                                        "openat2(" + path.parent_path().string() + ")", errno)));
+    if (!cleared)
+      notices_.push_back("warning: " + path.string() +
+                         " is setuid or setgid and the guard could not clear it (" +
+                         cleared.error().message + "); remove it before anyone runs it");
+    else if (*cleared != 0)
+      notices_.push_back(
+          std::string("cleared the ") + ((*cleared & S_ISUID) != 0 ? "setuid" : "setgid") +
+          ((*cleared & S_ISUID) != 0 && (*cleared & S_ISGID) != 0 ? "+setgid" : "") + " bit of " +
+          path.string() + " (the command made it; the host mounts the workspace without nosuid)");
+  }
+  if (leaf == ".git") {
+    if (S_ISDIR(st.st_mode)) {
+      add_candidate(path, true);
+    } else if (S_ISLNK(st.st_mode)) {
+      // git follows it (stat(2)): what it names is the git directory.
+      add_candidate(real_or_lexical(path), true);
+    } else if (S_ISREG(st.st_mode)) {
+      const FileRead file = read_at(opener_, parent.get(), leaf, path, 4096);
+      if (file.content)
+        if (auto target = gitfile_target(*file.content, dir))
+          add_candidate(real_or_lexical(*target), true);
+    }
+    return;
+  }
+  if (git_entry(leaf)) add_candidate(dir, designating_entry(leaf));
+  // A hook: the directory above may be the git directory.
+  if (dir.filename() == "hooks" && dir != base) add_candidate(dir.parent_path(), false);
+}
+
+void Guard::inspect_pending(bool final) {
+  std::unordered_set<std::string> seen;
+  while (!pending_.empty()) {
+    auto batch = std::exchange(pending_, {});
+    for (const auto& [path, base] : batch)
+      if (seen.insert(path.native()).second) inspect(path, base);
+  }
+  // Live, only what this batch named; the last sweep looks at every candidate again, as the
+  // command left it.
+  const auto batch = std::exchange(candidates_, {});
+  for (const auto& [dir, designated] : batch) {
+    auto [it, added] = all_candidates_.emplace(dir, designated);
+    if (!added) it->second = it->second || designated;
+  }
+  for (const auto& [dir, designated] : final ? all_candidates_ : batch)
+    settle_repository(dir, designated, final);
+}
+
+void Guard::walk_changed_since_start() {
+  const auto changed_since_start = [&](const struct stat& st) {
+    return st.st_ctim.tv_sec > start_time_.tv_sec ||
+           (st.st_ctim.tv_sec == start_time_.tv_sec && st.st_ctim.tv_nsec >= start_time_.tv_nsec);
+  };
+  for (const auto& root : plan_.writable_roots) {
+    std::vector<fs::path> queue{root};
+    for (std::size_t next = 0; next < queue.size(); ++next) {
+      const fs::path dir = queue[next];
+      UniqueFd fd = open_below(root, dir, O_RDONLY | O_DIRECTORY);
+      if (!fd) continue;
+      const auto names = entry_names(fd.get());
+      if (!names) continue;
+      for (const auto& name : *names) {
+        struct stat st {};
+        if (::fstatat(fd.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+        if (changed_since_start(st)) note_changed(dir / name, root);
+        if (S_ISDIR(st.st_mode)) queue.push_back(dir / name);
+      }
+    }
+  }
+}
+
+void Guard::settle_repository(const fs::path& git_dir, bool designated, bool final) {
+  const fs::path base = writable_root_of(git_dir);
+  if (base.empty()) return;  // a repository the command could not have written
+  UniqueFd dir = open_below(base, git_dir, O_PATH | O_DIRECTORY);
+  if (!dir) return;
+  // As git's access(2) checks: through a symlink (`objects -> /` is a directory to git).
+  const auto has = [&](int fd, const char* name, bool directory) {
+    struct stat st {};
+    return ::fstatat(fd, name, &st, directory ? 0 : AT_SYMLINK_NOFOLLOW) == 0 &&
+           (directory ? S_ISDIR(st.st_mode) : !S_ISDIR(st.st_mode));
+  };
+  // git's is_git_directory(): HEAD here, objects/ and refs/ in the common directory. A `.git`
+  // directory is treated as one whatever it holds: git may complete it later.
+  fs::path common = git_dir;
+  const FileRead commondir = read_at(opener_, dir.get(), "commondir", git_dir / "commondir", 4096);
+  if (commondir.content && !trimmed(*commondir.content).empty()) {
+    const fs::path named(trimmed(*commondir.content));
+    common = real_or_lexical(named.is_absolute() ? named : git_dir / named);
+  }
+  UniqueFd common_fd = common == git_dir ? UniqueFd(::fcntl(dir.get(), F_DUPFD_CLOEXEC, 0))
+                                         : open_below(base, common, O_PATH | O_DIRECTORY);
+  const bool common_inside = static_cast<bool>(common_fd);
+  const bool is_git_dir = has(dir.get(), "HEAD", false) && common_inside &&
+                          has(common_fd.get(), "objects", true) &&
+                          has(common_fd.get(), "refs", true);
+  if (!is_git_dir && git_dir.filename() != ".git") return;
+  // Designated by the command: it made the directory, or what makes git use it; or the guard
+  // walked it at the start and it was not a git directory then.
+  designated = designated || changed(git_dir) || changed(git_dir / "commondir") ||
+               changed(common / "objects") || changed(common / "refs") ||
+               (start_dirs_.contains(git_dir) && !start_git_dirs_.contains(git_dir));
+  const bool known = contains(plan_.known_git_dirs, git_dir);
+  // A repository that existed at the start is never the command's as a whole, whatever of it
+  // the command rewrote (`git submodule update`, `git worktree repair` rewrite `.git` files):
+  // its configuration is compared with the start (check_config), its hooks go only where the
+  // command changed them.
+  if (known || start_git_dirs_.contains(git_dir)) designated = false;
+  // A new linked worktree (`git worktree add`) of a repository that existed: its own files are
+  // the command's, the common directory's hooks and configuration only where it changed them.
+  const bool common_existed = common != git_dir && (contains(plan_.known_git_dirs, common) ||
+                                                    start_git_dirs_.contains(common));
+  const bool whole_common = designated && !common_existed;
+  std::vector<std::pair<fs::path, bool>> configs{{git_dir / "config.worktree", designated}};
+  if (common != git_dir || !known) configs.emplace_back(common / "config", whole_common);
+  if (common != git_dir) configs.emplace_back(git_dir / "config", designated);
+  // A known repository's hooks are read-only where the scan found them; elsewhere what the
+  // command changed in them goes.
+  const fs::path hooks_of = common_inside ? common : fs::path{};
+  if (designated && git_dir.filename() == ".git" &&
+      std::ranges::none_of(
+          indexes_, [&](const GitIndexState& i) { return i.where.index == git_dir / "index"; }))
+    indexes_.push_back({{git_dir / "index", git_dir.parent_path(), base}, std::nullopt});
+  clean_repository(
+      hooks_of, whole_common, configs, final,
+      designated ? "a repository the command created" : "the repository " + git_dir.string());
+}
+
+void Guard::clean_repository(const fs::path& common_dir, bool all_hooks,
+                             const std::vector<std::pair<fs::path, bool>>& configs, bool final,
+                             const std::string& origin) {
+  if (!common_dir.empty())
+    if (const fs::path base = writable_root_of(common_dir); !base.empty())
+      if (UniqueFd hooks = open_below(base, common_dir / "hooks", O_RDONLY | O_DIRECTORY)) {
+        std::vector<std::string> names =
+            entry_names(hooks.get()).value_or(std::vector<std::string>{});
+        std::erase_if(names, [&](const std::string& name) {
+          return name.ends_with(".sample") || !(all_hooks || changed(common_dir / "hooks") ||
+                                                changed(common_dir / "hooks" / name));
+        });
+        std::ranges::sort(names);
+        for (const auto& hook : names)
+          move_out(hooks.get(), hook, common_dir / "hooks" / hook,
+                   "a Git hook in " + origin + ": git on the host would run it");
+      }
+  for (const auto& [path, all] : configs) {
+    // Guarded by content from the start: compared with what it held then.
+    if (std::ranges::any_of(configs_, [&](const Config& c) { return c.where.path == path; }))
+      continue;
+    if (!all && !changed(path)) continue;
+    clean_config(path, final, origin);
+  }
+}
+
+void Guard::clean_config(const fs::path& path, bool final, const std::string& origin) {
+  const fs::path base = writable_root_of(path);
+  if (base.empty()) return;
+  UniqueFd parent = open_below(base, path.parent_path(), O_PATH | O_DIRECTORY);
+  if (!parent) return;
+  const std::string leaf = path.filename().string();
+  // A writer (git's config.lock renamed into place) may replace the file while it is being
+  // cleaned: then it is read again, never overwritten with a cleaned older version (bounded).
+  for (int round = 0; round < 8; ++round) {
+    const FileRead read = read_at(opener_, parent.get(), leaf, path);
+    if (!read.content || read.not_regular) {
+      if (read.not_regular && final) {
+        Config config{{path, base}, std::nullopt, {}};
+        check_config(config, true);
+      }
+      return;
+    }
+    const auto scan = policy::scan_git_config(*read.content);
+    // A half-written file is read again when its writer is done.
+    if (scan.malformed && !final) return;
+    if (!scan.malformed && scan.findings.empty()) return;
+    // No content from the start to put back: the configuration without the offending entries.
+    const std::string cleaned = policy::without_findings(*read.content, scan.findings);
+    const auto swap =
+        exchange_if(opener_, parent.get(), leaf, path, cleaned, read.mode, read.dev, read.inode);
+    if (swap && *swap == Swap::Changed) continue;
+    auto kept = quarantine_bytes(quarantine_, *read.content, path, "a change to " + path.string());
+    std::string line = "cleaned " + path.string() + " in " + origin + ": " +
+                       (scan.malformed ? "git cannot read it (" + scan.malformed_reason + ")"
+                                       : "it set " + key_list(scan.findings) +
+                                             ", which is not on the allowlist of keys that run "
+                                             "nothing");
+    if (!swap) {
+      // No new file could be written (a full disk): made inert in place, and the command stops.
+      Config config{{path, base}, std::nullopt, {}};
+      line += "; " + undo_in_place(config, parent.get(), {read.not_regular, read.dev, read.inode},
+                                   cleaned, swap.error());
+    }
+    if (kept) line += "; the original is kept in the quarantine: " + kept->stored.string();
+    notices_.push_back(std::move(line));
+    return;
+  }
+}
+
+void Guard::final_discovery() {
+  if (tree_) (void)drain_events();
+  if (knowledge_lost_ || blind_) walk_changed_since_start();
+  inspect_pending(true);
+  // The repositories the command registered as gitlinks (their indexes: the known ones and
+  // those just found), as they are now.
+  const std::size_t before = all_candidates_.size();
   check_gitlinks();
+  if (!candidates_.empty() || all_candidates_.size() != before) inspect_pending(true);
 }
 
 std::vector<std::string> Guard::take_notices() {

@@ -9,10 +9,18 @@
 // `config.worktree` stay writable but are guarded by content: a change that adds a key that
 // makes a host git run a program or read another file (policy/git_config_guard.hpp) is undone
 // at once: the previous content put back, the attempted one quarantined. An undo or a move
-// that cannot be done (a full disk) makes the file inert in place and stops the command. The same
-// checks run after the command, with the bounded workspace scan for repositories the command
-// created (their non-sample hooks quarantined, their configuration cleaned), and in pid 1 when the
-// supervisor has died, so nothing guarded survives whatever happens.
+// that cannot be done (a full disk) makes the file inert in place and stops the command.
+//
+// The supervisor also knows everything the command changed below the writable roots: every
+// directory there is watched (those that existed at the start up to a bound, breadth-first;
+// every one made or moved in during the command as it appears, walked at once), and each entry
+// made or changed goes through git's discovery rules (gitrepository-layout(5): a `.git`
+// directory or `gitdir:` file, `commondir`, a directory that becomes a git directory): the
+// repository it designates has its hooks quarantined and its configuration cleaned, only for
+// what the command changed, compared with the start. A regular file with S_ISUID or S_ISGID
+// loses them. The same checks run after the command (a walk of the writable roots when events
+// were lost), and in pid 1 when the supervisor has died, so nothing guarded survives whatever
+// happens.
 //
 // Every walk starts from a descriptor of the writable root (a mount point inside the sandbox,
 // which a command cannot rename) and never follows a symlink: a symlink made on the way to a
@@ -23,11 +31,15 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include <cstdint>
+#include <ctime>
 #include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -77,6 +89,12 @@ struct GuardedIndex {
   friend bool operator==(const GuardedIndex&, const GuardedIndex&) = default;
 };
 
+/// The directories below the writable roots that the supervisor watches from the start: 1 024,
+/// breadth-first (about 23 microseconds of CPU each: the bench's 100 000-file workspace holds
+/// 4 175; docs/benchmarks.md gives the cost). Past it, what a command makes in a directory that
+/// existed before is not seen (docs/security.md, "What is not protected").
+inline constexpr std::size_t kStartWatchBound = 1024;
+
 /// What the guard watches, computed before the clone (pure data; runner.cpp).
 ///   names: missing protected names (MountPlan::guarded);
 ///   configs: the git configuration files of the repositories known before the command;
@@ -101,6 +119,11 @@ struct GuardPlan {
   /// Names by pattern at writable roots (docs/security.md, "Names that host programs run"),
   /// in either protection mode.
   std::vector<GuardedPattern> patterns = {};
+  /// How many directories that exist when the command starts the supervisor watches below the
+  /// writable roots (breadth-first, all roots sharing the budget); every directory made or
+  /// moved in during the command is watched besides, without a bound (docs/security.md, "The
+  /// guard").
+  std::size_t start_watch_bound = kStartWatchBound;
 
   friend bool operator==(const GuardPlan&, const GuardPlan&) = default;
 };
@@ -117,6 +140,21 @@ struct GuardOpener {
 
 /// The line for the user when a last sweep could not check everything (Guard::failure()).
 std::string incomplete_sweep(const core::Error& failure);
+
+/// The git directory a `.git` file designates (gitrepository-layout(5), ".git": a file holding
+/// `gitdir: <path>`; git's read_gitfile() in setup.c): `content` is the file's bytes, `dir` the
+/// directory holding the file, against which a relative path resolves. Lexical (no symlink is
+/// followed); nullopt when `content` does not start with `gitdir:` or names nothing.
+std::optional<fs::path> gitfile_target(std::string_view content, const fs::path& dir);
+
+/// Clears S_ISUID and S_ISGID of the regular file `name` in the directory `dir_fd` (`shown`:
+/// its path, for the error), through a descriptor opened with O_NOFOLLOW (chmod(2) on
+/// /proc/self/fd of an O_PATH one when the file cannot be opened for reading): the host mounts
+/// the workspace without nosuid (docs/security.md, "The guard"). Returns the mode bits cleared
+/// (0: none were set, or it is not a regular file). Errors: the open(2) or fchmod(2) failing
+/// (EACCES, EPERM, ETXTBSY), naming the call, the path and errno.
+core::Result<mode_t> clear_privilege_bits(int dir_fd, const std::string& name,
+                                          const fs::path& shown);
 
 /// The deepest of `roots` that contains `path` (is_within), or empty.
 fs::path deepest_root(const fs::path& path, const std::vector<fs::path>& roots);
@@ -154,6 +192,17 @@ class Guard {
   /// cleared first: afterwards it says whether this sweep could check everything.
   void final_sweep();
 
+  /// The supervisor's last look at what the command changed, once every process of the sandbox
+  /// is gone and pid 1 has swept the guarded names: the pending events, then git's discovery
+  /// rules and the privilege bits for every entry created or changed (a walk of the writable
+  /// roots instead when knowledge was lost: a queue overflow or a watch that could not be added),
+  /// then the gitlinks. Part of final_sweep().
+  void final_discovery();
+
+  /// pid 1, when the supervisor has died: its last sweep cannot know what changed, so it walks
+  /// every writable root for entries changed since the start (their ctime), without a bound.
+  void mark_blind() { blind_ = true; }
+
   /// Why a check was not made, once one was not: an open(2) of what it had to check failed with
   /// EMFILE, ENFILE or ENOMEM, tried again for 100 ms (GuardOpener); or an undo or a quarantine
   /// could not be done (a full disk: `write(<ws>/.git/.pi-sandbox-restore-1a2b3c4d): ENOSPC`),
@@ -187,6 +236,8 @@ class Guard {
       : plan_(plan), quarantine_(std::move(quarantine)) {}
 
   void check_all();
+  /// Reads `where`'s content as the command starts and guards it by content from then on.
+  void guard_config(const GuardedConfig& where);
   /// Walks from the base to the parent of `path`, watching each directory; returns the
   /// parent's descriptor, or an invalid one when the way is missing (or was quarantined).
   core::UniqueFd walk_to_parent(const fs::path& base, const fs::path& path,
@@ -199,15 +250,46 @@ class Guard {
   void check_config(Config& config, bool final);
   /// One attempt; false when the file was replaced while it was being undone.
   bool check_config_once(Config& config, bool final);
-  void check_new_repositories();
   void check_gitlinks();
-  /// Quarantines the hooks (but git's samples) of `git_dir` and cleans its configuration;
-  /// `origin` says what it is in the lines ("a repository the command created").
-  void sanitize_repository(const fs::path& git_dir, const fs::path& base,
-                           const std::string& origin);
   fs::path writable_root_of(const fs::path& path) const;
-  /// Watches the directory `dir_fd`; returns the watch descriptor (-1 without one).
-  int watch(int dir_fd);
+  /// Watches the directory `dir_fd` (at `path` below the writable root `base`: empty when its
+  /// events only concern guarded names) for the events of `mask`; returns the watch descriptor
+  /// (-1 without one).
+  int watch(int dir_fd, const fs::path& path = {}, const fs::path& base = {},
+            std::uint32_t mask = 0);
+
+  // Complete knowledge of what the command changed.
+  /// Watches the directories below the writable roots that exist now, breadth-first, up to
+  /// plan_.start_watch_bound, and notes which of them are git directories.
+  void watch_start_trees();
+  /// Watches the directory `dir` made or moved in during the command and everything below it,
+  /// each entry noted as changed.
+  void watch_new_tree(const fs::path& dir, const fs::path& base);
+  /// Reads the pending events: entries noted as changed, new directories watched. Returns
+  /// whether one may concern a guarded name or configuration.
+  bool drain_events();
+  /// The directory or file `path` below `base`, opened with openat2(2) RESOLVE_BENEATH and
+  /// RESOLVE_NO_SYMLINKS (invalid when it cannot be).
+  core::UniqueFd open_below(const fs::path& base, const fs::path& path, int flags);
+  void note_changed(const fs::path& path, const fs::path& base);
+  /// Applies the rules to every entry noted since the last call.
+  void inspect_pending(bool final);
+  void inspect(const fs::path& path, const fs::path& base);
+  void add_candidate(const fs::path& dir, bool designated);
+  /// The writable roots walked whole: every entry whose ctime is not before the start is noted
+  /// as changed (knowledge lost, or pid 1 without the supervisor).
+  void walk_changed_since_start();
+  /// Git's discovery rules for one directory that may be a git directory.
+  void settle_repository(const fs::path& git_dir, bool designated, bool final);
+  /// Quarantines the hooks (but git's samples) of `common_dir`, all of them with `all_hooks`,
+  /// else those the command made or changed; cleans each configuration of `configs` whole
+  /// (true) or only when the command changed it (false).
+  /// Rewrites the git configuration `path` without what the git configuration guard flags
+  /// (the original to the quarantine), unless a writer replaced it meanwhile (read again).
+  void clean_config(const fs::path& path, bool final, const std::string& origin);
+  void clean_repository(const fs::path& common_dir, bool all_hooks,
+                        const std::vector<std::pair<fs::path, bool>>& configs, bool final,
+                        const std::string& origin);
   /// Whether `path` (the entry of `parent_fd` named by its last component) is an empty, marked
   /// placeholder of a strict sandbox that still runs (watched from then on).
   bool held_placeholder(int parent_fd, const fs::path& path);
@@ -239,15 +321,42 @@ class Guard {
     std::optional<struct stat> start;  ///< as the command started (nullopt: none then)
   };
   std::vector<GitIndexState> indexes_;
-  std::vector<fs::path> sanitized_;
   std::map<fs::path, core::UniqueFd> bases_;
-  std::set<std::pair<dev_t, ino_t>> watched_;
+  std::map<std::pair<dev_t, ino_t>, int> watched_;  ///< each watched inode, its watch
   std::map<int, std::pair<dev_t, ino_t>> watch_inodes_;
   std::set<std::string> relevant_names_;
   std::set<int> placeholder_watches_;
   std::vector<std::string> notices_;
   bool watch_failed_ = false;
   bool watching_ = true;
+
+  /// A watched directory: where it is (updated when it moves within the watched tree) and the
+  /// events asked for.
+  struct WatchedDir {
+    fs::path path;
+    fs::path base;
+    std::uint32_t mask = 0;
+  };
+  std::map<int, WatchedDir> watch_dirs_;
+  /// Whether the supervisor watches the writable roots' trees (Watch::Yes with writable roots).
+  bool tree_ = false;
+  /// A queue overflow or a new directory left unwatched: the last sweep walks instead.
+  bool knowledge_lost_ = false;
+  bool blind_ = false;
+  /// When the guard started (CLOCK_REALTIME_COARSE, the clock of ctime).
+  struct timespec start_time_ {};
+  /// Every entry created or changed during the command, and those not yet inspected.
+  std::unordered_set<std::string> changed_;
+  bool changed(const fs::path& path) const { return changed_.contains(path.native()); }
+  std::vector<std::pair<fs::path, fs::path>> pending_;
+  /// Directories that may be git directories (true: the command designated them: made them,
+  /// or wrote the `.git`, `commondir`, `objects` or `refs` that makes git use them).
+  std::map<fs::path, bool> candidates_;
+  std::map<fs::path, bool> all_candidates_;
+  bool start_walk_ = false;
+  /// The directories walked when the guard started, and which of them were git directories.
+  std::set<fs::path> start_dirs_;
+  std::set<fs::path> start_git_dirs_;
 };
 
 }  // namespace pisandbox::sandbox::linux_

@@ -323,6 +323,12 @@ void last_sweep() {
   send(g_launch_fd, LaunchMessage::Swept, "");
 }
 
+/// Whether the supervisor has closed its end of the launch socket (it died).
+bool supervisor_gone() {
+  pollfd pfd{g_launch_fd, POLLRDHUP, 0};
+  return ::poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLHUP | POLLRDHUP | POLLERR)) != 0;
+}
+
 /// Who removes the host placeholders when pid 1 ends.
 enum class Cleanup {
   Supervisor,  ///< the supervisor, after the namespaces are gone (fast: no unmounting)
@@ -334,9 +340,12 @@ enum class Cleanup {
   ::kill(-1, SIGKILL);
   while (::waitpid(-1, nullptr, 0) > 0 || errno == EINTR) {
   }
-  last_sweep();
   sigset_t pending;
-  // The supervisor may have died while pid 1 was finishing: then nobody else will clean up.
+  // The supervisor may have died while pid 1 was finishing: then nobody else will clean up,
+  // nor look at what the command changed (it alone watched): the last sweep walks for it.
+  if (::sigpending(&pending) == 0 && sigismember(&pending, SIGTERM)) cleanup = Cleanup::Here;
+  if (g_guard && supervisor_gone()) g_guard->mark_blind();
+  last_sweep();
   if (::sigpending(&pending) == 0 && sigismember(&pending, SIGTERM)) cleanup = Cleanup::Here;
   if (cleanup == Cleanup::Here)
     for (auto& p : placeholders) remove_placeholder(p, Unmask::Yes);

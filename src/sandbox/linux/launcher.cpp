@@ -298,8 +298,9 @@ Ending supervise(const Child& child, int launch_fd, const RunOptions& options, R
     if (terminal.relay.active()) terminal.relay.handle(relayed);
     if (fds[3].revents != 0 || fds[4].revents != 0) pipes.pump(*options.output);
     if (fds[1].revents != 0) socket_open = read_records(launch_fd, report);
-    // The command has ended: pid 1 kills what is left and runs the last sweep.
-    if (report.result) guard.stop_watching();
+    // pid 1 has killed what was left of the command and swept: nothing of it runs any more, so
+    // the watches can go (what they saw until now is kept for final_discovery()).
+    if (report.swept) guard.stop_watching();
     if (!start_relay(child, report, terminal)) return Ending::Exited;
     start_services(report, options, services);
     if (fds[2].revents != 0) {
@@ -451,7 +452,11 @@ Outcome launch(LaunchSpec spec, const RunOptions& options) {
   // Every process of the sandbox is gone: nothing can create a guarded name any more. pid 1
   // has swept already unless it was killed first.
   const std::optional<core::Error> live_failure = guard->failure();
-  if (!report.swept) guard->final_sweep();
+  // What the command changed is known here only: git's discovery rules and the privilege bits.
+  if (!report.swept)
+    guard->final_sweep();
+  else
+    guard->final_discovery();
   std::vector<std::string> notices = guard->take_notices();
   if (!report.swept && guard->failure()) notices.push_back(incomplete_sweep(*guard->failure()));
   notices.insert(notices.end(), report.notices.begin(), report.notices.end());

@@ -9,8 +9,8 @@ attempt() {
 for r in n a/b/n; do
   try git init -q \$r
   printf '#!/bin/sh\ntouch $HOST_DIR/pwned-hook-$TAG\n' > \$r/.git/hooks/post-checkout
-  chmod +x \$r/.git/hooks/post-checkout
-  cp \$r/.git/hooks/post-checkout \$r/.git/hooks/pre-commit
+  printf '#!/bin/sh\ntouch $HOST_DIR/pwned-hook-$TAG\n' > \$r/.git/hooks/pre-commit
+  chmod +x \$r/.git/hooks/post-checkout \$r/.git/hooks/pre-commit 2>/dev/null
   try git -C \$r config core.fsmonitor 'touch $HOST_DIR/pwned-fsm-$TAG'
   echo x > \$r/f
 done"

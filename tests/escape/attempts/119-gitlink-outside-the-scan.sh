@@ -9,8 +9,8 @@ attempt() {
 n() {
   git init -q \"\$1\" && git -C \"\$1\" -c user.name=t -c user.email=t@e commit -q --allow-empty -m e &&
   git -C \"\$1\" config core.fsmonitor 'touch $HOST_DIR/pwned-fsm-$TAG-'\"\$2\"'; false' &&
-  printf '#!/bin/sh\ntouch $HOST_DIR/pwned-hook-$TAG\n' > \"\$1/.git/hooks/post-checkout\" &&
-  chmod +x \"\$1/.git/hooks/post-checkout\"
+  printf '#!/bin/sh\ntouch $HOST_DIR/pwned-hook-$TAG\n' > \"\$1/.git/hooks/post-checkout\"
+  chmod +x \"\$1/.git/hooks/post-checkout\" 2>/dev/null; true
 }
 n node_modules/evil 1 && n a/b/c/d/e/evil 2 && n sub 3 && mv sub/.git store &&
 echo 'gitdir: ../store' > sub/.git && git add node_modules/evil a/b/c/d/e/evil sub 2>/dev/null
@@ -18,7 +18,12 @@ echo registered"
   expect_out registered
   local d
   for d in node_modules/evil/.git a/b/c/d/e/evil/.git store; do
-    expect_err "pi-sandbox: cleaned $WS/$d/config in the repository "
+    # `store` was `sub/.git` when the guard first saw it.
+    if [ "$d" = store ]; then
+      expect_err "pi-sandbox: cleaned $WS/store/config in " "pi-sandbox: cleaned $WS/sub/.git/config in "
+    else
+      expect_err "pi-sandbox: cleaned $WS/$d/config in "
+    fi
     grep -qi fsmonitor "$WS/$d/config" && escaped "$d/config still has an fsmonitor"
     [ -e "$WS/$d/hooks/post-checkout" ] && escaped "$d/hooks/post-checkout is still there"
   done
@@ -32,10 +37,10 @@ git -C sub config core.fsmonitor 'touch $HOST_DIR/pwned-fsm-$TAG-4; false' &&
 printf '#!/bin/sh
 touch $HOST_DIR/pwned-hook-$TAG
 ' > \$G/modules/evil/hooks/post-checkout &&
-chmod +x \$G/modules/evil/hooks/post-checkout && git add sub 2>/dev/null
+chmod +x \$G/modules/evil/hooks/post-checkout 2>/dev/null; git add sub 2>/dev/null
 echo planted"
   expect_out planted
-  expect_err "pi-sandbox: cleaned $WS/.git/modules/evil/config in the repository "
+  expect_err "pi-sandbox: cleaned $WS/.git/modules/evil/config in "
   [ -e "$WS/.git/modules/evil/hooks/post-checkout" ] && escaped "the planted module's hook is still there"
   # Host git in the outer repository recurses into the gitlinks.
   (cd "$WS" && HOME="$FAKE_HOME" git status >/dev/null 2>&1)
