@@ -210,6 +210,32 @@ const std::vector<GitConfigRule> kRules = {
     {"advice.*", "advice", "", "*", Condition::Any, "booleans: which hints are shown (advice.*)"},
 };
 
+// The allowlist of `.gitmodules` (gitmodules(5)): git reads from that file only
+// `submodule.<name>.*` keys, and of those only the ones below; the value checks are those of the
+// configuration's submodule rows. Anything else a command adds there is taken out, though git
+// would ignore it: the file is the user's, and what nobody reads has no reason to be added.
+const std::vector<GitConfigRule> kGitmodulesRules = {
+    {"submodule.*.path", "submodule", "*", "path", Condition::Any,
+     "where the submodule is checked out, relative to the working tree (gitmodules(5))"},
+    {"submodule.*.url", "submodule", "*", "url", Condition::NotCommandTransport,
+     "where the submodule is cloned from; ext:: and fd:: refused (gitmodules(5))"},
+    {"submodule.*.branch", "submodule", "*", "branch", Condition::Any,
+     "the remote branch followed by update --remote (gitmodules(5))"},
+    {"submodule.*.update", "submodule", "*", "update", Condition::NotShellCommand,
+     "checkout, rebase, merge or none; `!command` is refused (gitmodules(5); git ignores it "
+     "there since 2.20)"},
+    {"submodule.*.fetchRecurseSubmodules", "submodule", "*", "fetchrecursesubmodules",
+     Condition::Any, "a boolean or on-demand (gitmodules(5))"},
+    {"submodule.*.ignore", "submodule", "*", "ignore", Condition::Any,
+     "all, dirty, untracked or none: what status reports (gitmodules(5))"},
+    {"submodule.*.shallow", "submodule", "*", "shallow", Condition::Any,
+     "a boolean: the submodule is cloned shallow (gitmodules(5))"},
+};
+
+const std::vector<GitConfigRule>& rules_of(GitConfigFile file) {
+  return file == GitConfigFile::Gitmodules ? kGitmodulesRules : kRules;
+}
+
 /// git's isspace (ctype.c sane_ctype): space, tab, LF, CR; not FF nor VT.
 constexpr bool is_git_space(int c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r';
@@ -326,12 +352,12 @@ bool value_allowed(const GitConfigRule& rule, std::string_view value, bool impli
 
 /// Whether `key` = `value` is on the allowlist; `refused_by` is set to the row whose key
 /// matched when its value did not (nullptr when no row names the key).
-bool allowed(std::string_view key, std::string_view value, bool implicit,
-             const GitConfigRule*& refused_by) {
+bool allowed(const std::vector<GitConfigRule>& rules, std::string_view key, std::string_view value,
+             bool implicit, const GitConfigRule*& refused_by) {
   refused_by = nullptr;
   const auto parts = split_key(key);
   if (!parts) return false;
-  for (const auto& rule : kRules) {
+  for (const auto& rule : rules) {
     if (!key_matches(rule, *parts)) continue;
     if (value_allowed(rule, value, implicit)) return true;
     if (refused_by == nullptr) refused_by = &rule;
@@ -369,7 +395,9 @@ std::size_t line_begin_of(std::string_view text, std::size_t offset) {
 /// that is cut back to the header for each entry, so a long header costs once, not per entry.
 class ConfigParser {
  public:
-  explicit ConfigParser(std::string_view text) : text_(text) { result_.kept_end = text.size(); }
+  ConfigParser(std::string_view text, GitConfigFile file) : text_(text), rules_(rules_of(file)) {
+    result_.kept_end = text.size();
+  }
 
   ParsedConfig run() && {
     if (skip_bom()) {
@@ -506,7 +534,7 @@ class ConfigParser {
     if (nul_) return "a NUL byte";
     if (error != nullptr) return error;
     const GitConfigRule* rule = nullptr;
-    if (allowed(name_, value_, implicit, rule)) return nullptr;
+    if (allowed(rules_, name_, value_, implicit, rule)) return nullptr;
     if (result_.scan.findings.size() == kMaxGitConfigFindings)
       return "too many entries off the allowlist";
     keep(rule, implicit, key_begin, first_line);
@@ -583,6 +611,7 @@ class ConfigParser {
   }
 
   std::string_view text_;
+  const std::vector<GitConfigRule>& rules_;
   std::size_t pos_ = 0;
   std::size_t line_ = 0;  ///< 0-based: the `\n` read so far
   bool at_end_ = false;
@@ -630,8 +659,8 @@ std::pair<std::size_t, std::size_t> removed_range(std::string_view text, const E
 
 }  // namespace
 
-GitConfigScan scan_git_config(std::string_view text) {
-  return ConfigParser(text).run().scan;
+GitConfigScan scan_git_config(std::string_view text, GitConfigFile file) {
+  return ConfigParser(text, file).run().scan;
 }
 
 std::vector<GitConfigFinding> added_not_allowed(const GitConfigScan& before,
@@ -645,8 +674,9 @@ std::vector<GitConfigFinding> added_not_allowed(const GitConfigScan& before,
   return added;
 }
 
-std::string without_findings(std::string_view text, const std::vector<GitConfigFinding>& findings) {
-  const ParsedConfig parsed = ConfigParser(text).run();
+std::string without_findings(std::string_view text, const std::vector<GitConfigFinding>& findings,
+                             GitConfigFile file) {
+  const ParsedConfig parsed = ConfigParser(text, file).run();
   std::set<std::pair<std::size_t, std::string_view>> wanted;
   for (const auto& finding : findings) wanted.emplace(finding.first_line, finding.key);
   std::string out;
@@ -667,6 +697,10 @@ std::string without_findings(std::string_view text, const std::vector<GitConfigF
 
 const std::vector<GitConfigRule>& allowed_git_config_rules() {
   return kRules;
+}
+
+const std::vector<GitConfigRule>& allowed_gitmodules_rules() {
+  return kGitmodulesRules;
 }
 
 const std::vector<std::string_view>& allowed_git_config_patterns() {

@@ -20,6 +20,12 @@
 
 namespace pisandbox::policy {
 
+/// Which file a configuration text is, which chooses its allowlist.
+///   Config: a repository's `config` or `config.worktree` (allowed_git_config_rules());
+///   Gitmodules: `.gitmodules` at the root of a working tree, of which git reads only
+///     `submodule.<name>.*` keys (gitmodules(5); allowed_gitmodules_rules()).
+enum class GitConfigFile { Config, Gitmodules };
+
 /// Which values an allowlist row accepts (git-config(1) "Values" for the booleans).
 enum class GitValueCondition {
   Any,                  ///< every value: the key holds data whatever its value
@@ -101,7 +107,9 @@ inline constexpr std::size_t kMaxGitConfigFindings = 1024;
 /// (escapes `\"` `\\`, any other `\x` is `x`), `[section.sub]`, keys `[A-Za-z][A-Za-z0-9-]*`
 /// case-insensitive, `key = value`, `key` alone, `#`/`;` comments, quoted values, escapes `\"`
 /// `\\` `\n` `\t` `\b`, continuation lines, a UTF-8 BOM at the start, CRLF line ends.
-[[nodiscard]] GitConfigScan scan_git_config(std::string_view text);
+/// `file` chooses the allowlist (GitConfigFile); `.gitmodules` has git-config(1)'s syntax.
+[[nodiscard]] GitConfigScan scan_git_config(std::string_view text,
+                                            GitConfigFile file = GitConfigFile::Config);
 
 /// The findings of `after` that are not in `before` (GitConfigFinding::same_entry): the
 /// entries off the allowlist a change added, or changed the value of. An unchanged one (the
@@ -116,13 +124,20 @@ inline constexpr std::size_t kMaxGitConfigFindings = 1024;
 /// shares its first line with a section header (`[core] fsmonitor = x`) is cut from its key to
 /// the end of its last line, the header and the line end staying. If `text` is malformed, only
 /// the part before the line where parsing stopped is kept (the rest, which git would never
-/// read, is dropped), minus the findings: the result always scans as well-formed.
+/// read, is dropped), minus the findings: the result always scans as well-formed. `file` must
+/// be the one the findings were scanned with.
 [[nodiscard]] std::string without_findings(std::string_view text,
-                                           const std::vector<GitConfigFinding>& findings);
+                                           const std::vector<GitConfigFinding>& findings,
+                                           GitConfigFile file = GitConfigFile::Config);
 
 /// Every row of the allowlist, in the order of docs/security.md ("Keys a command may add or
 /// change").
 [[nodiscard]] const std::vector<GitConfigRule>& allowed_git_config_rules();
+
+/// Every row of the allowlist of `.gitmodules` (GitConfigFile::Gitmodules), in the order of
+/// docs/security.md ("Keys a command may add to .gitmodules"): `submodule.<name>.path`, `url`,
+/// `branch`, `update`, `fetchRecurseSubmodules`, `ignore`, `shallow` (gitmodules(5)).
+[[nodiscard]] const std::vector<GitConfigRule>& allowed_gitmodules_rules();
 
 /// The rows as one line each, for docs and `pi-sandbox policy`: the pattern, then the
 /// condition in parentheses when not every value is allowed ("remote.*.url (not an ext:: or

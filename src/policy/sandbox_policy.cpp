@@ -72,7 +72,6 @@ const std::vector<HostProgramName>& host_program_names() {
       {".pi/themes", D, kPi, kNew, "Pi", kPiDocs},
       {".agents/skills", D, kPi, kNew, "Pi", kPiDocs},
       {".gitconfig", F, kRun, kRef, "git (in the home)", "git-config(1), FILES"},
-      {".gitmodules", F, kRun, kRef, "git", "gitmodules(5)"},
       {".bashrc", F, kRun, kRef, "bash (in the home)", "bash(1), INVOCATION"},
       {".bash_profile", F, kRun, kRef, "bash (in the home)", "bash(1), INVOCATION"},
       {".zshrc", F, kRun, kRef, "zsh (in the home)", "zsh(1), STARTUP/SHUTDOWN FILES"},

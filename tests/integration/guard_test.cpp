@@ -102,14 +102,14 @@ TEST(Guard, GuardedNamesMadeAnyWayAreMovedToTheQuarantineAndReported) {
   write_file(s.ws / "linked.md", "x\n");
   const RunResult r = s.run(
       "mkdir .vscode && echo '{}' > .vscode/tasks.json; echo x > .mcp.json; "
-      "mv elsewhere .idea; ln linked.md .gitmodules; mkdir -p sub/commands && ln -s sub .claude; "
+      "mv elsewhere .idea; ln linked.md .gitconfig; mkdir -p sub/commands && ln -s sub .claude; "
       "sleep 0.3; echo done");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "done\n");
   std::vector<std::string> got = moved(r.err);
   std::ranges::sort(got);
   const std::vector<std::string> want = {
-      (s.ws / ".claude").string(), (s.ws / ".gitmodules").string(), (s.ws / ".idea").string(),
+      (s.ws / ".claude").string(), (s.ws / ".gitconfig").string(), (s.ws / ".idea").string(),
       (s.ws / ".mcp.json").string(), (s.ws / ".vscode").string()};
   EXPECT_EQ(got, want) << r.err;
   EXPECT_EQ(list_dir(s.ws), (std::vector<std::string>{"linked.md", "sub"}));
@@ -284,6 +284,77 @@ TEST(Guard, GitConfigurationOfRealWorkflowsStaysAndKeysOffTheAllowlistGo) {
            "git -C ../wt status --porcelain && git -C ../clone3/sub log --oneline | wc -l"},
       s.env());
   EXPECT_EQ(host.exit_code, 0) << host.err;
+}
+
+// `.gitmodules` at the root of a working tree is guarded by content, against the keys git
+// reads there (docs/security.md, "The git configuration guard"; gitmodules(5)): git submodule
+// add creates it and adds to it with no line, and the host's git works in what it made; a key
+// off that list is taken back out, the rest of the file as it was.
+TEST(Guard, GitSubmoduleAddWritesGitmodulesAndKeysGitDoesNotReadThereGo) {
+  PI_SANDBOX_REQUIRE(have_git(), "git is not installed");
+  Scratch s;
+  const std::string ws = s.ws.string();
+  const std::string setup =
+      "cd '" + ws +
+      "' && git -c init.defaultBranch=main init -q && echo a > a && git add a && "
+      "git -c user.name=t -c user.email=t@e commit -qm a && "
+      "for d in subsrc sub2src; do git -c init.defaultBranch=main init -q $d && "
+      "git -C $d -c user.name=t -c user.email=t@e commit -q --allow-empty -m s; done";
+  ASSERT_EQ(run_process({"/bin/sh", "-c", setup}, s.env()).exit_code, 0);
+  const std::string add = "git -c protocol.file.allow=always submodule -q add ";
+  const std::string commit = "git -c user.name=t -c user.email=t@e commit -qm ";
+  const RunResult first = s.run(add + "./subsrc sub && " + commit + "sub && echo done");
+  EXPECT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_EQ(first.out, "done\n") << first.err;
+  EXPECT_EQ(first.err.find(".gitmodules"), std::string::npos) << first.err;
+  EXPECT_EQ(read_file(s.ws / ".gitmodules"),
+            "[submodule \"sub\"]\n\tpath = sub\n\turl = ./subsrc\n");
+  // An existing `.gitmodules` is written in place by a second git submodule add.
+  const RunResult second = s.run(add + "./sub2src sub2 && " + commit + "sub2 && echo done");
+  EXPECT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_EQ(second.out, "done\n") << second.err;
+  EXPECT_EQ(second.err.find(".gitmodules"), std::string::npos) << second.err;
+  const std::string both =
+      "[submodule \"sub\"]\n\tpath = sub\n\turl = ./subsrc\n"
+      "[submodule \"sub2\"]\n\tpath = sub2\n\turl = ./sub2src\n";
+  EXPECT_EQ(read_file(s.ws / ".gitmodules"), both);
+  const RunResult status =
+      run_process({"/bin/sh", "-c", "cd '" + ws + "' && git submodule status"}, s.env());
+  EXPECT_EQ(status.exit_code, 0) << status.err;
+  static const std::regex listed(R"(^ [0-9a-f]{40} sub \(heads/main\)\n [0-9a-f]{40} sub2 )"
+                                 R"(\(heads/main\)\n$)");
+  EXPECT_TRUE(std::regex_match(status.out, listed)) << status.out;
+  // Keys git does not read from `.gitmodules`, or reads but refuses to run, are taken out.
+  const fs::path pwned = s.root / "pwned";
+  const RunResult hostile = s.run(
+      "printf '[core] fsmonitor = x\\n' >> .gitmodules; sleep 0.3; "
+      "git config -f .gitmodules submodule.s.update '!touch " +
+      pwned.string() + "'; sleep 0.3; echo done");
+  EXPECT_EQ(hostile.exit_code, 0) << hostile.err;
+  EXPECT_EQ(hostile.out, "done\n") << hostile.err;
+  const std::string undid = "pi-sandbox: undid a change to " + ws + "/.gitmodules: it set ";
+  const std::string why =
+      ", which is not on the allowlist of keys git reads from .gitmodules; the file is back "
+      "without it; the attempted version is kept in the quarantine: ";
+  std::vector<std::string> lines;
+  std::istringstream in(hostile.err);
+  for (std::string line; std::getline(in, line);)
+    if (line.starts_with("pi-sandbox: undid "))
+      lines.push_back(line.substr(0, line.find(why) + why.size()));
+  EXPECT_EQ(lines, (std::vector<std::string>{undid + "core.fsmonitor" + why,
+                                             undid + "submodule.s.update" + why}))
+      << hostile.err;
+  EXPECT_EQ(read_file(s.ws / ".gitmodules"), both);
+  std::size_t kept = 0;
+  for (const auto& e : quarantine_list(s))
+    kept += e.value("original", "") == (s.ws / ".gitmodules").string() ? 1 : 0;
+  EXPECT_EQ(kept, 2u);
+  const RunResult update = run_process(
+      {"/bin/sh", "-c",
+       "cd '" + ws + "' && git -c protocol.file.allow=always submodule -q update --init"},
+      s.env());
+  EXPECT_EQ(update.exit_code, 0) << update.err;
+  EXPECT_FALSE(fs::exists(pwned));
 }
 
 // git sparse-checkout init turns on extensions.worktreeConfig, which is not on the allowlist

@@ -192,7 +192,7 @@ TEST(Sandbox, ProtectedPathsRefuseWriteCreateRenameLinkAndSymlinkReplacement) {
   write_file(s.ws / ".pi/settings.json", "{}\n");
   for (const auto& rel : {".bashrc", "sub/.env.local", "certs/server.pem", ".pi/settings.json"})
     expect_protected(s, rel, true);
-  for (const auto& rel : {".mcp.json", ".gitmodules", ".pi/sandbox.json", ".profile"})
+  for (const auto& rel : {".mcp.json", ".ripgreprc", ".pi/sandbox.json", ".profile"})
     expect_guarded(s, rel);
   for (const auto& rel :
        {".vscode/settings.json", ".claude/commands/x.md", ".idea/workspace.xml"}) {
@@ -224,7 +224,7 @@ TEST(Sandbox, StrictProtectedPathsRefuseWriteCreateRenameLinkAndSymlinkReplaceme
   write_file(s.ws / ".pi/settings.json", "{}\n");
   for (const auto& rel : {".bashrc", "sub/.env.local", "certs/server.pem", ".pi/settings.json"})
     expect_protected(s, rel, true, extra);
-  for (const auto& rel : {".env", ".mcp.json", ".gitmodules", ".pi/sandbox.json", ".profile"})
+  for (const auto& rel : {".env", ".mcp.json", ".ripgreprc", ".pi/sandbox.json", ".profile"})
     expect_protected(s, rel, false, extra);
   for (const auto& rel :
        {".vscode/settings.json", ".claude/commands/x.md", "secrets/token", ".idea/workspace.xml"}) {

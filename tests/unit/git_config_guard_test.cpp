@@ -523,3 +523,43 @@ TEST(GitConfigGuard, PatternLines) {
 }
 
 }  // namespace
+
+// gitmodules(5): what `git submodule add` writes is allowed, as are the other keys git reads
+// from .gitmodules; everything else (core.fsmonitor, which git never reads there, a shell-command
+// update, an ext:: url, keys the configuration allows such as submodule.<name>.active) is not.
+TEST(GitConfigGuard, GitmodulesAllowsOnlyTheSubmoduleKeysGitReadsThere) {
+  const std::string added =
+      "[submodule \"sub\"]\n"
+      "\tpath = sub\n"
+      "\turl = ../sub\n"
+      "\tbranch = main\n"
+      "\tupdate = rebase\n"
+      "\tfetchRecurseSubmodules = on-demand\n"
+      "\tignore = dirty\n"
+      "\tshallow = true\n";
+  const auto clean = scan_git_config(added, GitConfigFile::Gitmodules);
+  EXPECT_FALSE(clean.malformed);
+  EXPECT_EQ(seen(clean), std::vector<Seen>{});
+  const std::string hostile =
+      "[submodule \"s\"]\n"
+      "\tpath = s\n"
+      "\tupdate = !touch pwned\n"
+      "\turl = ext::sh -c touch% pwned\n"
+      "\tactive = true\n"
+      "[core] fsmonitor = x\n";
+  const auto scan = scan_git_config(hostile, GitConfigFile::Gitmodules);
+  EXPECT_EQ(seen(scan),
+            (std::vector<Seen>{
+                {"submodule.s.update", "!touch pwned", false, 2, 2, "submodule.*.update"},
+                {"submodule.s.url", "ext::sh -c touch% pwned", false, 3, 3, "submodule.*.url"},
+                {"submodule.s.active", "true", false, 4, 4, "<none>"},
+                {"core.fsmonitor", "x", false, 5, 5, "<none>"},
+            }));
+  EXPECT_EQ(without_findings(hostile, scan.findings, GitConfigFile::Gitmodules),
+            "[submodule \"s\"]\n\tpath = s\n[core]\n");
+  // The repository's configuration allows submodule.<name>.active, not submodule.<name>.path.
+  EXPECT_EQ(seen(scan_git_config("[submodule \"s\"]\n\tactive = true\n")), std::vector<Seen>{});
+  EXPECT_EQ(seen(scan_git_config("[submodule \"s\"]\n\tpath = s\n")),
+            (std::vector<Seen>{{"submodule.s.path", "s", false, 1, 1, "<none>"}}));
+  EXPECT_EQ(allowed_gitmodules_rules().size(), 7u);
+}

@@ -273,12 +273,43 @@ TEST(MountPlan, AnAdditionalWritableRootIsProtectedLikeTheWorkspace) {
       guard.configs.end());
   EXPECT_NE(std::ranges::find(guard.known_git_dirs, fs::path("/srv/src/repo/.git")),
             guard.known_git_dirs.end());
+  // `.gitmodules` at the repository's working tree is guarded by content, not as a name.
+  EXPECT_NE(std::ranges::find(guard.configs, GuardedConfig{"/srv/src/repo/.gitmodules", "/srv/src",
+                                                           policy::GitConfigFile::Gitmodules}),
+            guard.configs.end());
+  for (const auto& name : plan.guarded) EXPECT_NE(name.path.filename(), ".gitmodules");
   EXPECT_EQ(guard.patterns,
             (std::vector<GuardedPattern>{
                 {"/home/u/ws", "*.code-workspace", "dangerous-file"},
                 {"/srv/src", "*.code-workspace", "dangerous-file", {"mine.code-workspace"}}}));
   EXPECT_TRUE(has({K::Bind, "/srv/src/mine.code-workspace", "/srv/src/mine.code-workspace", true, F,
                    "", "dangerous-file", IfSourceMissing::Placeholder}));
+}
+
+// The repository whose working tree is the workspace: its `.gitmodules` is guarded by content
+// (gitmodules(5): `git submodule add` writes it), once; the one of a repository around the
+// workspace, outside every writable root, is not the guard's (it is not writable).
+TEST(MountPlan, GitmodulesOfAWorkingTreeInAWritableRootIsGuardedByContent) {
+  const auto gitmodules_configs = [](const fs::path& ws, const policy::GitLayout& git) {
+    policy::PolicyInputs in{ws, "/home/u", "", {}, {}};
+    in.git = git;
+    const policy::SandboxPolicy p = policy::default_policy(in);
+    auto host = base_host();
+    host[ws.string()] = kDir;
+    const auto protect = policy::merge_protected(
+        p.protected_paths, {{git.git_dir / "hooks", ProtectReason::GitHooks, D, true}});
+    const GuardPlan guard = plan_guard(p, protect, plan_mounts(p, protect, fake_host(host)));
+    std::vector<GuardedConfig> out;
+    for (const auto& c : guard.configs)
+      if (c.file == policy::GitConfigFile::Gitmodules) out.push_back(c);
+    return out;
+  };
+  EXPECT_EQ(gitmodules_configs("/home/u/ws", {"/home/u/ws", "/home/u/ws/.git", "/home/u/ws/.git"}),
+            (std::vector<GuardedConfig>{
+                {"/home/u/ws/.gitmodules", "/home/u/ws", policy::GitConfigFile::Gitmodules}}));
+  EXPECT_EQ(
+      gitmodules_configs("/home/u/src/ws", {"/home/u/src", "/home/u/src/.git", "/home/u/src/.git"}),
+      std::vector<GuardedConfig>{});
 }
 
 TEST(MountPlan, NothingIsMountedBelowAReadOnlyDirectory) {

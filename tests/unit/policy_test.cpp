@@ -37,8 +37,8 @@ std::vector<ProtectedPath> expected_protected(const fs::path& ws, const fs::path
       {ws / ".pi/themes", kSecurity, D, true},
       {ws / ".agents/skills", kSecurity, D, true},
   };
-  for (auto name : {".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".zshrc", ".zprofile",
-                    ".profile", ".ripgreprc", ".mcp.json"})
+  for (auto name : {".gitconfig", ".bashrc", ".bash_profile", ".zshrc", ".zprofile", ".profile",
+                    ".ripgreprc", ".mcp.json"})
     out.push_back({ws / name, kDanger, F, true});
   for (auto name : {".vscode", ".idea", ".claude/commands", ".claude/agents"})
     out.push_back({ws / name, kDanger, D, true});
@@ -59,8 +59,8 @@ std::vector<ProtectedPath> expected_protected(const fs::path& ws, const fs::path
     out.push_back({ws / name, kSecret, F, true});
   out.push_back({ws / "secrets", kSecret, D, true});
   out.push_back({ws / ".secrets", kSecret, D, true});
-  for (auto name : {".gitconfig", ".gitmodules", ".bashrc", ".bash_profile", ".zshrc", ".zprofile",
-                    ".profile", ".ripgreprc", ".mcp.json"})
+  for (auto name : {".gitconfig", ".bashrc", ".bash_profile", ".zshrc", ".zprofile", ".profile",
+                    ".ripgreprc", ".mcp.json"})
     out.push_back({home / name, kDanger, F, false});
   out.push_back({home / ".config/git/config", kDanger, F, false});
   out.push_back({home / ".ssh", kDanger, D, false});
@@ -243,9 +243,9 @@ TEST(HostProgramNames, OneRowPerNameAndPatternsMatchBySuffix) {
   EXPECT_FALSE(matches_name_pattern("*.code-workspace", "x.Code-Workspace"));
   EXPECT_FALSE(matches_name_pattern(".vscode", ".vscode"));
   // The reference's lists are the table's ReferenceDenyList rows, in order (compatibility C25).
-  EXPECT_EQ(dangerous_files(), (std::vector<std::string_view>{
-                                   ".gitconfig", ".gitmodules", ".bashrc", ".bash_profile",
-                                   ".zshrc", ".zprofile", ".profile", ".ripgreprc", ".mcp.json"}));
+  EXPECT_EQ(dangerous_files(),
+            (std::vector<std::string_view>{".gitconfig", ".bashrc", ".bash_profile", ".zshrc",
+                                           ".zprofile", ".profile", ".ripgreprc", ".mcp.json"}));
   EXPECT_EQ(
       dangerous_directories(),
       (std::vector<std::string_view>{".vscode", ".idea", ".claude/commands", ".claude/agents"}));

@@ -360,7 +360,7 @@ void Guard::guard_config(const GuardedConfig& where) {
   if (UniqueFd parent = walk_to_parent(where.base, where.path, false)) {
     FileRead read = read_at(opener_, parent.get(), where.path.filename().string(), where.path);
     if (read.content && !read.too_large) {
-      config.start_scan = policy::scan_git_config(*read.content);
+      config.start_scan = policy::scan_git_config(*read.content, where.file);
       config.start = read.content;
       config.start_mode = read.mode;
       config.accepted = std::move(read.content);
@@ -541,7 +541,7 @@ bool Guard::check_config_once(Config& config, bool final) {
     attempted = *read.content;
   } else {
     attempted = *read.content;
-    const policy::GitConfigScan scan = policy::scan_git_config(attempted);
+    const policy::GitConfigScan scan = policy::scan_git_config(attempted, config.where.file);
     if (scan.malformed) {
       // git refuses to run on a malformed file; a half-written one is read again when the
       // writer is done. After the command it is undone.
@@ -556,9 +556,11 @@ bool Guard::check_config_once(Config& config, bool final) {
         config.accepted = attempted;
         return true;
       }
-      reason =
-          "it set " + key_list(added) + ", which is not on the allowlist of keys that run nothing";
-      restore = policy::without_findings(attempted, added);
+      reason = "it set " + key_list(added) + ", which is not on the allowlist of " +
+               (config.where.file == policy::GitConfigFile::Gitmodules
+                    ? "keys git reads from .gitmodules"
+                    : "keys that run nothing");
+      restore = policy::without_findings(attempted, added, config.where.file);
       // Nothing but the offending entries changed since the last accepted version: that one
       // comes back exactly (no emptied section header left behind).
       // (The content at the start is preferred: an accepted version may be a writer's

@@ -52,11 +52,14 @@
 namespace pisandbox::sandbox::linux_ {
 
 /// A git configuration file guarded by content.
-///   path: `<git dir>/config` or `<git dir>/config.worktree` (absolute, without symlinks);
-///   base: the writable mount root that contains it.
+///   path: `<git dir>/config` or `<git dir>/config.worktree`, or `.gitmodules` at the root of a
+///     working tree (absolute, without symlinks);
+///   base: the writable mount root that contains it;
+///   file: which allowlist applies (policy::GitConfigFile; `.gitmodules`: gitmodules(5)).
 struct GuardedConfig {
   fs::path path;
   fs::path base;
+  policy::GitConfigFile file = policy::GitConfigFile::Config;
 
   friend bool operator==(const GuardedConfig&, const GuardedConfig&) = default;
 };

@@ -82,6 +82,17 @@ GuardPlan plan_guard(const policy::SandboxPolicy& policy,
       (!policy.git->git_file.empty() || policy.git->worktree_root != policy.workspace))
     if (const fs::path base = root_of(policy.git->git_dir); !base.empty())
       plan.indexes.push_back({policy.git->git_dir / "index", policy.git->worktree_root, base});
+  // `.gitmodules` at the root of a working tree in a writable root: git reads submodule keys
+  // from it (gitmodules(5)), and `git submodule add` writes it, so it is guarded by content.
+  const auto add_gitmodules = [&](const fs::path& worktree) {
+    const fs::path path = worktree / ".gitmodules";
+    const fs::path base = root_of(path);
+    if (base.empty()) return;
+    const GuardedConfig config{path, base, policy::GitConfigFile::Gitmodules};
+    if (std::ranges::find(plan.configs, config) == plan.configs.end())
+      plan.configs.push_back(config);
+  };
+  if (policy.git) add_gitmodules(policy.git->worktree_root);
   // Submodules known before the command are not the command's; in the workspace, their
   // configurations are checked by content, as .git/config is.
   if (policy.git)
@@ -115,6 +126,7 @@ GuardPlan plan_guard(const policy::SandboxPolicy& policy,
     plan.indexes.push_back({git_dir / "index", git_dir.parent_path(), root_of(git_dir)});
     for (const char* leaf : {"config", "config.worktree"})
       plan.configs.push_back({git_dir / leaf, config_base});
+    if (git_dir.filename() == ".git") add_gitmodules(git_dir.parent_path());
   }
   // Names by pattern at a writable root (`*.code-workspace`): guarded in either protection
   // mode, since no placeholder can stand for a pattern.

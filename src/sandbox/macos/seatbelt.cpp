@@ -317,14 +317,20 @@ std::string name_regex(std::string_view name, const fs::path& root) {
   return "^" + regex_literal(root.string()) + "/(.*/)?" + regex_literal_any_case(name) + "(/.*)?$";
 }
 
+/// `.gitmodules`: the Linux guard checks what a command adds to it against the allowlist of
+/// gitmodules(5) keys (docs/security.md, "The git configuration guard"); Seatbelt has no content
+/// guard, so on macOS it stays read-only wherever the names host programs run are (docs/macos.md).
+constexpr std::string_view kGitmodules = ".gitmodules";
+
 /// The names the Linux sandbox protects wherever it finds them in the workspace: the names host
-/// programs run (policy::host_program_names(), but Pi's own and the patterns) and `.git/hooks`
-/// (compatibility C25, C26).
+/// programs run (policy::host_program_names(), but Pi's own and the patterns), `.gitmodules` and
+/// `.git/hooks` (compatibility C25, C26).
 std::vector<std::string_view> names_anywhere() {
   std::vector<std::string_view> names;
   for (const auto& row : policy::host_program_names())
     if (row.reason == policy::ProtectReason::DangerousFile && !policy::is_name_pattern(row.name))
       names.push_back(row.name);
+  names.push_back(kGitmodules);
   names.push_back(".git/hooks");
   return names;
 }
@@ -353,6 +359,13 @@ void add_protected(std::vector<Rule>& rules, const policy::SandboxPolicy& policy
       ancestors.insert(p);
       if (p == root) break;
     }
+  }
+  std::vector<fs::path> roots{policy.workspace};
+  for (const auto& e : policy.writable)
+    if (e.origin == policy::Origin::ConfiguredWrite) roots.push_back(e.path);
+  for (const auto& root : roots) {
+    paths.push_back(literal(root / kGitmodules));
+    paths.push_back(regex(path_regex(root / kGitmodules, root)));
   }
   for (auto name : names_anywhere()) paths.push_back(regex(name_regex(name, policy.workspace)));
   for (const auto& pattern : policy.protected_patterns)
