@@ -608,10 +608,11 @@ TEST(Guard, EveryRepositoryGitWouldFindIsCleanedWhereverTheCommandMadeIt) {
     const fs::path pwned = s.root / "pwned";
     const RunResult r = s.run("PWNED=" + pwned.string() + "; " + c.script + " && echo made");
     EXPECT_EQ(r.out, "made\n") << c.config << "\n" << r.err;
-    const std::string line = "pi-sandbox: cleaned " + (s.ws / c.config).string() +
-                             " in a repository the command created: it set core.fsmonitor, "
-                             "which git on the host would run or read; the original is kept in "
-                             "the quarantine: ";
+    const std::string line =
+        "pi-sandbox: cleaned " + (s.ws / c.config).string() +
+        " in a repository the command created: it set core.fsmonitor, "
+        "which is not on the allowlist of keys that run nothing; the original is kept in "
+        "the quarantine: ";
     EXPECT_NE(r.err.find(line), std::string::npos) << c.config << "\n" << r.err;
     // Its exit code says little (git may refuse what is left); the marker says all.
     (void)host_sh(s, s.ws / c.where, "git status --porcelain >/dev/null 2>&1");
