@@ -120,6 +120,22 @@ const std::vector<HostProgramName>& host_program_names() {
        "https://containers.dev/implementors/json_reference/"},
       {".devcontainer.json", F, kRun, kNew, "Dev Containers (initializeCommand runs on the host)",
        "https://containers.dev/implementors/json_reference/"},
+      {"rust-toolchain", F, kRun, kNew,
+       "rustup (a `path` toolchain runs on every cargo and rustc, rust-analyzer's on folder open)",
+       "https://rust-lang.github.io/rustup/overrides.html"},
+      {"rust-toolchain.toml", F, kRun, kNew,
+       "rustup (a `path` toolchain runs on every cargo and rustc, rust-analyzer's on folder open)",
+       "https://rust-lang.github.io/rustup/overrides.html"},
+      {".cargo/config.toml", F, kRun, kNew,
+       "Cargo (`build.rustc-wrapper`, runners and aliases run on every cargo command)",
+       "https://doc.rust-lang.org/cargo/reference/config.html"},
+      {".cargo/config", F, kRun, kNew,
+       "Cargo (`build.rustc-wrapper`, runners and aliases run on every cargo command)",
+       "https://doc.rust-lang.org/cargo/reference/config.html"},
+      {".yarnrc.yml", F, kRun, kNew, "Yarn (`yarnPath` and plugins run on every yarn command)",
+       "https://yarnpkg.com/configuration/yarnrc"},
+      {".yarnrc", F, kRun, kNew, "Yarn 1 (`yarn-path` runs on every yarn command)",
+       "https://classic.yarnpkg.com/en/docs/yarnrc"},
   };
   return rows;
 }

@@ -53,6 +53,9 @@ std::vector<ProtectedPath> expected_protected(const fs::path& ws, const fs::path
   out.push_back({ws / ".zed", kDanger, D, true});
   out.push_back({ws / ".devcontainer", kDanger, D, true});
   out.push_back({ws / ".devcontainer.json", kDanger, F, true});
+  for (auto name : {"rust-toolchain", "rust-toolchain.toml", ".cargo/config.toml", ".cargo/config",
+                    ".yarnrc.yml", ".yarnrc"})
+    out.push_back({ws / name, kDanger, F, true});
   for (auto name : {".env", ".env.local", ".env.development", ".env.development.local", ".env.test",
                     ".env.test.local", ".env.production", ".env.production.local", ".env.staging",
                     ".env.staging.local", ".env.ci"})
