@@ -173,20 +173,28 @@ cd "$WS" && ls -d .vscode*
       << r.err;
 }
 
-// pid 1's last sweep: a repository the command created, with core.fsmonitor, on a file system
-// the command then filled: its configuration is cleaned in place.
-TEST(FullDisk, ANewRepositoryConfigurationIsCleanedInPlaceByTheLastSweep) {
+// A repository the command creates is cleaned as it appears; its configuration written in place
+// once the disk is full (no new block) cannot be cleaned by a new file: it is rewritten in place
+// without the key and the command is stopped.
+TEST(FullDisk, ANewRepositoryConfigurationWrittenOnAFullDiskIsCleanedInPlace) {
   REQUIRE_PRIVATE_TMPFS();
   Scratch s;
   const PrivateRun r = in_private_mounts(s, R"sh(
 mount -t tmpfs -o size=1m tmpfs "$WS" && fresh_repo "$WS" || exit 2
-run_sandbox 'git init -q sub && git -C sub config core.fsmonitor "touch ../pwned" &&
-  dd if=/dev/zero of=fill bs=4k 2>/dev/null; true'
+run_sandbox 'git init -q sub && printf "#%.0s" $(seq 1 200) >>sub/.git/config &&
+  echo >>sub/.git/config && dd if=/dev/zero of=fill bs=4k 2>/dev/null
+  p="[core]
+	fsmonitor = touch ../pwned
+"
+  pad=$(( $(wc -c <sub/.git/config) - ${#p} ))
+  { printf "%s" "$p"; printf "#%.0s" $(seq 1 $pad); } | dd of=sub/.git/config conv=notrunc 2>/dev/null
+  sleep 2
+  echo carried on'
 echo "fsmonitor=[$(cd "$WS/sub" && git config --get core.fsmonitor)]"
-echo "format=$(cd "$WS/sub" && git config --get core.repositoryformatversion)"
+head -1 "$WS/sub/.git/config"
 )sh");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_EQ(lines(r.out), (std::vector<std::string>{"exit=0", "fsmonitor=[]", "format=0"}))
+  EXPECT_EQ(lines(r.out), (std::vector<std::string>{"exit=125", "fsmonitor=[]", "[core]"}))
       << r.err;
   const fs::path config = s.ws / "sub/.git/config";
   const std::string cause = "it could not be put back \\(write\\(" +
@@ -202,9 +210,9 @@ echo "format=$(cd "$WS/sub" && git config --get core.repositoryformatversion)"
       "")
       << r.err;
   EXPECT_NE(matching_line(r.err,
-                          "pi-sandbox: warning: the guard's last sweep could not check or undo "
-                          "everything \\(could not undo a change to " +
-                              literal(config.string()) + ": " + cause + "\\); .+"),
+                          "pi-sandbox: the guard could not check or undo what the command made, "
+                          "so the command was stopped: could not undo a change to " +
+                              literal(config.string()) + ": " + cause),
             "")
       << r.err;
 }
