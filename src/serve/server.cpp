@@ -73,6 +73,7 @@ class Server {
   int run() {
     ::signal(SIGPIPE, SIG_IGN);
     signals_ = session::cancel_signals();
+    if (!signals_) return fatal(std::string("signalfd(): ") + std::strerror(errno));
     subagent_ = hostipc::is_subagent(session::caller_environment());
     while (!(stopping_ && workers_.empty())) {
       std::vector<pollfd> fds;
@@ -83,15 +84,14 @@ class Server {
         fds.push_back({w.reaped ? -1 : w.pidfd.get(), POLLIN, 0});
         fds.push_back({w.input && !w.input_pending.empty() ? w.input.get() : -1, POLLOUT, 0});
       }
-      int timeout = -1;
-      if (stopping_) {
-        timeout = core::poll_timeout(kill_at_);
+      // After the grace the workers are killed once, then waited for: never a zero timeout
+      // again, which would spin while a killed worker's pidfd becomes readable.
+      const int timeout = stopping_ && !killed_ ? core::poll_timeout(kill_at_) : -1;
+      if (::poll(fds.data(), fds.size(), timeout) < 0) {
+        if (errno == EINTR) continue;
+        return fatal(std::string("poll(): ") + std::strerror(errno));
       }
-      const int ready = ::poll(fds.data(), fds.size(), timeout);
-      if (ready < 0 && errno != EINTR) break;
-      if (stopping_ && Clock::now() >= kill_at_)
-        for (auto& w : workers_)
-          if (!w.reaped) ::kill(w.pid, SIGKILL);
+      if (stopping_ && !killed_ && Clock::now() >= kill_at_) kill_all(SIGKILL);
       if (fds[1].revents != 0) {
         signalfd_siginfo info{};
         while (::read(signals_.get(), &info, sizeof info) == sizeof info) {
@@ -118,13 +118,28 @@ class Server {
 
   static bool finished(const Worker& w) { return w.reaped && !w.events; }
 
+  /// serve cannot go on: says why on stderr, kills and reaps every worker; the exit status 1.
+  int fatal(const std::string& why) {
+    (void)core::write_all(STDERR_FILENO, "pi-sandbox serve: " + why + "\n");
+    kill_all(SIGKILL);
+    for (auto& w : workers_)
+      if (!w.reaped) reap(w);
+    return 1;
+  }
+
+  /// Sends `signal` to every worker not yet reaped; SIGKILL is sent once.
+  void kill_all(int signal) {
+    if (signal == SIGKILL) killed_ = true;
+    for (auto& w : workers_)
+      if (!w.reaped) (void)::kill(w.pid, signal);
+  }
+
   void stop_all() {
     if (!stopping_) {
       stopping_ = true;
       kill_at_ = Clock::now() + kShutdownGrace;
     }
-    for (auto& w : workers_)
-      if (!w.reaped) ::kill(w.pid, SIGTERM);
+    kill_all(SIGTERM);
   }
 
   Worker* find(const std::string& id) {
@@ -172,7 +187,7 @@ class Server {
   void take(const rpc::Shutdown&, const std::string&) { stop_all(); }
   void take(const rpc::Abort& abort, const std::string&) {
     if (Worker* w = find(abort.id))
-      ::kill(w->pid, SIGTERM);
+      (void)::kill(w->pid, SIGTERM);  // only ESRCH is possible: the pidfd reports its end
     else
       emit(rpc::error_event("unknown command id \"" + abort.id + "\"", abort.id));
   }
@@ -202,8 +217,8 @@ class Server {
       emit(rpc::error_event("unknown command id \"" + response.id + "\"", response.id));
       return;
     }
-    const std::string forwarded = line + "\n";
-    (void)::write(w->control.get(), forwarded.data(), forwarded.size());
+    // A worker that has ended cannot take it; its pidfd reports the end.
+    (void)core::write_all(w->control.get(), line + "\n");
     book_.answered(w->id, response.request_id);  // answered (or unknown: the worker says so)
   }
   void take(rpc::Exec& exec, const std::string&) {
@@ -226,20 +241,28 @@ class Server {
     UniqueFd null_input;                   ///< the command's stdin otherwise
   };
 
-  /// The pipes for `exec`, or the `pipe2(): <errno>` message.
+  /// One pipe into `read_end` and `write_end`; false with errno set when pipe2(2) fails.
+  static bool open_pipe(UniqueFd& read_end, UniqueFd& write_end) {
+    int ends[2];
+    if (::pipe2(ends, O_CLOEXEC) != 0) return false;
+    read_end.reset(ends[0]);
+    write_end.reset(ends[1]);
+    return true;
+  }
+
+  /// The pipes for `exec`, or the `pipe2(): <errno>` or `open("/dev/null"): <errno>` message
+  /// (EMFILE when serve is out of descriptors). Pipes opened before a failure are closed.
   static core::Result<WorkerPipes> open_pipes(const rpc::Exec& exec) {
-    int control[2], events[2], input[2] = {-1, -1};
-    if (::pipe2(control, O_CLOEXEC) != 0 || ::pipe2(events, O_CLOEXEC) != 0 ||
-        (exec.stdin_pipe && ::pipe2(input, O_CLOEXEC) != 0))
-      return core::fail(std::string("pipe2(): ") + std::strerror(errno));
     WorkerPipes pipes;
-    pipes.control_read.reset(control[0]);
-    pipes.control_write.reset(control[1]);
-    pipes.events_read.reset(events[0]);
-    pipes.events_write.reset(events[1]);
-    pipes.input_read.reset(input[0]);
-    pipes.input_write.reset(input[1]);
-    pipes.null_input.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    if (!open_pipe(pipes.control_read, pipes.control_write) ||
+        !open_pipe(pipes.events_read, pipes.events_write) ||
+        (exec.stdin_pipe && !open_pipe(pipes.input_read, pipes.input_write)))
+      return core::fail(std::string("pipe2(): ") + std::strerror(errno));
+    if (!exec.stdin_pipe) {
+      pipes.null_input.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+      if (!pipes.null_input)
+        return core::fail(std::string("open(\"/dev/null\"): ") + std::strerror(errno));
+    }
     return pipes;
   }
 
@@ -298,9 +321,13 @@ class Server {
     // signal). Only async-signal-safe calls until execve.
     ::prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (::getppid() != parent) ::_exit(1);
+    // Out of descriptors the worker ends at once with 127; serve reports that it ended
+    // without a result.
     int moved[4];
-    for (int i = 0; i < 4; ++i) moved[i] = ::fcntl(fds[i], F_DUPFD_CLOEXEC, 10);
-    for (int i = 0; i < 4; ++i) ::dup2(moved[i], i);
+    for (int i = 0; i < 4; ++i)
+      if ((moved[i] = ::fcntl(fds[i], F_DUPFD_CLOEXEC, 10)) < 0) ::_exit(127);
+    for (int i = 0; i < 4; ++i)
+      if (::dup2(moved[i], i) < 0) ::_exit(127);
     ::syscall(SYS_close_range, 4U, ~0U, 0U);  // nothing else of serve's reaches a worker
     sigset_t none;
     sigemptyset(&none);
@@ -309,37 +336,50 @@ class Server {
     ::_exit(127);
   }
 
+  /// Ends the command `id` that could not start with `exit {error: "launch_failed"}`
+  /// (docs/protocol.md); `why` names the call and its errno.
+  static void launch_failed(const std::string& id, const std::string& why) {
+    emit(rpc::exit_event(id, {std::nullopt, std::nullopt, "launch_failed", why}));
+  }
+
+  /// Kills and reaps a worker serve cannot watch (no pidfd), so none is left unreaped.
+  static void discard_worker(pid_t pid) {
+    (void)::kill(pid, SIGKILL);
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+
   /// Starts the worker of `exec`, hands it the exec line and reports `started` (or the
-  /// command's `launch_failed` exit).
+  /// command's `launch_failed` exit, naming the call that failed: pipe2(2), fork(2),
+  /// pidfd_open(2), fcntl(2)).
   void start(const rpc::Exec& exec) {
     auto pipes = open_pipes(exec);
-    if (!pipes) {
-      emit(rpc::exit_event(exec.id,
-                           {std::nullopt, std::nullopt, "launch_failed", pipes.error().message}));
-      return;
-    }
+    if (!pipes) return launch_failed(exec.id, pipes.error().message);
     const int fds[4] = {pipes->control_read.get(), pipes->events_write.get(), STDERR_FILENO,
                         pipes->input_read ? pipes->input_read.get() : pipes->null_input.get()};
     auto [line, worker_env] = worker_start(exec);
     const auto pid = spawn_worker(worker_argv(), std::move(worker_env), fds);
-    if (!pid) {
-      emit(rpc::exit_event(exec.id,
-                           {std::nullopt, std::nullopt, "launch_failed", pid.error().message}));
-      return;
-    }
+    if (!pid) return launch_failed(exec.id, pid.error().message);
     Worker w;
     w.id = exec.id;
     w.pid = *pid;
     w.pidfd.reset(static_cast<int>(::syscall(SYS_pidfd_open, *pid, 0)));
-    w.events = std::move(pipes->events_read);
-    (void)::fcntl(w.events.get(), F_SETFL, O_NONBLOCK);
-    w.control = std::move(pipes->control_write);
-    if (exec.stdin_pipe) {
-      w.input = std::move(pipes->input_write);
-      (void)::fcntl(w.input.get(), F_SETFL, O_NONBLOCK);
+    if (!w.pidfd) {
+      const std::string why = std::string("pidfd_open(): ") + std::strerror(errno);
+      discard_worker(*pid);
+      return launch_failed(exec.id, why);
     }
-    const std::string first = rpc::exec_line(line);
-    (void)::write(w.control.get(), first.data(), first.size());
+    w.events = std::move(pipes->events_read);
+    w.control = std::move(pipes->control_write);
+    if (exec.stdin_pipe) w.input = std::move(pipes->input_write);
+    if (::fcntl(w.events.get(), F_SETFL, O_NONBLOCK) != 0 ||
+        (w.input && ::fcntl(w.input.get(), F_SETFL, O_NONBLOCK) != 0)) {
+      const std::string why = std::string("fcntl(O_NONBLOCK): ") + std::strerror(errno);
+      discard_worker(*pid);
+      return launch_failed(exec.id, why);
+    }
+    // A worker that ends before reading it (EPIPE) ends without a result: its pidfd says so.
+    (void)core::write_all(w.control.get(), rpc::exec_line(line));
     emit(rpc::started_event(exec.id));
     workers_.push_back(std::move(w));
   }
@@ -376,8 +416,10 @@ class Server {
   }
 
   void reap(Worker& w) {
-    while (::waitpid(w.pid, &w.status, 0) < 0 && errno == EINTR) {
+    pid_t got;
+    while ((got = ::waitpid(w.pid, &w.status, 0)) < 0 && errno == EINTR) {
     }
+    if (got < 0) w.status = 127 << 8;  // ECHILD: not serve's child any more; no status to report
     w.reaped = true;
     w.input.reset();
     w.control.reset();
@@ -427,7 +469,7 @@ class Server {
   std::string binary_at_start_;
   /// The session's ledger and open questions, for every command (issue 13, item 5).
   SessionBook book_{[this](const std::string& id, const std::string& line) {
-    if (Worker* w = find(id)) (void)::write(w->control.get(), line.data(), line.size());
+    if (Worker* w = find(id)) (void)core::write_all(w->control.get(), line);
   }};
   UniqueFd signals_;
   rpc::LineSplitter requests_;
@@ -435,6 +477,7 @@ class Server {
   bool stdin_open_ = true;
   bool stopping_ = false;
   bool subagent_ = false;
+  bool killed_ = false;  ///< the grace of shutdown has passed and SIGKILL was sent
   Clock::time_point kill_at_{};
 };
 

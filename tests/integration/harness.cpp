@@ -21,11 +21,6 @@ std::string sandbox_binary() {
   return PI_SANDBOX_BINARY;
 }
 
-bool require_all() {
-  const char* env = ::getenv("PI_SANDBOX_REQUIRE_ALL");
-  return env != nullptr && std::string(env) == "1";
-}
-
 namespace {
 
 std::vector<std::string> merged_environment(const std::map<std::string, std::string>& extra) {

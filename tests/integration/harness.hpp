@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "../unit/require.hpp"
+
 namespace pisandbox::testing {
 
 namespace fs = std::filesystem;
@@ -72,15 +74,7 @@ void write_file(const fs::path& path, const std::string& text);
 /// Names of the entries of `dir` (sorted), for "nothing left behind" checks.
 std::vector<std::string> list_dir(const fs::path& dir);
 
-/// Skips the test with `reason` or, when PI_SANDBOX_REQUIRE_ALL=1, fails it.
-#define PI_SANDBOX_REQUIRE(condition, reason)                                    \
-  do {                                                                           \
-    if (!(condition)) {                                                          \
-      if (::pisandbox::testing::require_all()) FAIL() << "required: " << reason; \
-      GTEST_SKIP() << reason;                                                    \
-    }                                                                            \
-  } while (0)
-bool require_all();
+// PI_SANDBOX_REQUIRE(condition, reason) and require_all(): the unit tests' one helper.
 
 /// Whether the binary under test brokers Unix sockets on this kernel (`pi-sandbox doctor`'s
 /// "Unix socket broker" line): then host sockets are refused with EACCES ("Permission denied")

@@ -97,6 +97,21 @@ class Serve {
     return code;
   }
   pid_t pid() const { return pid_; }
+  /// The exit code (128 + signal when killed) once serve has ended, or -1 when it is still
+  /// running after `limit` (the destructor kills it then).
+  int wait_at_most(std::chrono::seconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < deadline) {
+      int status = 0;
+      const pid_t got = ::waitpid(pid_, &status, WNOHANG);
+      if (got == pid_) {
+        pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      std::this_thread::sleep_for(50ms);
+    }
+    return -1;
+  }
 
  private:
   pid_t pid_ = -1;
@@ -478,6 +493,56 @@ TEST(Serve, TheHostGoingAwayLeavesNothingBehind) {
     std::this_thread::sleep_for(200ms);
     EXPECT_EQ(list_dir(scratch.ws), before);
   }
+}
+
+/// The `launch_failed` messages of two execs (one with a stdin pipe) sent to serve started
+/// with `nofile` descriptors at most (prlimit(1)), and serve's exit code after `shutdown` or,
+/// with `sigterm`, SIGTERM (-1: still running after a minute).
+std::pair<std::set<std::string>, int> starved_serve(const Scratch& scratch, int nofile,
+                                                    bool sigterm) {
+  Serve serve(scratch, {}, nullptr, {"/usr/bin/prlimit", "--nofile=" + std::to_string(nofile)});
+  serve.send(exec("a", "true", scratch.ws));
+  json with_pipe = exec("b", "true", scratch.ws);
+  with_pipe["stdin"] = "pipe";
+  serve.send(with_pipe);
+  std::set<std::string> failures;
+  for (int exits = 0; exits < 2;) {
+    const json e = serve.next();
+    if (e.is_null()) break;
+    if (e["type"] != "exit") continue;
+    ++exits;
+    EXPECT_EQ(e.value("error", ""), "launch_failed") << e.dump();
+    failures.insert(e.value("message", ""));
+  }
+  if (sigterm)
+    ::kill(serve.pid(), SIGTERM);
+  else
+    serve.send(json{{"type", "shutdown"}});
+  return {failures, serve.wait_at_most(60s)};
+}
+
+// Out of descriptors, each step of starting a worker fails in its turn as the limit rises
+// (pipe2, open of /dev/null, pidfd_open, the worker's own dup): every exec ends with
+// `launch_failed` naming the call, no worker is left unwatched, and serve still ends on
+// `shutdown` and on SIGTERM with 0 (docs/protocol.md) instead of spinning on a worker it cannot
+// reap. The minute is a bound that tells "ends" from "never ends", not a timing.
+TEST(Serve, OutOfDescriptorsEveryExecFailsNamingTheCallAndServeStillEnds) {
+  Scratch scratch;
+  std::set<std::string> failures;
+  for (int nofile = 5; nofile <= 10; ++nofile) {
+    for (const bool sigterm : {false, true}) {
+      const auto [seen, code] = starved_serve(scratch, nofile, sigterm);
+      EXPECT_EQ(code, 0) << "nofile " << nofile << (sigterm ? ", SIGTERM" : ", shutdown");
+      failures.insert(seen.begin(), seen.end());
+    }
+  }
+  EXPECT_EQ(failures, (std::set<std::string>{
+                          "pipe2(): Too many open files",
+                          "open(\"/dev/null\"): Too many open files",
+                          "pidfd_open(): Too many open files",
+                          "the command's worker ended without a result (exit status 127)",
+                      }));
+  EXPECT_TRUE(wait_until_gone("serve-worker"));
 }
 
 }  // namespace

@@ -51,6 +51,7 @@
 #include "policy/protected_scan.hpp"
 #include "policy/proxy_environment.hpp"
 #include "proxy/server.hpp"
+#include "require.hpp"
 #include "sandbox/macos/launch_plan.hpp"
 #include "sandbox/macos/runner.hpp"
 #include "sandbox/macos/seatbelt.hpp"
@@ -61,22 +62,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using core::UniqueFd;
-
-// ---- skips -------------------------------------------------------------------------------------
-
-bool require_all() {
-  const char* env = std::getenv("PI_SANDBOX_REQUIRE_ALL");
-  return env != nullptr && std::string(env) == "1";
-}
-
-/// Skips the test with `reason` or, when PI_SANDBOX_REQUIRE_ALL=1, fails it.
-#define REQUIRE_OR_SKIP(condition, reason)                   \
-  do {                                                       \
-    if (!(condition)) {                                      \
-      if (require_all()) FAIL() << "required: " << (reason); \
-      GTEST_SKIP() << (reason);                              \
-    }                                                        \
-  } while (0)
 
 // ---- test names (before main(), while the process has one thread) -----------------------------
 
@@ -540,10 +525,9 @@ TEST_F(MacosRunner, TheCommandGetsPrivateDirectoriesTheProxyAndTheProfileForThem
 // decided for it.
 TEST_F(MacosRunner,
        CurlReachesAnOriginThroughTheProxyAndAnotherProcessWithoutTheCredentialDoesNot) {
-  REQUIRE_OR_SKIP(kNoTestNames.empty(),
-                  "test names need a private mount namespace: " + kNoTestNames);
-  REQUIRE_OR_SKIP(fs::exists("/usr/bin/curl"),
-                  std::string("curl is not installed (/usr/bin/curl)"));
+  PI_SANDBOX_REQUIRE(kNoTestNames.empty(),
+                     "test names need a private mount namespace: " << kNoTestNames);
+  PI_SANDBOX_REQUIRE(fs::exists("/usr/bin/curl"), "curl is not installed (/usr/bin/curl)");
   Origin origin;
   const std::string destination = "origin.test:" + std::to_string(origin.port());
   auto decided = std::make_shared<std::vector<std::string>>();

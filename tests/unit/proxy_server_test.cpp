@@ -37,6 +37,7 @@
 #include "proxy/protocol/credential.hpp"
 #include "proxy/protocol/http.hpp"
 #include "proxy/server.hpp"
+#include "require.hpp"
 #include "test_names.hpp"
 
 namespace pisandbox::proxy {
@@ -59,10 +60,9 @@ constexpr const char* kHosts =
 
 const std::string kNoTestNames = testing::use_private_hosts(kHosts);
 
-#define REQUIRE_TEST_NAMES()                                                       \
-  if (!kNoTestNames.empty()) {                                                     \
-    GTEST_SKIP() << "test names need a private mount namespace: " << kNoTestNames; \
-  }
+#define REQUIRE_TEST_NAMES()               \
+  PI_SANDBOX_REQUIRE(kNoTestNames.empty(), \
+                     "test names need a private mount namespace: " << kNoTestNames)
 
 // ---- sockets ---------------------------------------------------------------------------------
 
@@ -1048,10 +1048,8 @@ std::pair<std::string, int> run_shell(const std::string& command) {
 // 407 or fails, and nothing is decided.
 TEST(ProxyServer, CurlWithTheCredentialInItsProxyUrlGetsThroughAndWithoutItDoesNot) {
   REQUIRE_TEST_NAMES();
-  if (run_shell("command -v curl >/dev/null 2>&1").second != 0) {
-    if (std::getenv("PI_SANDBOX_REQUIRE_ALL") != nullptr) FAIL() << "curl is not installed";
-    GTEST_SKIP() << "curl is not installed";
-  }
+  PI_SANDBOX_REQUIRE(run_shell("command -v curl >/dev/null 2>&1").second == 0,
+                     "curl is not installed");
   Origin origin([](int fd) {
     while (!read_head(fd).empty())
       write_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\norigin");

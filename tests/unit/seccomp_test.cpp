@@ -20,6 +20,8 @@
 #include <filesystem>
 #include <string>
 
+#include "require.hpp"
+
 namespace pisandbox::sandbox::linux_ {
 namespace {
 
@@ -82,7 +84,7 @@ TEST(Seccomp, UnixDatagramSocketsAndPairsAreRefusedStreamPairsWork) {
 }
 
 TEST(Seccomp, TheBrokeredTableSendsBindAndConnectToItsListener) {
-  if (!unix_broker_unsupported().empty()) GTEST_SKIP() << unix_broker_unsupported();
+  PI_SANDBOX_REQUIRE(unix_broker_unsupported().empty(), unix_broker_unsupported());
   const pid_t pid = ::fork();
   if (pid == 0) {
     if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) ::_exit(100);
