@@ -288,12 +288,13 @@ const std::vector<CredentialName>& credential_names() {
 }
 
 std::vector<fs::path> visible_credentials(const fs::path& home, const fs::path& workspace,
-                                          bool hide_home, const std::vector<Exposure>& exposed) {
+                                          const std::vector<Exposure>& exposed) {
   std::vector<fs::path> out;
   if (home.empty() || home == "/") return out;
   for (const auto& row : credential_names()) {
     const fs::path path = (home / row.name).lexically_normal();
-    const bool in_workspace = !hide_home && is_within(path, workspace);
+    // The workspace is or contains the home, or lies above the credential (`~/.aws`).
+    const bool in_workspace = is_within(path, workspace);
     const bool in_exposure =
         std::ranges::any_of(exposed, [&](const Exposure& e) { return is_within(path, e.path); });
     if (in_workspace || in_exposure) out.push_back(path);
@@ -757,8 +758,7 @@ SandboxPolicy default_policy(const PolicyInputs& inputs) {
   // The credential set stays masked wherever a command could read it: in a workspace that is
   // or contains the home, or in whatever re-exposes part of the hidden home (docs/security.md,
   // "Credentials").
-  for (auto& path : visible_credentials(policy.home, policy.workspace, policy.hide_home,
-                                        policy.home_read_allowed))
+  for (auto& path : visible_credentials(policy.home, policy.workspace, policy.home_read_allowed))
     if (std::ranges::find(policy.concealed, path) == policy.concealed.end())
       policy.concealed.push_back(std::move(path));
   add_private_tmp_warning(policy);

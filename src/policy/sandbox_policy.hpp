@@ -315,7 +315,7 @@ const std::vector<CredentialName>& credential_names();
 /// the workspace (it is, contains or lies above them) or inside one of `exposed` (re-exposed in
 /// the hidden home), in table order, lexically normal. Empty when `home` is empty or "/".
 std::vector<fs::path> visible_credentials(const fs::path& home, const fs::path& workspace,
-                                          bool hide_home, const std::vector<Exposure>& exposed);
+                                          const std::vector<Exposure>& exposed);
 
 /// Why `workspace` (absolute, real) may not be a workspace, or empty: it is or lies inside a
 /// credential directory of credential_names() under `home`, or it is a system directory

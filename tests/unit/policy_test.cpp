@@ -429,3 +429,16 @@ TEST(CredentialNames, TheHomeWarningNamesWhatStaysHidden) {
 
 }  // namespace
 }  // namespace pisandbox::policy
+
+namespace pisandbox::policy {
+namespace {
+
+// A workspace in the hidden home that holds credentials (`~/.aws`): they are masked there too.
+TEST(CredentialNames, ConcealedInAWorkspaceThatHoldsThem) {
+  const SandboxPolicy p = default_policy({"/home/u/.aws", "/home/u", "", {}, {}});
+  EXPECT_TRUE(p.hide_home);
+  EXPECT_EQ(p.concealed, (std::vector<fs::path>{"/home/u/.aws/credentials"}));
+}
+
+}  // namespace
+}  // namespace pisandbox::policy
