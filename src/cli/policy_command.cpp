@@ -202,7 +202,7 @@ void print_paths(const policy::SandboxPolicy& p, const Protected& prot) {
     std::cout << "  re-exposed " << policy::to_string(e.access) << ": " << e.path.string()
               << (e.why.empty() ? "" : "  # " + e.why) << "\n";
   for (const auto& path : p.concealed)
-    std::cout << "  concealed (a credential, hidden again): " << path.string() << "\n";
+    std::cout << "  concealed (credential): " << path.string() << "\n";
   for (const auto& path : p.hidden_path_dirs)
     std::cout << "  hidden $PATH entry (its programs are not found inside): " << path.string()
               << "\n";

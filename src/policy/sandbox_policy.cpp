@@ -252,6 +252,111 @@ const std::vector<StartupName>& home_startup_names() {
   return names;
 }
 
+const std::vector<CredentialName>& credential_names() {
+  constexpr auto F = NodeKind::File;
+  constexpr auto D = NodeKind::Directory;
+  constexpr std::string_view kSsh = "ssh-keygen(1), FILES";
+  constexpr std::string_view kGcloud = "https://cloud.google.com/sdk/docs/configurations";
+  constexpr std::string_view kAzure =
+      "https://learn.microsoft.com/en-us/cli/azure/azure-cli-configuration";
+  static const std::vector<CredentialName> rows = {
+      {".ssh/id_rsa", F, "ssh-keygen", kSsh},
+      {".ssh/id_ecdsa", F, "ssh-keygen", kSsh},
+      {".ssh/id_ecdsa_sk", F, "ssh-keygen", kSsh},
+      {".ssh/id_ed25519", F, "ssh-keygen", kSsh},
+      {".ssh/id_ed25519_sk", F, "ssh-keygen", kSsh},
+      {".ssh/id_dsa", F, "ssh-keygen", kSsh},
+      {".ssh/id_xmss", F, "ssh-keygen", kSsh},
+      {".gnupg/private-keys-v1.d", D, "gpg-agent (GnuPG 2.1+)", "gpg-agent(1), FILES"},
+      {".gnupg/secring.gpg", F, "gpg (GnuPG 1)", "gpg(1), FILES"},
+      {".aws/credentials", F, "AWS CLI",
+       "https://docs.aws.amazon.com/cli/latest/userguide/cli-configure-files.html"},
+      {".config/gcloud/credentials.db", F, "gcloud", kGcloud},
+      {".config/gcloud/access_tokens.db", F, "gcloud", kGcloud},
+      {".config/gcloud/application_default_credentials.json", F, "gcloud", kGcloud},
+      {".config/gcloud/legacy_credentials", D, "gcloud", kGcloud},
+      {".azure/msal_token_cache.json", F, "Azure CLI", kAzure},
+      {".azure/msal_token_cache.bin", F, "Azure CLI", kAzure},
+      {".azure/accessTokens.json", F, "Azure CLI (before 2.30)", kAzure},
+      {".azure/service_principal_entries.json", F, "Azure CLI", kAzure},
+      {".kube/config", F, "kubectl",
+       "https://kubernetes.io/docs/concepts/configuration/organize-cluster-access-kubeconfig/"},
+      {".docker/config.json", F, "docker login",
+       "https://docs.docker.com/reference/cli/docker/login/"},
+      {".git-credentials", F, "git credential-store", "git-credential-store(1), FILES"},
+      {".netrc", F, "curl, git, ftp", "netrc(5)"},
+      {".config/gh/hosts.yml", F, "GitHub CLI", "https://cli.github.com/manual/gh_auth_login"},
+      {".pypirc", F, "twine", "https://packaging.python.org/en/latest/specifications/pypirc/"},
+      {".cargo/credentials.toml", F, "cargo login",
+       "https://doc.rust-lang.org/cargo/reference/config.html#credentials"},
+      {".cargo/credentials", F, "cargo login (before 1.39)",
+       "https://doc.rust-lang.org/cargo/reference/config.html#credentials"},
+      {".npmrc", F, "npm login (a token next to the registry settings)",
+       "https://docs.npmjs.com/cli/configuring-npm/npmrc"},
+      {".pi/agent/auth.json", F, "Pi (/login)",
+       "https://github.com/badlogic/pi-mono/blob/main/packages/coding-agent/README.md"},
+      {".claude/.credentials.json", F, "Claude Code (/login)",
+       "https://docs.anthropic.com/en/docs/claude-code/iam"},
+      {".codex/auth.json", F, "Codex CLI (codex login)",
+       "https://github.com/openai/codex/blob/main/docs/authentication.md"},
+  };
+  return rows;
+}
+
+std::vector<fs::path> visible_credentials(const fs::path& home, const fs::path& workspace,
+                                          const std::vector<Exposure>& exposed) {
+  std::vector<fs::path> out;
+  if (home.empty() || home == "/") return out;
+  for (const auto& row : credential_names()) {
+    const fs::path path = (home / row.name).lexically_normal();
+    // The workspace is or contains the home, or lies above the credential (`~/.aws`).
+    const bool in_workspace = is_within(path, workspace);
+    const bool in_exposure =
+        std::ranges::any_of(exposed, [&](const Exposure& e) { return is_within(path, e.path); });
+    if (in_workspace || in_exposure) out.push_back(path);
+  }
+  return out;
+}
+
+std::string home_workspace_warning(const SandboxPolicy& policy) {
+  if (policy.hide_home || policy.home == "/" || policy.home.empty()) return "";
+  return "the workspace contains the home directory " + policy.home.string() +
+         ", so the home is not hidden: the command can read it, except the credentials tools "
+         "keep there (ssh and gpg private keys, ~/.aws/credentials, gcloud's and Azure's tokens, "
+         "~/.kube/config, ~/.docker/config.json, ~/.git-credentials, ~/.netrc, "
+         "~/.config/gh/hosts.yml, ~/.pypirc, ~/.npmrc, cargo's and the agents' logins: masked "
+         "empty, `pi-sandbox policy` lists them), and write inside its ordinary directories, but "
+         "not its top level nor any dot-file or dot-directory in it";
+}
+
+std::string workspace_refusal(const fs::path& workspace, const fs::path& home) {
+  // Whole trees of the system: nothing in them is a project, and as root a command could
+  // rewrite what the host runs or trusts.
+  static constexpr std::string_view kSystemTrees[] = {"/etc",    "/usr",  "/boot",  "/bin",
+                                                      "/sbin",   "/lib",  "/lib32", "/lib64",
+                                                      "/libx32", "/proc", "/sys",   "/dev"};
+  // Directories that hold everyone's data: refused themselves, a project inside them is fine
+  // (`/opt/app`, `/srv/site`, `/var/lib/build`).
+  static constexpr std::string_view kSystemRoots[] = {
+      "/var", "/var/lib", "/var/log", "/opt", "/srv", "/home", "/run", "/mnt", "/media"};
+  for (auto tree : kSystemTrees)
+    if (is_within(workspace, fs::path(tree)))
+      return "it is or lies inside " + std::string(tree) +
+             ", part of the system: a command could change what the host runs";
+  for (auto root : kSystemRoots)
+    if (workspace == fs::path(root))
+      return "it is " + std::string(root) +
+             ", a system directory that holds other programs' and users' data";
+  if (home.empty() || home == "/") return "";
+  for (const auto& row : credential_names()) {
+    const fs::path path = (home / row.name).lexically_normal();
+    if (row.kind == NodeKind::Directory && is_within(workspace, path))
+      return "it is or lies inside the credential directory " + path.string() + " (" +
+             std::string(row.program) + ")";
+  }
+  return "";
+}
+
 const std::vector<std::string_view>& root_secret_files() {
   static const std::vector<std::string_view> names = {
       ".env",         ".env.local",         ".env.development", ".env.development.local",
@@ -666,6 +771,12 @@ SandboxPolicy default_policy(const PolicyInputs& inputs) {
                    });
   policy.concealed =
       concealed_credentials(policy.home, policy.home_read_allowed, inputs.toolchain_env);
+  // The credential set stays masked wherever a command could read it: in a workspace that is
+  // or contains the home, or in whatever re-exposes part of the hidden home (docs/security.md,
+  // "Credentials").
+  for (auto& path : visible_credentials(policy.home, policy.workspace, policy.home_read_allowed))
+    if (std::ranges::find(policy.concealed, path) == policy.concealed.end())
+      policy.concealed.push_back(std::move(path));
   add_private_tmp_warning(policy);
   return policy;
 }

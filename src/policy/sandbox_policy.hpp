@@ -291,6 +291,44 @@ struct StartupName {
 /// Every StartupName, files and directories mixed, in the order `pi-sandbox policy` shows them.
 const std::vector<StartupName>& home_startup_names();
 
+/// One credential a tool keeps in the home: never readable inside, whatever the workspace and
+/// whatever `filesystem.additionalAllowRead` or a toolchain exposure covers (docs/security.md,
+/// "Credentials", which shows the same table: a unit test compares them).
+///   name:    relative to the home (`.ssh/id_ed25519`, `.gnupg/private-keys-v1.d`);
+///   kind:    a file (masked by an empty read-only file) or a directory (an empty read-only
+///            directory);
+///   program: the tool that writes it;
+///   source:  where that tool documents it (a manual page or a URL).
+/// Chosen by name, so that it is planned before the command starts: a key saved under another
+/// name (an `IdentityFile` of ssh_config(5)) is not recognised by its content.
+struct CredentialName {
+  std::string_view name;
+  NodeKind kind;
+  std::string_view program;
+  std::string_view source;
+};
+
+/// Every CredentialName, in the order docs/security.md lists them.
+const std::vector<CredentialName>& credential_names();
+
+/// The credentials of credential_names() under `home` that a command could read: those inside
+/// the workspace (it is, contains or lies above them) or inside one of `exposed` (re-exposed in
+/// the hidden home), in table order, lexically normal. Empty when `home` is empty or "/".
+std::vector<fs::path> visible_credentials(const fs::path& home, const fs::path& workspace,
+                                          const std::vector<Exposure>& exposed);
+
+/// Why `workspace` (absolute, real) may not be a workspace, or empty: it is or lies inside a
+/// credential directory of credential_names() under `home`, or it is a system directory
+/// (docs/security.md, "Workspaces that are refused"). The text follows `refusing the
+/// workspace "<path>": `.
+std::string workspace_refusal(const fs::path& workspace, const fs::path& home);
+
+/// The warning a command starts with when the workspace is or contains the home, without the
+/// `warning: ` prefix; empty otherwise. It names what stays hidden (credential_names(), by
+/// their directories) and what is readable (docs/security.md, "The workspace is the home",
+/// "Credentials").
+std::string home_workspace_warning(const SandboxPolicy& policy);
+
 /// Secret files protected at the workspace root even when missing (compatibility C21).
 const std::vector<std::string_view>& root_secret_files();
 /// Secret directories protected at the workspace root even when missing (compatibility C21).

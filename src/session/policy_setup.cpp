@@ -318,6 +318,14 @@ core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args,
   if (*workspace == "/")
     return core::fail("refusing the workspace \"/\": it would make the whole host writable",
                       "hint: run pi-sandbox from a project directory (--cwd DIR)");
+  // A system directory or a credential directory is refused as "/" is (docs/security.md,
+  // "Workspaces that are refused").
+  fs::path home_for_refusal = home_directory();
+  if (auto real_home = real_path(home_for_refusal.string(), "$HOME"); real_home)
+    home_for_refusal = *real_home;
+  if (auto why = policy::workspace_refusal(*workspace, home_for_refusal); !why.empty())
+    return core::fail("refusing the workspace \"" + workspace->string() + "\": " + why,
+                      "hint: run pi-sandbox from a project directory (--cwd DIR)");
   // pi-sandbox assembles the sandbox's root on a private tmpfs over /tmp in its own mount
   // namespace, and a bind of the host's /tmp itself would carry that tmpfs along: what a
   // command wrote into a workspace "/tmp" would be lost.

@@ -269,8 +269,7 @@ TEST(RealMachine, ToolchainsInTheHomeRunAndWriteCopyOnWrite) {
             (s.home / ".nvm/versions/node/v20.0.0/bin").string() + ": nvm",
         "  re-exposed copy-on-write: " + (s.home / ".local/bin").string() + "  # $PATH entry " +
             (s.home / ".local/bin").string() + ": ~/.local (pip --user, pipx)",
-        "  concealed (a credential, hidden again): " +
-            (s.home / ".cargo/credentials.toml").string()})
+        "  concealed (credential): " + (s.home / ".cargo/credentials.toml").string()})
     EXPECT_NE(policy.out.find(line + "\n"), std::string::npos) << line << "\n" << policy.out;
 }
 
@@ -437,6 +436,85 @@ TEST(RealMachine, AWorkspaceInThePrivateTmpIsWarnedAbout) {
   const RunResult policy = run_process({sandbox_binary(), "policy", "--cwd", ws.string()}, s.env());
   EXPECT_NE(policy.out.find("warning: the workspace lies in /tmp"), std::string::npos);
   fs::remove_all(ws);
+}
+
+}  // namespace
+}  // namespace pisandbox::testing
+
+namespace pisandbox::testing {
+namespace {
+
+// docs/security.md, "Credentials": a home holding every row of the table (a directory row
+// holds one file); each reads empty, or is missing inside a masked directory, whether the
+// workspace is the home or `filesystem.additionalAllowRead` lists it.
+const std::vector<std::string> kCredentialFiles = {
+    ".ssh/id_rsa",
+    ".ssh/id_ecdsa",
+    ".ssh/id_ecdsa_sk",
+    ".ssh/id_ed25519",
+    ".ssh/id_ed25519_sk",
+    ".ssh/id_dsa",
+    ".ssh/id_xmss",
+    ".gnupg/private-keys-v1.d/ABCDEF.key",
+    ".gnupg/secring.gpg",
+    ".aws/credentials",
+    ".config/gcloud/credentials.db",
+    ".config/gcloud/access_tokens.db",
+    ".config/gcloud/application_default_credentials.json",
+    ".config/gcloud/legacy_credentials/me/adc.json",
+    ".azure/msal_token_cache.json",
+    ".azure/msal_token_cache.bin",
+    ".azure/accessTokens.json",
+    ".azure/service_principal_entries.json",
+    ".kube/config",
+    ".docker/config.json",
+    ".git-credentials",
+    ".netrc",
+    ".config/gh/hosts.yml",
+    ".pypirc",
+    ".cargo/credentials.toml",
+    ".cargo/credentials",
+    ".npmrc",
+    ".pi/agent/auth.json",
+    ".claude/.credentials.json",
+    ".codex/auth.json"};
+
+std::string plant_credentials(const Scratch& s) {
+  std::string expected;
+  for (const auto& name : kCredentialFiles) {
+    const fs::path file = s.home / name;
+    fs::create_directories(file.parent_path());
+    write_file(file, "SECRET " + name + "\n");
+    const bool in_masked_dir = name.starts_with(".gnupg/private-keys-v1.d/") ||
+                               name.starts_with(".config/gcloud/legacy_credentials/");
+    expected += in_masked_dir ? "cat: " + file.string() + ": No such file or directory\n" : "";
+  }
+  return expected;
+}
+
+std::string cat_each(const Scratch& s) {
+  std::string command = "for f in";
+  for (const auto& name : kCredentialFiles) command += " '" + (s.home / name).string() + "'";
+  return command + "; do cat \"$f\"; done 2>&1; echo end";
+}
+
+TEST(RealMachine, EveryCredentialReadsEmptyWhenTheWorkspaceIsTheHome) {
+  Scratch s;
+  const std::string expected = plant_credentials(s);
+  const RunResult r = s.run(cat_each(s), {}, s.home);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, expected + "end\n");
+}
+
+TEST(RealMachine, EveryCredentialReadsEmptyWhenAllowReadListsTheHome) {
+  Scratch s;
+  const std::string expected = plant_credentials(s);
+  const fs::path config = s.root / "read-home.json";
+  write_file(config,
+             "{\"filesystem\": {\"additionalAllowRead\": [\"" + s.home.string() + "\"]}}\n");
+  const RunResult r = s.run(cat_each(s), {"--config", config.string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, expected + "end\n");
 }
 
 }  // namespace

@@ -424,6 +424,67 @@ TEST(MountPlan, AHomeInTheWorkspaceIsReadOnlyButForItsOrdinaryEntries) {
       });
 }
 
+/// A home with some credentials of policy::credential_names(): a key, its public half, the
+/// AWS file, gpg's private keys, a kubeconfig that is a symlink elsewhere in the home.
+std::map<fs::path, PathFacts> credential_host() {
+  auto host = base_host();
+  for (const char* dir : {"/home/u/.ssh", "/home/u/.aws", "/home/u/.gnupg",
+                          "/home/u/.gnupg/private-keys-v1.d", "/home/u/.kube", "/home/u/kubes"})
+    host[dir] = kDir;
+  for (const char* file : {"/home/u/.ssh/id_ed25519", "/home/u/.ssh/id_ed25519.pub",
+                           "/home/u/.aws/credentials", "/home/u/kubes/admin.conf"})
+    host[file] = kFile;
+  host["/home/u/.kube/config"] = symlink_to("../kubes/admin.conf");
+  return host;
+}
+
+/// The Conceal ops of `plan`, as describe() lines, and whether they are the last ops.
+std::vector<std::string> trailing_conceals(const MountPlan& plan) {
+  std::vector<std::string> out;
+  auto it = plan.ops.rbegin();
+  for (; it != plan.ops.rend() && it->kind == K::Conceal; ++it)
+    out.insert(out.begin(), describe(*it));
+  for (; it != plan.ops.rend(); ++it)
+    if (it->kind == K::Conceal) ADD_FAILURE() << "a conceal before another op: " << describe(*it);
+  return out;
+}
+
+const std::vector<std::string> kCredentialMasks = {
+    "conceal-file      /home/u/.ssh/id_ed25519  # credential: hidden (an empty read-only file)",
+    "conceal-dir       /home/u/.gnupg/private-keys-v1.d  # credential: hidden (an empty "
+    "read-only directory)",
+    "conceal-file      /home/u/.aws/credentials  # credential: hidden (an empty read-only file)",
+    "conceal-file      /home/u/kubes/admin.conf  # credential: hidden (an empty read-only file)"};
+
+// docs/security.md, "Credentials": the masks come last, over the workspace's bind, the
+// read-only home and the protections of `~/.ssh`, whatever else is bound.
+TEST(MountPlan, CredentialsAreMaskedLastWhenTheWorkspaceIsTheHome) {
+  policy::PolicyInputs in{"/home/u", "/home/u", "", {}, {}};
+  in.home_entries = {"ws", "kubes", ".ssh", ".aws", ".gnupg", ".kube"};
+  const policy::SandboxPolicy p = policy::default_policy(in);
+  const MountPlan plan = plan_mounts(p, p.protected_paths, fake_host(credential_host()));
+  EXPECT_EQ(trailing_conceals(plan), kCredentialMasks);
+}
+
+TEST(MountPlan, CredentialsAreMaskedLastWhenAnAllowReadEntryIsTheHome) {
+  const policy::SandboxPolicy p =
+      policy::default_policy({"/home/u/ws", "/home/u", "", {"/home/u"}, {}});
+  const MountPlan plan = plan_mounts(p, p.protected_paths, fake_host(credential_host()));
+  EXPECT_EQ(trailing_conceals(plan), kCredentialMasks);
+}
+
+// A parent of the home is readable already outside the home; the home itself stays the empty
+// layer, so there is nothing to mask.
+TEST(MountPlan, AnAllowReadParentOfTheHomeLeavesTheHomeHidden) {
+  const policy::SandboxPolicy p =
+      policy::default_policy({"/home/u/ws", "/home/u", "", {"/home"}, {}});
+  EXPECT_TRUE(p.hide_home);
+  const MountPlan plan = plan_mounts(p, p.protected_paths, fake_host(credential_host()));
+  EXPECT_EQ(trailing_conceals(plan), std::vector<std::string>{});
+  EXPECT_TRUE(std::ranges::any_of(
+      plan.ops, [](const MountOp& op) { return op.kind == K::Tmpfs && op.target == "/home/u"; }));
+}
+
 TEST(MountPlan, DeviceNodesAreReadOnlyBinds) {
   const MountPlan plan = plan_mounts(policy_for_ws(), {}, fake_host(base_host()));
   int devices = 0;

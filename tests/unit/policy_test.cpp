@@ -334,3 +334,114 @@ TEST(DefaultPolicy, CoreHooksPathInAWritablePlaceIsProtected) {
 
 }  // namespace
 }  // namespace pisandbox::policy
+
+namespace pisandbox::policy {
+namespace {
+
+// docs/security.md, "Credentials": the table there is this one, row for row.
+TEST(CredentialNames, TheDocumentedTableIsTheSourceTable) {
+  const char* source = std::getenv("PI_SANDBOX_SOURCE_DIR");
+  std::ifstream file(std::string(source != nullptr ? source : ".") + "/docs/security.md");
+  ASSERT_TRUE(file) << "docs/security.md not found (PI_SANDBOX_SOURCE_DIR)";
+  std::vector<std::string> documented;
+  bool inside = false;
+  for (std::string line; std::getline(file, line);) {
+    if (line == "<!-- credential-names:end -->") inside = false;
+    if (inside && line.starts_with("| `")) documented.push_back(line);
+    if (line == "<!-- credential-names:begin -->") inside = true;
+  }
+  std::vector<std::string> expected;
+  for (const auto& row : credential_names())
+    expected.push_back("| `~/" + std::string(row.name) + "` | " +
+                       (row.kind == NodeKind::File ? "file" : "directory") + " | " +
+                       std::string(row.program) + " | " + std::string(row.source) + " |");
+  EXPECT_EQ(documented, expected);
+}
+
+std::vector<fs::path> every_credential(const fs::path& home) {
+  std::vector<fs::path> out;
+  for (const auto& row : credential_names()) out.push_back(home / row.name);
+  return out;
+}
+
+// The workspace is the home, or contains it: every credential is concealed.
+TEST(CredentialNames, ConcealedWhenTheWorkspaceIsOrContainsTheHome) {
+  for (const fs::path ws : {"/home/u", "/home"}) {
+    const SandboxPolicy p = default_policy({ws, "/home/u", "", {}, {}});
+    for (const auto& path : every_credential("/home/u"))
+      EXPECT_NE(std::ranges::find(p.concealed, path), p.concealed.end()) << ws << " " << path;
+  }
+}
+
+// An additionalAllowRead entry that is or contains the credentials re-exposes the home: each is
+// concealed again. One that only covers other places conceals nothing.
+TEST(CredentialNames, ConcealedWhenAnAllowReadEntryCoversThem) {
+  PolicyInputs in{"/home/u/ws", "/home/u", "", {"/home/u"}, {}};
+  SandboxPolicy p = default_policy(in);
+  for (const auto& path : every_credential("/home/u"))
+    EXPECT_NE(std::ranges::find(p.concealed, path), p.concealed.end()) << path;
+  in.additional_allow_read = {"/home/u/.aws"};
+  p = default_policy(in);
+  EXPECT_EQ(p.concealed, (std::vector<fs::path>{"/home/u/.aws/credentials"}));
+  in.additional_allow_read = {"/home/u/projects"};
+  EXPECT_TRUE(default_policy(in).concealed.empty());
+}
+
+TEST(CredentialNames, SystemAndCredentialDirectoriesAreRefusedAsWorkspaces) {
+  EXPECT_EQ(workspace_refusal("/etc", "/home/u"),
+            "it is or lies inside /etc, part of the system: a command could change what the host "
+            "runs");
+  EXPECT_EQ(workspace_refusal("/usr/local/src", "/home/u"),
+            "it is or lies inside /usr, part of the system: a command could change what the host "
+            "runs");
+  for (const char* dir : {"/boot", "/bin", "/sbin", "/lib", "/lib64", "/proc/1", "/sys", "/dev"})
+    EXPECT_NE(workspace_refusal(dir, "/home/u"), "") << dir;
+  EXPECT_EQ(workspace_refusal("/var/lib", "/home/u"),
+            "it is /var/lib, a system directory that holds other programs' and users' data");
+  for (const char* dir : {"/var", "/opt", "/srv", "/home", "/run", "/mnt", "/media"})
+    EXPECT_NE(workspace_refusal(dir, "/home/u"), "") << dir;
+  EXPECT_EQ(workspace_refusal("/home/u/.gnupg/private-keys-v1.d", "/home/u"),
+            "it is or lies inside the credential directory /home/u/.gnupg/private-keys-v1.d "
+            "(gpg-agent (GnuPG 2.1+))");
+  EXPECT_NE(workspace_refusal("/home/u/.config/gcloud/legacy_credentials/x", "/home/u"), "");
+  // Projects in ordinary places, the home itself included (it is warned about).
+  for (const char* dir : {"/home/u", "/home/u/ws", "/var/lib/build", "/opt/app", "/srv/site",
+                          "/etcetera", "/usr2", "/tmp/work"})
+    EXPECT_EQ(workspace_refusal(dir, "/home/u"), "") << dir;
+  EXPECT_EQ(workspace_refusal("/home/u/.gnupg/private-keys-v1.d", "/"), "");
+}
+
+}  // namespace
+}  // namespace pisandbox::policy
+
+namespace pisandbox::policy {
+namespace {
+
+TEST(CredentialNames, TheHomeWarningNamesWhatStaysHidden) {
+  EXPECT_EQ(home_workspace_warning(default_policy({"/home/u", "/home/u", "", {}, {}})),
+            "the workspace contains the home directory /home/u, so the home is not hidden: the "
+            "command can read it, except the credentials tools keep there (ssh and gpg private "
+            "keys, ~/.aws/credentials, gcloud's and Azure's tokens, ~/.kube/config, "
+            "~/.docker/config.json, ~/.git-credentials, ~/.netrc, ~/.config/gh/hosts.yml, "
+            "~/.pypirc, ~/.npmrc, cargo's and the agents' logins: masked empty, `pi-sandbox "
+            "policy` lists them), and write inside its ordinary directories, but not its top "
+            "level nor any dot-file or dot-directory in it");
+  EXPECT_EQ(home_workspace_warning(default_policy({"/home/u/ws", "/home/u", "", {}, {}})), "");
+  EXPECT_EQ(home_workspace_warning(default_policy({"/srv/ws", "/", "", {}, {}})), "");
+}
+
+}  // namespace
+}  // namespace pisandbox::policy
+
+namespace pisandbox::policy {
+namespace {
+
+// A workspace in the hidden home that holds credentials (`~/.aws`): they are masked there too.
+TEST(CredentialNames, ConcealedInAWorkspaceThatHoldsThem) {
+  const SandboxPolicy p = default_policy({"/home/u/.aws", "/home/u", "", {}, {}});
+  EXPECT_TRUE(p.hide_home);
+  EXPECT_EQ(p.concealed, (std::vector<fs::path>{"/home/u/.aws/credentials"}));
+}
+
+}  // namespace
+}  // namespace pisandbox::policy

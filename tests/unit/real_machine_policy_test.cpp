@@ -308,11 +308,11 @@ TEST(RealMachinePlan, OverlaysConcealAndWritableBindsInOrder) {
                        "/home/u/.cargo/bin: rustup and cargo",
                        "overlay           /home/u/.rustup  # re-exposed copy-on-write: $PATH entry "
                        "/home/u/.cargo/bin: rustup and cargo",
-                       "conceal-file      /home/u/.cargo/credentials.toml  # a credential inside a "
-                       "re-exposed directory, hidden again",
                        "bind-rw           /home/u/ws  # workspace (read-write)",
                        "bind-rw           /home/u/.cargo/registry  # read-write: "
                        "filesystem.additionalAllowWrite (persists)",
+                       "conceal-file      /home/u/.cargo/credentials.toml  # credential: hidden "
+                       "(an empty read-only file)",
                    }));
 }
 

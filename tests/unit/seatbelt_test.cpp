@@ -411,7 +411,9 @@ TEST(SeatbeltSemantics, WorkspaceThatIsTheHomeDecidesAsTheLinuxSandbox) {
        "docs/security.md, \"The workspace is the home\""},
       {"file-write-create", "/Users/u/.config/new", Target::File, kDeny, kDeny,
        "docs/security.md, \"The workspace is the home\" (no dot-entry changes)"},
-      {"file-read-data", "/Users/u/.ssh/id_ed25519", Target::File, kAllow, kAllow,
+      {"file-read-data", "/Users/u/.ssh/id_ed25519", Target::File, kDeny, kDeny,
+       "docs/security.md, \"Credentials\" (on Linux the key reads empty)"},
+      {"file-read-data", "/Users/u/.ssh/id_ed25519.pub", Target::File, kAllow, kAllow,
        "the home is not hidden (a warning says so)"},
   };
   expect_rows(workspace_is_home_case(), rows);

@@ -59,6 +59,7 @@ class Planner {
     home_top_level();
     for (const auto& p : protected_paths) protect(p);
     finish_protections();
+    conceal();
     return std::move(plan_);
   }
 
@@ -111,18 +112,33 @@ class Planner {
       push({overlay ? MountOpKind::Overlay : MountOpKind::Bind, path, path, true, node, "", why,
             IfSourceMissing::Skip, SourceSymlinks::Follow});
     }
+  }
+
+  /// Credentials (policy::SandboxPolicy::concealed), last: no bind made before (a re-exposed
+  /// directory, the workspace, the read-only home, a protection of `~/.ssh`) can cover the
+  /// mask. Only what a command could see is masked: a path still in the hidden home's empty
+  /// layer or a private temp has nothing to hide.
+  void conceal() {
     for (const auto& path : policy_.concealed) {
-      // A symlink is concealed where it leads, when that is visible (a mount never goes on
-      // a symlink: see mounts.cpp).
+      // A symlink is concealed where it leads (a mount never goes on a symlink: see
+      // mounts.cpp).
       const Resolution r = resolve(path);
       if (r.kind != PathKind::File && r.kind != PathKind::Directory) continue;
-      if (std::ranges::none_of(policy_.home_read_allowed, [&](const policy::Exposure& e) {
-            return is_within(r.resolved, e.path);
+      if (region(r.resolved) == Region::PrivateTmpfs) continue;
+      if (std::ranges::any_of(plan_.ops, [&](const MountOp& op) {
+            return op.kind == MountOpKind::Conceal && op.target == r.resolved;
           }))
         continue;
-      push({MountOpKind::Conceal, r.resolved, "", true,
-            r.kind == PathKind::Directory ? NodeKind::Directory : NodeKind::File, "",
-            "a credential inside a re-exposed directory, hidden again"});
+      MountOp op{MountOpKind::Conceal,
+                 r.resolved,
+                 "",
+                 true,
+                 r.kind == PathKind::Directory ? NodeKind::Directory : NodeKind::File,
+                 "",
+                 "credential: hidden (an empty read-only " +
+                     std::string(r.kind == PathKind::Directory ? "directory" : "file") + ")"};
+      op.size_bytes = policy_.limits.tmpfs_bytes;
+      push(std::move(op));
     }
   }
 

@@ -159,10 +159,7 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
                            : "only RLIMIT_NPROC limits its processes (" +
                                  std::to_string(policy.limits.max_processes) + ")") +
          ", and nothing its memory but the tmpfs budget; `pi-sandbox doctor` says how to get one");
-  if (!policy.hide_home && policy.home != "/" && !policy.home.empty())
-    warn("warning: the workspace contains the home directory " + policy.home.string() +
-         ", so the home is not hidden: the command can read it and write inside its ordinary "
-         "directories, but not its top level nor any dot-file or dot-directory in it");
+  if (auto line = policy::home_workspace_warning(policy); !line.empty()) warn("warning: " + line);
   RunOptions with_notices = options;
   if (!with_notices.notice) with_notices.notice = warn;
   Outcome outcome = launch(std::move(prepared->spec), with_notices);

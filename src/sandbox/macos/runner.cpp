@@ -149,10 +149,7 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
       plan_launch(profile, command.argv, with_proxy_environment(command.env, policy, endpoints),
                   inputs, policy.hide_home ? HomeLayer::Home : HomeLayer::Keep);
   plan.argv[0] = overrides.sandbox_exec;
-  if (!policy.hide_home && policy.home != "/" && !policy.home.empty())
-    warn("warning: the workspace contains the home directory " + policy.home.string() +
-         ", so the home is not hidden: the command can read it and write inside its ordinary "
-         "directories, but not its top level nor any dot-file or dot-directory in it");
+  if (auto line = policy::home_workspace_warning(policy); !line.empty()) warn("warning: " + line);
   auto running = start_proxy(options, *loopback);
   if (!running) return launch_failed("the proxy", running.error());
   Outcome outcome = launch(plan, command.cwd, options);
