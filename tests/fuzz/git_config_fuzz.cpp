@@ -3,9 +3,10 @@
 //
 // Properties checked on every input (abort on violation):
 //   - scan_git_config never crashes; a malformed scan has a reason, a well-formed one none;
-//   - every finding has a key with a section (a dot), a line range inside the text
-//     (first_line <= last_line <= the number of `\n`), and, when it names the allowlist row
-//     that refused its value, a row of that section;
+//   - every finding has a line range inside the text (first_line <= last_line <= the number
+//     of `\n`), and, when it names the allowlist row that refused its value, a key of that
+//     row's section; a key before any section header (git reads `g = 1` there as the key `g`)
+//     names no row;
 //   - without_findings(text, scan(text).findings) scans again as well-formed, with no
 //     findings, and is never longer than the text;
 //   - added_not_allowed(scan, scan) is empty, and added_not_allowed(nothing, scan) is every
@@ -37,7 +38,8 @@ void check_findings(std::string_view text, const policy::GitConfigScan& scan) {
     if (finding.rule != nullptr &&
         !finding.key.starts_with(std::string(finding.rule->section) + "."))
       violation("row of another section", finding.key);
-    if (finding.key.find('.') == std::string::npos) violation("no section", finding.key);
+    if (finding.key.find('.') == std::string::npos && finding.rule != nullptr)
+      violation("a row for a key with no section", finding.key);
     if (finding.first_line > finding.last_line || finding.last_line > lines)
       violation("line range", finding.key);
     if (finding.implicit && !finding.value.empty()) violation("implicit value", finding.value);
