@@ -750,5 +750,25 @@ TEST(Guard, StrictModeHoldsMissingNamesWithPlaceholders) {
   EXPECT_EQ(list_dir(s.ws), std::vector<std::string>{});
 }
 
+// Strict mode in a repository: git reads `.git/commondir` whenever one exists, so a placeholder
+// directory there would stop every git command ("failed to read .git/commondir: Is a
+// directory"); it is guarded instead, and git works.
+TEST(Guard, StrictModeGuardsCommondirSoGitWorks) {
+  PI_SANDBOX_REQUIRE(have_git(), "git is not installed");
+  Scratch s;
+  const std::string setup = "cd '" + s.ws.string() +
+                            "' && git init -q && git -c user.name=t -c user.email=t@e commit -q "
+                            "--allow-empty -m a";
+  ASSERT_EQ(run_process({"/bin/sh", "-c", setup}, s.env()).exit_code, 0);
+  const RunResult r = s.run(
+      "echo x > f && git add f && git -c user.name=t -c user.email=t@e commit -qm f && "
+      "git status --short && echo committed; echo ../x > .git/commondir; sleep 0.2",
+      {"--config", strict_config(s).string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "committed\n") << r.err;
+  EXPECT_EQ(moved(r.err), std::vector<std::string>{(s.ws / ".git/commondir").string()}) << r.err;
+  EXPECT_FALSE(fs::exists(s.ws / ".git/commondir"));
+}
+
 }  // namespace
 }  // namespace pisandbox::testing

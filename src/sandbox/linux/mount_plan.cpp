@@ -302,7 +302,13 @@ class Planner {
       case PathKind::Missing: {
         if ((!p.create_if_missing && !through_link_only) || r.first_missing.empty()) return;
         if (region(r.first_missing.parent_path()) != Region::Workspace) return;
-        if (policy_.protection == policy::Protection::Guard) {
+        // A file git reads whenever one exists (`commondir`): a placeholder directory there
+        // makes every git command fail (`failed to read .git/commondir: Is a directory`), so
+        // it is guarded in strict mode too.
+        const bool git_reads_any_node = p.reason == policy::ProtectReason::GitControl &&
+                                        p.kind == NodeKind::File &&
+                                        r.resolved.filename() == "commondir";
+        if (policy_.protection == policy::Protection::Guard || git_reads_any_node) {
           // Creating a new secret is ordinary work (`cp .env.example .env`); existing ones
           // stay protected against overwrite above.
           if (p.reason == policy::ProtectReason::Secret) return;
