@@ -12,7 +12,8 @@ setup() {
 attempt() {
   cd "$WS" || exit 2
   # The driver starts serve, replaces its binary on the host, then asks serve to run the write.
-  capture env HOME="$FAKE_HOME" "$PY" -c "$(pysrc serve_upgrade)" "$WS/vendor/pi-sandbox" "$WS" rename-over
+  capture env HOME="$FAKE_HOME" "$PY" -c "$(pysrc serve_exec)" "$WS/vendor/pi-sandbox" "$WS" null \
+    "printf '#!/bin/sh\\necho REPLACED\\n' > vendor/pi-sandbox && echo DONE || echo REFUSED" rename-over
   refute "output: DONE"
   capture env HOME="$FAKE_HOME" ./vendor/pi-sandbox run --no-prompt -c 'echo inside'
   refute REPLACED
