@@ -72,8 +72,9 @@ std::string audit_line(AuditEvent event, const BoundaryRequest& request,
   if (details.action) line["action"] = to_string(*details.action);
   if (!details.source.empty()) line["source"] = details.source;
   if (!details.reason.empty()) line["reason"] = details.reason;
-  // Issue 13 item 10: the command that asked and the path are named even when they are not
-  // the target; last, so that the fields before them keep their places.
+  // The command that asked and the path are named even when they are not the target, so that
+  // every line says who reached what (docs/approvals.md, "The audit log"); last, so that the fields
+  // before them keep their places.
   if (request.command && !line.contains("command")) line["command"] = *request.command;
   if (const auto& path = request.resolved_path ? request.resolved_path : request.path;
       path && !line.contains("path"))

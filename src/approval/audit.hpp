@@ -42,8 +42,8 @@ struct AuditDetails {
 ///   `destination` if the request has one, else `command` if it has one, else `path`
 ///   (resolvedPath, else path) if it has one; `action`, `source`, `reason` per `details`;
 ///   last `command` and then `path` (resolvedPath, else path) when the request has them and
-///   they were not the target above (issue 13 item 10: every line names the command that
-///   asked and the path it reaches).
+///   they were not the target above (docs/approvals.md, "The audit log": every line names the
+///   command that asked and the path it reaches).
 /// Newlines inside values are escaped, so the result is always exactly one line; bytes
 /// that are not UTF-8 become U+FFFD. Never contains a grant token.
 [[nodiscard]] std::string audit_line(AuditEvent event, const BoundaryRequest& request,

@@ -1,8 +1,9 @@
 // pisandbox::approval — reading the audit file back: the lines of one request grouped into
 // one decision, shown as one readable line or one JSON object (`pi-sandbox approvals tail`).
 //
-// Source: issue 13 item 10 (one line per decision with the command, destination, source and
-// reason; --json; filters by surface and decision) and docs/approvals.md, "The audit log".
+// Source: docs/approvals.md, "The audit log" and "Reading the log: `pi-sandbox approvals
+// tail`" (one line per decision with the command, destination, source and reason; --json;
+// filters by surface and decision).
 // Pure: the caller reads the file and prints.
 #pragma once
 

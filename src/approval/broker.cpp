@@ -150,7 +150,8 @@ ApprovalResult Broker::decide(const BoundaryRequest& request, const ApprovalCont
     std::lock_guard lock(mutex_);
     if (auto known = remembered(request)) return *known;
   }
-  // Another command of the session may have allowed the destination (issue 13, item 2).
+  // Another command of the session may have allowed the destination (docs/approvals.md, "The
+  // question and its answers": `allow-session`).
   if (const std::string* destination = remembered_key(request);
       destination != nullptr && ledger_->allowed_for_session(*destination))
     return {Action::Allow, Source::Human, std::string(kHumanAllowForSessionReason),

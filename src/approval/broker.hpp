@@ -5,8 +5,9 @@
 // Source: docs/compatibility.md, "Approvals"; compatibility C51–C56 (pi-sandbox's side: reviewer
 // deny is final, defer goes to the human, allow is consumed at once), C71 (the broker's
 // order: validate → hard deny → breaker → reviewer → record), C72 (a failed review is a
-// deny that counts as a denial), C73 (grants issued and consumed in the same process); issue 13
-// (items 1, 2, 5, 6: coalescing, remembered answers, the scope's ledger, true reasons).
+// deny that counts as a denial), C73 (grants issued and consumed in the same process);
+// docs/approvals.md, "The order of a decision" (identical requests share one decision,
+// remembered answers, the scope's ledger) and "Sources and reasons" (who decided, and why).
 #pragma once
 
 #include <chrono>
@@ -46,8 +47,8 @@ class Reviewer {
       const BoundaryRequest& request) = 0;
 };
 
-/// The human's answer to one approval question (issue 13: the choices in this order, Deny
-/// first, so that Enter and Esc answer Deny).
+/// The human's answer to one approval question (docs/approvals.md, "The question and its
+/// answers": the choices in this order, Deny first, so that Enter and Esc answer Deny).
 enum class HumanAnswer {
   Deny,             ///< `Deny`
   AllowOnce,        ///< `Allow this exact operation once`
@@ -57,8 +58,8 @@ enum class HumanAnswer {
 };
 
 /// What an asker returns: the answer and, when the asker knows better, who gave it and why
-/// (`serve`'s host answers for a person, its own reviewer or a broker of its own; issue 13,
-/// item 6).
+/// (`serve`'s host answers for a person, its own reviewer or a broker of its own;
+/// docs/protocol.md, "Answers, sources and reasons").
 ///   source: who decided; absent means `human`. An allow may only come from `human` or
 ///           `reviewer` (anything else is taken as Unavailable).
 ///   reason: the reason shown to the user and the model; empty means the broker's default
@@ -69,7 +70,8 @@ struct HumanReply {
   std::string reason;
 };
 
-/// One question for the human (compatibility C57; issue 13, items 2 and 3).
+/// One question for the human (compatibility C57; docs/approvals.md, "The question and its
+/// answers").
 ///   warning: the host-IPC warning line (compatibility C58), or empty.
 ///   reason:  why the question is asked (the reviewer's rationale on defer), or empty.
 ///   offer_remembered: also offer `Allow <destination> for the rest of this command` and
@@ -92,10 +94,11 @@ struct QuestionChoice {
   std::string label;
 };
 
-/// The choices of `question`, in the order every asker shows them (issue 13: Deny first, so
-/// that a default answer denies): `Deny`, `Allow this exact operation once`, and with
-/// offer_remembered `Allow <destination> for the rest of this command`, `Allow <destination>
-/// for this session`. The destination is shown as core::printable() makes it.
+/// The choices of `question`, in the order every asker shows them (docs/approvals.md, "The
+/// question and its answers": Deny first, so that a default answer denies): `Deny`, `Allow this
+/// exact operation once`, and with offer_remembered `Allow <destination> for the rest of this
+/// command`, `Allow <destination> for this session`. The destination is shown as core::printable()
+/// makes it.
 [[nodiscard]] std::vector<QuestionChoice> question_choices(const HumanQuestion& question);
 
 /// Asks a human (docs/compatibility.md, "Approvals"). Implementations serialise their questions:
@@ -141,7 +144,8 @@ inline constexpr std::string_view kHumanAllowReason = "Allowed once by the user.
 inline constexpr std::string_view kHumanAllowForCommandReason =
     "Allowed by the user for the rest of this command.";
 
-/// The reason of an allow by the human for the whole session (issue 13, item 2).
+/// The reason of an allow by the human for the whole session (docs/approvals.md, "Sources
+/// and reasons").
 inline constexpr std::string_view kHumanAllowForSessionReason =
     "Allowed by the user for this session.";
 
@@ -206,7 +210,8 @@ class Broker {
   Broker(BrokerOptions options, const Clock& clock, AuditSink& audit, Reviewer* reviewer,
          HumanPrompt* human);
 
-  /// Decides `request` (docs/compatibility.md, "Approvals"; issue 13):
+  /// Decides `request` (docs/compatibility.md, "Approvals"; docs/approvals.md, "The order of a
+  /// decision"):
   ///   1. validate() fails → deny, source `unavailable`, reason = the validation message;
   ///   2. find_hard_deny() matches → deny, source `hard-deny` (audit `hard_deny`; recorded
   ///      as a denial in the breaker; never asked);

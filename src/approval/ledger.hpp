@@ -1,10 +1,10 @@
 // pisandbox::approval::ScopeLedger — what outlives one command's broker: the circuit breaker of
 // each scope and the destinations the human allowed for the whole session.
 //
-// Source: issue 13, items 2 and 5 (the breaker's state and the session answers belong to the
-// scope, shared by every command with that `scope_key` in one `serve`); compatibility C71, C75
-// (the breaker). `run` keeps its ledger in the process (LocalLedger); a `serve` worker asks the
-// serve process, which keeps one LocalLedger for all its commands (serve/worker_io.hpp).
+// Source: docs/approvals.md, "The order of a decision" (Scopes: the breaker's state and the
+// session answers are shared by every command with that `scope_key` in one `serve`); compatibility
+// C71, C75 (the breaker). `run` keeps its ledger in the process (LocalLedger); a `serve` worker
+// asks the serve process, which keeps one LocalLedger for all its commands (serve/worker_io.hpp).
 #pragma once
 
 #include <mutex>

@@ -20,7 +20,8 @@ enum class Source { HardDeny, Reviewer, Human, Unavailable, InvalidGrant };
 /// the human; the circuit breaker counts only `Deny` as a denial (compatibility C75).
 enum class ReviewOutcome { Allow, Deny, Defer };
 
-/// How far an allow reaches (docs/network.md, "Deciding a destination"; issue 13, item 2):
+/// How far an allow reaches (docs/network.md, "Deciding a destination"; docs/approvals.md, "The
+/// question and its answers"):
 /// this one request, every later request for the destination in this command, or in this
 /// session (`serve`: the serve process; `run`: the run).
 enum class AllowScope { Once, Command, Session };

@@ -1,8 +1,9 @@
 // pisandbox::approval::TerminalPrompt — asks the human on the controlling terminal.
 //
 // Source: docs/compatibility.md, "Approvals" and compatibility C57 (title, target, options)
-// and C58 (the host-IPC warning lines); issue 13 (the choices' order, Enter and Esc = Deny,
-// the `Command:` and deadline lines, the command's output held while the question is open).
+// and C58 (the host-IPC warning lines); docs/approvals.md, "The question and its answers" (the
+// choices' order, Enter and Esc = Deny, the `Command:` and deadline lines); docs/security.md,
+// "The terminal" (the command's output held while the question is open).
 #pragma once
 
 #include <chrono>
@@ -23,8 +24,8 @@ inline constexpr std::string_view kHostIpcWarning =
     "Warning: this command will run on the host outside the OS sandbox.";
 
 /// What the question names (compatibility C57): `command` for host-ipc (but a host socket's
-/// `connect-unix`, issue 14), else `resolvedPath`, else `path`, else `destination`, else
-/// `operation`.
+/// `connect-unix`, docs/host-ipc.md "Host sockets"), else `resolvedPath`, else `path`, else
+/// `destination`, else `operation`.
 [[nodiscard]] std::string approval_target(const BoundaryRequest& request);
 
 /// The longest command shown on a question's `Command:` line, in characters; a longer one is
@@ -37,7 +38,8 @@ inline constexpr std::size_t kQuestionCommandChars = 200;
 [[nodiscard]] std::string deadline_line(std::chrono::seconds left,
                                         std::chrono::system_clock::time_point at);
 
-/// The text of one question, ready for a terminal (issue 13, items 2 and 3):
+/// The text of one question, ready for a terminal (docs/approvals.md, "The question and its
+/// answers"):
 ///   `Sandbox approval required: <operation> <target>` "\n"
 ///   [`Command: <command>` "\n"]  (when the target is not the command itself; cut to
 ///                                 kQuestionCommandChars characters + `…`)

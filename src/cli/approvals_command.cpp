@@ -111,7 +111,8 @@ void add_approvals_command(CLI::App& app, int& exit_code) {
   check->add_option("--scope", args->scope, "Circuit-breaker scope key");
   check->add_option("--config", args->config, "Trusted configuration file");
   check->callback([args, reviewer, &exit_code] {
-    // Issue 13 item 9: refused like a relative approval.reviewer (a usage error).
+    // Refused like a relative approval.reviewer (a usage error; docs/approvals.md, "The
+    // reviewer program").
     if (reviewer->count() > 0)
       if (auto refused = reviewer_flag_error(args->reviewer)) {
         print_error(*refused);

@@ -8,7 +8,7 @@
 
 namespace pisandbox::cli {
 
-/// What `approvals tail` shows (issue 13 item 10; docs/approvals.md, "Reading the log").
+/// What `approvals tail` shows (docs/approvals.md, "Reading the log").
 ///   count:  how many decisions (those passing `filter`) to show from the end of the file;
 ///   follow: keep reading decisions as they are appended, like `tail -F`;
 ///   json:   one JSON object per decision (approval::json_line) instead of a readable line.

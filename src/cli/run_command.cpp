@@ -87,7 +87,8 @@ void add_run_command(CLI::App& app, int& exit_code) {
   cmd->add_option("argv", args->argv, "-- PROGRAM [ARGS...]");
   cmd->positionals_at_end();
   cmd->callback([args, reviewer, &exit_code] {
-    // Issue 13 item 9: refused like a relative approval.reviewer; nothing was launched.
+    // Refused like a relative approval.reviewer (docs/approvals.md, "The reviewer program");
+    // nothing was launched.
     if (reviewer->count() > 0)
       if (auto refused = reviewer_flag_error(args->approval.reviewer)) {
         print_error(*refused);

@@ -16,7 +16,8 @@ void add_serve_command(CLI::App& app, int& exit_code) {
                       "Automatic reviewer program, by absolute path (overrides approval.reviewer; "
                       "docs/approvals.md)");
   cmd->callback([args, reviewer, &exit_code] {
-    // Issue 13 item 9: refused like a relative approval.reviewer, before serving anything.
+    // Refused like a relative approval.reviewer (docs/approvals.md, "The reviewer program"),
+    // before serving anything.
     if (reviewer->count() > 0)
       if (auto refused = reviewer_flag_error(args->reviewer)) {
         print_error(*refused);

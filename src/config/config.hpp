@@ -36,8 +36,8 @@ inline constexpr int kDefaultReviewerTimeoutSeconds = 90;
 inline constexpr int kMaxReviewerTimeoutSeconds = 600;
 inline constexpr int kDefaultGrantTtlSeconds = 60;
 inline constexpr int kMaxGrantTtlSeconds = 300;
-/// `approval.questionTimeoutSeconds` (issue 13): 0 (the default) sets no limit of its own, so a
-/// question waits as long as the command may run; at most one day.
+/// `approval.questionTimeoutSeconds` (docs/configuration.md, "Schema"): 0 (the default) sets no
+/// limit of its own, so a question waits as long as the command may run; at most one day.
 inline constexpr int kDefaultQuestionTimeoutSeconds = 0;
 inline constexpr int kMaxQuestionTimeoutSeconds = 86400;
 
@@ -47,9 +47,10 @@ enum class SubagentProvider { Builtin, PiSubagents, Off };
 /// `hostIPC.mode` (compatibility C7): `off` (default) or `ask`.
 enum class HostIpcMode { Off, Ask };
 
-/// `pi.fileTools` (issue 16): where the Pi extension does the file I/O of Pi's `read`,
-/// `write`, `edit`, `ls`, `grep` and `find` tools. `sandboxed` (default): inside a sandbox of
-/// the workspace, under the same policy as a command; `host`: Pi's own tools, unconfined.
+/// `pi.fileTools` (docs/configuration.md, "Schema"; docs/security.md, "Pi's file tools"): where the
+/// Pi extension does the file I/O of Pi's `read`, `write`, `edit`, `ls`, `grep` and `find` tools.
+/// `sandboxed` (default): inside a sandbox of the workspace, under the same policy as a command;
+/// `host`: Pi's own tools, unconfined.
 enum class PiFileTools { Sandboxed, Host };
 
 /// The configuration spelling of a provider: "builtin", "pi-subagents" or "off".
@@ -61,9 +62,9 @@ std::string_view to_string(PiFileTools file_tools);
 
 /// `subagents` section (compatibility C2).
 ///   worker_extensions: `subagents.workerExtensions`, absolute paths of Pi extensions each
-///   built-in worker loads with `-e` (issue 15: a worker sees no Pi configuration of the hidden
-///   home, so a model provider registered by an extension must be named here), duplicates
-///   removed keeping the first.
+///   built-in worker loads with `-e` (docs/configuration.md, "Schema": a worker sees no Pi
+///   configuration of the hidden home, so a model provider registered by an extension must be named
+///   here), duplicates removed keeping the first.
 struct SubagentsConfig {
   SubagentProvider provider = SubagentProvider::Builtin;
   std::vector<std::string> worker_extensions;
@@ -128,7 +129,7 @@ struct NetworkConfig {
 ///   grant_ttl_seconds: how long an approval grant stays usable, 1-300 seconds (default 60).
 ///   question_timeout_seconds: how long a question for the human stays open before it is
 ///     refused unanswered, 0-86400 seconds; 0 (default): no limit of its own, the question
-///     waits as long as the command may run (issue 13).
+///     waits as long as the command may run (docs/configuration.md, "Schema").
 struct ApprovalConfig {
   std::vector<std::string> reviewer;
   int reviewer_timeout_seconds = kDefaultReviewerTimeoutSeconds;

@@ -1,7 +1,7 @@
 // pisandbox::core — the error value every fallible operation returns.
 //
-// Style (../design/STYLE.md, habit 4): fallible operations return
-// std::expected<T, Error>; an Error names the call, its arguments and errno, plus
+// Fallible operations return std::expected<T, Error>, never an exception, so that a failure
+// is a value every caller must look at; an Error names the call, its arguments and errno, plus
 // a hint where the cause is known. Pure code; no I/O.
 #pragma once
 

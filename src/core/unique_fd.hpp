@@ -1,4 +1,5 @@
-// pisandbox::core::UniqueFd — a move-only owner of one file descriptor (STYLE.md habit 5).
+// pisandbox::core::UniqueFd — a move-only owner of one file descriptor, closed by its
+// destructor, so that no error path leaks one.
 #pragma once
 
 #include <unistd.h>

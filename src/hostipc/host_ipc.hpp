@@ -95,8 +95,8 @@ using Approver = std::function<approval::ApprovalResult(const approval::Boundary
 /// The collaborators of run().
 ///   new_id(kind): a fresh request id, `sandbox-runtime-<kind>-<uuid>`.
 ///   host_socket_refused: whether the sandboxed attempt was refused a host Unix socket (asked
-///     after it; may be empty): a retry trigger whatever its stderr says (issue 14: gpg's
-///     `gpg failed to sign the data` names no socket).
+///     after it; may be empty): a retry trigger whatever its stderr says (docs/host-ipc.md, "Two
+///     ways in": git's `gpg failed to sign the data` names no socket).
 struct Collaborators {
   Runner sandboxed;
   Runner host;

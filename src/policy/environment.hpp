@@ -1,7 +1,7 @@
 // pisandbox::policy — the environment a sandboxed command inherits (pure: no syscalls, no I/O).
 //
 // Source: docs/security.md ("Environment"), docs/cases.md C-17 (credentials inherited from the
-// caller), issue 21 row 1. The caller's environment goes in less the variables whose names
+// caller). The caller's environment goes in less the variables whose names
 // carry credentials (kDefaultRemoved), adjusted by the trusted configuration's
 // `environment.passThrough` and `environment.remove`; then pi-sandbox's own variables (the
 // private temp directory, `PI_SANDBOX=1`, the proxy's knobs of proxy_environment.hpp) are added,

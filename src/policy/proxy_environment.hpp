@@ -1,8 +1,8 @@
 // pisandbox::policy — the variables that point a command's tools at the per-command proxy
 // (pure: no syscalls, no I/O).
 //
-// Source: docs/network.md ("Environment of the command", one row per tool family), issue 21
-// row 2 (tools that ignore HTTP_PROXY but have a standard knob of their own). On Linux the proxy
+// Source: docs/network.md ("Environment of the command", one row per tool family, with the
+// tools that ignore HTTP_PROXY but have a standard knob of their own). On Linux the proxy
 // listens inside the sandbox on 127.0.0.1:3128 (HTTP) and 127.0.0.1:1080 (SOCKS5); on macOS on
 // the host's loopback at ports of its own, with a per-command credential (docs/macos.md).
 #pragma once

@@ -1,7 +1,7 @@
 // pisandbox::proxy — connecting to the checked addresses of a destination with Happy Eyeballs
-// (RFC 8305; issue 13 item 8): the addresses interleaved by family, IPv6 first; a new attempt
-// every 250 ms while earlier ones are pending (or at once when one fails); the first that
-// connects wins and the others are closed. Not a public header: used by Session.
+// (RFC 8305; docs/network.md, "Deciding a destination"): the addresses interleaved by family, IPv6
+// first; a new attempt every 250 ms while earlier ones are pending (or at once when one fails); the
+// first that connects wins and the others are closed. Not a public header: used by Session.
 //
 // Threading: a ConnectRace runs on the Server's I/O thread only. Coroutine rule of session.hpp.
 #pragma once
@@ -29,9 +29,10 @@ inline constexpr std::chrono::milliseconds kConnectionAttemptDelay{250};
     const std::vector<asio::ip::tcp::endpoint>& endpoints);
 
 /// The cause of one failed connection attempt in the words of the stderr line
-/// `pi-sandbox: network: <host:port>: <cause>` (issue 13 item 7): `connection refused`,
-/// `no route to host`, `network is unreachable`, `timed out after <timeout> s` (when the
-/// attempt was stopped by the proxy's limit), else the system's message starting in lowercase.
+/// `pi-sandbox: network: <host:port>: <cause>` (docs/network.md, "Answers the command sees"):
+/// `connection refused`, `no route to host`, `network is unreachable`, `timed out after
+/// <timeout> s` (when the attempt was stopped by the proxy's limit), else the system's message
+/// starting in lowercase.
 [[nodiscard]] std::string connect_cause(const asio::error_code& error, bool timed_out,
                                         std::chrono::seconds timeout);
 

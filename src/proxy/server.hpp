@@ -37,7 +37,8 @@ struct Decision {
 /// approval broker). Called once per HTTP CONNECT, per SOCKS5 CONNECT and per absolute-form
 /// request, with the normalised host (normalise_host()) and the port (1-65535), after the Screen
 /// let it pass and, for a direct connection, after its name resolved to addresses that all passed
-/// the AddressFilter (issue 13 item 4: what will be refused is refused before anyone is asked).
+/// the AddressFilter (docs/approvals.md, "The order of a decision": what will be refused is
+/// refused before anyone is asked).
 /// May block for minutes (a human approval); it is called on a worker thread, never on the proxy's
 /// I/O thread, and possibly on several threads at once. A call still running when the server stops
 /// is not waited for: what the Decider captures must stay valid until it returns (capture shared
@@ -81,8 +82,9 @@ using AddressFilter = std::function<bool(const asio::ip::address&, std::string& 
 ///                    long is closed, in seconds.
 ///   decision_timeout: a decision still pending after this long counts as a refusal, in
 ///                    seconds (docs/network.md, "Answers the command sees": default 120 s);
-///                    0: no limit, a decision may take as long as the command runs (issue 13,
-///                    the question timeout).
+///                    0: no limit, a decision may take as long as the command runs (the
+///                    question's own deadline ends it: docs/configuration.md,
+///                    `approval.questionTimeoutSeconds`).
 ///   head_timeout:    the whole request head (HTTP) or greeting and request (SOCKS5) must
 ///                    arrive within this many seconds of the first wait for it (slowloris);
 ///                    also how long an idle keep-alive connection waits for its next request.
@@ -93,18 +95,18 @@ using AddressFilter = std::function<bool(const asio::ip::address&, std::string& 
 ///                    that does not resolve, an address that is not public, no decision in
 ///                    time) as (`host:port` as the client sent it, reason), on the I/O thread;
 ///                    may be empty. The Screen and the Decider report their own refusals.
-///   parents:         the parent proxies (docs/network.md, "A parent proxy"; reference item
-///                    142): an allowed destination that `parents.route()` sends through one is
+///   parents:         the parent proxies (docs/network.md, "A parent proxy"): an allowed
+///   destination that `parents.route()` sends through one is
 ///                    reached with CONNECT through it, without a local lookup or address check
 ///                    (the parent resolves the name); other destinations go directly, as
 ///                    without a parent. Empty (the default): every destination goes directly.
 ///   unreachable:     told once of every allowed destination that could not be reached
-///                    (issue 13 item 7), on the I/O thread, as (`host:port`, cause): directly,
-///                    each address's cause (connect_cause(): `connection refused
-///                    (203.0.113.2:81)`, several joined by `; `); through its parent, the
-///                    parent's failure (an unusable URL, the parent unreachable or answering
-///                    CONNECT with an error) naming the parent and its variable, never its
-///                    credentials. The client still gets its 502 / SOCKS5 reply. May be empty.
+///                    (docs/network.md, "Answers the command sees"), on the I/O thread, as
+///                    (`host:port`, cause): directly, each address's cause (connect_cause():
+///                    `connection refused (203.0.113.2:81)`, several joined by `; `); through its
+///                    parent, the parent's failure (an unusable URL, the parent unreachable or
+///                    answering CONNECT with an error) naming the parent and its variable, never
+///                    its credentials. The client still gets its 502 / SOCKS5 reply. May be empty.
 ///   max_connections: the most connections open at once; 0: no cap. A connection accepted
 ///                    past it is closed at once, before a byte is read, so that the process
 ///                    keeps descriptors for what else it does (connection_cap()).

@@ -319,7 +319,7 @@ asio::awaitable<Verdict> Session::check_destination(const std::string& host, std
   Verdict checked{Verdict::Kind::Allowed, {}, {}};
   if (via == nullptr) {
     // Step 3 before the decision, which may ask a human: a name that will be refused is
-    // refused without a question (issue 13 item 4).
+    // refused without a question (docs/approvals.md, "The order of a decision", step 3).
     checked = co_await look_up_and_check(host, port);
     if (checked.kind != Verdict::Kind::Allowed || closed_) co_return checked;
   }

@@ -141,10 +141,11 @@ class Session : public std::enable_shared_from_this<Session> {
   /// Writes all of `bytes` to the client. False on error.
   asio::awaitable<bool> write_client(std::string_view bytes);
   /// Steps 2 to 4 for a normalised destination (docs/network.md, "Deciding a destination";
-  /// issue 13 item 4): the Screen; then, for a direct connection, the lookup and the check of
-  /// every address (a failure is reported and ends here: no question is asked), then the
-  /// Decider. When ServerOptions::parents routes the destination reached by `use` through a
-  /// parent proxy: the Screen, the Decider, then the lookup of the parent (Verdict::via set).
+  /// docs/approvals.md, "The order of a decision"): the Screen; then, for a direct connection, the
+  /// lookup and the check of every address (a failure is reported and ends here: no question is
+  /// asked), then the Decider. When ServerOptions::parents routes the destination reached by `use`
+  /// through a parent proxy: the Screen, the Decider, then the lookup of the parent (Verdict::via
+  /// set).
   asio::awaitable<Verdict> check_destination(const std::string& host, std::uint16_t port,
                                              ParentUse use);
   /// What failed when connecting: `message` is the cause (connect_cause() per address, or the

@@ -32,12 +32,14 @@ struct Hello {
 ///   docs/security.md "Environment" keeps for this command although a default rule would
 ///   remove them, as an `environment.passThrough` entry would (`environment.remove` still
 ///   wins): what the host deliberately gives the command, e.g. a subagent's model API key
-///   (issue 15). Duplicates removed, first kept.
+///   (docs/protocol.md, "Requests", `env_keep`). Duplicates removed, first kept.
 ///   approval_command: the command as its approval requests name it (`command` of a
-///   BoundaryRequest; issue 15: `process-backed subagent: <task>`); absent: the command, or the
+///   BoundaryRequest; integrations/pi/README.md, "Subagents": `process-backed subagent:
+///   <task>`); absent: the command, or the
 ///   argv joined.
 ///   stderr_to_stdout: `stderr: "stdout"` (default `"separate"`): the command's stderr is its
-///     stdout pipe, so its output events keep the order it wrote them (issue 16).
+///     stdout pipe, so its output events keep the order it wrote them (docs/protocol.md,
+///     "Events", `output`).
 struct Exec {
   std::string id;
   std::optional<std::string> command;
@@ -65,7 +67,8 @@ struct Abort {
   std::string id;
 };
 
-/// The host's answer to an approval request (issue 13: Deny first, as the host shows them).
+/// The host's answer to an approval request (docs/approvals.md, "The question and its
+/// answers": Deny first, as the host shows them).
 enum class Choice { Deny, AllowOnce, AllowCommand, AllowSession };
 
 /// `deny`, `allow-once`, `allow-command` or `allow-session`.

@@ -92,7 +92,7 @@ inline std::string_view to_string(Limit limit) {
 ///     lost: the supervisor reads whichever pipe has data);
 ///   Stdout: the stdout pipe itself (fd 2 a duplicate of fd 1), read as Stream::Stdout, so
 ///     that what the command wrote arrives in the order it wrote it (serve's `stderr:
-///     "stdout"`, issue 16). pi-sandbox's own lines stay on Stream::Stderr.
+///     "stdout"`, docs/protocol.md). pi-sandbox's own lines stay on Stream::Stderr.
 enum class StderrRoute { Own, Stdout };
 
 /// How long a command may run, how it can be cancelled, and where its stdio goes.

@@ -1,9 +1,9 @@
 // pisandbox::serve — the internal lines between serve and its workers for the session's ledger
-// (issue 13, items 1, 2 and 5): a worker asks serve about the circuit breaker of its scope and
-// the destinations allowed for the session; serve answers, and closes open questions that a
-// session answer covers. They travel over the worker's existing pipes (a worker's event pipe,
-// its control pipe) and never reach the host: serve reads each one itself, and a host's line is
-// only ever forwarded to a worker after it was parsed as an `approval_response`.
+// (docs/protocol.md, "Answers, sources and reasons"): a worker asks serve about the circuit breaker
+// of its scope and the destinations allowed for the session; serve answers, and closes open
+// questions that a session answer covers. They travel over the worker's existing pipes (a worker's
+// event pipe, its control pipe) and never reach the host: serve reads each one itself, and a host's
+// line is only ever forwarded to a worker after it was parsed as an `approval_response`.
 #pragma once
 
 #include <cstdint>

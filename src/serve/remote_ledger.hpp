@@ -1,7 +1,8 @@
 // pisandbox::serve::RemoteLedger — a serve worker's view of the session's ledger, which the serve
-// process keeps for all its commands (issue 13, item 5: the breaker of a `scope_key` trips across
-// commands; a session answer covers every command). Each call is one internal line on the event
-// pipe and one reply on the control pipe (serve/ledger_lines.hpp).
+// process keeps for all its commands (docs/protocol.md, "Answers, sources and reasons": the
+// breaker of a `scope_key` trips across commands; a session answer covers every command). Each call
+// is one internal line on the event pipe and one reply on the control pipe
+// (serve/ledger_lines.hpp).
 #pragma once
 
 #include <condition_variable>

@@ -467,7 +467,8 @@ class Server {
 
   ServeArgs args_;
   std::string binary_at_start_;
-  /// The session's ledger and open questions, for every command (issue 13, item 5).
+  /// The session's ledger and open questions, for every command (docs/protocol.md, "Answers,
+  /// sources and reasons").
   SessionBook book_{[this](const std::string& id, const std::string& line) {
     if (Worker* w = find(id)) (void)core::write_all(w->control.get(), line);
   }};

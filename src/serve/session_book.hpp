@@ -1,7 +1,8 @@
-// pisandbox::serve::SessionBook — what the serve process keeps for its whole session (issue 13,
-// items 1, 2 and 5): the ledger every command shares (the circuit breaker of each `scope_key`,
-// the destinations allowed for the session) and the open network questions of each command, so
-// that an `allow-session` answer settles the other questions it covers.
+// pisandbox::serve::SessionBook — what the serve process keeps for its whole session
+// (docs/protocol.md, "Answers, sources and reasons"): the ledger every command shares (the circuit
+// breaker of each `scope_key`, the destinations allowed for the session) and the open network
+// questions of each command, so that an `allow-session` answer settles the other questions it
+// covers.
 #pragma once
 
 #include <functional>

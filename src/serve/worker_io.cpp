@@ -147,7 +147,8 @@ void HostPrompt::end(std::string_view reason) {
 
 void HostPrompt::take(const std::string& line) {
   if (auto settled = parse_settle(line)) {
-    // Another command's answer allowed the destination for the session (issue 13, item 1).
+    // Another command's answer allowed the destination for the session (`approval_settled`:
+    // docs/protocol.md, "Answers, sources and reasons").
     std::lock_guard lock(mutex_);
     if (pending_.erase(*settled) == 0) return;  // answered meanwhile
     answers_[*settled] = {rpc::Choice::AllowSession, "human", {}};

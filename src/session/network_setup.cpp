@@ -112,7 +112,7 @@ sandbox::ProxyStarter proxy_starter(std::shared_ptr<NetworkDecider> decider,
       return decider->decide(host, port);
     };
     options.log = log;
-    // No limit of the proxy's own on a decision (issue 13; 0 = none): a decision ends by
+    // No limit of the proxy's own on a decision (0 = none): a decision ends by
     // itself, at the reviewer's timeout, the question's deadline (approval.questionTimeout-
     // Seconds or the command's timeout) or the command's end.
     options.decision_timeout = std::chrono::seconds(0);

@@ -37,13 +37,13 @@ struct NetworkCommand {
 inline constexpr std::string_view kPolicySource = "policy";
 
 /// Decides each destination of one command (docs/network.md, "Deciding a destination";
-/// compatibility C31–C36, C41; issue 13 item 4): screen() first (normalise, refused: the
-/// normaliser's reason → `network.deniedDomains` match → refuse), then the proxy's name lookup
-/// and address check for a direct connection, then decide() (`network.allowedDomains` match →
-/// allow → else the broker with a `network`/`connect` request, `destination` = `host:port`,
-/// which answers from what the human allowed or denied earlier in the command or the session
-/// first and may offer the remembered choices). One approval covers one connection.
-/// Thread-safe: the proxy calls it from several threads at once.
+/// compatibility C31–C36, C41; docs/approvals.md, "The order of a decision"): screen() first
+/// (normalise, refused: the normaliser's reason → `network.deniedDomains` match → refuse), then the
+/// proxy's name lookup and address check for a direct connection, then decide()
+/// (`network.allowedDomains` match → allow → else the broker with a `network`/`connect` request,
+/// `destination` = `host:port`, which answers from what the human allowed or denied earlier in the
+/// command or the session first and may offer the remembered choices). One approval covers one
+/// connection. Thread-safe: the proxy calls it from several threads at once.
 class NetworkDecider {
  public:
   /// `broker` must stay valid as long as `keep_alive` (which the decider holds). `log`
@@ -72,8 +72,8 @@ class NetworkDecider {
                          std::string_view source = kPolicySource);
 
   /// Reports an allowed destination that could not be reached, directly or through the parent
-  /// proxy (proxy::ServerOptions::unreachable; docs/network.md, "Answers the command sees";
-  /// issue 13 item 7): the line `network: <destination>: <cause>`.
+  /// proxy (proxy::ServerOptions::unreachable; docs/network.md, "Answers the command sees"):
+  /// the line `network: <destination>: <cause>`.
   void failed(const std::string& destination, const std::string& cause);
 
   /// Reports the proxy's first connection closed past its cap (proxy::ServerOptions::capped;

@@ -563,7 +563,7 @@ describe("pi --mode json with the extension installed", () => {
       assert.deepEqual(network.results, [
         { text: `pi-sandbox: network: refused ${HOST}:443: ${NO_HUMAN}\n${CURL_403}\n\n\nCommand exited with code 56`, isError: true },
       ]);
-      // No UI, so no notice (reference item 58: UI only), not even on stderr.
+      // No UI, so no notice (notices are UI only), not even on stderr.
       for (const run of [hostIpc, network]) {
         assert.equal(/(Domain proxy|Host-IPC) denied/.test(run.stderr + JSON.stringify(run.events)), false, run.stderr);
       }
@@ -628,7 +628,7 @@ describe("pi --mode rpc: approvals in Pi's UI", () => {
           denied.ui.map((r) => [r.method, r.title ?? r.message, r.options ?? r.notifyType]),
           [
             ["select", hostIpcQuestion(deniedCommand), ["Deny", ALLOW_ONCE]],
-            // The human's deny, not the question's reason line (issue 13 item 6).
+            // The human's deny, not the question's reason line (docs/approvals.md, "Sources and reasons").
             ["notify", `Host-IPC denied: ${DENIED_BY_USER}`, "warning"],
           ],
         );
@@ -989,7 +989,7 @@ describe("pi --mode rpc: built-in subagents, each in its own sandbox", () => {
   });
 });
 
-// ---- issue 16: Pi's file tools under the sandbox's policy -------------------------------
+// ---- Pi's file tools under the sandbox's policy (docs/security.md, "Pi's file tools") ----
 
 /** The faux model's call of `tool` with `args`. */
 const call = (tool: string, args: object): Prompt => ({ tool, args });
@@ -1090,7 +1090,7 @@ describe("pi --mode json: the file tools under the sandbox's policy", () => {
 
   it("edit through a symlink that a concurrent sandboxed command swaps: never outside", async () => {
     await withScratch(async (scratch) => {
-      // PI_SANDBOX_E2E_RACES: fewer for a quick run; 1000 by default (issue 16).
+      // PI_SANDBOX_E2E_RACES: fewer for a quick run; 1000 by default.
       const races = Number(process.env.PI_SANDBOX_E2E_RACES ?? 1000);
       const victim = join(scratch.outside, "victim.txt");
       writeFileSync(victim, "needle\n");

@@ -8,7 +8,8 @@ pisandbox_integration_test(integration_approvals
 # network.cmake.
 target_include_directories(integration_approvals PRIVATE ${CMAKE_CURRENT_BINARY_DIR}/generated)
 
-# The approvals front end (issue 13 items 9 and 10): `--reviewer`, the reviewer example of
+# The approvals front end (docs/approvals.md, "The reviewer program" and "Reading the log"):
+# `--reviewer`, the reviewer example of
 # docs/approvals.md, `approvals tail`.
 pisandbox_integration_test(integration_approvals_cli
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/harness.cpp

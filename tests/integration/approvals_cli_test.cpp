@@ -1,4 +1,4 @@
-// Integration tests of the approvals front end (issue 13 items 9 and 10): `--reviewer PROGRAM`
+// Integration tests of the approvals front end (docs/approvals.md): `--reviewer PROGRAM`
 // refused like a relative `approval.reviewer`, the reviewer example of docs/approvals.md run
 // for real, and `pi-sandbox approvals tail` over audit files written by real decisions (and by
 // hand for the odd cases): one line per decision, --json, the filters, -n and --follow.

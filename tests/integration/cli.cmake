@@ -1,4 +1,4 @@
-# The front end (issue 18): unknown commands and options, --version, and what `policy` shows
+# The front end (README.md, "Usage"): unknown commands and options, --version, and what `policy` shows
 # beyond the filesystem (the configuration file, network lists, host IPC, approvals).
 pisandbox_integration_test(integration_cli
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/harness.cpp

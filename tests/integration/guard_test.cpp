@@ -1,4 +1,4 @@
-// The guard (docs/security.md, "The guard"; issue 12): protected names that do not exist yet
+// The guard (docs/security.md, "The guard"): protected names that do not exist yet
 // are watched, not held by placeholders; what a command creates there goes to the quarantine;
 // the git configuration is guarded by content. Against the real kernel, as root and as an
 // unprivileged user.

@@ -433,7 +433,8 @@ TEST_F(NetworkTest, WithoutAReviewerOrATerminalUndecidedIsRefused) {
   EXPECT_EQ(r.out, "403");
 }
 
-// --- What will be refused is refused before anyone is asked (issue 13 item 4): the name is
+// --- What will be refused is refused before anyone is asked (docs/approvals.md, "The order of
+// a decision", step 3): the name is
 // resolved and every address checked before the decision, for a direct connection.
 
 TEST_F(NetworkTest, ANameThatDoesNotResolveOrResolvesToAPrivateAddressIsNotAskedAbout) {
@@ -459,7 +460,8 @@ TEST_F(NetworkTest, ANameThatDoesNotResolveOrResolvesToAPrivateAddressIsNotAsked
   EXPECT_EQ(audit.find("nowhere.test"), std::string::npos) << audit;
 }
 
-// --- An allowed destination that cannot be reached says why (issue 13 item 7).
+// --- An allowed destination that cannot be reached says why (docs/network.md, "Answers the
+// command sees").
 
 TEST_F(NetworkTest, AnUnreachableAllowedHostGetsOneLineNamingTheCause) {
   RunResult r =
@@ -476,7 +478,7 @@ TEST_F(NetworkTest, AnUnreachableAllowedHostGetsOneLineNamingTheCause) {
   EXPECT_EQ(r.err, "pi-sandbox: network: gone.test:80: no route to host (203.0.113.9:80)\n");
 }
 
-// --- Happy Eyeballs (issue 13 item 8, RFC 8305).
+// --- Happy Eyeballs (RFC 8305; docs/network.md, "Deciding a destination").
 
 TEST_F(NetworkTest, ADeadIpv6PathDoesNotHoldUpTheIpv4One) {
   PI_SANDBOX_REQUIRE(fs::exists(network_->scratch.root / "ipv6.ready"),
@@ -723,7 +725,7 @@ TEST_F(NetworkTest, ARealJvmGoesThroughTheProxy) {
             "-Dhttp.nonProxyHosts=localhost|127.*|[::1]\n");
 }
 
-// --- A parent (company) proxy (docs/network.md, "A parent proxy"; reference item 142): the
+// --- A parent (company) proxy (docs/network.md, "A parent proxy"): the
 // proxy decides every destination as always, then reaches it through the parent in
 // pi-sandbox's own environment with CONNECT. The parent is the Python one in kServers.
 

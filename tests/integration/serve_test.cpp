@@ -122,8 +122,8 @@ class Serve {
 /// User, network and mount namespaces held by a sleeping process, in which /etc/hosts is
 /// `hosts` and the network has no route (not even a loopback that is up): a name of `hosts`
 /// resolves there, to a public-looking address, and connecting to it fails at once (network
-/// unreachable). The proxy resolves and checks a destination before anyone is asked (issue
-/// 13 item 4), so a question needs a name that resolves.
+/// unreachable). The proxy resolves and checks a destination before anyone is asked
+/// (docs/approvals.md, "The order of a decision"), so a question needs a name that resolves.
 class IsolatedNetwork {
  public:
   IsolatedNetwork(const Scratch& scratch, const std::string& hosts) {
@@ -460,7 +460,8 @@ TEST(Serve, NetworkApprovalRoundTrips) {
                 {"choice", choice}});
     const auto events = serve.until_exit(choice);
     EXPECT_EQ(streams(events).first, choice == "deny" ? "403" : "502");
-    // An allowed destination that cannot be reached says why (issue 13 item 7).
+    // An allowed destination that cannot be reached says why (docs/network.md, "Answers the
+    // command sees").
     const bool says_why = streams(events).second.find(
                               "pi-sandbox: network: approval-test.invalid:80: network is "
                               "unreachable (203.0.113.77:80)\n") != std::string::npos;
@@ -638,9 +639,9 @@ TEST(Serve, AnExecsEnvironmentLosesItsCredentialsAndADirectConnectionGetsTheHint
             "clients ignore HTTP_PROXY: see docs/network.md, \"Clients that ignore the proxy\"\n");
 }
 
-// issue 15: what the host deliberately gives a command (a subagent's model API key) survives the
-// credential filter, named exactly; every other credential is removed as before, and the trusted
-// configuration's `environment.remove` still wins.
+// `env_keep` (docs/protocol.md, "Requests"): what the host deliberately gives a command (a
+// subagent's model API key) survives the credential filter, named exactly; every other credential
+// is removed as before, and the trusted configuration's `environment.remove` still wins.
 TEST(Serve, EnvKeepKeepsTheNamedCredentialsOnly) {
   Scratch scratch;
   const fs::path config = scratch.root / "config.json";
@@ -664,9 +665,10 @@ TEST(Serve, EnvKeepKeepsTheNamedCredentialsOnly) {
 }  // namespace
 }  // namespace pisandbox::testing
 
-// ---- Approvals through serve (issue 13): choices, session answers, the breaker of a scope_key
-// across commands, settled questions, deadlines and reasons end to end. Inside a private network
-// where asked.test and other.test answer over HTTP (approval_network.hpp).
+// ---- Approvals through serve (docs/protocol.md, "Answers, sources and reasons"): choices, session
+// answers, the breaker of a scope_key across commands, settled questions, deadlines and reasons end
+// to end. Inside a private network where asked.test and other.test answer over HTTP
+// (approval_network.hpp).
 
 namespace pisandbox::testing {
 namespace {
@@ -927,7 +929,7 @@ TEST_F(ServeApprovals, AQuestionOpenWhenItsCommandEndsIsSettled) {
                               {"source", "unavailable"},
                               {"reason", "The command ended before the question was answered."}}}));
   EXPECT_EQ(events.back(), json::parse(R"({"type":"exit","id":"a","error":"aborted"})"));
-  // The decision the command's end made is in the audit log, once (issue 13 trial).
+  // The decision the command's end made is in the audit log, once.
   EXPECT_EQ(audit_lines_with(scratch_.home,
                              R"("reason":"The command ended before the question was answered.")"),
             1u);

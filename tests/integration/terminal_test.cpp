@@ -367,7 +367,7 @@ TEST_F(Terminal, StdoutIntoAPipeKeepsTodaysDescriptorsAndNeverTouchesTheTerminal
 }  // namespace
 }  // namespace pisandbox::testing
 
-// ---- Approval questions on the terminal (issue 13, items 2 and 3) -----------------------------
+// ---- Approval questions on the terminal (docs/approvals.md, "The question and its answers") ----
 // `pi-sandbox run` inside a private network where asked.test answers over HTTP: a real curl
 // through the real proxy needs an approval, asked on the real pseudo-terminal. pi-sandbox's own
 // lines arrive while the relay has the terminal in raw mode again, so they end in a bare LF.
@@ -521,7 +521,7 @@ TEST_F(TerminalQuestions, AQuestionOpenWhenTheCommandEndsEndsWithItAndTheTermina
             std::string::npos)
       << t.screen;
   expect_same_settings(t.settings(), t.before());
-  // The decision the command's end made is in the audit log, once (issue 13 trial).
+  // The decision the command's end made is in the audit log, once.
   EXPECT_EQ(audit_lines_with(scratch_.home,
                              R"("reason":"The command ended before the question was answered.")"),
             1u);

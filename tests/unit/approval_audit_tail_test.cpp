@@ -1,6 +1,6 @@
 // Unit tests of src/approval/audit_tail: audit lines (written by audit_line(), and by hand for
 // the odd cases) grouped into one decision each, the readable line and the JSON object of
-// `pi-sandbox approvals tail` (issue 13 item 10).
+// `pi-sandbox approvals tail` (docs/approvals.md, "Reading the log").
 #include <gtest/gtest.h>
 
 #include <chrono>

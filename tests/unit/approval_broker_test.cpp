@@ -218,7 +218,7 @@ TEST(TerminalPromptText, TargetFollowsReferenceOrder) {
   BoundaryRequest bare = network_request();
   bare.destination.reset();
   EXPECT_EQ(approval_target(bare), "connect");
-  request.operation = "connect-unix";  // a host socket (issue 14): its path
+  request.operation = "connect-unix";  // a host socket (docs/host-ipc.md): its path
   request.resolved_path.reset();
   EXPECT_EQ(approval_target(request), "/w/a");
 }

@@ -1,4 +1,5 @@
-// Unit tests of approval::Broker's answers that outlive one question (issue 13, items 1, 2, 5, 6):
+// Unit tests of approval::Broker's answers that outlive one question (docs/approvals.md, "The
+// order of a decision"):
 // one decision for identical requests in flight, remembered answers per command and per session,
 // the breaker and session answers shared through a ScopeLedger, the reply's source and reason,
 // and the question's deadline.
@@ -197,8 +198,8 @@ TEST(Remembered, NobodyAnsweringAndOtherSourcesAreNotRemembered) {
 }
 
 TEST(Remembered, TheReviewersDenyIsNotAskedAgainAndDoesNotTripTheBreakerOnRetries) {
-  // Issue 13 trial: retries of one refused host used to trip the breaker for every other
-  // destination of the scope.
+  // Retries of one refused host must not trip the breaker for every other destination of the
+  // scope.
   SteadyClock clock;
   FakeReviewer reviewer;
   reviewer.answer = verdict(ReviewOutcome::Deny, "no.");
@@ -259,7 +260,8 @@ TEST(Remembered, ARememberedAllowPassesATrippedBreaker) {
     EXPECT_EQ(broker.approve(network_request(host), network_context()).reason, "no");
   EXPECT_EQ(broker.approve(network_request("d.example:443"), network_context()).reason,
             kCircuitBreakerReason);
-  // The order (issue 13): remembered answers come before the breaker.
+  // The order (docs/approvals.md, "The order of a decision"): remembered answers come before
+  // the breaker.
   EXPECT_EQ(broker.approve(network_request(), network_context()).action, Action::Allow);
 }
 

@@ -1,5 +1,4 @@
-// The mount plan and the Landlock plan, compared whole (STYLE.md habit 2; docs/cases.md, C-01,
-// C-04).
+// The mount plan and the Landlock plan, compared whole (docs/cases.md, C-01, C-04).
 #include "sandbox/linux/mount_plan.hpp"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // proxy::parse_parent_proxy_url, NoProxy, ParentProxies (docs/network.md, "A parent proxy";
-// reference item 142; RFC 9110 section 9.3.6, RFC 7617; curl's proxy variables).
+// RFC 9110 section 9.3.6, RFC 7617; curl's proxy variables).
 #include <gtest/gtest.h>
 
 #include <string>

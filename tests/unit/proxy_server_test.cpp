@@ -416,8 +416,8 @@ TEST(ProxyServer, AddressCheckRefusesEvenAllowedNames) {
   }
   UniqueFd socks = connect_loopback(proxy.socks_port);
   EXPECT_EQ(socks_exchange(socks.get(), socks_connect("mixed.test", 80)), kSocksNotAllowed);
-  // Checked before the decision (issue 13 item 4): the decider, which may ask a human, is not
-  // asked about what will be refused anyway.
+  // Checked before the decision (docs/approvals.md, "The order of a decision"): the decider, which
+  // may ask a human, is not asked about what will be refused anyway.
   EXPECT_TRUE(proxy.script->seen().empty());
   EXPECT_EQ(proxy.reported(),
             (std::vector<std::string>{
@@ -492,7 +492,8 @@ TEST(ProxyServer, UnreachableServerIs502NamingTheCause) {
   UniqueFd socks = connect_loopback(proxy.socks_port);
   EXPECT_EQ(socks_exchange(socks.get(), socks_connect("origin.test", closed_port)),
             bytes({5, 5, 0, 1, 0, 0, 0, 0, 0, 0}));
-  // One report per connection (issue 13 item 7), with the cause and the address.
+  // One report per connection (docs/network.md, "Answers the command sees"), with the cause
+  // and the address.
   const std::string line = "origin.test:" + port + ": connection refused (127.0.0.1:" + port + ")";
   EXPECT_EQ(proxy.reported(), (std::vector<std::string>{line, line}));
 }

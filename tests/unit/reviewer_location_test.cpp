@@ -1,6 +1,7 @@
 // session::would_be_found_at() and check_reviewer_outside(): a reviewer file the sandboxed
 // command could still create (missing, behind a dangling link, relative) is inside the
-// workspace as much as one that exists (issue 13 trial: the reviewer written by the command).
+// workspace as much as one that exists (docs/approvals.md, "The reviewer program": a reviewer
+// the command wrote would decide its own requests).
 #include <gtest/gtest.h>
 #include <stdlib.h>
 

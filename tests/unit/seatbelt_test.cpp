@@ -438,7 +438,7 @@ TEST(SeatbeltSemantics, HostileNamesAreMatchedExactly) {
   expect_rows(hostile_case(), rows);
 }
 
-// --- The launch (reference item 163) ---
+// --- The launch (docs/macos.md) ---
 
 TEST(SeatbeltLaunch, RunsSandboxExecWithTheProfileAndThePrivateDirectories) {
   const auto inputs = example_inputs();

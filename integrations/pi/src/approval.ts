@@ -1,10 +1,12 @@
 // Who answers serve's approval requests: the pi-auto-review broker when one is published in
-// this Pi process, else the human through Pi's UI (reference items 50-58).
+// this Pi process, else the human through Pi's UI (integrations/pi/README.md, "How approvals
+// reach you"; docs/compatibility.md, C52-C58).
 //
 // serve has already applied its own hard denies, circuit breaker and configured reviewer
 // before it asks the host; an allow from here becomes serve's exact one-shot grant. Every
-// answer names who decided and why (issue 13 item 6): a human's deny says so, "nobody could
-// be asked" says that, and a broker's rationale travels unchanged.
+// answer names who decided and why (docs/protocol.md, "Answers, sources and reasons"): a
+// human's deny says so, "nobody could be asked" says that, and a broker's rationale travels
+// unchanged.
 
 import {
   APPROVAL_CHOICES,
@@ -15,10 +17,10 @@ import {
   type BoundaryRequest,
 } from "./protocol.ts";
 
-/** Where pi-auto-review publishes its broker (reference item 173). */
+/** Where pi-auto-review publishes its broker (docs/compatibility.md, C68). */
 export const BROKER_SERVICE_KEY = Symbol.for("pi-auto-review:boundary-approval-broker");
 
-/** The reviewer's verdict (pi-auto-review `BoundaryDecision`, reference item 175). */
+/** The reviewer's verdict (pi-auto-review `BoundaryDecision`; docs/compatibility.md, C70). */
 export type BoundaryDecision = {
   kind: "allow" | "deny" | "defer";
   review: { rationale: string; [field: string]: unknown };
@@ -46,7 +48,7 @@ export function getBoundaryBroker(): BoundaryBroker | undefined {
   return undefined;
 }
 
-/** The reason line of a question when no broker is published (reference item 56). */
+/** The reason line of a question when no broker is published (README, "How approvals reach you"). */
 export const BROKER_UNAVAILABLE_REASON = "pi-auto-review broker is unavailable";
 export const INVALID_GRANT_REASON = "The exact one-shot grant is missing, invalid, or expired.";
 /** A human's deny: Deny chosen, or the dialog dismissed (Esc). */
@@ -64,7 +66,7 @@ export const DENY_LABEL = "Deny";
 /** How much of the command the question's `Command:` line shows (characters). */
 export const COMMAND_LINE_LIMIT = 200;
 
-/** The result of one decision (reference item 55): the answer sent to serve. */
+/** The result of one decision (docs/compatibility.md, C56): the answer sent to serve. */
 export type ApprovalDecision = {
   choice: ApprovalChoice;
   source: ApprovalSource;
@@ -99,8 +101,8 @@ export type ApprovalContext = {
 };
 
 /**
- * What the question names (reference item 56): a host run's command; a host socket's path
- * (operation `connect-unix`, issue 14), like any other request's path or destination.
+ * What the question names (docs/compatibility.md, C57): a host run's command; a host socket's path
+ * (operation `connect-unix`, docs/host-ipc.md "Host sockets"), like any other request's path or destination.
  */
 export function approvalTarget(request: BoundaryRequest): string {
   if (request.surface === "host-ipc" && request.operation !== "connect-unix") return request.command ?? request.operation;
@@ -134,7 +136,8 @@ export function commandLine(command: string): string {
 }
 
 /**
- * The dialog text (reference items 56-57, issue 13 items 2-3): the title, the `Command:`
+ * The dialog text (docs/compatibility.md, C57-C58; docs/approvals.md, "The question and its
+ * answers"): the title, the `Command:`
  * line naming the command, the warning line, the reason line.
  */
 export function questionTitle(event: ApprovalRequestEvent, reason: string | undefined): string {
@@ -200,7 +203,7 @@ async function askHuman(
 }
 
 /**
- * Decides one approval request (reference items 50-54, issue 13 item 6):
+ * Decides one approval request (docs/compatibility.md, C52-C55; README, "How approvals reach you"):
  *  - no broker → the human, with the reason line `pi-auto-review broker is unavailable`
  *    unless serve gave one; no UI → deny (`unavailable`, NO_UI_REASON);
  *  - the human: Deny or Esc → deny (`human`, `Denied by the user.`); the countdown ran out →
@@ -232,7 +235,7 @@ export async function decideApproval(
   }
   if (context.signal.aborted) return undefined;
   if (decision?.kind === "deny") {
-    // Later brokers name a recovery command (reference item 103); 0.3.x names none.
+    // Later brokers name a recovery command; 0.3.x names none.
     const recovery =
       decision.recoveryCommand === undefined
         ? ""
@@ -261,7 +264,7 @@ export async function decideApproval(
   return { choice: "deny", source: "invalid-grant", reason: INVALID_GRANT_REASON };
 }
 
-/** The notice for a denial with a reason (reference item 58). */
+/** The notice for a denial with a reason (README, "How approvals reach you"). */
 export function denialNotice(surface: string, reason: string): string {
   if (surface === "network") return `Domain proxy denied: ${reason}`;
   if (surface === "host-ipc") return `Host-IPC denied: ${reason}`;

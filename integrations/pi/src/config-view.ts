@@ -6,7 +6,7 @@ import { execFile } from "node:child_process";
 import type { FileToolsMode } from "./file-tools.ts";
 import { stripPrefix } from "./status.ts";
 
-/** `subagents.provider` (reference items 5, 68). */
+/** `subagents.provider` (docs/compatibility.md, C5). */
 export type SubagentProvider = "builtin" | "pi-subagents" | "off";
 
 /**

@@ -1,8 +1,9 @@
 // Pi's own file tools (`read`, `write`, `edit`, `ls`) with their file I/O done inside a
-// sandbox of the workspace (issue 16): each operation is one `exec` of serve with an `argv`
-// (`/bin/sh -c` and coreutils) and, for writes, the bytes on stdin. So the kernel decides
-// (the mount view, Landlock, the read-only protected paths) exactly as for a command of the
-// agent, symlinks resolve as they do inside, and there is no check on the host before a use.
+// sandbox of the workspace (integrations/pi/README.md, "File tools"): each operation is one
+// `exec` of serve with an `argv` (`/bin/sh -c` and coreutils) and, for writes, the bytes on
+// stdin. So the kernel decides (the mount view, Landlock, the read-only protected paths)
+// exactly as for a command of the agent, symlinks resolve as they do inside, and there is no
+// check on the host before a use.
 // Pi's own tool definitions format what succeeds (line numbers, truncation, images).
 //
 // The refusal's reason (hidden home, outside the writable places, protected path) is named

@@ -2,9 +2,9 @@
 // through one long-lived `pi-sandbox serve` per Pi session (docs/protocol.md), and the
 // approvals serve asks for go to the pi-auto-review broker or to the human in Pi's UI.
 //
-// Reference: pi-sandbox 0.4.0, items 1-10 and 56-58 of reference-behaviour.md. Where serve
-// cannot run, Bash fails closed: a command is never run outside the sandbox by this
-// extension.
+// What it keeps of pi-sandbox 0.4.0: docs/compatibility.md, C57, C58, C79 and C81, and
+// integrations/pi/README.md. Where serve cannot run, Bash fails closed: a command is never run
+// outside the sandbox by this extension.
 
 import { resolve } from "node:path";
 import type {
@@ -119,7 +119,8 @@ class SessionSandbox implements FileSandbox {
   /**
    * session_start: checks the configuration, starts serve, shows the notices (items 7-9).
    * A serve still running from an earlier Pi session is stopped first: its session answers
-   * (`allow-session`) belong to that session only (issue 13 item 2).
+   * (`allow-session`) belong to that session only (docs/approvals.md, "The question and its
+   * answers").
    */
   async start(ctx: ExtensionContext): Promise<void> {
     await this.stopSubagents();
@@ -169,7 +170,7 @@ class SessionSandbox implements FileSandbox {
     } else if (provider === "off") {
       ctx.ui.notify("pi-sandbox subagent provider: off; pi-sandbox protects Bash execution only", "info");
     } else {
-      // Reference item 8: who owns the active `subagent` tool.
+      // Who owns the active `subagent` tool (docs/compatibility.md, C79).
       const active = new Set(this.pi.getActiveTools());
       const tool = this.pi.getAllTools().find((t) => t.name === "subagent" && active.has(t.name));
       const segment = /(^|[\\/:@])pi-subagents([\\/@]|$)/;
@@ -329,7 +330,7 @@ class SessionSandbox implements FileSandbox {
 
   /**
    * The session's subagent manager (created on first use): workers launched through serve,
-   * with the parent's active tools minus `subagent` (reference item 71), the configured
+   * with the parent's active tools minus `subagent` (README, "Subagents"), the configured
    * worker extensions, and the model's credentials.
    */
   subagentManager(ctx: ExtensionContext): SubagentManager {
@@ -534,7 +535,7 @@ function shellCommandPrefix(cwd: string): string | undefined {
   }
 }
 
-/** The `bash` tool: Pi's own definition, executed through serve (reference item 3). */
+/** The `bash` tool: Pi's own definition, executed through serve (integrations/pi/README.md). */
 function sandboxedBashTool(sandbox: SessionSandbox): ReturnType<typeof createBashToolDefinition> {
   const base = createBashToolDefinition(process.cwd());
   return {
@@ -553,7 +554,7 @@ function sandboxedBashTool(sandbox: SessionSandbox): ReturnType<typeof createBas
 
 /**
  * Registers the `subagent` tool when the trusted configuration's provider is `builtin`
- * (reference items 5, 68): read once, at registration, so that the session's notice is true.
+ * (docs/compatibility.md, C5, C81): read once, at registration, so that the session's notice is true.
  * No readable configuration (no binary, an invalid file), an unsupported platform: no tool (Bash
  * fails closed and says why at session start).
  */
@@ -582,7 +583,7 @@ function registrations(): WeakMap<ExtensionAPI, Promise<void>> {
 
 /**
  * Registers the sandboxed `bash` tool and the `user_bash`, `turn_start`, `session_start`
- * and `session_shutdown` handlers. Idempotent per Pi instance (reference item 2): a second
+ * and `session_shutdown` handlers. Idempotent per Pi instance, so that Pi's tools are replaced once: a second
  * call with the same `pi` registers nothing more.
  */
 export function registerPiSandbox(pi: ExtensionAPI, options: PiSandboxExtensionOptions = {}): Promise<void> {

@@ -1,11 +1,12 @@
 // The denial notices of one command: `Domain proxy denied: <reason>`, `Host-IPC denied:
-// <reason>` (reference item 58), each denial once, with the denial's true reason.
+// <reason>` (integrations/pi/README.md, "How approvals reach you"), each denial once, with the
+// denial's true reason.
 
 import { denialNotice } from "./approval.ts";
 import type { ApprovalSource, DeniedEvent } from "./protocol.ts";
 
 /**
- * The denial notices of one command (reference item 58): each denial once. A denial this
+ * The denial notices of one command (README, "How approvals reach you"): each denial once. A denial this
  * extension answered is announced here, and serve's `denied` echo of it (same surface,
  * target and source; an older serve sends no source) is not shown again; a notice identical
  * to one already shown for the command (the same refusal of many connections) is not
@@ -59,7 +60,7 @@ const ENABLED_NOTICES: Record<string, string> = {
 };
 
 /**
- * The notice that the sandbox is on (reference item 9) for the sandbox serve's hello names
+ * The notice that the sandbox is on (README, "Session notices") for the sandbox serve's hello names
  * (ServeClient.sandbox), not for the platform Pi runs on: the macOS notice appears only when the
  * macOS backend is what runs (docs/macos.md).
  */

@@ -5,8 +5,8 @@
 export const PROTOCOL_VERSION = 1;
 
 /**
- * The answers to an approval request, in the order every question offers them (issue 13
- * item 2): Deny first, so that the default (Enter, Esc, the first item) is Deny.
+ * The answers to an approval request, in the order every question offers them (docs/approvals.md,
+ * "The question and its answers"): Deny first, so that the default (Enter, Esc, the first item) is Deny.
  * `allow-command` and `allow-session` are offered for network requests only; the session is
  * the serve process, one per Pi session.
  */
@@ -16,7 +16,7 @@ export type ApprovalChoice = "deny" | "allow-once" | "allow-command" | "allow-se
 export const APPROVAL_CHOICES: readonly ApprovalChoice[] = ["deny", "allow-once", "allow-command", "allow-session"];
 
 /**
- * Who decided (reference item 55; issue 13 item 6). An allow is only ever `human` or
+ * Who decided (docs/compatibility.md, C56; docs/approvals.md, "Sources and reasons"). An allow is only ever `human` or
  * `reviewer`; serve refuses any other source for an allow.
  */
 export type ApprovalSource = "human" | "reviewer" | "unavailable" | "hard-deny" | "invalid-grant";
@@ -26,8 +26,8 @@ export const MAX_RESPONSE_REASON_BYTES = 4096;
 
 /**
  * A boundary crossing, as pi-sandbox and the pi-auto-review broker describe it
- * (reference item 174). Only the fields this extension reads are named; the rest
- * travels untouched to the broker.
+ * (docs/approvals.md, "The request (BoundaryRequest)"; docs/compatibility.md, C69). Only the
+ * fields this extension reads are named; the rest travels untouched to the broker.
  */
 export type BoundaryRequest = {
   id: string;
@@ -58,7 +58,7 @@ export type ExecRequest = {
   timeout_s?: number;
   scope_key?: string;
   agent_name?: string;
-  /** Exact names the credential filter keeps (a subagent's model API key; issue 15). */
+  /** Exact names the credential filter keeps (a subagent's model API key; docs/protocol.md, "Requests"). */
   env_keep?: string[];
   /** The command as its approval requests name it (`process-backed subagent: <task>`). */
   approval_command?: string;
@@ -130,7 +130,7 @@ export type DeniedEvent = {
   surface: string;
   target?: string;
   reason?: string;
-  /** Who decided the denial (absent from servers older than issue 13). */
+  /** Who decided the denial (absent from older servers). */
   source?: ApprovalSource;
 };
 /**

@@ -1,6 +1,6 @@
 // What the extension says about itself: the `pi-sandbox unavailable` notice, and the
 // `/sandbox` command, which prints the status, the policy and the last denials in every mode
-// (the session-start notices are not shown in `-p` and `--mode json`; issue 16).
+// (the session-start notices are not shown in `-p` and `--mode json`).
 
 import { writeSync } from "node:fs";
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";

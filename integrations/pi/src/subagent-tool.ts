@@ -1,4 +1,4 @@
-// The `subagent` tool of the builtin provider (reference items 68, 77-79, 85): the model
+// The `subagent` tool of the builtin provider (integrations/pi/README.md, "Subagents"): the model
 // starts Pi workers, each in its own sandbox, and talks to them. The workers' lifecycle and
 // limits are subagent.ts; launching them through serve is index.ts.
 
@@ -12,7 +12,7 @@ import type { SubagentManager, SubagentSession } from "./subagent.ts";
 
 export const SUBAGENT_TOOL = "subagent";
 export const SUBAGENT_LABEL = "Subagent (pi-sandbox)";
-/** `details.sandbox` of every result (reference item 77). */
+/** `details.sandbox` of every result, as pi-sandbox 0.4.0 named it (docs/compatibility.md, C81). */
 export const SUBAGENT_SANDBOX = "sandbox-runtime-outer";
 
 const ACTIONS = ["start", "follow_up", "wait", "status", "stop", "handoff"] as const;
@@ -37,7 +37,7 @@ export type SubagentDetails = { sandbox: typeof SUBAGENT_SANDBOX; sessionId?: st
 const PI_PACKAGE = join("node_modules", "@earendil-works", "pi-coding-agent");
 
 /**
- * Pi's CLI for workers (reference item 72): `process.argv[1]` when it is Pi's `cli.(js|mjs|cjs|ts)`,
+ * Pi's CLI for workers: `process.argv[1]` when it is Pi's `cli.(js|mjs|cjs|ts)`,
  * else `dist/cli.js` of the @earendil-works/pi-coding-agent package found the way Node resolves
  * it from this file (the nearest node_modules upward; the package exports no CommonJS entry to
  * resolve). Throws when there is none.
@@ -52,7 +52,7 @@ export function piCliPath(argv1: string | undefined = process.argv[1], from: str
   throw new Error(`pi-sandbox: no Pi CLI (${PI_PACKAGE}/dist/cli.js) above ${from}; start Pi with its cli.js`);
 }
 
-/** The handoff task (reference item 79). */
+/** The handoff task (README, "Subagents": `handoff`). */
 export function handoffTask(from: string, previous: string, task: string): string {
   return `Handoff from subagent session ${from}.\n\nPrevious result:\n${previous}\n\nNext task:\n${task}`;
 }
@@ -73,7 +73,7 @@ function required(action: Action, field: "task" | "sessionId", value: string | u
 
 /**
  * Waits until `session` has settled `target` times. An abort of the tool call rejects with
- * `aborted` and then asks the worker to abort its run (reference item 85).
+ * `aborted` and then asks the worker to abort its run (README, "Subagents": `wait`).
  */
 async function settle(session: SubagentSession, target: number, signal: AbortSignal | undefined): Promise<void> {
   if (!signal) return session.settled(target);
@@ -154,7 +154,7 @@ export function subagentTool(
           try {
             await settle(session, target, signal);
           } finally {
-            // A foreground start ends with its worker; a handoff session is kept (item 78).
+            // A foreground start ends with its worker; a handoff session is kept (README, "Subagents").
             if (action === "start") await subagents.remove(session.id);
           }
           return result(finalText(session), { sessionId: session.id, state: action === "start" ? "stopped" : session.state });

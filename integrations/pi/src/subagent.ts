@@ -1,4 +1,5 @@
-// Process-backed subagents (reference items 68-80, 85): each worker is `pi --mode rpc
+// Process-backed subagents (integrations/pi/README.md, "Subagents"; docs/compatibility.md,
+// C81): each worker is `pi --mode rpc
 // --no-session` in its own sandbox. This module is the workers' lifecycle, their RPC framing
 // and the limits, over a small WorkerLauncher interface (index.ts launches through
 // `pi-sandbox serve`; the tests launch a scripted worker), so that it runs without Pi and
@@ -6,13 +7,13 @@
 
 import { LineSplitter } from "./serve-client.ts";
 
-/** Live sessions at most (reference item 69). */
+/** Live sessions at most (README, "Subagents"). */
 export const DEFAULT_MAX_SESSIONS = 4;
-/** Nesting depth at most (reference item 69). */
+/** Nesting depth at most (README, "Subagents"). */
 export const DEFAULT_MAX_DEPTH = 3;
-/** How long one RPC request may wait for its response (milliseconds; reference item 73). */
+/** How long one RPC request may wait for its response (milliseconds). */
 export const DEFAULT_RPC_TIMEOUT_MS = 30_000;
-/** The variable that carries a worker's depth (reference item 70). */
+/** The variable that carries a worker's depth (README, "Subagents"). */
 export const DEPTH_ENV = "PI_SANDBOX_SUBAGENT_DEPTH";
 /** How much of a worker's stderr is kept for error messages (bytes). */
 const STDERR_TAIL_BYTES = 4096;
@@ -26,9 +27,9 @@ export type SubagentState = "starting" | "running" | "idle" | "failed" | "stoppe
 export type WorkerSpec = {
   sessionId: string;
   depth: number;
-  /** The task as its approvals name it: `process-backed subagent: <task>` (reference item 80). */
+  /** The task as its approvals name it: `process-backed subagent: <task>` (README, "Subagents"). */
   approvalCommand: string;
-  /** `subagent` at depth 1, `nested-subagent` deeper (reference item 80). */
+  /** `subagent` at depth 1, `nested-subagent` deeper (README, "Subagents"). */
   agentName: "subagent" | "nested-subagent";
   /** Extra arguments after `--mode rpc --no-session` (`--model M`, `--tools a,b`). */
   args: string[];
@@ -96,7 +97,7 @@ type Pending = { type: string; resolve(): void; reject(error: Error): void; time
 type Waiter = { target: number; resolve(): void; reject(error: Error): void };
 
 /**
- * The depth this process runs at, from its environment (reference item 70): absent or empty
+ * The depth this process runs at, from its environment (`PI_SANDBOX_SUBAGENT_DEPTH`): absent or empty
  * is 0. Throws for anything but a whole number from 0: a depth that cannot be read refuses
  * subagents rather than starting over at 0.
  */
@@ -112,7 +113,7 @@ function positiveInteger(name: string, value: number): number {
   return value;
 }
 
-/** The joined, trimmed text parts of an assistant message (reference item 74). */
+/** The joined, trimmed text parts of an assistant message. */
 export function assistantText(message: unknown): string | undefined {
   const m = message as { role?: unknown; content?: unknown } | undefined;
   if (m?.role !== "assistant") return undefined;
@@ -187,7 +188,7 @@ export class SubagentSession {
     };
   }
 
-  /** Launches the worker; then `get_state` (reference item 75). */
+  /** Launches the worker; then `get_state`, so that a worker that cannot answer fails its start. */
   async start(launcher: WorkerLauncher, spec: WorkerSpec): Promise<void> {
     const lines = new LineSplitter((line) => this.onLine(line));
     this.process = launcher.launch(spec, {
@@ -230,13 +231,13 @@ export class SubagentSession {
     return Math.max(this.expected, this.state === "running" ? this.settles + 1 : this.settles);
   }
 
-  /** Asks the worker to abort its run (RPC `abort`; reference item 85). */
+  /** Asks the worker to abort its run (RPC `abort`). */
   async abort(): Promise<void> {
     if (this.live) await this.rpc("abort");
   }
 
   /**
-   * Stops the session (reference item 85): marks it stopped, kills the worker's whole
+   * Stops the session: marks it stopped, kills the worker's whole
    * sandbox, closes its stdin, rejects every open RPC and waiter. Resolves when the worker
    * has ended.
    */
@@ -282,7 +283,7 @@ export class SubagentSession {
     try {
       record = JSON.parse(line);
     } catch {
-      return; // not JSON: ignored (reference item 74)
+      return; // not JSON: ignored
     }
     if (typeof record !== "object" || record === null) return;
     switch (record.type) {
@@ -361,7 +362,7 @@ export class SubagentManager {
   private readonly sessions = new Map<string, SubagentSession>();
   private nextId = 1;
 
-  /** Throws when a limit is not a positive integer (reference item 69). */
+  /** Throws when a limit is not a positive integer. */
   constructor(options: SubagentManagerOptions) {
     this.launcher = options.launcher;
     this.maxSessions = positiveInteger("maxSessions", options.maxSessions ?? DEFAULT_MAX_SESSIONS);
@@ -373,8 +374,8 @@ export class SubagentManager {
   }
 
   /**
-   * Starts a worker and waits until it is idle (reference item 75). Depth: this process's + 1,
-   * or the parent session's + 1 for a handoff (item 70). Throws the limits' texts (item 69);
+   * Starts a worker and waits until it is idle. Depth: this process's + 1, or the parent
+   * session's + 1 for a handoff. Throws the limits' texts (README, "Subagents");
    * a failure while starting removes and stops the session. `approvalTask`: the task as its
    * approvals name it (a handoff's own task, not the previous result before it); default `task`.
    */
@@ -409,7 +410,7 @@ export class SubagentManager {
     return session;
   }
 
-  /** The session `id`; throws `unknown subagent session: <id>` (reference item 76). */
+  /** The session `id`; throws `unknown subagent session: <id>`. */
   get(id: string): SubagentSession {
     const session = this.sessions.get(id);
     if (!session) throw new Error(`unknown subagent session: ${id}`);

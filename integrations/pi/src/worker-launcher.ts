@@ -1,4 +1,4 @@
-// How the Pi extension starts a subagent worker (issue 15; reference items 67-80): `pi --mode
+// How the Pi extension starts a subagent worker (integrations/pi/README.md, "Subagents"): `pi --mode
 // rpc` as a direct invocation through the session's serve, in a sandbox of its own, with its
 // own approval scope, its Pi state in the sandbox's private /tmp, and its model's key the only
 // credential kept for it (serve's `env_keep`).
@@ -36,8 +36,8 @@ export interface WorkerHost {
 }
 
 /**
- * The variables of this process that carry the API key of the worker's model (issue 15: a
- * worker's model credentials reach it explicitly, named in serve's `env_keep`): exactly what
+ * The variables of this process that carry the API key of the worker's model (README,
+ * "Subagents": a worker's model credentials reach it explicitly, named in serve's `env_keep`): exactly what
  * Pi reports as the provider's environment source (`getProviderAuthStatus().label`, e.g.
  * `GEMINI_API_KEY`), when set. Nothing else: no guess from the provider's name.
  */

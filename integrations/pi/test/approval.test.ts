@@ -1,5 +1,5 @@
-// Who answers an approval request, and with which texts, sources and reasons (reference
-// items 50-58; issue 13 items 2 and 6).
+// Who answers an approval request, and with which texts, sources and reasons
+// (integrations/pi/README.md, "How approvals reach you"; docs/compatibility.md, C52-C58).
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {

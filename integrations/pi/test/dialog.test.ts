@@ -1,5 +1,5 @@
 // The dialogs in Pi's UI: the countdown of a question with a deadline, a timeout that is not
-// a dismissal, closing, and the queue (issue 13 item 2).
+// a dismissal, closing, and the queue (docs/approvals.md, "The question and its answers").
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { DialogQueue, showDialog, type PiSelect } from "../src/dialog.ts";

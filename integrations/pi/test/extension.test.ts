@@ -122,7 +122,7 @@ describe("registration", () => {
     const fake = fakePi();
     await Promise.all([fake.register(), fake.register()]);
     await fake.register();
-    // bash, the file tools (issue 16), and the builtin provider's subagent tool (issue 15).
+    // bash, the file tools (README, "File tools"), and the builtin provider's subagent tool.
     assert.deepEqual(fake.tools.map((t) => t.name), ["bash", "read", "write", "edit", "ls", "grep", "find", "subagent"]);
     assert.deepEqual(fake.tools.map((t) => t.defaultActive), [undefined, undefined, undefined, undefined, false, false, false, undefined]);
     assert.equal(fake.tools.at(-1).label, "Subagent (pi-sandbox)");
@@ -193,7 +193,7 @@ describe("a session", () => {
     await fake.emit("session_shutdown", { reason: "quit" });
   });
 
-  // Reference item 8: who owns the active `subagent` tool under provider pi-subagents.
+  // Who owns the active `subagent` tool under provider pi-subagents (docs/compatibility.md, C79).
   for (const [name, tool, active, notice] of [
     ["no external tool", undefined, false, ["warning", "pi-sandbox provider pi-subagents selected, but no external subagent tool is active"]],
     ["an inactive one", { source: "npm:pi-subagents", path: "/n/pi-subagents/index.ts" }, false, ["warning", "pi-sandbox provider pi-subagents selected, but no external subagent tool is active"]],

@@ -1,5 +1,5 @@
-// The denial notices of one command: each denial once, with its true reason (reference item
-// 58; issue 13 item 6).
+// The denial notices of one command: each denial once, with its true reason
+// (integrations/pi/README.md, "How approvals reach you").
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { DenialNotices, enabledNotice } from "../src/notices.ts";

@@ -1,4 +1,4 @@
-// The subagent manager and tool against a scripted worker (reference items 68-80, 85): the
+// The subagent manager and tool against a scripted worker (integrations/pi/README.md, "Subagents"): the
 // RPC framing, every state, every limit and every message, without Pi and without a sandbox.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -46,7 +46,7 @@ class ScriptedWorkers {
             emit({ id: request.id, type: "response", success: false, ...(this.fail[request.type] as object) });
             continue;
           }
-          // Output that is not JSON is ignored (item 74); a split line is reassembled.
+          // Output that is not JSON is ignored; a split line is reassembled.
           events.stdout(Buffer.from("not json\n"));
           const response = JSON.stringify({ id: request.id, type: "response", command: request.type, success: true });
           events.stdout(Buffer.from(response.slice(0, 10)));

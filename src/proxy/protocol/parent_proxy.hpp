@@ -3,8 +3,8 @@
 // `NO_PROXY` list, which of them a destination goes through, the CONNECT request sent to the
 // parent and its `Proxy-Authorization` header. Pure: no sockets, no environment access.
 //
-// Sources: docs/network.md, "A parent proxy"; reference item 142 (the reference chains through
-// the broker's own HTTP(S)_PROXY/NO_PROXY); RFC 9110 section 9.3.6 (CONNECT) and section 11.7.2
+// Sources: docs/network.md, "A parent proxy" (pi-sandbox's own HTTP(S)_PROXY/NO_PROXY name the
+// parent); RFC 9110 section 9.3.6 (CONNECT) and section 11.7.2
 // (Proxy-Authorization); RFC 7617 (Basic); RFC 3986 section 3.2 (authority, percent-encoding);
 // curl's libcurl-env(3) for the variable names, their precedence and NO_PROXY's matching.
 #pragma once

@@ -187,7 +187,8 @@ core::Result<void> broker_unix_sockets(const LaunchSpec& spec, int launch_fd) {
                           {helper->get(), listener->get()}, "the Unix-socket broker");
 }
 
-/// The confinement of the command, in this order (STYLE.md habit 3; minijail's order):
+/// The confinement of the command, in this order (docs/security.md, "Layers, in the order
+/// they are applied"):
 /// 1. no_new_privs: required by unprivileged Landlock and seccomp, and no setuid gains;
 /// 2. Landlock: needs open(2) of the rule paths, so before seccomp;
 /// 3. capabilities dropped: after the steps above, which need none of them;

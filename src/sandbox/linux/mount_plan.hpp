@@ -1,5 +1,6 @@
 // pisandbox::sandbox::linux_ — the mount plan: the ordered list of mount operations that
-// builds the sandbox's filesystem view from a SandboxPolicy (pure; STYLE.md habit 2).
+// builds the sandbox's filesystem view from a SandboxPolicy (pure: planned as a value that
+// `pi-sandbox policy` prints and unit tests compare whole, then applied).
 //
 // The plan is computed from the policy plus facts about the host's paths (a PathProbe),
 // printed by `pi-sandbox policy`, compared whole in unit tests, and only then applied by

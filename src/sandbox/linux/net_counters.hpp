@@ -1,6 +1,6 @@
 // pisandbox::sandbox::linux_ — the kernel's network counters of a sandbox's network namespace:
 // did the command try to reach the network without the proxy? (docs/network.md, "Clients that
-// ignore the proxy"; issue 21 row 3)
+// ignore the proxy")
 //
 // Nothing but the proxy's listeners and the command's own loopback services is reachable in the
 // sandbox's network namespace, so a client that ignores HTTP_PROXY meets one of two kernel

@@ -1,4 +1,5 @@
-// pisandbox::sandbox::linux_ — the seccomp filter, installed last (STYLE.md habit 3).
+// pisandbox::sandbox::linux_ — the seccomp filter, installed last (docs/security.md,
+// "Layers, in the order they are applied").
 //
 // Kernel document: Documentation/userspace-api/seccomp_filter.rst; compiled with libseccomp.
 // The rule table is a plain value (pure) so that `pi-sandbox policy` can print it and unit

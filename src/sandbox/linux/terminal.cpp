@@ -130,7 +130,8 @@ TerminalRelay::~TerminalRelay() {
 
 void TerminalRelay::fill(std::span<pollfd, kPollFds> fds) const {
   // While a question has the terminal the master is not read: the command's writes wait in
-  // the pty (and then block), so nothing draws over the question (issue 13, item 3).
+  // the pty (and then block), so nothing draws over the question (docs/security.md, "The
+  // terminal").
   const short events = static_cast<short>((lent_ ? 0 : POLLIN) | (pending_.empty() ? 0 : POLLOUT));
   const bool watched = master_.valid() && !hung_up_ && events != 0;
   fds[0] = {watched ? master_.get() : -1, events, 0};

@@ -93,7 +93,8 @@ struct PtyPair {
 /// with SIGKILL, a watchdog process (in a session of its own) restores them. While a
 /// question for the user needs the terminal (core::TerminalLease), neither input nor the
 /// command's output is relayed (the command's writes wait in the pty, then block) and the
-/// caller's settings are back, so the question stays readable (issue 13, item 3). SIGWINCH must be
+/// caller's settings are back, so the question stays readable (docs/security.md, "The
+/// terminal"). SIGWINCH must be
 /// blocked in every thread before start() (launch() blocks it before the clone, so the proxy's
 /// threads inherit the mask).
 class TerminalRelay {

@@ -1,6 +1,6 @@
 // pisandbox::sandbox::macos — what the macOS applier runs (pure; built on every platform and
 // unit-tested here): the `sandbox-exec` argument vector and the command's environment
-// (reference item 163), and the exit status the outcome maps to.
+// (docs/macos.md), and the exit status the outcome maps to.
 #pragma once
 
 #include <string>

@@ -1,6 +1,6 @@
 // The Seatbelt profile of a SandboxPolicy (seatbelt.hpp). Operation and filter names are those
-// of Apple's sandbox profiles (`/System/Library/Sandbox/Profiles/*.sb`) and of the reference
-// runtime's generator (reference items 164-167).
+// of Apple's sandbox profiles (`/System/Library/Sandbox/Profiles/*.sb`); docs/macos.md, "The
+// profile" lists the rules in their order.
 #include "sandbox/macos/seatbelt.hpp"
 
 #include <algorithm>
@@ -107,7 +107,7 @@ Filter same_sandbox() {
   return {"target", "same-sandbox", Argument::Symbol};
 }
 
-// --- Processes, services, devices: what every command needs (reference item 164). ---
+// --- Processes, services, devices: what every command needs (docs/macos.md, "The profile"). ---
 
 void add_processes(std::vector<Rule>& rules) {
   rules.push_back({Verdict::Allow, {"process-exec", "process-fork"}, {}, "run programs"});
@@ -173,7 +173,8 @@ void add_services(std::vector<Rule>& rules) {
   add_sysctls(rules);
 }
 
-/// The device files a command writes (reference item 127's /dev entries) and the terminal.
+/// The device files a command writes (the Linux sandbox's private /dev: docs/security.md,
+/// "Device nodes") and the terminal.
 void add_devices(std::vector<Rule>& rules) {
   std::vector<Filter> devices;
   for (const auto* dev : {"/dev/null", "/dev/zero", "/dev/tty", "/dev/dtracehelper", "/dev/stdout",
@@ -190,7 +191,7 @@ void add_devices(std::vector<Rule>& rules) {
                    "the terminal's devices and the command's own descriptors"});
 }
 
-// --- The filesystem (reference items 166, 167; docs/security.md). ---
+// --- The filesystem (docs/macos.md, "The profile"; docs/security.md). ---
 
 /// The directories from the home down to, not including, `path` (a path inside the home).
 std::vector<fs::path> ancestors_below(const fs::path& path, const fs::path& top) {
@@ -311,8 +312,8 @@ std::string path_regex(const fs::path& path, const fs::path& root) {
   return "^" + regex_literal(root.string()) + "/" + regex_literal_any_case(below) + "(/.*)?$";
 }
 
-/// `^<root>/(.*/)?<name, any case>(/.*)?$`: the name at any depth beneath `root` (reference item
-/// 132's `**/<name>` and `**/<dir>/**`).
+/// `^<root>/(.*/)?<name, any case>(/.*)?$`: the name at any depth beneath `root`, so that a name
+/// created later is refused too (docs/macos.md, "The profile").
 std::string name_regex(std::string_view name, const fs::path& root) {
   return "^" + regex_literal(root.string()) + "/(.*/)?" + regex_literal_any_case(name) + "(/.*)?$";
 }
@@ -383,7 +384,8 @@ void add_protected(std::vector<Rule>& rules, const policy::SandboxPolicy& policy
                      "the parents of protected paths cannot be renamed or removed"});
 }
 
-// --- The network (reference item 165; docs/security.md, "Unix sockets"). ---
+// --- The network (docs/macos.md, "The proxy on the host's loopback"; docs/security.md, "Unix
+// sockets"). ---
 
 void add_network(std::vector<Rule>& rules, const policy::SandboxPolicy& policy,
                  const SeatbeltInputs& inputs) {

@@ -1,6 +1,6 @@
 // pisandbox::sandbox::macos — the Seatbelt profile (SBPL) of a SandboxPolicy (pure; built on
 // every platform, so that it is printed by `pi-sandbox policy --platform macos` and tested where
-// it cannot run; STYLE.md habit 2).
+// it cannot run: planned as a value, then applied).
 //
 // The profile denies by default and then allows, in this order: processes and signals within
 // the sandbox, the mach services and sysctls common tools need, the terminal and device files,
@@ -8,10 +8,10 @@
 // (and the policy's other writable paths), the command's private temporary directory and its
 // throw-away home layer; then it denies write, unlink and rename of every protected path and of
 // its ancestors, and the protected *names* as regular expressions, so that a name created later
-// is refused too (reference items 132, 166, 167); last, the network: only the command's proxy
+// is refused too; last, the network: only the command's proxy
 // ports on loopback, and the Unix sockets the Linux policy allows without asking. Seatbelt
-// decides by the last rule that matches (reference item 166), which is why the order above is
-// the order of the profile. docs/macos.md says what differs from the Linux sandbox.
+// decides by the last rule that matches (docs/macos.md, "The profile"), which is why the order
+// above is the order of the profile. docs/macos.md says what differs from the Linux sandbox.
 #pragma once
 
 #include <cstdint>

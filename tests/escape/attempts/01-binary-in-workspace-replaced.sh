@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# attempt: the pi-sandbox binary copied into the workspace (`~/ws/tools/pi-sandbox`) is replaced from inside, so that the next run executes the replacement on the host (issue 11, item 1)
+# attempt: the pi-sandbox binary copied into the workspace (`~/ws/tools/pi-sandbox`) is replaced from inside, so that the next run executes the replacement on the host
 # layer: mount plan: the running binary is a protected path, bound read-only after the workspace
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# attempt: a trusted configuration whose `filesystem.additionalAllowRead` names `<ws>/.git` lifts the protection of `.git/hooks` (issue 11, item 1)
+# attempt: a trusted configuration whose `filesystem.additionalAllowRead` names `<ws>/.git` lifts the protection of `.git/hooks`
 # layer: mount plan: a protected path stays read-only whatever else the plan exposes, in any bind order
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"

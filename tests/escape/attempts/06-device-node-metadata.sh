@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# attempt: `chmod`, `chown` and `touch -d 2001-01-01` on /dev/null, /dev/zero, /dev/full, /dev/random, /dev/urandom and /dev/tty from inside change the host's device nodes (issue 11, item 2; as root `chmod 600 /dev/full`)
+# attempt: `chmod`, `chown` and `touch -d 2001-01-01` on /dev/null, /dev/zero, /dev/full, /dev/random, /dev/urandom and /dev/tty from inside change the host's device nodes (as root `chmod 600 /dev/full`)
 # layer: mount plan: private /dev whose nodes' metadata cannot reach the host's inodes
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"

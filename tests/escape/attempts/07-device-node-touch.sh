@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# attempt: `touch /dev/null` (and the other device nodes) from inside moves the host node's mtime; the devices themselves must keep working (issue 11, item 2)
+# attempt: `touch /dev/null` (and the other device nodes) from inside moves the host node's mtime; the devices themselves must keep working
 # layer: mount plan: private /dev (nodes usable, their inodes' metadata not writable)
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"

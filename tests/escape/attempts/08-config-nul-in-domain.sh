@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# attempt: a domain entry `"github.com\u0000.evil.com"` in the trusted configuration is reported cut at the NUL (`github.com`), hiding what the file says (issue 11, item 4)
+# attempt: a domain entry `"github.com\u0000.evil.com"` in the trusted configuration is reported cut at the NUL (`github.com`), hiding what the file says
 # layer: configuration validation: every message shows the input escaped and whole, with a reason
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# attempt: `CONNECT evil"},{"a":1}:443` through the proxy is refused as an "IP address literal", a wrong reason for an input that is not shown whole (issue 11, item 4)
+# attempt: `CONNECT evil"},{"a":1}:443` through the proxy is refused as an "IP address literal", a wrong reason for an input that is not shown whole
 # layer: proxy (destination check) and its messages
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# attempt: `run --timeout 1e10` is refused with "must be a positive number", without saying what the limit is (issue 11, item 5)
+# attempt: `run --timeout 1e10` is refused with "must be a positive number", without saying what the limit is
 # layer: command line validation
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# attempt: workspace = the home: create `~/.config/autostart/x.desktop`, started by the next desktop session (issue 11, item 3)
+# attempt: workspace = the home: create `~/.config/autostart/x.desktop`, started by the next desktop session
 # layer: mount plan: startup names of the home protected whether they exist or not when the workspace is the home
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
