@@ -1133,7 +1133,7 @@ describe("pi --mode json: the file tools under the sandbox's policy", () => {
   });
 });
 
-describe("pi --mode json: the rough edges of issue 16", () => {
+describe("pi --mode json: output order, a refused configuration, /sandbox", () => {
   it("stdout and stderr reach the model in the order the command wrote them", async () => {
     await withScratch(async (scratch) => {
       const { results } = await runJson(scratch, { command: "for i in $(seq 50); do echo o$i; echo e$i >&2; done" });

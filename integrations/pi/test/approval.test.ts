@@ -94,7 +94,7 @@ function fakeBroker(decision: BoundaryDecision | Error, consumes = true) {
 }
 
 describe("questionTitle", () => {
-  it("is the title, the Command: line, serve's warning and the reason line (items 56-57, issue 13 item 3)", () => {
+  it("is the title, the Command: line, serve's warning and the reason line", () => {
     assert.equal(
       questionTitle({ ...network, warning: "Warning: w" }, "why"),
       "Sandbox approval required: connect example.com:443\nCommand: curl https://example.com\nWarning: w\nwhy",
@@ -106,7 +106,7 @@ describe("questionTitle", () => {
       "Sandbox approval required: execute-host tmux ls\nWarning: the first sandboxed attempt may already have had partial side effects. The retry runs on the host outside the OS sandbox.",
     );
   });
-  it("names a host socket's path, with the Command: line and no host-run warning (issue 14)", () => {
+  it("names a host socket's path, with the Command: line and no host-run warning", () => {
     const request = {
       ...hostIpc.request,
       operation: "connect-unix",
@@ -297,7 +297,7 @@ describe("decideApproval with the pi-auto-review broker", () => {
 });
 
 describe("denialNotice", () => {
-  it("names the surface as the reference does (item 58)", () => {
+  it("names the surface as pi-sandbox 0.4.0 does", () => {
     assert.equal(denialNotice("network", "r"), "Domain proxy denied: r");
     assert.equal(denialNotice("host-ipc", "r"), "Host-IPC denied: r");
     assert.equal(denialNotice("filesystem-write", "r"), "Sandbox denied: r");

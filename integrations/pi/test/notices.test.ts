@@ -59,7 +59,7 @@ describe("DenialNotices", () => {
 });
 
 describe("enabledNotice", () => {
-  it("names the sandbox serve's hello names (reference item 9)", () => {
+  it("names the sandbox serve's hello names", () => {
     assert.equal(
       enabledNotice("linux"),
       "pi-sandbox enabled: Linux Sandbox Runtime with static filesystem policy and per-connection network review",

@@ -144,7 +144,7 @@ std::vector<SeccompRule> build_rules(UnixSockets unix) {
                            "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr"})
     rules.push_back(refuse(name, "no mount changes"));
   for (const char* name : {"io_uring_setup", "io_uring_enter", "io_uring_register"})
-    rules.push_back(refuse(name, "io_uring bypasses syscall filtering (item 144)"));
+    rules.push_back(refuse(name, "io_uring bypasses syscall filtering (compatibility C29)"));
   rules.push_back(
       refuse_if("ioctl", {{1, kLow32, TIOCSTI}}, "no typing into the terminal (TIOCSTI)"));
   rules.push_back(
