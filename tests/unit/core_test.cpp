@@ -1,0 +1,126 @@
+// src/core: the Error of a failed system call names the call and errno; UniqueFd closes what
+// it owns exactly once; write_all writes everything through a full non-blocking pipe and
+// reports a reader that is gone; printable() shows untrusted text whole (CVE-2021-42574 for
+// the bidirectional controls).
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <string>
+#include <thread>
+
+#include "core/error.hpp"
+#include "core/io.hpp"
+#include "core/printable.hpp"
+#include "core/unique_fd.hpp"
+
+namespace pisandbox::core {
+namespace {
+
+bool is_open(int fd) {
+  return ::fcntl(fd, F_GETFD) != -1;
+}
+
+struct Pipe {
+  UniqueFd read, write;
+  Pipe() {
+    int fds[2];
+    EXPECT_EQ(::pipe2(fds, O_CLOEXEC), 0);
+    read.reset(fds[0]);
+    write.reset(fds[1]);
+  }
+};
+
+TEST(CoreError, ASystemCallNamesTheCallAndErrno) {
+  const Error e = sys_error(R"(open("/nope", O_RDONLY))", ENOENT, "hint: create it");
+  EXPECT_EQ(e.message, R"(open("/nope", O_RDONLY): ENOENT (No such file or directory))");
+  EXPECT_EQ(e.code, ENOENT);
+  EXPECT_EQ(e.describe(), e.message + "\nhint: create it");
+  EXPECT_EQ(errno_name(0x7fff), "32767");
+
+  errno = EACCES;
+  const Result<int> failed = fail_errno("mkdir(/x)");
+  ASSERT_FALSE(failed.has_value());
+  EXPECT_EQ(failed.error().describe(), "mkdir(/x): EACCES (Permission denied)");
+  const Result<int> plain = fail("no workspace");
+  EXPECT_EQ(plain.error().code, 0);
+  EXPECT_EQ(plain.error().describe(), "no workspace");
+}
+
+TEST(CoreUniqueFd, ClosesWhatItOwnsOnceAndNothingItReleased) {
+  Pipe p;
+  const int r = p.read.get();
+  {
+    UniqueFd moved(std::move(p.read));
+    EXPECT_FALSE(p.read.valid());
+    EXPECT_EQ(moved.get(), r);
+    EXPECT_TRUE(is_open(r));
+  }
+  EXPECT_FALSE(is_open(r));
+
+  const int w = p.write.release();
+  EXPECT_FALSE(p.write);
+  EXPECT_TRUE(is_open(w));
+  UniqueFd owner(w);
+  owner = UniqueFd();
+  EXPECT_FALSE(is_open(w));
+  EXPECT_EQ(owner.get(), -1);
+}
+
+TEST(CoreWriteAll, WritesEverythingThroughAFullNonBlockingPipe) {
+  Pipe p;
+  ASSERT_EQ(::fcntl(p.write.get(), F_SETFL, O_NONBLOCK), 0);
+  const int capacity = ::fcntl(p.write.get(), F_GETPIPE_SZ);
+  ASSERT_GT(capacity, 0);
+  // Four times what the pipe holds: write(2) returns short, then EAGAIN until the reader
+  // drains it.
+  std::string bytes(static_cast<std::size_t>(capacity) * 4, '\0');
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>('a' + i % 26);
+  std::string received;
+  std::thread reader([&] {
+    char buffer[4096];
+    ssize_t n;
+    while ((n = ::read(p.read.get(), buffer, sizeof buffer)) > 0)
+      received.append(buffer, static_cast<std::size_t>(n));
+  });
+  EXPECT_TRUE(write_all(p.write.get(), bytes));
+  p.write.reset();
+  reader.join();
+  EXPECT_EQ(received, bytes);
+}
+
+TEST(CoreWriteAll, AReaderThatIsGoneIsAFailure) {
+  Pipe p;
+  p.read.reset();
+  struct sigaction ignore {
+  }, old{};
+  ignore.sa_handler = SIG_IGN;
+  ASSERT_EQ(::sigaction(SIGPIPE, &ignore, &old), 0);
+  errno = 0;
+  EXPECT_FALSE(write_all(p.write.get(), "x"));
+  EXPECT_EQ(errno, EPIPE);
+  ::sigaction(SIGPIPE, &old, nullptr);
+  EXPECT_FALSE(write_all(-1, "x"));
+  EXPECT_EQ(errno, EBADF);
+  EXPECT_TRUE(write_all(-1, ""));  // nothing to write: no call
+}
+
+TEST(CorePrintable, ShowsControlsAndBidirectionalMarksEscaped) {
+  EXPECT_EQ(printable("ls -l"), "ls -l");
+  EXPECT_EQ(printable(std::string("a\nb\0c\x7f", 6)), "a\\nb\\x00c\\x7f");
+  EXPECT_EQ(printable("\x1b[31mred"), "\\x1b[31mred");
+  EXPECT_EQ(printable("\xc2\x9b"
+                      "c"),
+            "\\u009bc");  // C1 CSI
+  EXPECT_EQ(printable("\xe2\x80\xae"
+                      "gnp.exe"),
+            "\\u202egnp.exe");  // RIGHT-TO-LEFT OVERRIDE
+  EXPECT_EQ(printable("\xe2\x81\xa6x\xe2\x81\xa9"), "\\u2066x\\u2069");
+  EXPECT_EQ(printable("\xd8\x9c"), "\\u061c");
+  EXPECT_EQ(printable("caf\xc3\xa9 \xe2\x80\x94 \xff"), "caf\xc3\xa9 \xe2\x80\x94 \xff");  // kept
+}
+
+}  // namespace
+}  // namespace pisandbox::core
