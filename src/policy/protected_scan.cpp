@@ -270,7 +270,7 @@ void count_unlocated(const std::vector<CredentialInode>& linked, ScanResult& res
   }
 }
 
-/// Leaves out the links that are concealed by name already, and repeats.
+/// Leaves out the links that are concealed by name already, and repeats; sorts by path.
 void keep_new_links(const SandboxPolicy& policy, ScanResult& result) {
   std::vector<CredentialLink> kept;
   for (auto& link : result.credential_links) {
@@ -279,6 +279,8 @@ void keep_new_links(const SandboxPolicy& policy, ScanResult& result) {
       continue;
     kept.push_back(std::move(link));
   }
+  // In path order, whatever order the directories were read in: the lines stay the same.
+  std::ranges::sort(kept, {}, &CredentialLink::path);
   result.credential_links = std::move(kept);
 }
 
