@@ -362,6 +362,11 @@ bool is_public_ssh_file(std::string_view name) {
 
 }  // namespace
 
+std::string credential_link_warning(const CredentialLink& link) {
+  return link.path.string() + " is the credential " + link.credential.string() +
+         " under another name (a hard link or a bind): masked as the credential is";
+}
+
 std::vector<CredentialInode> credential_inodes(const fs::path& home) {
   std::vector<CredentialInode> out;
   if (home.empty() || home == "/") return out;

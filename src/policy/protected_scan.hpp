@@ -43,6 +43,10 @@ struct CredentialLink {
   friend bool operator==(const CredentialLink&, const CredentialLink&) = default;
 };
 
+/// The line a command starts with for each CredentialLink, without the `warning: ` prefix
+/// (docs/security.md, "Hard links and binds of a credential").
+std::string credential_link_warning(const CredentialLink& link);
+
 /// Bounds of the workspace scan.
 ///   max_depth: how many directory levels below the workspace root are read; entries of
 ///     the root are at depth 1 (compatibility C22 uses 4). Trees named by

@@ -165,8 +165,7 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
          ", and nothing its memory but the tmpfs budget; `pi-sandbox doctor` says how to get one");
   if (auto line = policy::home_workspace_warning(policy); !line.empty()) warn("warning: " + line);
   for (const auto& link : prepared->scan.credential_links)
-    warn("warning: " + link.path.string() + " is the credential " + link.credential.string() +
-         " under another name (a hard link or a bind): masked as the credential is");
+    warn("warning: " + policy::credential_link_warning(link));
   RunOptions with_notices = options;
   if (!with_notices.notice) with_notices.notice = warn;
   Outcome outcome = launch(std::move(prepared->spec), with_notices);
