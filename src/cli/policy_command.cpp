@@ -155,6 +155,16 @@ std::vector<std::string> host_dropped_path_entries(const policy::SandboxPolicy& 
                                         });
 }
 
+/// The credentials found under other names (hard links, binds) and the links not found.
+json credential_links_json(const policy::ScanResult& scan) {
+  json out = json::array();
+  for (const auto& link : scan.credential_links)
+    out.push_back({{"path", link.path.string()}, {"credential", link.credential.string()}});
+  for (const auto& [credential, count] : scan.unlocated_links)
+    out.push_back({{"path", nullptr}, {"credential", credential.string()}, {"unlocated", count}});
+  return out;
+}
+
 json policy_json(const policy::SandboxPolicy& p, const Protected& prot) {
   json protected_paths = json::array();
   for (const auto& item : prot.paths)
@@ -181,6 +191,8 @@ json policy_json(const policy::SandboxPolicy& p, const Protected& prot) {
           {"home_read_allowed", exposures(p.home_read_allowed)},
           {"writable", exposures(p.writable)},
           {"concealed", paths(p.concealed)},
+          {"credential_links", credential_links_json(prot.scan)},
+          {"handed_in", paths(p.handed_in)},
           {"hidden_path_entries", paths(p.hidden_path_dirs)},
           {"host_dropped_path_entries", host_dropped_path_entries(p)},
           {"warnings", p.warnings},
@@ -203,6 +215,17 @@ void print_paths(const policy::SandboxPolicy& p, const Protected& prot) {
               << (e.why.empty() ? "" : "  # " + e.why) << "\n";
   for (const auto& path : p.concealed)
     std::cout << "  concealed (credential): " << path.string() << "\n";
+  for (const auto& link : prot.scan.credential_links)
+    std::cout << "  concealed (the credential " << link.credential.string()
+              << " under another name): " << link.path.string() << "\n";
+  for (const auto& [credential, count] : prot.scan.unlocated_links)
+    std::cout << "  note: " << count << " other hard link(s) of the credential "
+              << credential.string()
+              << " lie outside the places searched (docs/security.md, \"Hard links and binds of "
+                 "a credential\")\n";
+  for (const auto& path : p.handed_in)
+    std::cout << "  handed in (credential, read-only): " << path.string()
+              << "  # filesystem.exposeCredentials\n";
   for (const auto& path : p.hidden_path_dirs)
     std::cout << "  hidden $PATH entry (its programs are not found inside): " << path.string()
               << "\n";

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "core/printable.hpp"
+#include "policy/sandbox_policy.hpp"
 
 namespace pisandbox::config {
 namespace {
@@ -343,9 +344,30 @@ std::expected<PiConfig, ConfigError> parse_pi(const Document& document) {
   return out;
 }
 
+/// `filesystem.exposeCredentials`: `~/` and a credential of the table (docs/security.md,
+/// "Handing a credential in"), returned without the `~/`.
+std::expected<std::vector<std::string>, ConfigError> parse_expose_credentials(
+    const Json& credentials) {
+  if (!credentials.is_array() || !std::ranges::all_of(credentials, &Json::is_string))
+    return invalid("filesystem.exposeCredentials must be an array of strings");
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < credentials.size(); ++i) {
+    const auto& entry = credentials[i].get_ref<const std::string&>();
+    const std::string_view name = std::string_view(entry).substr(entry.starts_with("~/") ? 2 : 0);
+    if (!entry.starts_with("~/") || !policy::is_credential_name(name))
+      return invalid("filesystem.exposeCredentials[" + std::to_string(i) +
+                     "] must be ~/ followed by a credential of the table in docs/security.md, "
+                     "\"Credentials\" (a row, or a file under a directory row): " +
+                     core::printable(entry));
+    append_unique(out, std::string(name));
+  }
+  return out;
+}
+
 std::expected<FilesystemConfig, ConfigError> parse_filesystem(const Document& document) {
-  static constexpr std::array<std::string_view, 4> kKeys = {
-      "additionalAllowRead", "additionalAllowWrite", "exposeHomeToolchains", "protection"};
+  static constexpr std::array<std::string_view, 5> kKeys = {
+      "additionalAllowRead", "additionalAllowWrite", "exposeHomeToolchains", "protection",
+      "exposeCredentials"};
   FilesystemConfig out;
   auto object = section(document, "filesystem", kKeys);
   if (!object) return Failure(std::move(object.error()));
@@ -377,6 +399,11 @@ std::expected<FilesystemConfig, ConfigError> parse_filesystem(const Document& do
       return invalid("filesystem.protection must be one of guard, strict");
     }
     out.strict_protection = *protection == "strict";
+  }
+  if (const Json* credentials = member(**object, "exposeCredentials")) {
+    auto names = parse_expose_credentials(*credentials);
+    if (!names) return Failure(std::move(names.error()));
+    out.expose_credentials = std::move(*names);
   }
   return out;
 }
@@ -735,6 +762,17 @@ std::expected<Config, ConfigError> parse(std::string_view json_text) {
   return build_config(*document);
 }
 
+namespace {
+
+/// `filesystem.exposeCredentials` as written: each name after `~/`.
+std::vector<std::string> tilde_names(const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  for (const auto& name : names) out.push_back("~/" + name);
+  return out;
+}
+
+}  // namespace
+
 std::string to_json(const Config& config) {
   using Ordered = nlohmann::ordered_json;
   Ordered approval = Ordered::object();
@@ -750,7 +788,8 @@ std::string to_json(const Config& config) {
        {{"additionalAllowRead", config.filesystem.additional_allow_read},
         {"additionalAllowWrite", config.filesystem.additional_allow_write},
         {"exposeHomeToolchains", config.filesystem.expose_home_toolchains},
-        {"protection", config.filesystem.strict_protection ? "strict" : "guard"}}},
+        {"protection", config.filesystem.strict_protection ? "strict" : "guard"},
+        {"exposeCredentials", tilde_names(config.filesystem.expose_credentials)}}},
       {"hostIPC",
        {{"mode", to_string(config.host_ipc.mode)},
         {"preflightCommandPrefixes", config.host_ipc.preflight_command_prefixes},

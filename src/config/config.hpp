@@ -90,11 +90,17 @@ struct PiConfig {
 ///   strict_protection: `filesystem.protection` is "strict" (default "guard"): missing protected
 ///     names are held by read-only placeholders instead of being guarded (docs/security.md,
 ///     "The guard").
+///   expose_credentials: `filesystem.exposeCredentials`: credentials handed in on purpose,
+///     relative to the home without the `~/` they are written with (`.config/gh/hosts.yml`),
+///     each a row of the credential table or a file below a directory row
+///     (policy::is_credential_name(); docs/security.md, "Handing a credential in"), duplicates
+///     removed keeping the first.
 struct FilesystemConfig {
   std::vector<std::string> additional_allow_read;
   std::vector<std::string> additional_allow_write = {};
   bool expose_home_toolchains = true;
   bool strict_protection = false;
+  std::vector<std::string> expose_credentials = {};
   friend bool operator==(const FilesystemConfig&, const FilesystemConfig&) = default;
 };
 

@@ -318,6 +318,33 @@ std::vector<fs::path> visible_credentials(const fs::path& home, const fs::path& 
   return out;
 }
 
+bool is_credential_name(std::string_view name) {
+  if (name.empty() || name.starts_with('/') || name.ends_with('/')) return false;
+  const fs::path path{std::string(name)};
+  if (std::ranges::any_of(path, [](const fs::path& part) { return part == "." || part == ".."; }))
+    return false;
+  return std::ranges::any_of(credential_names(), [&](const CredentialName& row) {
+    if (name == row.name) return true;
+    return row.kind == NodeKind::Directory && name.size() > row.name.size() + 1 &&
+           name.starts_with(row.name) && name[row.name.size()] == '/';
+  });
+}
+
+namespace {
+
+/// The end of home_workspace_warning(): what is readable besides the masked credentials.
+std::string home_workspace_readable(const SandboxPolicy& policy) {
+  std::string out =
+      "; readable: everything else in the home, a key saved under another name included, but "
+      "not a hard link of a masked credential that the start finds (masked too)";
+  if (policy.handed_in.empty()) return out;
+  out += "; handed in on purpose by filesystem.exposeCredentials (read-only):";
+  for (const auto& path : policy.handed_in) out += " " + path.string();
+  return out;
+}
+
+}  // namespace
+
 std::string home_workspace_warning(const SandboxPolicy& policy) {
   if (policy.hide_home || policy.home == "/" || policy.home.empty()) return "";
   return "the workspace contains the home directory " + policy.home.string() +
@@ -326,7 +353,8 @@ std::string home_workspace_warning(const SandboxPolicy& policy) {
          "~/.kube/config, ~/.docker/config.json, ~/.git-credentials, ~/.netrc, "
          "~/.config/gh/hosts.yml, ~/.pypirc, ~/.npmrc, cargo's and the agents' logins: masked "
          "empty, `pi-sandbox policy` lists them), and write inside its ordinary directories, but "
-         "not its top level nor any dot-file or dot-directory in it";
+         "not its top level nor any dot-file or dot-directory in it" +
+         home_workspace_readable(policy);
 }
 
 std::string workspace_refusal(const fs::path& workspace, const fs::path& home) {
@@ -692,6 +720,47 @@ void add_additional_write(SandboxPolicy& policy, const PolicyInputs& inputs) {
   for (const auto& path : accepted) add_host_program_names(policy, path);
 }
 
+/// The `why` of a credential handed in by `filesystem.exposeCredentials`.
+constexpr std::string_view kHandedIn =
+    "filesystem.exposeCredentials: a credential handed in on purpose (read-only)";
+
+/// `filesystem.exposeCredentials` (docs/security.md, "Handing a credential in"): each credential
+/// named there is readable and read-only: re-exposed in the hidden home, bound read-only where a
+/// writable root holds it, and left out of the concealed set (drop_handed_in()).
+void add_handed_in(SandboxPolicy& policy, const PolicyInputs& inputs) {
+  if (policy.home.empty() || policy.home == "/") return;
+  for (const auto& name : inputs.expose_credentials) {
+    if (!is_credential_name(name)) continue;
+    const fs::path path = (policy.home / name).lexically_normal();
+    if (std::ranges::find(policy.handed_in, path) != policy.handed_in.end()) continue;
+    policy.handed_in.push_back(path);
+    if (needs_reexpose(policy, path))
+      add_exposure(policy.home_read_allowed,
+                   {path, std::string(kHandedIn), Access::ReadOnly, Origin::ConfiguredRead});
+    const auto row = std::ranges::find(credential_names(), name, &CredentialName::name);
+    const NodeKind kind = row == credential_names().end() ? kFile : row->kind;
+    if (std::ranges::any_of(policy.writable,
+                            [&](const Exposure& e) { return is_within(path, e.path); }))
+      add(policy.protected_paths, path, ProtectReason::Secret, kind, false);
+  }
+}
+
+/// Takes the handed-in credentials out of the concealed set. One that lies below a credential
+/// directory that stays concealed whole (`~/.gnupg/private-keys-v1.d` in a home workspace) is
+/// still masked by it: said in a warning.
+void drop_handed_in(SandboxPolicy& policy) {
+  std::erase_if(policy.concealed, [&](const fs::path& path) {
+    return std::ranges::find(policy.handed_in, path) != policy.handed_in.end();
+  });
+  for (const auto& path : policy.handed_in)
+    for (const auto& dir : policy.concealed)
+      if (path != dir && is_within(path, dir))
+        policy.warnings.push_back("filesystem.exposeCredentials: " + path.string() +
+                                  " lies in the credential directory " + dir.string() +
+                                  ", which stays masked whole here: it is not handed in (hand in "
+                                  "the directory, or start in a project directory)");
+}
+
 void add_private_tmp_warning(SandboxPolicy& policy) {
   if (!policy.private_tmp) return;
   for (auto temp : {"/tmp", "/var/tmp"})
@@ -760,6 +829,7 @@ SandboxPolicy default_policy(const PolicyInputs& inputs) {
   if (!inputs.self_exe.empty())
     add(policy.protected_paths, inputs.self_exe, ProtectReason::SandboxBinary, kFile, false);
   add_additional_write(policy, inputs);
+  add_handed_in(policy, inputs);
   add_hooks_path_rules(policy, inputs);
   policy.user_hooks_path = inputs.user_hooks_path;
   parents_first(policy.home_read_allowed);
@@ -777,6 +847,11 @@ SandboxPolicy default_policy(const PolicyInputs& inputs) {
   for (auto& path : visible_credentials(policy.home, policy.workspace, policy.home_read_allowed))
     if (std::ranges::find(policy.concealed, path) == policy.concealed.end())
       policy.concealed.push_back(std::move(path));
+  // An additionalAllowWrite entry that holds a credential (`~/.config/gh`) shows it too.
+  for (auto& path : visible_credentials(policy.home, policy.workspace, policy.writable))
+    if (std::ranges::find(policy.concealed, path) == policy.concealed.end())
+      policy.concealed.push_back(std::move(path));
+  drop_handed_in(policy);
   add_private_tmp_warning(policy);
   return policy;
 }

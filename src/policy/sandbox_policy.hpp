@@ -184,6 +184,10 @@ struct PolicyInputs {
   /// `~/.config/git/config`, `~/.gitconfig`: the last value in git's order), unresolved; empty
   /// when none sets it. It applies to every repository whose own configuration sets none.
   std::string user_hooks_path = {};
+  /// `filesystem.exposeCredentials`: credentials handed in on purpose, relative to the home
+  /// (`.config/gh/hosts.yml`), each a row of credential_names() or a file under a directory row
+  /// (is_credential_name()); others are ignored (the configuration refuses them).
+  std::vector<std::string> expose_credentials = {};
 };
 
 /// The effective filesystem policy of one command. Paths are absolute and lexically normal.
@@ -226,6 +230,9 @@ struct SandboxPolicy {
   /// them in advance, so the guard matches the root's entries as they appear (in strict mode
   /// too: no placeholder can stand for a pattern).
   std::vector<ProtectedPattern> protected_patterns = {};
+  /// Credentials handed in by `filesystem.exposeCredentials` (absolute, lexically normal):
+  /// readable read-only inside, never concealed (docs/security.md, "Handing a credential in").
+  std::vector<fs::path> handed_in = {};
 
   friend bool operator==(const SandboxPolicy&, const SandboxPolicy&) = default;
 };
@@ -328,6 +335,12 @@ std::string workspace_refusal(const fs::path& workspace, const fs::path& home);
 /// their directories) and what is readable (docs/security.md, "The workspace is the home",
 /// "Credentials").
 std::string home_workspace_warning(const SandboxPolicy& policy);
+
+/// True when `name` (relative to the home, as `filesystem.exposeCredentials` writes it after
+/// `~/`) is a row of credential_names() or a file below one of its directory rows
+/// (`.gnupg/private-keys-v1.d/<keygrip>.key`), written lexically normal: no `.` or `..`
+/// component, no trailing `/` (docs/security.md, "Handing a credential in").
+bool is_credential_name(std::string_view name);
 
 /// Secret files protected at the workspace root even when missing (compatibility C21).
 const std::vector<std::string_view>& root_secret_files();

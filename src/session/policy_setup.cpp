@@ -379,6 +379,7 @@ core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args,
     inputs.additional_allow_write.push_back(error ? fs::path(path) : real);
   }
   inputs.expose_home_toolchains = loaded->config->filesystem.expose_home_toolchains;
+  inputs.expose_credentials = loaded->config->filesystem.expose_credentials;
   inputs.protection = loaded->config->filesystem.strict_protection ? policy::Protection::Strict
                                                                    : policy::Protection::Guard;
   inputs.toolchain_env = toolchain_environment();

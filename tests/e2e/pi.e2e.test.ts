@@ -9,6 +9,7 @@ import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:chil
 import { randomBytes } from "node:crypto";
 import {
   existsSync,
+  linkSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -211,11 +212,11 @@ type Prompt = { command: string; timeout?: number } | { tool: string; args: obje
 async function runJson(
   scratch: Scratch,
   bashArgs: Prompt,
-  options: { extensions?: string[]; env?: Record<string, string | undefined> } = {},
+  options: { extensions?: string[]; env?: Record<string, string | undefined>; cwd?: string } = {},
 ): Promise<{ results: ToolResult[]; stderr: string; events: any[] }> {
   const args = [...COMMON_ARGS, "--mode", "json", ...extensionArgs(options.extensions ?? [EXTENSION, FAUX])];
   const child = spawn(PI, [...args, JSON.stringify(bashArgs)], {
-    cwd: scratch.ws,
+    cwd: options.cwd ?? scratch.ws,
     env: scratch.env(options.env),
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -1074,6 +1075,26 @@ describe("pi --mode json: the file tools under the sandbox's policy", () => {
       assert.equal(readFileSync(join(scratch.ws, ".bashrc"), "utf8"), "# workspace bashrc\n");
       assert.equal(existsSync(join(scratch.ws, ".mcp.json")), false);
       assert.equal(existsSync("/tmp/pi-sandbox-e2e-discarded"), false);
+    });
+  });
+
+  it("started in the home: a read of a credential, or of a hard link to one, never shows it", async () => {
+    await withScratch(async (scratch) => {
+      // docs/security.md, "Credentials" and "Hard links and binds of a credential": the file
+      // tools read inside the sandbox, where the key and its link are masked (empty).
+      mkdirSync(join(scratch.home, ".ssh"), { recursive: true });
+      const key = join(scratch.home, ".ssh/id_ed25519");
+      writeFileSync(key, "PRIVATE KEY MATERIAL\n");
+      mkdirSync(join(scratch.home, "project"), { recursive: true });
+      linkSync(key, join(scratch.home, "project/key"));
+      for (const path of [key, "~/.ssh/id_ed25519", ".ssh/id_ed25519", "project/key"]) {
+        const { results, events } = await runJson(scratch, call("read", { path }), { cwd: scratch.home });
+        assert.equal(results.length, 1, path);
+        assert.doesNotMatch(JSON.stringify(events), /PRIVATE KEY MATERIAL/, path);
+        assert.equal(results[0].isError, false, `${path}: ${results[0].text}`);
+        assert.equal(results[0].text, "", path);
+      }
+      assert.equal(readFileSync(key, "utf8"), "PRIVATE KEY MATERIAL\n");
     });
   });
 

@@ -519,3 +519,77 @@ TEST(RealMachine, EveryCredentialReadsEmptyWhenAllowReadListsTheHome) {
 
 }  // namespace
 }  // namespace pisandbox::testing
+
+namespace pisandbox::testing {
+namespace {
+
+// docs/security.md, "Hard links and binds of a credential": a hard link to each credential of
+// the table, made on the host before the command in the workspace, reads empty inside, cannot
+// be written, is pointed out once on stderr and listed by `pi-sandbox policy`.
+TEST(RealMachine, HardLinksOfEveryCredentialAreMaskedAndPointedOut) {
+  Scratch s;
+  plant_credentials(s);
+  std::string command = "for f in";
+  std::vector<std::string> expected_warnings;
+  for (std::size_t i = 0; i < kCredentialFiles.size(); ++i) {
+    const fs::path link = s.ws / "links" / std::to_string(i);
+    fs::create_directories(link.parent_path());
+    fs::create_hard_link(s.home / kCredentialFiles[i], link);
+    command += " links/" + std::to_string(i);
+    expected_warnings.push_back(
+        "pi-sandbox: warning: " + link.string() + " is the credential " +
+        (s.home / kCredentialFiles[i]).string() +
+        " under another name (a hard link or a bind): masked as the credential "
+        "is\n");
+  }
+  command += "; do cat \"$f\"; done; echo >> links/0 || echo refused; echo end";
+  const RunResult r = s.run(command);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "refused\nend\n");
+  for (const auto& warning : expected_warnings)
+    EXPECT_NE(r.err.find(warning), std::string::npos) << warning << r.err;
+  EXPECT_EQ(read_file(s.home / ".ssh/id_rsa"), "SECRET .ssh/id_rsa\n");
+  const RunResult policy =
+      run_process({sandbox_binary(), "policy", "--cwd", s.ws.string()}, s.env());
+  const std::string line = "  concealed (the credential " + (s.home / ".aws/credentials").string() +
+                           " under another name): " + (s.ws / "links/9").string() + "\n";
+  EXPECT_NE(policy.out.find(line), std::string::npos) << policy.out;
+}
+
+// docs/security.md, "Handing a credential in": `filesystem.exposeCredentials` makes the named
+// credential readable, read-only, with the home hidden and with the workspace = the home; every
+// other credential stays masked, and `policy` says which is handed in.
+TEST(RealMachine, ExposeCredentialsHandsInOnlyWhatItNames) {
+  Scratch s;
+  plant_credentials(s);
+  const fs::path config = s.root / "expose.json";
+  write_file(config, "{\"filesystem\": {\"exposeCredentials\": [\"~/.config/gh/hosts.yml\"]}}\n");
+  const std::string hosts = (s.home / ".config/gh/hosts.yml").string();
+  const std::string command = "cat '" + hosts + "' '" + (s.home / ".netrc").string() +
+                              "'; (echo x >> '" + hosts + "') 2>/dev/null || echo refused";
+  for (const auto& cwd : {s.ws, s.home}) {
+    const RunResult r = s.run(command, {"--config", config.string()}, cwd);
+    EXPECT_EQ(r.exit_code, 0) << cwd << r.err;
+    EXPECT_EQ(r.out, "SECRET .config/gh/hosts.yml\nrefused\n") << cwd;
+  }
+  EXPECT_EQ(read_file(hosts), "SECRET .config/gh/hosts.yml\n");
+  const RunResult policy = run_process(
+      {sandbox_binary(), "policy", "--cwd", s.ws.string(), "--config", config.string()}, s.env());
+  EXPECT_NE(policy.out.find("  handed in (credential, read-only): " + hosts +
+                            "  # filesystem.exposeCredentials\n"),
+            std::string::npos)
+      << policy.out;
+  // Anything else is refused by name.
+  write_file(config, "{\"filesystem\": {\"exposeCredentials\": [\"~/.ssh/config\"]}}\n");
+  const RunResult refused = s.run("true", {"--config", config.string()});
+  EXPECT_EQ(refused.exit_code, 125);
+  EXPECT_NE(refused.err.find("invalid pi-sandbox configuration: filesystem.exposeCredentials[0] "
+                             "must be ~/ followed by a credential of the table in "
+                             "docs/security.md, \"Credentials\" (a row, or a file under a "
+                             "directory row): ~/.ssh/config"),
+            std::string::npos)
+      << refused.err;
+}
+
+}  // namespace
+}  // namespace pisandbox::testing

@@ -109,6 +109,11 @@ const std::string kAllowWrite =
     "filesystem.additionalAllowWrite must be an array of absolute paths";
 const std::string kToolchains = "filesystem.exposeHomeToolchains must be a boolean";
 const std::string kProtection = "filesystem.protection must be one of guard, strict";
+const std::string kExposeCredentials = "filesystem.exposeCredentials must be an array of strings";
+const std::string kNotACredential = "filesystem.exposeCredentials";
+const std::string kNotACredentialTail =
+    " must be ~/ followed by a credential of the table in docs/security.md, \"Credentials\" (a "
+    "row, or a file under a directory row): ";
 const std::string kMode = "hostIPC.mode must be one of off, ask";
 const std::string kPrefixes =
     "hostIPC.preflightCommandPrefixes must be an array of non-empty strings";
@@ -148,6 +153,27 @@ INSTANTIATE_TEST_SUITE_P(
                 kProtection},
         Refused{"ProtectionCase", R"({"filesystem": {"protection": "Strict"}})", kProtection},
         Refused{"ProtectionBool", R"({"filesystem": {"protection": true}})", kProtection},
+        Refused{"ExposeCredentialsString", R"({"filesystem": {"exposeCredentials": "~/.netrc"}})",
+                kExposeCredentials},
+        Refused{"ExposeCredentialsNumber", R"({"filesystem": {"exposeCredentials": [1]}})",
+                kExposeCredentials},
+        Refused{"ExposeCredentialsNull", R"({"filesystem": {"exposeCredentials": null}})",
+                kExposeCredentials},
+        Refused{"ExposeCredentialsNotARow",
+                R"({"filesystem": {"exposeCredentials": ["~/.netrc", "~/.ssh/config"]}})",
+                kNotACredential + "[1]" + kNotACredentialTail + "~/.ssh/config"},
+        Refused{"ExposeCredentialsAbsolute",
+                R"({"filesystem": {"exposeCredentials": ["/home/u/.netrc"]}})",
+                kNotACredential + "[0]" + kNotACredentialTail + "/home/u/.netrc"},
+        Refused{"ExposeCredentialsNotNormal",
+                R"({"filesystem": {"exposeCredentials": ["~/.aws/../.aws/credentials"]}})",
+                kNotACredential + "[0]" + kNotACredentialTail + "~/.aws/../.aws/credentials"},
+        Refused{"ExposeCredentialsAboveADirectoryRow",
+                R"({"filesystem": {"exposeCredentials": ["~/.gnupg"]}})",
+                kNotACredential + "[0]" + kNotACredentialTail + "~/.gnupg"},
+        Refused{"ExposeCredentialsTrailingSlash",
+                R"({"filesystem": {"exposeCredentials": ["~/.gnupg/private-keys-v1.d/"]}})",
+                kNotACredential + "[0]" + kNotACredentialTail + "~/.gnupg/private-keys-v1.d/"},
         Refused{"ModeUnknown", R"({"hostIPC": {"mode": "on"}})", kMode},
         Refused{"ModeCase", R"({"hostIPC": {"mode": "ASK"}})", kMode},
         Refused{"ModeBool", R"({"hostIPC": {"mode": true}})", kMode},
@@ -409,6 +435,19 @@ TEST(ConfigParse, AdditionalAllowWriteAndToolchainSwitch) {
   EXPECT_TRUE(parse("{}")->filesystem.expose_home_toolchains);
 }
 
+// A credential of the table is handed in only by name (docs/security.md, "Handing a credential
+// in"): a row, or a file under a directory row, kept without its `~/`.
+TEST(ConfigParse, ExposeCredentialsNamesRowsOfTheTable) {
+  auto config = parse(
+      R"({"filesystem": {"exposeCredentials": ["~/.config/gh/hosts.yml", "~/.netrc",
+          "~/.gnupg/private-keys-v1.d", "~/.gnupg/private-keys-v1.d/AB12.key", "~/.netrc"]}})");
+  ASSERT_TRUE(config.has_value()) << config.error().describe(kPath);
+  EXPECT_EQ(config->filesystem.expose_credentials,
+            (std::vector<std::string>{".config/gh/hosts.yml", ".netrc", ".gnupg/private-keys-v1.d",
+                                      ".gnupg/private-keys-v1.d/AB12.key"}));
+  EXPECT_TRUE(parse("{}")->filesystem.expose_credentials.empty());
+}
+
 TEST(ConfigParse, ProtectionIsGuardUnlessStrict) {
   EXPECT_FALSE(parse("{}")->filesystem.strict_protection);
   EXPECT_FALSE(parse(R"({"filesystem": {"protection": "guard"}})")->filesystem.strict_protection);
@@ -486,7 +525,8 @@ TEST(ConfigToJson, DefaultsFilledIn) {
     "additionalAllowRead": [],
     "additionalAllowWrite": [],
     "exposeHomeToolchains": true,
-    "protection": "guard"
+    "protection": "guard",
+    "exposeCredentials": []
   },
   "hostIPC": {
     "mode": "off",

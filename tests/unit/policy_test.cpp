@@ -425,7 +425,9 @@ TEST(CredentialNames, TheHomeWarningNamesWhatStaysHidden) {
             "~/.docker/config.json, ~/.git-credentials, ~/.netrc, ~/.config/gh/hosts.yml, "
             "~/.pypirc, ~/.npmrc, cargo's and the agents' logins: masked empty, `pi-sandbox "
             "policy` lists them), and write inside its ordinary directories, but not its top "
-            "level nor any dot-file or dot-directory in it");
+            "level nor any dot-file or dot-directory in it; readable: everything else in the "
+            "home, a key saved under another name included, but not a hard link of a masked "
+            "credential that the start finds (masked too)");
   EXPECT_EQ(home_workspace_warning(default_policy({"/home/u/ws", "/home/u", "", {}, {}})), "");
   EXPECT_EQ(home_workspace_warning(default_policy({"/srv/ws", "/", "", {}, {}})), "");
 }
@@ -441,6 +443,80 @@ TEST(CredentialNames, ConcealedInAWorkspaceThatHoldsThem) {
   const SandboxPolicy p = default_policy({"/home/u/.aws", "/home/u", "", {}, {}});
   EXPECT_TRUE(p.hide_home);
   EXPECT_EQ(p.concealed, (std::vector<fs::path>{"/home/u/.aws/credentials"}));
+}
+
+}  // namespace
+}  // namespace pisandbox::policy
+
+namespace pisandbox::policy {
+namespace {
+
+// `filesystem.exposeCredentials` (docs/security.md, "Handing a credential in"): the named
+// credential is re-exposed read-only in the hidden home and left out of the concealed set; the
+// others stay masked.
+TEST(HandedIn, ReexposedReadOnlyInTheHiddenHome) {
+  PolicyInputs in{"/home/u/ws", "/home/u", "", {"/home/u/.config/gh"}, {}};
+  in.expose_credentials = {".config/gh/hosts.yml", "not/a/credential"};
+  const SandboxPolicy p = default_policy(in);
+  EXPECT_EQ(p.handed_in, (std::vector<fs::path>{"/home/u/.config/gh/hosts.yml"}));
+  EXPECT_TRUE(std::ranges::none_of(
+      p.concealed, [](const fs::path& c) { return c == "/home/u/.config/gh/hosts.yml"; }));
+  const auto exposure = std::ranges::find(
+      p.home_read_allowed, fs::path("/home/u/.config/gh/hosts.yml"), &Exposure::path);
+  ASSERT_NE(exposure, p.home_read_allowed.end());
+  EXPECT_EQ(exposure->access, Access::ReadOnly);
+  EXPECT_EQ(exposure->why,
+            "filesystem.exposeCredentials: a credential handed in on purpose (read-only)");
+  // Not handed in: masked as before.
+  EXPECT_TRUE(
+      default_policy({"/home/u/ws", "/home/u", "", {"/home/u/.config/gh"}, {}}).concealed.size() ==
+      1);
+}
+
+// In a home workspace the credential is readable where it is, read-only like every dot-entry;
+// one inside a writable root is bound read-only; one below a directory that stays masked whole
+// is not handed in, and a warning says so.
+TEST(HandedIn, InAWorkspaceThatHoldsIt) {
+  PolicyInputs in{"/home/u", "/home/u", "", {}, {}};
+  in.expose_credentials = {".ssh/id_ed25519", ".gnupg/private-keys-v1.d/AB.key"};
+  const SandboxPolicy p = default_policy(in);
+  EXPECT_EQ(std::ranges::count(p.concealed, fs::path("/home/u/.ssh/id_ed25519")), 0);
+  EXPECT_EQ(std::ranges::count(p.concealed, fs::path("/home/u/.ssh/id_rsa")), 1);
+  const auto held = std::ranges::find(p.protected_paths, fs::path("/home/u/.ssh/id_ed25519"),
+                                      &ProtectedPath::path);
+  ASSERT_NE(held, p.protected_paths.end());
+  EXPECT_EQ(held->reason, ProtectReason::Secret);
+  EXPECT_EQ(p.warnings, (std::vector<std::string>{
+                            "filesystem.exposeCredentials: /home/u/.gnupg/private-keys-v1.d/AB.key "
+                            "lies in the credential directory /home/u/.gnupg/private-keys-v1.d, "
+                            "which stays masked whole here: it is not handed in (hand in the "
+                            "directory, or start in a project directory)"}));
+  EXPECT_TRUE(home_workspace_warning(p).ends_with(
+      "; handed in on purpose by filesystem.exposeCredentials (read-only): "
+      "/home/u/.ssh/id_ed25519 /home/u/.gnupg/private-keys-v1.d/AB.key"));
+}
+
+TEST(HandedIn, IsCredentialName) {
+  EXPECT_TRUE(is_credential_name(".netrc"));
+  EXPECT_TRUE(is_credential_name(".gnupg/private-keys-v1.d"));
+  EXPECT_TRUE(is_credential_name(".gnupg/private-keys-v1.d/AB.key"));
+  EXPECT_TRUE(is_credential_name(".config/gcloud/legacy_credentials/me/adc.json"));
+  EXPECT_FALSE(is_credential_name(".ssh/id_rsa/x"));  // below a file row
+  EXPECT_FALSE(is_credential_name(".gnupg"));
+  EXPECT_FALSE(is_credential_name(".gnupg/private-keys-v1.d/"));
+  EXPECT_FALSE(is_credential_name(".gnupg/private-keys-v1.d/../pubring.kbx"));
+  EXPECT_FALSE(is_credential_name("./.netrc"));
+  EXPECT_FALSE(is_credential_name("/.netrc"));
+  EXPECT_FALSE(is_credential_name(""));
+}
+
+// An additionalAllowWrite entry that holds a credential shows it as a workspace would: masked.
+TEST(CredentialNames, ConcealedInAWritableRoot) {
+  PolicyInputs in{"/home/u/ws", "/home/u", "", {}, {}};
+  in.additional_allow_write = {"/home/u/.config/gh"};
+  const SandboxPolicy p = default_policy(in);
+  ASSERT_TRUE(p.refused.empty()) << p.refused.front();
+  EXPECT_EQ(std::ranges::count(p.concealed, fs::path("/home/u/.config/gh/hosts.yml")), 1);
 }
 
 }  // namespace

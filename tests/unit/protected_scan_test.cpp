@@ -164,5 +164,127 @@ TEST_F(ScanTest, TheHooksPathOfARepositoryIsProtectedWhenItLiesInTheWorkspace) {
                                                "libs/user/.git/hooks:git-hooks:create"}));
 }
 
+// A credential's other names (docs/security.md, "Hard links and binds of a credential"): a hard
+// link in the workspace, in an additionalAllowWrite root or in an additionalAllowRead directory
+// is found by the scan, with its credential; a link nothing reads is counted as unlocated.
+class CredentialLinkTest : public ScanTest {
+ protected:
+  void SetUp() override {
+    ScanTest::SetUp();
+    home_ = root_ / "home";
+    file("home/.ssh/id_rsa");
+    file("home/.ssh/id_rsa.pub");
+    file("home/.ssh/known_hosts");
+    file("home/.ssh/work_key");
+    file("home/.gnupg/private-keys-v1.d/AB.key");
+    file("home/.netrc");
+    dir("home/ws");
+  }
+  void hard_link(const std::string& target, const std::string& rel) {
+    fs::create_directories((root_ / rel).parent_path());
+    fs::create_hard_link(root_ / target, root_ / rel);
+  }
+  std::vector<std::string> links(const PolicyInputs& in, ScanResult* out = nullptr) {
+    const SandboxPolicy policy = default_policy(in);
+    ScanResult r = scan_writable_roots(policy, scan_options(policy));
+    std::vector<std::string> found;
+    for (const auto& l : r.credential_links)
+      found.push_back(l.path.lexically_relative(root_).string() + " -> " +
+                      l.credential.lexically_relative(root_).string());
+    std::ranges::sort(found);
+    if (out != nullptr) *out = std::move(r);
+    return found;
+  }
+  PolicyInputs inputs(const std::string& ws = "home/ws") {
+    return PolicyInputs{root_ / ws, home_, "", {}, {}};
+  }
+
+  fs::path home_;
+};
+
+TEST_F(CredentialLinkTest, CredentialInodesAreTheTableAndThePrivateFilesOfSsh) {
+  std::vector<std::string> names;
+  for (const auto& c : credential_inodes(home_))
+    names.push_back(c.path.lexically_relative(home_).string() + (c.directory ? "/" : ""));
+  std::ranges::sort(names);
+  EXPECT_EQ(names, (std::vector<std::string>{".gnupg/private-keys-v1.d/",
+                                             ".gnupg/private-keys-v1.d/AB.key", ".netrc",
+                                             ".ssh/id_rsa", ".ssh/work_key"}));
+  EXPECT_TRUE(credential_inodes("/").empty());
+}
+
+TEST_F(CredentialLinkTest, NoLinkNoExtraWork) {
+  file("home/ws/a/b");
+  ScanResult r;
+  EXPECT_TRUE(links(inputs(), &r).empty());
+  EXPECT_TRUE(r.unlocated_links.empty());
+}
+
+TEST_F(CredentialLinkTest, AHardLinkInTheWorkspaceIsFound) {
+  hard_link("home/.ssh/id_rsa", "home/ws/deploy/key");
+  hard_link("home/.ssh/work_key", "home/ws/w");
+  hard_link("home/.gnupg/private-keys-v1.d/AB.key", "home/ws/gpg.key");
+  hard_link("home/.ssh/id_rsa.pub", "home/ws/id_rsa.pub");  // public: not a credential
+  ScanResult r;
+  EXPECT_EQ(links(inputs(), &r),
+            (std::vector<std::string>{"home/ws/deploy/key -> home/.ssh/id_rsa",
+                                      "home/ws/gpg.key -> home/.gnupg/private-keys-v1.d/AB.key",
+                                      "home/ws/w -> home/.ssh/work_key"}));
+  EXPECT_TRUE(r.unlocated_links.empty());
+}
+
+TEST_F(CredentialLinkTest, BeyondTheScanItIsUnlocated) {
+  hard_link("home/.netrc", "home/ws/a/b/c/d/e/netrc");  // deeper than the scan's 4 levels
+  hard_link("home/.netrc", "elsewhere/netrc");
+  ScanResult r;
+  EXPECT_TRUE(links(inputs(), &r).empty());
+  EXPECT_EQ(r.unlocated_links,
+            (std::vector<std::pair<fs::path, std::size_t>>{{home_ / ".netrc", 2}}));
+}
+
+TEST_F(CredentialLinkTest, ReadAndWriteRootsAreSearched) {
+  hard_link("home/.netrc", "home/notes/n");
+  hard_link("home/.ssh/id_rsa", "home/cache/k");
+  hard_link("home/.ssh/work_key", "home/single");
+  PolicyInputs in = inputs();
+  in.additional_allow_read = {home_ / "notes", home_ / "single"};
+  in.additional_allow_write = {home_ / "cache"};
+  EXPECT_EQ(links(in), (std::vector<std::string>{"home/cache/k -> home/.ssh/id_rsa",
+                                                 "home/notes/n -> home/.netrc",
+                                                 "home/single -> home/.ssh/work_key"}));
+}
+
+// The workspace is the home: the credential is masked by name already, its link is found.
+TEST_F(CredentialLinkTest, WorkspaceIsTheHome) {
+  hard_link("home/.ssh/id_rsa", "home/projects/key");
+  EXPECT_EQ(links(inputs("home")),
+            (std::vector<std::string>{"home/projects/key -> home/.ssh/id_rsa"}));
+}
+
+// A credential handed in on purpose is readable: its links are too.
+TEST_F(CredentialLinkTest, AHandedInCredentialIsNotSearched) {
+  hard_link("home/.netrc", "home/ws/netrc");
+  PolicyInputs in = inputs();
+  in.expose_credentials = {".netrc"};
+  EXPECT_TRUE(links(in).empty());
+}
+
+// A bind mount of a credential: its mount point (proc(5), /proc/[pid]/mountinfo, the fifth
+// field, octal escapes undone) lies in a readable place and is the credential's inode.
+TEST_F(CredentialLinkTest, BindsFromMountinfo) {
+  hard_link("home/.ssh/id_rsa", "home/ws/my key");  // stands for the mount point
+  file("home/ws/other");
+  const std::string ws = (home_ / "ws").string();
+  const std::string text = "36 35 98:0 /home/u/.ssh/id_rsa " + ws +
+                           "/my\\040key rw,noatime master:1 - ext4 /dev/sda1 rw\n"
+                           "37 35 98:0 /x " +
+                           ws +
+                           "/other rw - ext4 /dev/sda1 rw\n"
+                           "38 35 98:0 /x /elsewhere rw - ext4 /dev/sda1 rw";
+  const auto binds = credential_binds(text, {home_ / "ws"}, credential_inodes(home_));
+  EXPECT_EQ(binds, (std::vector<CredentialLink>{{home_ / "ws/my key", home_ / ".ssh/id_rsa"}}));
+  EXPECT_TRUE(credential_binds(text, {root_ / "nowhere"}, credential_inodes(home_)).empty());
+}
+
 }  // namespace
 }  // namespace pisandbox::policy

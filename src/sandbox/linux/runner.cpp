@@ -21,7 +21,11 @@ core::Result<PreparedSandbox> prepare_sandbox(const policy::SandboxPolicy& polic
   prepared.protected_paths =
       policy::merge_protected(policy.protected_paths, prepared.scan.protected_paths);
   LaunchSpec& spec = prepared.spec;
-  spec.mounts = plan_mounts(policy, prepared.protected_paths, probe_host_path);
+  // A credential's other names (hard links, binds) are masked as the credential is
+  // (docs/security.md, "Hard links and binds of a credential").
+  policy::SandboxPolicy masked = policy;
+  for (const auto& link : prepared.scan.credential_links) masked.concealed.push_back(link.path);
+  spec.mounts = plan_mounts(masked, prepared.protected_paths, probe_host_path);
   if (!spec.mounts.unprotectable.empty())
     return core::fail("cannot enforce a protected path: " + spec.mounts.unprotectable.front(),
                       "hint: run pi-sandbox from a workspace outside the protected paths");
@@ -160,6 +164,8 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
                                  std::to_string(policy.limits.max_processes) + ")") +
          ", and nothing its memory but the tmpfs budget; `pi-sandbox doctor` says how to get one");
   if (auto line = policy::home_workspace_warning(policy); !line.empty()) warn("warning: " + line);
+  for (const auto& link : prepared->scan.credential_links)
+    warn("warning: " + policy::credential_link_warning(link));
   RunOptions with_notices = options;
   if (!with_notices.notice) with_notices.notice = warn;
   Outcome outcome = launch(std::move(prepared->spec), with_notices);

@@ -139,8 +139,12 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
   const policy::ScanResult scan = policy::scan_writable_roots(policy, policy::scan_options(policy));
   const auto protected_paths =
       policy::merge_protected(policy.protected_paths, scan.protected_paths);
+  // A credential's other names are denied as the credential is (docs/security.md, "Hard links
+  // and binds of a credential").
+  policy::SandboxPolicy masked = policy;
+  for (const auto& link : scan.credential_links) masked.concealed.push_back(link.path);
   const std::string profile =
-      render(plan_seatbelt(policy, protected_paths, inputs, host_path_exists));
+      render(plan_seatbelt(masked, protected_paths, inputs, host_path_exists));
   if (auto linked = make_home_links(plan_home_links(policy, inputs)); !linked)
     return launch_failed("the home layer", linked.error());
   const policy::ProxyEndpoints endpoints{inputs.http_port, inputs.socks_port,
@@ -150,6 +154,8 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
                   inputs, policy.hide_home ? HomeLayer::Home : HomeLayer::Keep);
   plan.argv[0] = overrides.sandbox_exec;
   if (auto line = policy::home_workspace_warning(policy); !line.empty()) warn("warning: " + line);
+  for (const auto& link : scan.credential_links)
+    warn("warning: " + policy::credential_link_warning(link));
   auto running = start_proxy(options, *loopback);
   if (!running) return launch_failed("the proxy", running.error());
   Outcome outcome = launch(plan, command.cwd, options);
