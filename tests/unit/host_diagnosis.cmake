@@ -1,0 +1,5 @@
+# Why the sandbox cannot be made here and the fix that works (src/sandbox/linux/host_diagnosis,
+# docs/containers.md): the diagnosis fed facts, no probing.
+pisandbox_unit_test(unit_host_diagnosis
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/host_diagnosis_test.cpp
+  LIBS pisandbox_sandbox)
