@@ -69,7 +69,9 @@ sandbox::linux_::KernelCheck trial_run(const ScratchPolicy& scratch,
   std::string warnings;
   sandbox::Outcome outcome =
       policy ? sandbox::linux_::run_sandboxed(
-                   *policy, sandbox::Command{{"/bin/true"}, policy->workspace, {"PATH=/bin"}}, {},
+                   *policy, sandbox::Command{{"/bin/true"}, policy->workspace, {"PATH=/bin"}},
+                   // The cgroup has a line of its own above.
+                   sandbox::RunOptions{.say_no_cgroup = [] { return false; }},
                    [&](const std::string& line) { warnings += line + "; "; })
              : std::unexpected(sandbox::RunFailure{sandbox::RunFailureKind::LaunchFailed,
                                                    policy.error().describe()});
