@@ -126,6 +126,32 @@ TEST(Containers, DoctorNamesTheSeccompProfileAndTheFlagsThatGiveTheFullSandbox) 
   EXPECT_FALSE(doctor.out.contains("enable unprivileged user namespaces")) << doctor.out;
 }
 
+/// Whether doctor sees a container around it (then a sysctl is set on the host or node).
+bool in_container() {
+  return !container_cause().starts_with("a seccomp filter");
+}
+
+TEST(Containers, DoctorNamesUserMaxUserNamespacesAtZero) {
+  // A child user namespace whose own limit is 0 (user_namespaces(7): the limits are per user
+  // namespace), as on a node with user.max_user_namespaces=0.
+  const Scratch s;
+  const RunResult doctor = run_process(
+      {"/usr/bin/unshare", "-Ur", "/bin/sh", "-c",
+       "echo 0 > /proc/sys/user/max_user_namespaces && exec \"$0\" doctor", sandbox_binary()},
+      s.env());
+  PI_SANDBOX_REQUIRE(!doctor.err.contains("unshare failed"),
+                     "unshare -Ur (util-linux) cannot make a user namespace here: " << doctor.err);
+  EXPECT_EQ(doctor.exit_code, 1) << doctor.err;
+  EXPECT_TRUE(doctor.out.contains(
+      std::string("MISSING  user namespaces: unshare(CLONE_NEWUSER): ENOSPC; "
+                  "user.max_user_namespaces is 0\n"
+                  "         fix: ") +
+      (in_container() ? "as root on the host or node (not here): " : "as root: ") +
+      "sysctl -w user.max_user_namespaces=15000 (and a file in /etc/sysctl.d to keep it); "
+      "meanwhile pi-sandbox runs in its weaker mode (docs/containers.md)\n"))
+      << doctor.out;
+}
+
 TEST(Containers, RunRefusalNamesTheSeccompFilterForClone3) {
   const Scratch s;
   const RunResult run = run_under_docker_like_filter(
