@@ -293,6 +293,26 @@ TEST(LimitsRlimit, RunSaysThereIsNoCgroupOnceADay) {
   EXPECT_EQ(no_cgroup_warnings(run_with_state().err), 0u);
 }
 
+TEST(LimitsRlimit, DoctorGivesAFixThatWorksWithoutSystemd) {
+  REQUIRE_MODE(Mode::Rlimit);
+  Scratch s;
+  const RunResult doctor = run_process({sandbox_binary(), "doctor"}, s.env());
+  const bool systemd = read_file("/proc/1/comm") == "systemd\n";
+  EXPECT_TRUE(doctor.out.contains(
+      std::string("\n         fix: without it only RLIMIT_NPROC limits processes (not for root) "
+                  "and nothing limits memory; ") +
+      (systemd ? "run pi-sandbox in a delegated cgroup, e.g. `systemd-run --user --scope -p "
+                 "Delegate=yes pi-sandbox ...`, or "
+               : "") +
+      "give this user a cgroup subtree of its own by hand (docs/containers.md, \"A cgroup "
+      "without systemd\")\n"))
+      << doctor.out;
+  // The trial run's line has no copy of the warning: the cgroup has its own line.
+  EXPECT_TRUE(doctor.out.contains("\nok       a sandboxed /bin/true: works\n")) << doctor.out;
+  // doctor leaves no stamp: the next run still says it.
+  EXPECT_FALSE(fs::exists(s.home / ".local/state/pi-sandbox/no-cgroup"));
+}
+
 TEST(LimitsRlimit, ServeSaysThereIsNoCgroupOncePerSession) {
   REQUIRE_MODE(Mode::Rlimit);
   Scratch s;
