@@ -7,6 +7,7 @@
 #   share/bash-completion/completions/pi-sandbox, share/fish/vendor_completions.d/,
 #   share/zsh/vendor-completions/_pi-sandbox (prefix /usr) or share/zsh/site-functions
 #   share/pi-sandbox/pi/                    the Pi extension (integrations/pi)
+#   share/pi-sandbox/apparmor/pi-sandbox    the AppArmor profile granting `userns`
 #   share/doc/pi-sandbox/                   README.md, CHANGELOG.md, docs/*.md
 # Everything but the debug file is component Runtime.
 include(GNUInstallDirs)
@@ -72,6 +73,11 @@ else()
   message(WARNING "pandoc not found: the man pages are not built or installed "
                   "(apt-get install pandoc; scripts/lib.sh installs it)")
 endif()
+
+# --- The AppArmor profile that grants `userns` (packaging/apparmor; the Debian package's
+# postinst installs it into /etc/apparmor.d where the kernel restricts user namespaces).
+install(FILES ${CMAKE_SOURCE_DIR}/packaging/apparmor/pi-sandbox
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/pi-sandbox/apparmor)
 
 # --- Shell completions.
 install(FILES ${CMAKE_SOURCE_DIR}/completions/pi-sandbox.bash

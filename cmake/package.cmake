@@ -32,5 +32,11 @@ set(CPACK_DEBIAN_DEBUG_PACKAGE_DEPENDS "pi-sandbox (= ${PROJECT_VERSION})")
 set(CPACK_COMPONENT_DEBUG_DESCRIPTION "debug information of pi-sandbox (for gdb)")
 # The sandbox runs commands with /bin/bash; the binary's libraries come from dpkg-shlibdeps.
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_DEPENDS "bash")
+# Where the kernel restricts user namespaces (Ubuntu 23.10 and later), postinst installs and
+# loads the AppArmor profile that grants pi-sandbox `userns`; postrm removes it
+# (packaging/debian, docs/containers.md).
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_CONTROL_EXTRA ${CMAKE_SOURCE_DIR}/packaging/debian/postinst
+                                               ${CMAKE_SOURCE_DIR}/packaging/debian/postrm)
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 
 include(CPack)

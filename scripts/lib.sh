@@ -10,7 +10,8 @@ PKGS_BUILD=(cmake ninja-build g++ pkg-config libseccomp-dev nlohmann-json3-dev l
 # dpkg-shlibdeps to compute Depends.
 PKGS_PACKAGE=(dpkg-dev file)
 PKGS_TEST=(git git-lfs tmux python3 python3-venv util-linux procps passwd curl iproute2
-           openssh-client openssh-server gnupg man-db groff-base zsh fish)
+           openssh-client openssh-server gnupg man-db groff-base zsh fish
+           docker.io apparmor)
 PKGS_FUZZ=(clang-16 libc++-16-dev libc++abi-16-dev libclang-rt-16-dev)
 PKGS_BENCH=(hyperfine bubblewrap)
 

@@ -2,11 +2,14 @@
 // C-12).
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 
 #include "cli/commands.hpp"
 #include "sandbox/linux/cgroup.hpp"
+#include "sandbox/linux/host_diagnosis.hpp"
 #include "sandbox/linux/kernel_probe.hpp"
 #include "sandbox/linux/runner.hpp"
 #include "session/policy_setup.hpp"
@@ -51,8 +54,11 @@ std::string configuration_fix(const core::Error& error) {
 }
 
 /// The definitive check: the whole sandbox (namespaces, mounts, Landlock, seccomp) around
-/// /bin/true in a scratch workspace, exactly as `run` builds it.
-sandbox::linux_::KernelCheck trial_run(const ScratchPolicy& scratch) {
+/// /bin/true in a scratch workspace, exactly as `run` builds it. `missing_above`: whether a
+/// required check before it failed (its fix then points there).
+sandbox::linux_::KernelCheck trial_run(const ScratchPolicy& scratch,
+                                       const sandbox::linux_::HostFacts& facts,
+                                       bool missing_above) {
   sandbox::linux_::KernelCheck check{"a sandboxed /bin/true", false, true, "", ""};
   const auto& policy = scratch.policy;
   if (!policy) {
@@ -63,15 +69,21 @@ sandbox::linux_::KernelCheck trial_run(const ScratchPolicy& scratch) {
   std::string warnings;
   sandbox::Outcome outcome =
       policy ? sandbox::linux_::run_sandboxed(
-                   *policy, sandbox::Command{{"/bin/true"}, policy->workspace, {"PATH=/bin"}}, {},
+                   *policy, sandbox::Command{{"/bin/true"}, policy->workspace, {"PATH=/bin"}},
+                   // The cgroup has a line of its own above.
+                   sandbox::RunOptions{.say_no_cgroup = [] { return false; }},
                    [&](const std::string& line) { warnings += line + "; "; })
              : std::unexpected(sandbox::RunFailure{sandbox::RunFailureKind::LaunchFailed,
                                                    policy.error().describe()});
   check.ok = outcome && std::holds_alternative<sandbox::Exited>(*outcome) &&
              std::get<sandbox::Exited>(*outcome).code == 0;
-  check.detail = check.ok ? "works" : (outcome ? "did not exit 0" : outcome.error().message);
+  // The first line of the refusal: its `hint:` points back to doctor, whose fix line says more.
+  check.detail =
+      check.ok ? "works"
+               : (outcome ? "did not exit 0"
+                          : outcome.error().message.substr(0, outcome.error().message.find('\n')));
   if (!warnings.empty()) check.detail += " (" + warnings.substr(0, warnings.size() - 2) + ")";
-  if (!check.ok) check.fix = "see the MISSING items above; the message names the failing step";
+  if (!check.ok) check.fix = sandbox::linux_::trial_run_fix(check.detail, facts, missing_above);
   return check;
 }
 
@@ -108,18 +120,22 @@ sandbox::linux_::KernelCheck path_check(const ScratchPolicy& scratch) {
 }
 
 /// Whether each command can get its own cgroup (docs/security.md, "Resource limits").
-sandbox::linux_::KernelCheck cgroup_check() {
+sandbox::linux_::KernelCheck cgroup_check(const sandbox::linux_::HostFacts& facts) {
   const auto support = sandbox::linux_::probe_cgroups();
   sandbox::linux_::KernelCheck check{"a cgroup per command (resource limits)", false, false,
                                      sandbox::linux_::describe(support), ""};
   check.ok = support.kind != sandbox::linux_::CgroupSupport::Kind::None;
-  if (!check.ok)
-    check.fix =
-        "without it only RLIMIT_NPROC limits processes (not for root) and nothing limits "
-        "memory; run pi-sandbox in a delegated cgroup, e.g. `systemd-run --user --scope -p "
-        "Delegate=yes pi-sandbox ...`, or give this user a cgroup subtree of its own "
-        "(docs/security.md, \"Resource limits\")";
+  if (!check.ok) check.fix = sandbox::linux_::cgroup_fix(facts);
   return check;
+}
+
+/// A fix under its check: its first line after `fix:`, the others indented under it.
+void print_fix(const std::string& fix) {
+  std::istringstream lines(fix);
+  std::string line;
+  std::getline(lines, line);
+  std::cout << "         fix: " << line << "\n";
+  while (std::getline(lines, line)) std::cout << "              " << line << "\n";
 }
 
 }  // namespace
@@ -128,15 +144,18 @@ void add_doctor_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand("doctor", "Check what this kernel offers the sandbox");
   cmd->callback([&exit_code] {
     bool usable = true;
-    auto checks = sandbox::linux_::probe_kernel();
-    checks.push_back(cgroup_check());
+    const auto facts = sandbox::linux_::probe_host_facts();
+    auto checks = sandbox::linux_::probe_kernel(facts);
+    checks.push_back(cgroup_check(facts));
     const ScratchPolicy scratch;
     checks.push_back(path_check(scratch));
-    checks.push_back(trial_run(scratch));
+    const bool missing_above =
+        std::ranges::any_of(checks, [](const auto& check) { return check.required && !check.ok; });
+    checks.push_back(trial_run(scratch, facts, missing_above));
     for (const auto& check : checks) {
       const char* status = check.ok ? "ok     " : (check.required ? "MISSING" : "weaker ");
       std::cout << status << "  " << check.name << ": " << check.detail << "\n";
-      if (!check.ok) std::cout << "         fix: " << check.fix << "\n";
+      if (!check.ok) print_fix(check.fix);
       if (!check.ok && check.required) usable = false;
     }
     std::cout << (usable ? "pi-sandbox can run commands here.\n"

@@ -10,6 +10,8 @@
 #include "core/phase_trace.hpp"
 #include "core/printable.hpp"
 #include "core/unique_fd.hpp"
+#include "session/once_a_day.hpp"
+#include "session/policy_setup.hpp"
 #include "session/session.hpp"
 
 namespace pisandbox::cli {
@@ -29,6 +31,11 @@ int run_command(const RunArgs& args) {
   core::UniqueFd signals = session::cancel_signals();
   session::RunIo io;
   io.cancel_fd = signals.get();
+  // The no-cgroup warning once a day, not on every command (docs/security.md, "Resource
+  // limits").
+  io.say_no_cgroup = [] {
+    return session::notice_due(session::notice_stamp(session::home_directory(), "no-cgroup"));
+  };
   const sandbox::Outcome outcome = session::execute(args, io);
   if (outcome) {
     if (const auto* exited = std::get_if<sandbox::Exited>(&*outcome)) return exited->code;

@@ -129,6 +129,10 @@ struct RunOptions {
   /// sockets"): `path` is the socket's absolute host path, symlinks resolved; called from
   /// several threads at once, may block while someone answers. Empty: every one is refused.
   HostSocketDecider host_socket;
+  /// Asked, when the command gets no cgroup (docs/security.md, "Resource limits"), whether to
+  /// say so now: `run` says it once a day, `serve` once per session, `doctor`'s trial run
+  /// never (it has a line of its own). Empty: said for every command.
+  std::function<bool()> say_no_cgroup;
 };
 
 /// The command exited with `code` (0-255).

@@ -273,6 +273,8 @@ class Server {
     if (!args_.reviewer.empty()) argv.insert(argv.end(), {"--reviewer", args_.reviewer});
     if (subagent_) argv.push_back("--subagent");
     if (!binary_at_start_.empty()) argv.insert(argv.end(), {"--binary-at-start", binary_at_start_});
+    // Only the session's first command may say that commands get no cgroup.
+    if (workers_started_ > 0) argv.push_back("--no-cgroup-said");
     return argv;
   }
 
@@ -360,6 +362,7 @@ class Server {
     auto [line, worker_env] = worker_start(exec);
     const auto pid = spawn_worker(worker_argv(), std::move(worker_env), fds);
     if (!pid) return launch_failed(exec.id, pid.error().message);
+    ++workers_started_;
     Worker w;
     w.id = exec.id;
     w.pid = *pid;
@@ -478,7 +481,8 @@ class Server {
   bool stdin_open_ = true;
   bool stopping_ = false;
   bool subagent_ = false;
-  bool killed_ = false;  ///< the grace of shutdown has passed and SIGKILL was sent
+  std::size_t workers_started_ = 0;  ///< the session's commands so far (for --no-cgroup-said)
+  bool killed_ = false;              ///< the grace of shutdown has passed and SIGKILL was sent
   Clock::time_point kill_at_{};
 };
 

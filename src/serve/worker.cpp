@@ -147,6 +147,7 @@ int run_worker(const WorkerArgs& worker_args) {
   // `reader`, `prompt`, `ledger`, `control` and `pipe` live until _exit: the reader thread
   // uses them.
   session::RunIo io = run_io(pipe, sink, prompt, ledger, id, cancel.get());
+  if (worker_args.no_cgroup_said) io.say_no_cgroup = [] { return false; };
   if (exec->stderr_to_stdout) io.stderr_route = sandbox::StderrRoute::Stdout;
   std::string limit;  // memory wins over pids: it is what ended the command
   io.limit_reached = [&limit](sandbox::Limit reached) {

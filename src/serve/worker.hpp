@@ -14,11 +14,15 @@ namespace pisandbox::serve {
 ///   config / reviewer: serve's own --config and --reviewer (empty: not given).
 ///   subagent: serve itself runs for a subagent (hostipc::is_subagent of its environment).
 ///   binary_at_start: serve's binary when serve started (session::PolicyArgs::binary_at_start).
+///   no_cgroup_said: an earlier command of this serve may have said that commands get no
+///     cgroup; this one does not say it again (once per session: docs/security.md, "Resource
+///     limits").
 struct WorkerArgs {
   std::string config;
   std::string reviewer;
   bool subagent = false;
   std::string binary_at_start;
+  bool no_cgroup_said = false;
 };
 
 /// Reads the exec request, runs the command through session::execute() and writes its

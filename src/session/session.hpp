@@ -73,6 +73,9 @@ struct RunIo {
   /// Told after the command of each resource limit it reached (the out-of-memory line goes
   /// to `message` as well); may be empty.
   std::function<void(sandbox::Limit)> limit_reached;
+  /// Whether to say now that the command has no cgroup (sandbox::RunOptions::say_no_cgroup);
+  /// empty: for every command.
+  std::function<bool()> say_no_cgroup;
 };
 
 /// `command timed out after <seconds> seconds`, the seconds as given (`1`, `0.5`): what

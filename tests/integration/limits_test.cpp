@@ -255,5 +255,104 @@ TEST(LimitsRlimit, WithoutACgroupRlimitNprocBoundsTheProcessesAndOneLineSaysSo) 
   EXPECT_NE(r.err.find("only RLIMIT_NPROC limits its processes (40)"), std::string::npos) << r.err;
 }
 
+constexpr const char* kNoCgroupWarning = "pi-sandbox: warning: no cgroup for this command (";
+
+/// How many times `text` holds the no-cgroup warning.
+std::size_t no_cgroup_warnings(const std::string& text) {
+  std::size_t count = 0;
+  for (auto at = text.find(kNoCgroupWarning); at != std::string::npos;
+       at = text.find(kNoCgroupWarning, at + 1))
+    ++count;
+  return count;
+}
+
+TEST(LimitsRlimit, RunSaysThereIsNoCgroupOnceADay) {
+  REQUIRE_MODE(Mode::Rlimit);
+  Scratch s;
+  const fs::path stamp = s.home / ".local/state/pi-sandbox/no-cgroup";
+  EXPECT_EQ(no_cgroup_warnings(s.run("true").err), 1u);
+  ASSERT_TRUE(fs::exists(stamp));
+  EXPECT_EQ(fs::status(stamp).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+  const RunResult second = s.run("true");
+  EXPECT_EQ(second.exit_code, 0);
+  EXPECT_EQ(second.err, "");
+  // A day later it is said again.
+  fs::last_write_time(stamp, fs::file_time_type::clock::now() - std::chrono::hours(25));
+  EXPECT_EQ(no_cgroup_warnings(s.run("true").err), 1u);
+  EXPECT_EQ(no_cgroup_warnings(s.run("true").err), 0u);
+  // $XDG_STATE_HOME, when absolute, holds the stamp instead.
+  const fs::path state = s.root / "state";
+  auto env = s.env();
+  env["XDG_STATE_HOME"] = state.string();
+  const auto run_with_state = [&] {
+    return run_process({sandbox_binary(), "run", "--cwd", s.ws.string(), "--", "true"}, env);
+  };
+  EXPECT_EQ(no_cgroup_warnings(run_with_state().err), 1u);
+  EXPECT_TRUE(fs::exists(state / "pi-sandbox/no-cgroup"));
+  EXPECT_EQ(no_cgroup_warnings(run_with_state().err), 0u);
+}
+
+TEST(LimitsRlimit, DoctorGivesAFixThatWorksWithoutSystemd) {
+  REQUIRE_MODE(Mode::Rlimit);
+  Scratch s;
+  const RunResult doctor = run_process({sandbox_binary(), "doctor"}, s.env());
+  const bool systemd = read_file("/proc/1/comm") == "systemd\n";
+  EXPECT_TRUE(doctor.out.contains(
+      std::string("\n         fix: without it only RLIMIT_NPROC limits processes (not for root) "
+                  "and nothing limits memory; ") +
+      (systemd ? "run pi-sandbox in a delegated cgroup, e.g. `systemd-run --user --scope -p "
+                 "Delegate=yes pi-sandbox ...`, or "
+               : "") +
+      "give this user a cgroup subtree of its own by hand (docs/containers.md, \"A cgroup "
+      "without systemd\")\n"))
+      << doctor.out;
+  // The trial run's line has no copy of the warning: the cgroup has its own line.
+  EXPECT_TRUE(doctor.out.contains("\nok       a sandboxed /bin/true: works\n")) << doctor.out;
+  // doctor leaves no stamp: the next run still says it.
+  EXPECT_FALSE(fs::exists(s.home / ".local/state/pi-sandbox/no-cgroup"));
+}
+
+TEST(LimitsRlimit, ServeSaysThereIsNoCgroupOncePerSession) {
+  REQUIRE_MODE(Mode::Rlimit);
+  Scratch s;
+  // The stamp of `run` does not silence serve: each session says it once.
+  write_file(s.home / ".local/state/pi-sandbox/no-cgroup", "");
+  const auto session = [&s] {
+    int to_serve = -1, from_serve = -1;
+    const pid_t pid = spawn_piped({sandbox_binary(), "serve"}, s.env(), to_serve, from_serve);
+    std::string stderr_text;
+    std::string buffer;
+    for (const std::string id : {"c1", "c2", "c3"}) {
+      const std::string line =
+          nlohmann::json{{"type", "exec"}, {"id", id}, {"command", "true"}, {"cwd", s.ws.string()}}
+              .dump() +
+          "\n";
+      EXPECT_EQ(::write(to_serve, line.data(), line.size()), static_cast<ssize_t>(line.size()));
+      for (bool exited = false; !exited;) {
+        const auto lf = buffer.find('\n');
+        if (lf == std::string::npos) {
+          char chunk[4096];
+          const ssize_t n = ::read(from_serve, chunk, sizeof chunk);
+          if (n <= 0) break;
+          buffer.append(chunk, static_cast<std::size_t>(n));
+          continue;
+        }
+        const auto event = nlohmann::json::parse(buffer.substr(0, lf));
+        buffer.erase(0, lf + 1);
+        if (event["type"] == "output" && event["stream"] == "stderr")
+          stderr_text += event["data"].get<std::string>();
+        exited = event["type"] == "exit" && event["id"] == id;
+      }
+    }
+    ::close(to_serve);
+    wait_process(pid);
+    ::close(from_serve);
+    return stderr_text;
+  };
+  EXPECT_EQ(no_cgroup_warnings(session()), 1u);
+  EXPECT_EQ(no_cgroup_warnings(session()), 1u);
+}
+
 }  // namespace
 }  // namespace pisandbox::testing

@@ -9,9 +9,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "core/error.hpp"
+#include "sandbox/linux/host_diagnosis.hpp"
 #include "sandbox/linux/landlock.hpp"
 #include "sandbox/linux/seccomp.hpp"
 
@@ -26,6 +30,35 @@ std::string read_sysctl(const std::string& path) {
   return value;
 }
 
+/// The whole text of a small file such as /proc/1/cgroup; "" when it cannot be read.
+std::string read_text(const std::string& path, bool* readable = nullptr) {
+  std::ifstream in(path);
+  if (readable != nullptr) *readable = static_cast<bool>(in);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (readable != nullptr) *readable = *readable && !in.bad();
+  return text.str();
+}
+
+/// The `Seccomp:` field of /proc/self/status (proc(5)); 0 when absent.
+int seccomp_mode() {
+  std::istringstream status(read_text("/proc/self/status"));
+  for (std::string line; std::getline(status, line);)
+    if (line.starts_with("Seccomp:")) return std::atoi(line.c_str() + 8);
+  return 0;
+}
+
+/// The signs that this process runs in a container, as shown to the user.
+std::vector<std::string> container_signs() {
+  std::vector<std::string> signs;
+  std::error_code error;
+  for (const char* marker : {"/.dockerenv", "/run/.containerenv"})
+    if (std::filesystem::exists(marker, error)) signs.emplace_back(marker);
+  if (auto runtime = container_runtime_in_cgroup(read_text("/proc/1/cgroup")); !runtime.empty())
+    signs.push_back("/proc/1/cgroup names " + runtime);
+  return signs;
+}
+
 /// Tries unshare(CLONE_NEWUSER) in a throw-away child; returns 0 or the errno.
 int try_user_namespace() {
   const pid_t pid = ::fork();
@@ -34,27 +67,6 @@ int try_user_namespace() {
   int status = 0;
   ::waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : EPERM;
-}
-
-KernelCheck user_namespaces() {
-  KernelCheck check{"user namespaces", false, true, "", ""};
-  const int err = try_user_namespace();
-  check.ok = err == 0;
-  check.detail = check.ok ? "unshare(CLONE_NEWUSER) works"
-                          : "unshare(CLONE_NEWUSER): " + core::errno_name(err);
-  if (check.ok) return check;
-  std::string fix;
-  if (read_sysctl("/proc/sys/kernel/unprivileged_userns_clone") == "0")
-    fix += "sysctl -w kernel.unprivileged_userns_clone=1; ";
-  if (read_sysctl("/proc/sys/user/max_user_namespaces") == "0")
-    fix += "sysctl -w user.max_user_namespaces=15000; ";
-  if (read_sysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == "1")
-    fix +=
-        "sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 (or an AppArmor profile "
-        "for pi-sandbox with `userns,`); ";
-  check.fix = fix.empty() ? "enable unprivileged user namespaces in the kernel configuration"
-                          : fix.substr(0, fix.size() - 2);
-  return check;
 }
 
 KernelCheck syscall_present(const std::string& name, long nr, const std::string& needs) {
@@ -100,12 +112,28 @@ KernelCheck unix_broker() {
 
 }  // namespace
 
-std::vector<KernelCheck> probe_kernel() {
+HostFacts probe_host_facts() {
+  HostFacts facts;
+  facts.unshare_errno = try_user_namespace();
+  facts.max_user_namespaces = read_sysctl("/proc/sys/user/max_user_namespaces");
+  facts.unprivileged_userns_clone = read_sysctl("/proc/sys/kernel/unprivileged_userns_clone");
+  facts.apparmor_restrict = read_sysctl("/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
+  facts.apparmor_profiles =
+      read_text("/sys/kernel/security/apparmor/profiles", &facts.apparmor_profiles_readable);
+  facts.seccomp_mode = seccomp_mode();
+  facts.container = container_signs();
+  facts.pid1_systemd = read_sysctl("/proc/1/comm") == "systemd";
+  facts.euid = ::geteuid();
+  return facts;
+}
+
+std::vector<KernelCheck> probe_kernel(const HostFacts& facts) {
   std::vector<KernelCheck> checks;
   utsname uts{};
   ::uname(&uts);
   checks.push_back({"kernel", true, false, std::string(uts.sysname) + " " + uts.release, ""});
-  checks.push_back(user_namespaces());
+  checks.push_back(diagnose_user_namespaces(facts));
+  for (auto& apparmor : diagnose_apparmor(facts)) checks.push_back(std::move(apparmor));
   checks.push_back(
       syscall_present("clone3 and pidfd", SYS_pidfd_send_signal, "Linux 5.3 or later is needed"));
   checks.push_back(syscall_present("new mount API (mount_setattr)", SYS_mount_setattr,

@@ -20,6 +20,7 @@
 #include "core/scm_rights.hpp"
 #include "core/unique_fd.hpp"
 #include "sandbox/linux/guard.hpp"
+#include "sandbox/linux/host_diagnosis.hpp"
 #include "sandbox/linux/net_counters.hpp"
 #include "sandbox/linux/placeholders.hpp"
 #include "sandbox/linux/terminal.hpp"
@@ -186,7 +187,7 @@ core::Result<Child> clone_sandbox(const LaunchSpec& spec, int parent_end, int ch
     const int err = errno;
     return std::unexpected(core::sys_error(
         "clone3(CLONE_NEWUSER|CLONE_NEWNS|CLONE_NEWPID|CLONE_NEWNET|CLONE_NEWIPC|CLONE_NEWUTS)",
-        err, userns_hint(err)));
+        err, clone_hint(err)));
   }
   if (pid == 0) {
     ::close(parent_end);

@@ -157,7 +157,9 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
     warn(
         "warning: Landlock is unavailable on this kernel; the namespaces and the seccomp "
         "filter still confine the command (see `pi-sandbox doctor`)");
-  if (policy.limits.max_processes != 0 && prepared->spec.cgroups.kind == CgroupSupport::Kind::None)
+  if (policy.limits.max_processes != 0 &&
+      prepared->spec.cgroups.kind == CgroupSupport::Kind::None &&
+      (!options.say_no_cgroup || options.say_no_cgroup()))
     warn("warning: no cgroup for this command (" + prepared->spec.cgroups.why_not + "): " +
          (::geteuid() == 0 ? std::string("nothing limits its processes")
                            : "only RLIMIT_NPROC limits its processes (" +
