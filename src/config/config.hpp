@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <expected>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -115,9 +116,13 @@ struct HostIpcConfig {
 
 /// `network` section (compatibility C10–C12): canonical patterns, duplicates (same
 /// canonical text) removed keeping the first. Empty lists mean per-connection review only.
+///   denied_domain_reasons: `network.deniedDomainReasons` (docs/configuration.md), keyed by
+///     the canonical text of a `denied_domains` entry (DomainPattern::text()); the value is the
+///     trimmed reason, 1-200 characters, shown after that entry in every refusal it causes.
 struct NetworkConfig {
   std::vector<policy::DomainPattern> allowed_domains;
   std::vector<policy::DomainPattern> denied_domains;
+  std::map<std::string, std::string, std::less<>> denied_domain_reasons = {};
   friend bool operator==(const NetworkConfig&, const NetworkConfig&) = default;
 };
 

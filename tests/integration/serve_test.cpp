@@ -895,6 +895,26 @@ TEST_F(ServeApprovals, AQuestionWhoseDeadlinePassesIsSettledAndRefused) {
                            "pi-sandbox: network: refused asked.test:80: " + reason + "\n"));
 }
 
+TEST_F(ServeApprovals, ADeniedDomainsReasonIsInTheDeniedEventAndTheRefusalLine) {
+  Serve serve(scratch_,
+              {"--config", config(R"({"network": {"deniedDomains": ["asked.test"],)"
+                                  R"( "deniedDomainReasons": {"asked.test": "use the mirror"}}})")},
+              network_);
+  serve.send(exec("d", status_of("asked.test"), scratch_.ws));
+  const auto events = serve.until_exit("d");
+  const std::string reason = "matches network.deniedDomains entry asked.test: use the mirror";
+  EXPECT_TRUE(of_type(events, "approval_request").empty());
+  EXPECT_EQ(of_type(events, "denied"), (std::vector<json>{json{{"type", "denied"},
+                                                               {"id", "d"},
+                                                               {"surface", "network"},
+                                                               {"target", "asked.test:80"},
+                                                               {"reason", reason},
+                                                               {"source", "policy"}}}));
+  EXPECT_EQ(streams(events),
+            std::make_pair(std::string("403\n"),
+                           "pi-sandbox: network: refused asked.test:80: " + reason + "\n"));
+}
+
 TEST_F(ServeApprovals, TheCommandsTimeoutIsTheQuestionsDeadline) {
   Serve serve(scratch_, {}, network_);
   json request = exec("t", status_of("asked.test"), scratch_.ws);
