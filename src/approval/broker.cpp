@@ -215,7 +215,7 @@ void Broker::remember(const BoundaryRequest& request, const ApprovalContext& con
   // review that failed, and the breaker's deny (neither is a verdict on this destination).
   const bool reviewer_verdict = result.source == Source::Reviewer &&
                                 result.reason != kCircuitBreakerReason &&
-                                !result.reason.starts_with(kReviewUnavailablePrefix);
+                                result.reason != kReviewUnavailableReason;
   const bool remembered =
       (result.action == Action::Allow && result.scope != AllowScope::Once) ||
       (result.action == Action::Deny && (result.source == Source::Human || reviewer_verdict));
@@ -236,19 +236,38 @@ ApprovalResult Broker::review_and_ask(const BoundaryRequest& request,
   } else if (reviewer_ == nullptr) {
     result = ask_human(request, context, {});
   } else {
-    auto verdict = reviewer_->review(request);
-    const ReviewOutcome outcome = verdict ? verdict->outcome : ReviewOutcome::Deny;
+    auto verdict = review(request);
+    const bool defer_failure = options_.reviewer_failure == ReviewerFailureMode::Defer;
+    const ReviewOutcome outcome = verdict         ? verdict->outcome
+                                  : defer_failure ? ReviewOutcome::Defer
+                                                  : ReviewOutcome::Deny;
     ledger_->record(context.scope_key, outcome);  // Compatibility C72: a failure is a denial
-    if (!verdict)
-      result = {Action::Deny, Source::Reviewer, review_unavailable_reason(verdict.error())};
+    if (!verdict && !defer_failure)
+      result = {Action::Deny, Source::Reviewer, std::string(kReviewUnavailableReason)};
     else if (outcome == ReviewOutcome::Defer)
-      result = ask_human(request, context, verdict->rationale);
+      result = ask_human(request, context,
+                         verdict ? verdict->rationale : std::string(kReviewUnavailableReason));
     else
       result = {outcome == ReviewOutcome::Allow ? Action::Allow : Action::Deny, Source::Reviewer,
                 verdict->rationale};
+    if (!verdict) {
+      // The log says what failed; the result (which the agent sees) never does.
+      AuditDetails details = details_of(result);
+      if (result.reason == kReviewUnavailableReason)
+        details.reason = review_unavailable_reason(verdict.error());
+      audit(AuditEvent::ReviewDecision, request, details, decision);
+      return result;
+    }
   }
   audit(AuditEvent::ReviewDecision, request, details_of(result), decision);
   return result;
+}
+
+std::expected<ReviewerVerdict, std::string> Broker::review(const BoundaryRequest& request) {
+  auto verdict = reviewer_->review(request);
+  for (int retry = 0; !verdict && retry < options_.reviewer_retries; ++retry)
+    verdict = reviewer_->review(request);
+  return verdict;
 }
 
 ApprovalResult Broker::ask_human(const BoundaryRequest& request, const ApprovalContext& context,

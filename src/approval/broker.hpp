@@ -172,6 +172,12 @@ struct ApprovalContext {
   bool offer_remembered = false;
 };
 
+/// What a review that failed after its retries becomes (`approval.reviewerFailureMode`):
+/// Deny: a deny, source `reviewer`, kReviewUnavailableReason, counted as a denial by the
+/// circuit breaker; Defer: the human is asked with kReviewUnavailableReason as the reason,
+/// counted as a defer (not a denial).
+enum class ReviewerFailureMode { Deny, Defer };
+
 /// What a Broker is built from.
 ///   hard_deny: protected paths and home for find_hard_deny().
 ///   breaker:   the circuit breaker's limits (for the ledger the broker makes itself).
@@ -183,6 +189,10 @@ struct ApprovalContext {
 ///              (`approval.questionTimeoutSeconds`); 0: no limit of its own.
 ///   command_deadline: when the command's own timeout ends, on the broker's Clock; a
 ///              question never outlasts it. Absent: the command has no timeout.
+///   reviewer_failure: what a review that failed after its retries becomes
+///              (`approval.reviewerFailureMode`, docs/approvals.md, "When review fails").
+///   reviewer_retries: how many times a failed review (the program failed, timed out or
+///              wrote an invalid verdict) is tried again, 0-5 (`approval.reviewerRetries`).
 ///   wall_clock: the time written in audit lines (tests may fix it).
 struct BrokerOptions {
   HardDenyOptions hard_deny;
@@ -191,6 +201,8 @@ struct BrokerOptions {
   std::chrono::seconds grant_ttl = kDefaultGrantTtl;
   std::chrono::seconds question_timeout{0};
   std::optional<std::chrono::steady_clock::time_point> command_deadline;
+  ReviewerFailureMode reviewer_failure = ReviewerFailureMode::Deny;
+  int reviewer_retries = 2;
   std::function<std::chrono::system_clock::time_point()> wall_clock = [] {
     return std::chrono::system_clock::now();
   };
@@ -218,8 +230,11 @@ class Broker {
   ///   4. a decision for a request with the same request_hash() and session is in flight →
   ///      wait for it and share its result (one review, one question, one breaker record);
   ///   5. the scope's breaker is tripped → deny, source `reviewer`, kCircuitBreakerReason;
-  ///   6. reviewer (if any): error → deny, source `reviewer`,
-  ///      `Automatic review is unavailable: <why>` (counts as a denial); deny → final
+  ///   6. reviewer (if any), tried again up to `reviewer_retries` times while it fails; still
+  ///      failing → with ReviewerFailureMode::Deny a deny, source `reviewer`,
+  ///      kReviewUnavailableReason (counts as a denial), with Defer the human with that reason
+  ///      (counts as a defer); the audit line's reason says what failed
+  ///      (`Automatic review is unavailable: <why>`); deny → final
   ///      (source `reviewer`, reason = rationale; remembered for the destination, network
   ///      requests of the command); allow → allow (source `reviewer`);
   ///      defer → the human with the rationale as reason;
@@ -259,6 +274,8 @@ class Broker {
                                       const ApprovalContext& context, Decision& decision);
   [[nodiscard]] ApprovalResult review_and_ask(const BoundaryRequest& request,
                                               const ApprovalContext& context, Decision& decision);
+  // The reviewer's verdict, tried 1 + reviewer_retries times while it fails.
+  [[nodiscard]] std::expected<ReviewerVerdict, std::string> review(const BoundaryRequest& request);
   [[nodiscard]] ApprovalResult ask_human(const BoundaryRequest& request,
                                          const ApprovalContext& context, std::string reason);
   void remember(const BoundaryRequest& request, const ApprovalContext& context,

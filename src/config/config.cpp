@@ -554,8 +554,9 @@ std::optional<int> bounded_integer(const Json& value, int max, int min = 1) {
 }
 
 std::expected<ApprovalConfig, ConfigError> parse_approval(const Document& document) {
-  static constexpr std::array<std::string_view, 4> kKeys = {
-      "reviewer", "reviewerTimeoutSeconds", "grantTtlSeconds", "questionTimeoutSeconds"};
+  static constexpr std::array<std::string_view, 6> kKeys = {
+      "reviewer",        "reviewerTimeoutSeconds", "reviewerRetries", "reviewerFailureMode",
+      "grantTtlSeconds", "questionTimeoutSeconds"};
   ApprovalConfig out;
   auto object = section(document, "approval", kKeys);
   if (!object) return Failure(std::move(object.error()));
@@ -579,6 +580,23 @@ std::expected<ApprovalConfig, ConfigError> parse_approval(const Document& docume
                      std::to_string(kMaxReviewerTimeoutSeconds));
     }
     out.reviewer_timeout_seconds = *seconds;
+  }
+  if (const Json* retries = member(**object, "reviewerRetries")) {
+    const auto count = bounded_integer(*retries, kMaxReviewerRetries, 0);
+    if (!count) {
+      return invalid("approval.reviewerRetries must be an integer between 0 and " +
+                     std::to_string(kMaxReviewerRetries));
+    }
+    out.reviewer_retries = *count;
+  }
+  if (const Json* mode = member(**object, "reviewerFailureMode")) {
+    if (*mode == "deny") {
+      out.reviewer_failure = ReviewerFailureMode::Deny;
+    } else if (*mode == "defer") {
+      out.reviewer_failure = ReviewerFailureMode::Defer;
+    } else {
+      return invalid("approval.reviewerFailureMode must be one of deny, defer");
+    }
   }
   if (const Json* ttl = member(**object, "grantTtlSeconds")) {
     const auto seconds = bounded_integer(*ttl, kMaxGrantTtlSeconds);
@@ -773,6 +791,10 @@ std::string_view to_string(HostIpcMode mode) {
   return mode == HostIpcMode::Ask ? "ask" : "off";
 }
 
+std::string_view to_string(ReviewerFailureMode mode) {
+  return mode == ReviewerFailureMode::Defer ? "defer" : "deny";
+}
+
 std::string_view to_string(PiFileTools file_tools) {
   return file_tools == PiFileTools::Host ? "host" : "sandboxed";
 }
@@ -798,6 +820,8 @@ std::string to_json(const Config& config) {
   Ordered approval = Ordered::object();
   if (!config.approval.reviewer.empty()) approval["reviewer"] = config.approval.reviewer;
   approval["reviewerTimeoutSeconds"] = config.approval.reviewer_timeout_seconds;
+  approval["reviewerRetries"] = config.approval.reviewer_retries;
+  approval["reviewerFailureMode"] = to_string(config.approval.reviewer_failure);
   approval["grantTtlSeconds"] = config.approval.grant_ttl_seconds;
   approval["questionTimeoutSeconds"] = config.approval.question_timeout_seconds;
   const Ordered out = {

@@ -515,6 +515,33 @@ TEST(ConfigParse, DeniedDomainReasonOf200CharactersIsAccepted) {
   EXPECT_EQ(config->network.denied_domain_reasons.at("a.test"), reason + "\u00e9");
 }
 
+TEST(ConfigParse, ReviewerRetriesAndFailureModeRoundTrip) {
+  auto config = parse(R"({"approval": {"reviewerRetries": 0, "reviewerFailureMode": "defer"}})");
+  ASSERT_TRUE(config.has_value()) << config.error().describe(kPath);
+  EXPECT_EQ(config->approval.reviewer_retries, 0);
+  EXPECT_EQ(config->approval.reviewer_failure, ReviewerFailureMode::Defer);
+  auto again = parse(to_json(*config));
+  ASSERT_TRUE(again.has_value()) << again.error().describe(kPath);
+  EXPECT_EQ(*again, *config);
+  EXPECT_EQ(Config{}.approval.reviewer_retries, 2);
+  EXPECT_EQ(Config{}.approval.reviewer_failure, ReviewerFailureMode::Deny);
+}
+
+const std::string kRetries = "approval.reviewerRetries must be an integer between 0 and 5";
+const std::string kFailureMode = "approval.reviewerFailureMode must be one of deny, defer";
+
+INSTANTIATE_TEST_SUITE_P(
+    ReviewerFailure, ConfigRefused,
+    testing::Values(
+        Refused{"RetriesNegative", R"({"approval": {"reviewerRetries": -1}})", kRetries},
+        Refused{"RetriesTooMany", R"({"approval": {"reviewerRetries": 6}})", kRetries},
+        Refused{"RetriesFraction", R"({"approval": {"reviewerRetries": 1.5}})", kRetries},
+        Refused{"RetriesString", R"({"approval": {"reviewerRetries": "2"}})", kRetries},
+        Refused{"ModeUnknown", R"({"approval": {"reviewerFailureMode": "allow"}})", kFailureMode},
+        Refused{"ModeCase", R"({"approval": {"reviewerFailureMode": "Deny"}})", kFailureMode},
+        Refused{"ModeBool", R"({"approval": {"reviewerFailureMode": false}})", kFailureMode}),
+    test_name);
+
 TEST(ConfigParse, InvalidDomainCarriesAHint) {
   auto config = parse(R"({"network": {"allowedDomains": ["https://github.com"]}})");
   ASSERT_FALSE(config.has_value());
@@ -577,6 +604,8 @@ TEST(ConfigToJson, DefaultsFilledIn) {
   },
   "approval": {
     "reviewerTimeoutSeconds": 90,
+    "reviewerRetries": 2,
+    "reviewerFailureMode": "deny",
     "grantTtlSeconds": 60,
     "questionTimeoutSeconds": 0
   },
@@ -767,6 +796,8 @@ TEST(ConfigToJson, IssueExampleWithCanonicalDomains) {
       "--strict"
     ],
     "reviewerTimeoutSeconds": 90,
+    "reviewerRetries": 2,
+    "reviewerFailureMode": "deny",
     "grantTtlSeconds": 5,
     "questionTimeoutSeconds": 0
   })"),
