@@ -34,6 +34,13 @@
 
 namespace pisandbox::approval {
 
+/// What the reviewer is told besides the request (docs/approvals.md, "After a wrong denial").
+///   user_retry: the user asked for one more review of exactly this request after an
+///     automatic denial (`/auto-review-approve`): evidence for the reviewer, not an allow.
+struct ReviewEvidence {
+  bool user_retry = false;
+};
+
 /// The automatic reviewer (docs/compatibility.md, "Approvals"). Implementations: ReviewerProcess (a
 /// program run without a shell); an RPC peer later.
 class Reviewer {
@@ -43,8 +50,13 @@ class Reviewer {
   /// kReviewUnavailablePrefix (`reviewer exited with status 3`). May block (seconds); may
   /// be called from several threads at once.
   [[nodiscard]] virtual std::expected<ReviewerVerdict, std::string> review(
-      const BoundaryRequest& request) = 0;
+      const BoundaryRequest& request, const ReviewEvidence& evidence) = 0;
 };
+
+/// The reason of an allow by the user's break-glass confirmation (docs/approvals.md, "After a
+/// wrong denial").
+inline constexpr std::string_view kBreakGlassReason =
+    "Allowed once by the user's break-glass confirmation.";
 
 /// The human's answer to one approval question (issue 13: the choices in this order, Deny
 /// first, so that Enter and Esc answer Deny).
@@ -229,12 +241,18 @@ class Broker {
   ///      that decision was audited and counted once;
   ///   4. a decision for a request with the same request_hash() and session is in flight →
   ///      wait for it and share its result (one review, one question, one breaker record);
-  ///   5. the scope's breaker is tripped → deny, source `reviewer`, kCircuitBreakerReason;
+  ///   5. with a reviewer, the user's override for the request's hash (ScopeLedger::
+  ///      take_override(), docs/approvals.md "After a wrong denial"): break-glass → allow,
+  ///      source `human`, kBreakGlassReason (no review; the grant of step 8 follows); retry →
+  ///      step 6 is skipped and the reviewer is told (ReviewEvidence::user_retry);
+  ///   5b. the scope's breaker is tripped → deny, source `reviewer`, kCircuitBreakerReason;
   ///   6. reviewer (if any), tried again up to `reviewer_retries` times while it fails; still
   ///      failing → with ReviewerFailureMode::Deny a deny, source `reviewer`,
   ///      kReviewUnavailableReason (counts as a denial), with Defer the human with that reason
   ///      (counts as a defer); the audit line's reason says what failed
-  ///      (`Automatic review is unavailable: <why>`); deny → final
+  ///      (`Automatic review is unavailable: <why>`); deny → final (every reviewer and
+  ///      breaker deny is noted in the ledger for an override: break-glass when the reviewer
+  ///      rated it critical, retry otherwise)
   ///      (source `reviewer`, reason = rationale; remembered for the destination, network
   ///      requests of the command); allow → allow (source `reviewer`);
   ///      defer → the human with the rationale as reason;
@@ -275,7 +293,11 @@ class Broker {
   [[nodiscard]] ApprovalResult review_and_ask(const BoundaryRequest& request,
                                               const ApprovalContext& context, Decision& decision);
   // The reviewer's verdict, tried 1 + reviewer_retries times while it fails.
-  [[nodiscard]] std::expected<ReviewerVerdict, std::string> review(const BoundaryRequest& request);
+  [[nodiscard]] std::expected<ReviewerVerdict, std::string> review(const BoundaryRequest& request,
+                                                                   const ReviewEvidence& evidence);
+  // Notes a deny of the reviewer or the breaker for an override (ScopeLedger::note_denial()).
+  void note_denial(const BoundaryRequest& request, const ApprovalContext& context,
+                   const ApprovalResult& result, Recovery recovery);
   [[nodiscard]] ApprovalResult ask_human(const BoundaryRequest& request,
                                          const ApprovalContext& context, std::string reason);
   void remember(const BoundaryRequest& request, const ApprovalContext& context,

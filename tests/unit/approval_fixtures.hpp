@@ -37,9 +37,12 @@ class FakeReviewer final : public Reviewer {
   /// Given first, one per call, before `answer`.
   std::deque<std::expected<ReviewerVerdict, std::string>> answers;
   int calls = 0;
-  std::expected<ReviewerVerdict, std::string> review(const BoundaryRequest&) override {
+  std::vector<bool> user_retries;  ///< ReviewEvidence::user_retry of each call
+  std::expected<ReviewerVerdict, std::string> review(const BoundaryRequest&,
+                                                     const ReviewEvidence& evidence) override {
     std::lock_guard lock(mutex_);
     ++calls;
+    user_retries.push_back(evidence.user_retry);
     if (answers.empty()) return answer;
     auto next = std::move(answers.front());
     answers.pop_front();

@@ -320,7 +320,8 @@ TEST(ScopeSharing, ASessionAllowGivenMeanwhileIsNotAskedAgain) {
   class AllowingReviewer final : public Reviewer {
    public:
     explicit AllowingReviewer(LocalLedger& ledger) : ledger_(ledger) {}
-    std::expected<ReviewerVerdict, std::string> review(const BoundaryRequest& r) override {
+    std::expected<ReviewerVerdict, std::string> review(const BoundaryRequest& r,
+                                                       const ReviewEvidence&) override {
       ledger_.allow_for_session(*r.destination);
       return verdict(ReviewOutcome::Defer, "Needs the user.");
     }
