@@ -261,9 +261,21 @@ export async function decideApproval(
   return { choice: "deny", source: "invalid-grant", reason: INVALID_GRANT_REASON };
 }
 
-/** The notice for a denial with a reason (reference item 58). */
-export function denialNotice(surface: string, reason: string): string {
-  if (surface === "network") return `Domain proxy denied: ${reason}`;
-  if (surface === "host-ipc") return `Host-IPC denied: ${reason}`;
-  return `Sandbox denied: ${reason}`;
+/** The recovery hint after an automatic denial (docs/approvals.md, "After a wrong denial"). */
+export const RETRY_HINT = "Use /auto-review-approve for one exact retry.";
+export const HARD_DENY_HINT = "This local safety denial cannot be overridden.";
+
+/** The hint after a denial serve decided itself (reference item 103): by `source`. */
+export function serveDenialHint(source: string | undefined): string {
+  if (source === "reviewer") return RETRY_HINT;
+  if (source === "hard-deny") return HARD_DENY_HINT;
+  return "";
+}
+
+/** The notice for a denial with a reason (reference item 58), then `hint` if any. */
+export function denialNotice(surface: string, reason: string, hint = ""): string {
+  const text = hint ? `${reason} ${hint}` : reason;
+  if (surface === "network") return `Domain proxy denied: ${text}`;
+  if (surface === "host-ipc") return `Host-IPC denied: ${text}`;
+  return `Sandbox denied: ${text}`;
 }

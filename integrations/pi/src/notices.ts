@@ -1,7 +1,7 @@
 // The denial notices of one command: `Domain proxy denied: <reason>`, `Host-IPC denied:
 // <reason>` (reference item 58), each denial once, with the denial's true reason.
 
-import { denialNotice } from "./approval.ts";
+import { denialNotice, serveDenialHint } from "./approval.ts";
 import type { ApprovalSource, DeniedEvent } from "./protocol.ts";
 
 /**
@@ -38,14 +38,15 @@ export class DenialNotices {
       this.announced.splice(echo, 1);
       return;
     }
-    this.show(event.surface, event.target ?? "", event.source ?? "", event.reason);
+    // serve decided this one itself: the way out (or that there is none) follows its reason.
+    this.show(event.surface, event.target ?? "", event.source ?? "", event.reason, serveDenialHint(event.source));
   }
 
-  private show(surface: string, target: string, source: string, reason: string): void {
+  private show(surface: string, target: string, source: string, reason: string, hint = ""): void {
     const key = `${placeKey(surface, target)}\0${source}\0${reason}`;
     if (this.shown.has(key)) return;
     this.shown.add(key);
-    this.notify(denialNotice(surface, reason));
+    this.notify(denialNotice(surface, reason, hint));
   }
 }
 
