@@ -216,7 +216,7 @@ void Broker::remember(const BoundaryRequest& request, const ApprovalContext& con
   // review that failed, and the breaker's deny (neither is a verdict on this destination).
   const bool reviewer_verdict = result.source == Source::Reviewer &&
                                 result.reason != kCircuitBreakerReason &&
-                                !result.reason.starts_with(kReviewUnavailablePrefix);
+                                result.reason != kReviewUnavailableReason;
   const bool remembered =
       (result.action == Action::Allow && result.scope != AllowScope::Once) ||
       (result.action == Action::Deny && (result.source == Source::Human || reviewer_verdict));
@@ -231,25 +231,71 @@ void Broker::remember(const BoundaryRequest& request, const ApprovalContext& con
 ApprovalResult Broker::review_and_ask(const BoundaryRequest& request,
                                       const ApprovalContext& context, Decision& decision) {
   ApprovalResult result;
-  if (ledger_->tripped(context.scope_key)) {
+  const auto hash = request_hash(request);
+  bool retry = false;
+  if (reviewer_ != nullptr && hash) {
+    if (ledger_->take_override(*hash, context.scope_key, Recovery::BreakGlass)) {
+      result = {Action::Allow, Source::Human, std::string(kBreakGlassReason)};
+      audit(AuditEvent::ReviewDecision, request, details_of(result), decision);
+      return result;
+    }
+    retry = ledger_->take_override(*hash, context.scope_key, Recovery::Retry);
+  }
+  std::optional<AuditDetails> failure;
+  if (!retry && ledger_->tripped(context.scope_key)) {
     // Compatibility C53: a circuit-breaker deny is the reviewer's and no human may override it.
     result = {Action::Deny, Source::Reviewer, std::string(kCircuitBreakerReason)};
+    if (reviewer_ != nullptr) note_denial(request, context, result, Recovery::Retry);
   } else if (reviewer_ == nullptr) {
     result = ask_human(request, context, {});
   } else {
-    auto verdict = reviewer_->review(request);
-    const ReviewOutcome outcome = verdict ? verdict->outcome : ReviewOutcome::Deny;
+    auto verdict = review(request, ReviewEvidence{retry});
+    const bool defer_failure = options_.reviewer_failure == ReviewerFailureMode::Defer;
+    const ReviewOutcome outcome = verdict         ? verdict->outcome
+                                  : defer_failure ? ReviewOutcome::Defer
+                                                  : ReviewOutcome::Deny;
     ledger_->record(context.scope_key, outcome);  // Compatibility C72: a failure is a denial
-    if (!verdict)
-      result = {Action::Deny, Source::Reviewer, review_unavailable_reason(verdict.error())};
+    if (!verdict && !defer_failure)
+      result = {Action::Deny, Source::Reviewer, std::string(kReviewUnavailableReason)};
     else if (outcome == ReviewOutcome::Defer)
-      result = ask_human(request, context, verdict->rationale);
+      result = ask_human(request, context,
+                         verdict ? verdict->rationale : std::string(kReviewUnavailableReason));
     else
       result = {outcome == ReviewOutcome::Allow ? Action::Allow : Action::Deny, Source::Reviewer,
                 verdict->rationale};
+    if (result.action == Action::Deny && result.source == Source::Reviewer) {
+      const bool critical = verdict && verdict->risk_level == RiskLevel::Critical;
+      note_denial(request, context, result, critical ? Recovery::BreakGlass : Recovery::Retry);
+    }
+    if (!verdict && result.reason == kReviewUnavailableReason) {
+      // The log says what failed; the result (which the agent sees) never does.
+      failure = details_of(result);
+      failure->reason = review_unavailable_reason(verdict.error());
+    }
   }
-  audit(AuditEvent::ReviewDecision, request, details_of(result), decision);
+  audit(AuditEvent::ReviewDecision, request, failure ? *failure : details_of(result), decision);
   return result;
+}
+
+std::expected<ReviewerVerdict, std::string> Broker::review(const BoundaryRequest& request,
+                                                           const ReviewEvidence& evidence) {
+  auto verdict = reviewer_->review(request, evidence);
+  for (int retry = 0; !verdict && retry < options_.reviewer_retries; ++retry)
+    verdict = reviewer_->review(request, evidence);
+  return verdict;
+}
+
+void Broker::note_denial(const BoundaryRequest& request, const ApprovalContext& context,
+                         const ApprovalResult& result, Recovery recovery) {
+  auto hash = request_hash(request);
+  if (!hash) return;
+  const std::string target = request.destination ? *request.destination
+                             : request.command   ? *request.command
+                             : request.path      ? *request.path
+                                                 : std::string();
+  ledger_->note_denial(RecentDenial{*hash, context.scope_key, recovery,
+                                    std::string(to_string(request.surface)), target,
+                                    result.reason});
 }
 
 ApprovalResult Broker::ask_human(const BoundaryRequest& request, const ApprovalContext& context,

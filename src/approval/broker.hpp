@@ -35,6 +35,13 @@
 
 namespace pisandbox::approval {
 
+/// What the reviewer is told besides the request (docs/approvals.md, "After a wrong denial").
+///   user_retry: the user asked for one more review of exactly this request after an
+///     automatic denial (`/auto-review-approve`): evidence for the reviewer, not an allow.
+struct ReviewEvidence {
+  bool user_retry = false;
+};
+
 /// The automatic reviewer (docs/compatibility.md, "Approvals"). Implementations: ReviewerProcess (a
 /// program run without a shell); an RPC peer later.
 class Reviewer {
@@ -44,8 +51,13 @@ class Reviewer {
   /// kReviewUnavailablePrefix (`reviewer exited with status 3`). May block (seconds); may
   /// be called from several threads at once.
   [[nodiscard]] virtual std::expected<ReviewerVerdict, std::string> review(
-      const BoundaryRequest& request) = 0;
+      const BoundaryRequest& request, const ReviewEvidence& evidence) = 0;
 };
+
+/// The reason of an allow by the user's break-glass confirmation (docs/approvals.md, "After a
+/// wrong denial").
+inline constexpr std::string_view kBreakGlassReason =
+    "Allowed once by the user's break-glass confirmation.";
 
 /// The human's answer to one approval question (docs/approvals.md, "The question and its
 /// answers": the choices in this order, Deny first, so that Enter and Esc answer Deny).
@@ -176,6 +188,12 @@ struct ApprovalContext {
   bool offer_remembered = false;
 };
 
+/// What a review that failed after its retries becomes (`approval.reviewerFailureMode`):
+/// Deny: a deny, source `reviewer`, kReviewUnavailableReason, counted as a denial by the
+/// circuit breaker; Defer: the human is asked with kReviewUnavailableReason as the reason,
+/// counted as a defer (not a denial).
+enum class ReviewerFailureMode { Deny, Defer };
+
 /// What a Broker is built from.
 ///   hard_deny: protected paths and home for find_hard_deny().
 ///   breaker:   the circuit breaker's limits (for the ledger the broker makes itself).
@@ -187,6 +205,10 @@ struct ApprovalContext {
 ///              (`approval.questionTimeoutSeconds`); 0: no limit of its own.
 ///   command_deadline: when the command's own timeout ends, on the broker's Clock; a
 ///              question never outlasts it. Absent: the command has no timeout.
+///   reviewer_failure: what a review that failed after its retries becomes
+///              (`approval.reviewerFailureMode`, docs/approvals.md, "When review fails").
+///   reviewer_retries: how many times a failed review (the program failed, timed out or
+///              wrote an invalid verdict) is tried again, 0-5 (`approval.reviewerRetries`).
 ///   wall_clock: the time written in audit lines (tests may fix it).
 struct BrokerOptions {
   HardDenyOptions hard_deny;
@@ -195,6 +217,8 @@ struct BrokerOptions {
   std::chrono::seconds grant_ttl = kDefaultGrantTtl;
   std::chrono::seconds question_timeout{0};
   std::optional<std::chrono::steady_clock::time_point> command_deadline;
+  ReviewerFailureMode reviewer_failure = ReviewerFailureMode::Deny;
+  int reviewer_retries = 2;
   std::function<std::chrono::system_clock::time_point()> wall_clock = [] {
     return std::chrono::system_clock::now();
   };
@@ -222,9 +246,18 @@ class Broker {
   ///      that decision was audited and counted once;
   ///   4. a decision for a request with the same request_hash() and session is in flight →
   ///      wait for it and share its result (one review, one question, one breaker record);
-  ///   5. the scope's breaker is tripped → deny, source `reviewer`, kCircuitBreakerReason;
-  ///   6. reviewer (if any): error → deny, source `reviewer`,
-  ///      `Automatic review is unavailable: <why>` (counts as a denial); deny → final
+  ///   5. with a reviewer, the user's override for the request's hash (ScopeLedger::
+  ///      take_override(), docs/approvals.md "After a wrong denial"): break-glass → allow,
+  ///      source `human`, kBreakGlassReason (no review; the grant of step 8 follows); retry →
+  ///      step 6 is skipped and the reviewer is told (ReviewEvidence::user_retry);
+  ///   5b. the scope's breaker is tripped → deny, source `reviewer`, kCircuitBreakerReason;
+  ///   6. reviewer (if any), tried again up to `reviewer_retries` times while it fails; still
+  ///      failing → with ReviewerFailureMode::Deny a deny, source `reviewer`,
+  ///      kReviewUnavailableReason (counts as a denial), with Defer the human with that reason
+  ///      (counts as a defer); the audit line's reason says what failed
+  ///      (`Automatic review is unavailable: <why>`); deny → final (every reviewer and
+  ///      breaker deny is noted in the ledger for an override: break-glass when the reviewer
+  ///      rated it critical, retry otherwise)
   ///      (source `reviewer`, reason = rationale; remembered for the destination, network
   ///      requests of the command); allow → allow (source `reviewer`);
   ///      defer → the human with the rationale as reason;
@@ -264,6 +297,12 @@ class Broker {
                                       const ApprovalContext& context, Decision& decision);
   [[nodiscard]] ApprovalResult review_and_ask(const BoundaryRequest& request,
                                               const ApprovalContext& context, Decision& decision);
+  // The reviewer's verdict, tried 1 + reviewer_retries times while it fails.
+  [[nodiscard]] std::expected<ReviewerVerdict, std::string> review(const BoundaryRequest& request,
+                                                                   const ReviewEvidence& evidence);
+  // Notes a deny of the reviewer or the breaker for an override (ScopeLedger::note_denial()).
+  void note_denial(const BoundaryRequest& request, const ApprovalContext& context,
+                   const ApprovalResult& result, Recovery recovery);
   [[nodiscard]] ApprovalResult ask_human(const BoundaryRequest& request,
                                          const ApprovalContext& context, std::string reason);
   void remember(const BoundaryRequest& request, const ApprovalContext& context,

@@ -33,8 +33,14 @@ inline constexpr std::size_t kMaxRationaleChars = 600;
 /// The longest reviewer stdout accepted, in bytes.
 inline constexpr std::size_t kMaxReviewerOutputBytes = 64 * 1024;
 
-/// The prefix of the deny reason when review fails (compatibility C72).
+/// The prefix of the audit log's reason when review fails (compatibility C72): what failed
+/// follows it, for the user reading the log; review_unavailable_reason().
 inline constexpr std::string_view kReviewUnavailablePrefix = "Automatic review is unavailable: ";
+
+/// The reason of a deny (or a deferred question) after review failed, the same whatever failed
+/// (compatibility C72): the agent learns that review is unavailable, never the reviewer's
+/// error text, which may carry its output.
+inline constexpr std::string_view kReviewUnavailableReason = "Automatic review is unavailable.";
 
 /// One parsed review.
 struct ReviewerVerdict {
@@ -69,7 +75,7 @@ struct ReviewerOutputOptions {
 [[nodiscard]] core::Result<ReviewerVerdict> parse_reviewer_output(
     std::string_view text, ReviewerOutputOptions options = {});
 
-/// `Automatic review is unavailable: <why>` — the deny reason for a failed review.
+/// `Automatic review is unavailable: <why>` — the audit log's reason for a failed review.
 [[nodiscard]] std::string review_unavailable_reason(std::string_view why);
 
 }  // namespace pisandbox::approval

@@ -246,10 +246,12 @@ ReviewerProcess::ReviewerProcess(std::vector<std::string> argv, std::chrono::sec
     : argv_(std::move(argv)), timeout_(timeout), env_(std::move(env)) {}
 
 std::expected<ReviewerVerdict, std::string> ReviewerProcess::review(
-    const BoundaryRequest& request) {
+    const BoundaryRequest& request, const ReviewEvidence& evidence) {
   if (argv_.empty() || argv_[0].empty()) return std::unexpected("no reviewer program is set");
+  nlohmann::json sent = to_json(request);
+  if (evidence.user_retry) sent["userRetry"] = true;
   const std::string input =
-      to_json(request).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+      sent.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   const auto deadline = SteadyTime::now() + timeout_;
   auto child = spawn(argv_, env_);
   if (!child) return std::unexpected(child.error());

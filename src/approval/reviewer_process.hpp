@@ -37,8 +37,10 @@ class ReviewerProcess final : public Reviewer {
   ///   `reviewer output is larger than 65536 bytes`,
   ///   `reviewer exited with status <n>`, `reviewer was killed by signal <n> (<NAME>)`,
   ///   any parse_reviewer_output() message, or a failed pipe/poll system call.
+  /// The program's stdin is the request's JSON (to_json()) with `"userRetry":true` added when
+  /// `evidence.user_retry` (docs/approvals.md, "The request").
   [[nodiscard]] std::expected<ReviewerVerdict, std::string> review(
-      const BoundaryRequest& request) override;
+      const BoundaryRequest& request, const ReviewEvidence& evidence) override;
 
  private:
   std::vector<std::string> argv_;

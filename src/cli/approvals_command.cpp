@@ -82,6 +82,10 @@ int run_check(const CheckArgs& args) {
   BrokerOptions options;
   options.hard_deny = session::hard_deny_options(home, *loaded);
   options.grant_ttl = std::chrono::seconds(approval.grant_ttl_seconds);
+  options.reviewer_retries = approval.reviewer_retries;
+  options.reviewer_failure = approval.reviewer_failure == config::ReviewerFailureMode::Defer
+                                 ? ReviewerFailureMode::Defer
+                                 : ReviewerFailureMode::Deny;
   SteadyClock clock;
   Broker broker(std::move(options), clock, *audit, reviewer ? &*reviewer : nullptr,
                 prompt ? &*prompt : nullptr);

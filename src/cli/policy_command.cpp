@@ -500,6 +500,8 @@ void print_seatbelt(const policy::SandboxPolicy& p, const Protected& prot,
 json approval_json(const config::ApprovalConfig& c, const std::filesystem::path& audit) {
   return {{"reviewer", c.reviewer.empty() ? json(nullptr) : json(c.reviewer)},
           {"reviewer_timeout_seconds", c.reviewer_timeout_seconds},
+          {"reviewer_retries", c.reviewer_retries},
+          {"reviewer_failure_mode", config::to_string(c.reviewer_failure)},
           {"grant_ttl_seconds", c.grant_ttl_seconds},
           {"question_timeout_seconds", c.question_timeout_seconds},
           {"audit_log", audit.string()}};
@@ -514,6 +516,12 @@ void print_approval(const config::ApprovalConfig& c, const std::filesystem::path
             << (reviewer.empty() ? "none (--reviewer PROGRAM sets one for a command)" : reviewer)
             << "\n"
             << "  approval.reviewerTimeoutSeconds: " << c.reviewer_timeout_seconds << "\n"
+            << "  approval.reviewerRetries: " << c.reviewer_retries << "\n"
+            << "  approval.reviewerFailureMode: " << config::to_string(c.reviewer_failure)
+            << (c.reviewer_failure == config::ReviewerFailureMode::Defer
+                    ? " (a review that fails asks you instead)"
+                    : " (a review that fails denies)")
+            << "\n"
             << "  approval.grantTtlSeconds: " << c.grant_ttl_seconds << "\n"
             << "  approval.questionTimeoutSeconds: " << c.question_timeout_seconds
             << (c.question_timeout_seconds == 0 ? " (no limit of its own: as long as the command)"

@@ -103,9 +103,9 @@ class DocumentBuilder final : public nlohmann::json_sax<Json> {
     std::string last_key;
   };
 
-  // Only the root object and the objects directly under a section key are checked: no
-  // valid configuration has an object anywhere else, so any other object is refused by the
-  // schema anyway.
+  // Only the root object, the objects directly under a section key and the objects directly
+  // under a section's key are checked: no valid configuration has an object anywhere else, so
+  // any other object is refused by the schema anyway.
   std::optional<std::string> where_of_new_object() const {
     if (frames_.empty()) return std::string("root");
     const Frame& parent = frames_.back();
@@ -113,6 +113,10 @@ class DocumentBuilder final : public nlohmann::json_sax<Json> {
         is_section(parent.last_key)) {
       return parent.last_key;
     }
+    // An object-valued key of a section (network.deniedDomainReasons): its keys are checked for
+    // duplicates too.
+    if (frames_.size() == 2 && parent.where && parent.value->is_object())
+      return *parent.where + "." + parent.last_key;
     return std::nullopt;
   }
 
@@ -494,8 +498,57 @@ std::expected<std::vector<policy::DomainPattern>, ConfigError> parse_domains(
   return out;
 }
 
+constexpr std::size_t kMaxReasonLength = 200;  // characters (code points), after trimming
+
+// A reason shown in a refusal line: no control characters, line separators or bidirectional
+// controls (one line that reads as written; core/printable.hpp lists the same controls).
+bool is_reason_text(std::string_view text) {
+  const std::u32string code_points = [&] {
+    std::u32string out;
+    for (std::size_t i = 0; i < text.size();) {
+      const auto byte = static_cast<unsigned char>(text[i]);
+      const std::size_t length = byte < 0x80 ? 1 : byte < 0xE0 ? 2 : byte < 0xF0 ? 3 : 4;
+      out.push_back(decode(text.substr(i), length));
+      i += length;
+    }
+    return out;
+  }();
+  if (code_points.empty() || code_points.size() > kMaxReasonLength) return false;
+  return std::ranges::none_of(code_points, [](char32_t c) {
+    const bool direction = c == 0x061C || c == 0x200E || c == 0x200F ||
+                           (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);
+    return c < 0x20 || (c >= 0x7F && c < 0xA0) || c == 0x2028 || c == 0x2029 || direction ||
+           c == 0xFFFFFFFF;
+  });
+}
+
+// `network.deniedDomainReasons` (docs/configuration.md): every key a deniedDomains entry (after
+// the same canonicalisation), every value a one-line reason.
+std::expected<std::map<std::string, std::string, std::less<>>, ConfigError> parse_denied_reasons(
+    const Json& reasons, const std::vector<policy::DomainPattern>& denied) {
+  const std::string name = "network.deniedDomainReasons";
+  if (!reasons.is_object())
+    return invalid(name + " must be an object mapping network.deniedDomains entries to reasons");
+  std::map<std::string, std::string, std::less<>> out;
+  for (const auto& [key, value] : reasons.items()) {
+    auto pattern = policy::DomainPattern::parse(key, policy::ListKind::Denied);
+    const bool listed = pattern && std::ranges::find(denied, *pattern) != denied.end();
+    if (!listed)
+      return invalid(name + " key " + core::printable(key) +
+                     " is not an entry of network.deniedDomains");
+    const std::string reason =
+        value.is_string() ? js_trim(value.get_ref<const std::string&>()) : "";
+    if (!is_reason_text(reason))
+      return invalid(name + "." + core::printable(key) + " must be a non-empty string of at most " +
+                     std::to_string(kMaxReasonLength) + " characters without control characters");
+    out.emplace(pattern->text(), reason);
+  }
+  return out;
+}
+
 std::expected<NetworkConfig, ConfigError> parse_network(const Document& document) {
-  static constexpr std::array<std::string_view, 2> kKeys = {"allowedDomains", "deniedDomains"};
+  static constexpr std::array<std::string_view, 3> kKeys = {"allowedDomains", "deniedDomains",
+                                                            "deniedDomainReasons"};
   NetworkConfig out;
   auto object = section(document, "network", kKeys);
   if (!object) return Failure(std::move(object.error()));
@@ -510,6 +563,11 @@ std::expected<NetworkConfig, ConfigError> parse_network(const Document& document
     if (!patterns) return Failure(std::move(patterns.error()));
     out.denied_domains = std::move(*patterns);
   }
+  if (const Json* reasons = member(**object, "deniedDomainReasons")) {
+    auto parsed = parse_denied_reasons(*reasons, out.denied_domains);
+    if (!parsed) return Failure(std::move(parsed.error()));
+    out.denied_domain_reasons = std::move(*parsed);
+  }
   return out;
 }
 
@@ -523,8 +581,9 @@ std::optional<int> bounded_integer(const Json& value, int max, int min = 1) {
 }
 
 std::expected<ApprovalConfig, ConfigError> parse_approval(const Document& document) {
-  static constexpr std::array<std::string_view, 4> kKeys = {
-      "reviewer", "reviewerTimeoutSeconds", "grantTtlSeconds", "questionTimeoutSeconds"};
+  static constexpr std::array<std::string_view, 6> kKeys = {
+      "reviewer",        "reviewerTimeoutSeconds", "reviewerRetries", "reviewerFailureMode",
+      "grantTtlSeconds", "questionTimeoutSeconds"};
   ApprovalConfig out;
   auto object = section(document, "approval", kKeys);
   if (!object) return Failure(std::move(object.error()));
@@ -548,6 +607,23 @@ std::expected<ApprovalConfig, ConfigError> parse_approval(const Document& docume
                      std::to_string(kMaxReviewerTimeoutSeconds));
     }
     out.reviewer_timeout_seconds = *seconds;
+  }
+  if (const Json* retries = member(**object, "reviewerRetries")) {
+    const auto count = bounded_integer(*retries, kMaxReviewerRetries, 0);
+    if (!count) {
+      return invalid("approval.reviewerRetries must be an integer between 0 and " +
+                     std::to_string(kMaxReviewerRetries));
+    }
+    out.reviewer_retries = *count;
+  }
+  if (const Json* mode = member(**object, "reviewerFailureMode")) {
+    if (*mode == "deny") {
+      out.reviewer_failure = ReviewerFailureMode::Deny;
+    } else if (*mode == "defer") {
+      out.reviewer_failure = ReviewerFailureMode::Defer;
+    } else {
+      return invalid("approval.reviewerFailureMode must be one of deny, defer");
+    }
   }
   if (const Json* ttl = member(**object, "grantTtlSeconds")) {
     const auto seconds = bounded_integer(*ttl, kMaxGrantTtlSeconds);
@@ -742,6 +818,10 @@ std::string_view to_string(HostIpcMode mode) {
   return mode == HostIpcMode::Ask ? "ask" : "off";
 }
 
+std::string_view to_string(ReviewerFailureMode mode) {
+  return mode == ReviewerFailureMode::Defer ? "defer" : "deny";
+}
+
 std::string_view to_string(PiFileTools file_tools) {
   return file_tools == PiFileTools::Host ? "host" : "sandboxed";
 }
@@ -778,6 +858,8 @@ std::string to_json(const Config& config) {
   Ordered approval = Ordered::object();
   if (!config.approval.reviewer.empty()) approval["reviewer"] = config.approval.reviewer;
   approval["reviewerTimeoutSeconds"] = config.approval.reviewer_timeout_seconds;
+  approval["reviewerRetries"] = config.approval.reviewer_retries;
+  approval["reviewerFailureMode"] = to_string(config.approval.reviewer_failure);
   approval["grantTtlSeconds"] = config.approval.grant_ttl_seconds;
   approval["questionTimeoutSeconds"] = config.approval.question_timeout_seconds;
   const Ordered out = {
@@ -797,7 +879,8 @@ std::string to_json(const Config& config) {
         {"allowedSockets", config.host_ipc.allowed_sockets}}},
       {"network",
        {{"allowedDomains", patterns_json(config.network.allowed_domains)},
-        {"deniedDomains", patterns_json(config.network.denied_domains)}}},
+        {"deniedDomains", patterns_json(config.network.denied_domains)},
+        {"deniedDomainReasons", config.network.denied_domain_reasons}}},
       {"approval", approval},
       {"limits", limits_json(config.limits)},
       {"environment",

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <expected>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,14 @@ inline constexpr int kMaxGrantTtlSeconds = 300;
 /// limit of its own, so a question waits as long as the command may run; at most one day.
 inline constexpr int kDefaultQuestionTimeoutSeconds = 0;
 inline constexpr int kMaxQuestionTimeoutSeconds = 86400;
+/// `approval.reviewerRetries`: how many times a failed review is tried again (the reviewer's
+/// timeout and retries of the Sandbox Runtime's broker, docs/compatibility.md C72).
+inline constexpr int kDefaultReviewerRetries = 2;
+inline constexpr int kMaxReviewerRetries = 5;
+
+/// `approval.reviewerFailureMode` (docs/approvals.md, "When review fails"): `deny` (default), a
+/// failed review denies; `defer`, the human is asked instead.
+enum class ReviewerFailureMode { Deny, Defer };
 
 /// `subagents.provider` (compatibility C5): `builtin` (default), `pi-subagents`, `off`.
 enum class SubagentProvider { Builtin, PiSubagents, Off };
@@ -59,6 +68,8 @@ std::string_view to_string(SubagentProvider provider);
 std::string_view to_string(HostIpcMode mode);
 /// The configuration spelling of `pi.fileTools`: "sandboxed" or "host".
 std::string_view to_string(PiFileTools file_tools);
+/// The configuration spelling of `approval.reviewerFailureMode`: "deny" or "defer".
+std::string_view to_string(ReviewerFailureMode mode);
 
 /// `subagents` section (compatibility C2).
 ///   worker_extensions: `subagents.workerExtensions`, absolute paths of Pi extensions each
@@ -122,9 +133,13 @@ struct HostIpcConfig {
 
 /// `network` section (compatibility C10–C12): canonical patterns, duplicates (same
 /// canonical text) removed keeping the first. Empty lists mean per-connection review only.
+///   denied_domain_reasons: `network.deniedDomainReasons` (docs/configuration.md), keyed by
+///     the canonical text of a `denied_domains` entry (DomainPattern::text()); the value is the
+///     trimmed reason, 1-200 characters, shown after that entry in every refusal it causes.
 struct NetworkConfig {
   std::vector<policy::DomainPattern> allowed_domains;
   std::vector<policy::DomainPattern> denied_domains;
+  std::map<std::string, std::string, std::less<>> denied_domain_reasons = {};
   friend bool operator==(const NetworkConfig&, const NetworkConfig&) = default;
 };
 
@@ -136,9 +151,13 @@ struct NetworkConfig {
 ///   question_timeout_seconds: how long a question for the human stays open before it is
 ///     refused unanswered, 0-86400 seconds; 0 (default): no limit of its own, the question
 ///     waits as long as the command may run (docs/configuration.md, "Schema").
+///   reviewer_retries: how many times a failed review is tried again, 0-5 (default 2).
+///   reviewer_failure: what a review still failing after its retries becomes.
 struct ApprovalConfig {
   std::vector<std::string> reviewer;
   int reviewer_timeout_seconds = kDefaultReviewerTimeoutSeconds;
+  int reviewer_retries = kDefaultReviewerRetries;
+  ReviewerFailureMode reviewer_failure = ReviewerFailureMode::Deny;
   int grant_ttl_seconds = kDefaultGrantTtlSeconds;
   int question_timeout_seconds = kDefaultQuestionTimeoutSeconds;
   friend bool operator==(const ApprovalConfig&, const ApprovalConfig&) = default;

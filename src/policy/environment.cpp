@@ -13,7 +13,8 @@ namespace {
 constexpr std::string_view kJavaToolOptions = "JAVA_TOOL_OPTIONS";
 
 /// The names command_environment() sets itself besides the proxy's.
-constexpr std::array<std::string_view, 4> kOwnVariables = {"TMPDIR", "TMP", "TEMP", "PI_SANDBOX"};
+constexpr std::array<std::string_view, 5> kOwnVariables = {"TMPDIR", "TMP", "TEMP", "PI_SANDBOX",
+                                                           "SANDBOX_RUNTIME"};
 
 std::string_view name_of(std::string_view entry) {
   return entry.substr(0, entry.find('='));
@@ -97,6 +98,9 @@ CommandEnvironment command_environment(std::span<const std::string> caller,
   }
   for (const char* name : {"TMPDIR", "TMP", "TEMP"}) out.env.push_back(std::string(name) + "=/tmp");
   out.env.emplace_back("PI_SANDBOX=1");
+  // The Sandbox Runtime sets it inside; tools that detect a sandbox by it keep working
+  // (docs/compatibility.md, C83).
+  out.env.emplace_back("SANDBOX_RUNTIME=1");
   for (auto& variable : proxy_environment(self_exe, java_options))
     out.env.push_back(std::move(variable));
   return out;

@@ -4,8 +4,8 @@
 // caller). The caller's environment goes in less the variables whose names
 // carry credentials (kDefaultRemoved), adjusted by the trusted configuration's
 // `environment.passThrough` and `environment.remove`; then pi-sandbox's own variables (the
-// private temp directory, `PI_SANDBOX=1`, the proxy's knobs of proxy_environment.hpp) are added,
-// replacing the caller's values of the same names.
+// private temp directory, `PI_SANDBOX=1`, `SANDBOX_RUNTIME=1`, the proxy's knobs of
+// proxy_environment.hpp) are added, replacing the caller's values of the same names.
 //
 // A pattern is a variable name in which `*` matches any run of characters (also none):
 // `GITHUB_TOKEN`, `AWS_*`, `*_API_KEY`, `*TOKEN*`. Names are compared without regard to ASCII
@@ -80,9 +80,10 @@ struct CommandEnvironment {
                                                     const EnvironmentSpec& spec);
 
 /// The whole environment of a sandboxed command: filter_environment(), then the caller's
-/// `TMPDIR`, `TMP`, `TEMP`, `PI_SANDBOX` and proxy variables dropped, then `TMPDIR=/tmp`,
-/// `TMP=/tmp`, `TEMP=/tmp` (compatibility C24), `PI_SANDBOX=1` and proxy_environment()
-/// appended (`JAVA_TOOL_OPTIONS` merged with the caller's value, when it was kept).
+/// `TMPDIR`, `TMP`, `TEMP`, `PI_SANDBOX`, `SANDBOX_RUNTIME` and proxy variables dropped, then
+/// `TMPDIR=/tmp`, `TMP=/tmp`, `TEMP=/tmp` (compatibility C24), `PI_SANDBOX=1`, `SANDBOX_RUNTIME=1`
+/// (C83) and proxy_environment() appended (`JAVA_TOOL_OPTIONS` merged with the caller's value, when
+/// it was kept).
 ///   self_exe: pi-sandbox's own absolute path (for the SSH ProxyCommand).
 [[nodiscard]] CommandEnvironment command_environment(std::span<const std::string> caller,
                                                      const EnvironmentSpec& spec,

@@ -204,6 +204,22 @@ std::expected<Request, RequestError> parse_request(std::string_view line) {
     return Hello{version->get<long long>()};
   }
   if (type == "shutdown") return Shutdown{};
+  if (type == "recent_denials") return RecentDenials{};
+  if (type == "override") {
+    const auto hash = required_string(object, "request_hash");
+    if (!hash) return error("override needs a string \"request_hash\"");
+    const auto kind_it = object.find("kind");
+    const std::string kind =
+        kind_it != object.end() && kind_it->is_string() ? kind_it->get<std::string>() : "";
+    if (kind != "retry" && kind != "break-glass")
+      return error("override: \"kind\" must be \"retry\" or \"break-glass\"");
+    Override out{*hash, kind, std::nullopt};
+    if (const auto scope = object.find("scope_key"); scope != object.end()) {
+      if (!scope->is_string()) return error("override: \"scope_key\" must be a string");
+      out.scope_key = scope->get<std::string>();
+    }
+    return out;
+  }
   const bool known = type == "exec" || type == "stdin" || type == "stdin_close" ||
                      type == "abort" || type == "approval_response";
   if (!known) return error("unknown request type \"" + type + "\"");
@@ -262,6 +278,25 @@ std::string output_event(std::string_view id, bool stderr_stream, std::string_vi
     out["encoding"] = "base64";
   }
   return dump(out);
+}
+
+std::string recent_denials_event(const std::vector<DenialEntry>& denials) {
+  Event list = Event::array();
+  for (const DenialEntry& d : denials)
+    list.push_back({{"request_hash", d.request_hash},
+                    {"recovery", d.recovery},
+                    {"surface", d.surface},
+                    {"target", d.target},
+                    {"reason", d.reason}});
+  return dump({{"type", "recent_denials"}, {"denials", list}});
+}
+
+std::string override_event(std::string_view request_hash, std::string_view kind,
+                           long long expires_in_s) {
+  return dump({{"type", "override"},
+               {"request_hash", request_hash},
+               {"kind", kind},
+               {"expires_in_s", expires_in_s}});
 }
 
 std::string denied_event(std::string_view id, std::string_view surface, std::string_view target,

@@ -92,7 +92,23 @@ struct ApprovalResponse {
 };
 struct Shutdown {};
 
-using Request = std::variant<Hello, Exec, StdinData, StdinClose, Abort, ApprovalResponse, Shutdown>;
+/// `recent_denials`: the host asks which automatic denials of the session the user may
+/// override now (docs/approvals.md, "After a wrong denial"); answered by a `recent_denials`
+/// event.
+struct RecentDenials {};
+
+/// `override`: the user authorises one retry (`kind` `retry`) or one break-glass allow
+/// (`break-glass`) of the recent denial with `request_hash`, usable within 60 s by a request
+/// of `scope_key` (absent: any scope of the session). Answered by an `override` event, or an
+/// `error` event saying why not.
+struct Override {
+  std::string request_hash;
+  std::string kind;
+  std::optional<std::string> scope_key;
+};
+
+using Request = std::variant<Hello, Exec, StdinData, StdinClose, Abort, ApprovalResponse, Shutdown,
+                             RecentDenials, Override>;
 
 /// Why a line is not a request: the `error` event's message and, when known, the id.
 struct RequestError {
@@ -114,7 +130,9 @@ struct RequestError {
 ///   "allow-command" or "allow-session"`, `approval_response "<id>": "source" must be one of
 ///   "human", "reviewer", "unavailable", "hard-deny", "invalid-grant"`, `approval_response
 ///   "<id>": "source" must be "human" or "reviewer" for an allow`, `approval_response "<id>":
-///   "reason" must be a string of at most 4096 bytes`.
+///   "reason" must be a string of at most 4096 bytes`, `override needs a string
+///   "request_hash"`, `override: "kind" must be "retry" or "break-glass"`, `override:
+///   "scope_key" must be a string`.
 [[nodiscard]] std::expected<Request, RequestError> parse_request(std::string_view line);
 
 /// The JSON of an exec request as serve hands it to its worker (round-trips parse_request).
@@ -125,6 +143,21 @@ struct RequestError {
 ///   the commands (`linux`; `macos` for the Seatbelt backend, docs/macos.md).
 [[nodiscard]] std::string hello_event(std::string_view server, std::string_view sandbox);
 [[nodiscard]] std::string started_event(std::string_view id);
+
+/// One entry of a `recent_denials` event: `recovery` is `retry` or `break-glass`.
+struct DenialEntry {
+  std::string request_hash;
+  std::string recovery;
+  std::string surface;
+  std::string target;
+  std::string reason;
+};
+/// `{"type":"recent_denials","denials":[{request_hash, recovery, surface, target, reason}]}`,
+/// newest first.
+[[nodiscard]] std::string recent_denials_event(const std::vector<DenialEntry>& denials);
+/// `{"type":"override","request_hash":…,"kind":…,"expires_in_s":…}`.
+[[nodiscard]] std::string override_event(std::string_view request_hash, std::string_view kind,
+                                         long long expires_in_s);
 /// `data` as UTF-8 text when `bytes` is valid UTF-8, else base64 with `encoding`.
 [[nodiscard]] std::string output_event(std::string_view id, bool stderr_stream,
                                        std::string_view bytes);

@@ -11,13 +11,19 @@ using nlohmann::json;
 // Written in this key order: `type` first, which is what serve and the worker look for.
 using Line = nlohmann::ordered_json;
 
-constexpr std::array<std::pair<LedgerOp, std::string_view>, 5> kOps = {{
+constexpr std::array<std::pair<LedgerOp, std::string_view>, 7> kOps = {{
     {LedgerOp::Tripped, "tripped"},
     {LedgerOp::Record, "record"},
     {LedgerOp::Clear, "clear"},
     {LedgerOp::SessionAllowed, "session_allowed"},
     {LedgerOp::AllowSession, "allow_session"},
+    {LedgerOp::NoteDenial, "note_denial"},
+    {LedgerOp::TakeOverride, "take_override"},
 }};
+
+bool is_override_op(LedgerOp op) {
+  return op == LedgerOp::NoteDenial || op == LedgerOp::TakeOverride;
+}
 
 std::string dump(const Line& value) {
   return value.dump(-1, ' ', false, Line::error_handler_t::replace) + "\n";
@@ -42,6 +48,15 @@ std::string ledger_request_line(const LedgerRequest& request) {
   } else {
     line["scope"] = request.scope;
     if (request.op == LedgerOp::Record) line["outcome"] = approval::to_string(request.outcome);
+  }
+  if (is_override_op(request.op)) {
+    line["request_hash"] = request.request_hash;
+    line["recovery"] = approval::to_string(request.recovery);
+  }
+  if (request.op == LedgerOp::NoteDenial) {
+    line["surface"] = request.surface;
+    line["target"] = request.target;
+    line["reason"] = request.reason;
   }
   return dump(line);
 }
@@ -70,6 +85,15 @@ std::optional<LedgerRequest> parse_ledger_request(std::string_view line) {
     const auto outcome = approval::review_outcome_from_string(value.value("outcome", ""));
     if (!outcome) return std::nullopt;
     request.outcome = *outcome;
+  }
+  if (is_override_op(request.op)) {
+    const auto recovery = approval::recovery_from_string(value.value("recovery", ""));
+    request.request_hash = value.value("request_hash", "");
+    if (!recovery || request.request_hash.empty()) return std::nullopt;
+    request.recovery = *recovery;
+    request.surface = value.value("surface", "");
+    request.target = value.value("target", "");
+    request.reason = value.value("reason", "");
   }
   return request;
 }

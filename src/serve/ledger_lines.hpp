@@ -11,23 +11,38 @@
 #include <string>
 #include <string_view>
 
+#include "approval/ledger.hpp"
 #include "approval/result.hpp"
 
 namespace pisandbox::serve {
 
 /// What a worker asks of the serve process's ledger (approval::ScopeLedger's calls).
-enum class LedgerOp { Tripped, Record, Clear, SessionAllowed, AllowSession };
+enum class LedgerOp {
+  Tripped,
+  Record,
+  Clear,
+  SessionAllowed,
+  AllowSession,
+  NoteDenial,
+  TakeOverride
+};
 
 /// One question of a worker: `{"type":"ledger","seq":N,"op":"<op>",...}`.
 ///   seq: the worker's number for the call (the reply names it).
 ///   scope / outcome: for tripped, record, clear. destination: for session_allowed,
-///   allow_session.
+///   allow_session. scope, request_hash, recovery (and surface, target, reason for
+///   note_denial): for note_denial and take_override (approval::ScopeLedger).
 struct LedgerRequest {
   std::uint64_t seq = 0;
   LedgerOp op = LedgerOp::Tripped;
   std::string scope;
   approval::ReviewOutcome outcome = approval::ReviewOutcome::Deny;
   std::string destination;
+  std::string request_hash = {};
+  approval::Recovery recovery = approval::Recovery::Retry;
+  std::string surface = {};
+  std::string target = {};
+  std::string reason = {};
 };
 
 /// The line of `request` (JSON ending in "\n").
@@ -40,7 +55,7 @@ struct LedgerRequest {
 [[nodiscard]] std::optional<LedgerRequest> parse_ledger_request(std::string_view line);
 
 /// serve's answer: `{"type":"ledger_reply","seq":N,"value":true|false}` "\n" (the value of
-/// tripped and session_allowed; true for the others).
+/// tripped, session_allowed and take_override; true for the others).
 [[nodiscard]] std::string ledger_reply_line(std::uint64_t seq, bool value);
 
 /// A reply: its seq and value; nullopt for anything else.

@@ -39,6 +39,24 @@ void RemoteLedger::allow_for_session(std::string_view destination) {
   (void)call({0, LedgerOp::AllowSession, {}, {}, std::string(destination)});
 }
 
+void RemoteLedger::note_denial(const approval::RecentDenial& denial) {
+  LedgerRequest request{0, LedgerOp::NoteDenial, denial.scope, {}, {}};
+  request.request_hash = denial.request_hash;
+  request.recovery = denial.recovery;
+  request.surface = denial.surface;
+  request.target = denial.target;
+  request.reason = denial.reason;
+  (void)call(std::move(request));
+}
+
+bool RemoteLedger::take_override(std::string_view request_hash, std::string_view scope,
+                                 approval::Recovery kind) {
+  LedgerRequest request{0, LedgerOp::TakeOverride, std::string(scope), {}, {}};
+  request.request_hash = request_hash;
+  request.recovery = kind;
+  return call(std::move(request)).value_or(false);
+}
+
 bool RemoteLedger::take(const std::string& line) {
   const auto reply = parse_ledger_reply(line);
   if (!reply) return false;

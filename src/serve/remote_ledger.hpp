@@ -31,6 +31,10 @@ class RemoteLedger final : public approval::ScopeLedger {
   void clear(std::string_view scope) override;
   [[nodiscard]] bool allowed_for_session(std::string_view destination) override;
   void allow_for_session(std::string_view destination) override;
+  void note_denial(const approval::RecentDenial& denial) override;
+  /// false once serve is gone (fail closed: no override).
+  [[nodiscard]] bool take_override(std::string_view request_hash, std::string_view scope,
+                                   approval::Recovery kind) override;
 
   /// Takes `line` if it is serve's reply to a call (returns true), else leaves it (false).
   bool take(const std::string& line);

@@ -185,6 +185,23 @@ class Server {
     emit(rpc::hello_event(kServer, kSandbox));
   }
   void take(const rpc::Shutdown&, const std::string&) { stop_all(); }
+  void take(const rpc::RecentDenials&, const std::string&) {
+    std::vector<rpc::DenialEntry> entries;
+    for (const auto& d : book_.ledger().recent_denials())
+      entries.push_back({d.request_hash, std::string(approval::to_string(d.recovery)), d.surface,
+                         d.target, d.reason});
+    emit(rpc::recent_denials_event(entries));
+  }
+  void take(const rpc::Override& request, const std::string&) {
+    const auto kind = approval::recovery_from_string(request.kind);
+    auto authorised =
+        book_.ledger().authorise(request.request_hash, *kind, request.scope_key.value_or(""));
+    if (!authorised) {
+      emit(rpc::error_event("override: " + authorised.error()));
+      return;
+    }
+    emit(rpc::override_event(request.request_hash, request.kind, approval::kOverrideTtl.count()));
+  }
   void take(const rpc::Abort& abort, const std::string&) {
     if (Worker* w = find(abort.id))
       (void)::kill(w->pid, SIGTERM);  // only ESRCH is possible: the pidfd reports its end

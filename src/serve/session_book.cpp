@@ -27,6 +27,13 @@ void SessionBook::answer(const std::string& id, std::string_view line) {
       ledger_.allow_for_session(request->destination);
       settle(request->destination);
       break;
+    case LedgerOp::NoteDenial:
+      ledger_.note_denial({request->request_hash, request->scope, request->recovery,
+                           request->surface, request->target, request->reason});
+      break;
+    case LedgerOp::TakeOverride:
+      value = ledger_.take_override(request->request_hash, request->scope, request->recovery);
+      break;
   }
   send_(id, ledger_reply_line(request->seq, value));
 }

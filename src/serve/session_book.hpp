@@ -40,6 +40,10 @@ class SessionBook {
   /// Command `id` has ended: the request_ids of its questions still open, now forgotten.
   [[nodiscard]] std::vector<std::string> ended(const std::string& id);
 
+  /// The session's ledger, for the host's `recent_denials` and `override` requests
+  /// (docs/protocol.md).
+  [[nodiscard]] approval::LocalLedger& ledger() { return ledger_; }
+
  private:
   void settle(const std::string& destination);
 

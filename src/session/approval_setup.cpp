@@ -109,6 +109,10 @@ ApprovalSetup::ApprovalSetup(const fs::path& home, const config::LoadedConfig& l
   options.hard_deny = hard_deny_options(home, loaded);
   options.ledger = std::move(peers.ledger);
   options.grant_ttl = std::chrono::seconds(approval.grant_ttl_seconds);
+  options.reviewer_retries = approval.reviewer_retries;
+  options.reviewer_failure = approval.reviewer_failure == config::ReviewerFailureMode::Defer
+                                 ? ReviewerFailureMode::Defer
+                                 : ReviewerFailureMode::Deny;
   options.question_timeout = std::chrono::seconds(approval.question_timeout_seconds);
   options.command_deadline = peers.command_deadline;
   broker_ =

@@ -37,15 +37,20 @@ void NetworkDecider::capped(std::size_t max_connections, int descriptor_ceiling)
          "approvals and the audit log");
 }
 
+std::string NetworkDecider::denied_reason(const policy::DomainPattern& pattern) const {
+  std::string out = "matches network.deniedDomains entry " + pattern.text();
+  const auto reason = network_.denied_domain_reasons.find(pattern.text());
+  if (reason != network_.denied_domain_reasons.end()) out += ": " + reason->second;
+  return out;
+}
+
 std::optional<std::string> NetworkDecider::screen(const std::string& raw_host, std::uint16_t port) {
   const std::string port_text = std::to_string(port);
   auto host = proxy::normalise_host(raw_host);
   if (!host) return refuse(raw_host + ":" + port_text, "the host " + host.error()).reason;
   for (const auto& pattern : network_.denied_domains)
     if (pattern.matches(*host, port))
-      return refuse(*host + ":" + port_text,
-                    "matches network.deniedDomains entry " + pattern.text())
-          .reason;
+      return refuse(*host + ":" + port_text, denied_reason(pattern)).reason;
   return std::nullopt;
 }
 
@@ -57,8 +62,7 @@ proxy::Decision NetworkDecider::decide(const std::string& raw_host, std::uint16_
   // screen() has refused these before the lookup; checked again so that a caller without the
   // screen still never lets a denied name pass (fail closed).
   for (const auto& pattern : network_.denied_domains)
-    if (pattern.matches(*host, port))
-      return refuse(destination, "matches network.deniedDomains entry " + pattern.text());
+    if (pattern.matches(*host, port)) return refuse(destination, denied_reason(pattern));
   for (const auto& pattern : network_.allowed_domains)
     if (pattern.matches(*host, port)) return proxy::Decision{true, {}};
   approval::BoundaryRequest request;

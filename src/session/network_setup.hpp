@@ -82,6 +82,11 @@ class NetworkDecider {
   void capped(std::size_t max_connections, int descriptor_ceiling);
 
  private:
+  /// The refusal reason for a `network.deniedDomains` match: `matches network.deniedDomains
+  /// entry <pattern>`, followed by `: <reason>` when `network.deniedDomainReasons` gives one
+  /// (docs/network.md, "Deciding a destination").
+  [[nodiscard]] std::string denied_reason(const policy::DomainPattern& pattern) const;
+
   config::NetworkConfig network_;
   approval::Broker& broker_;
   std::shared_ptr<void> keep_alive_;

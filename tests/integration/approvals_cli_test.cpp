@@ -160,9 +160,13 @@ TEST_F(ApprovalsCli, AMissingReviewerIsAcceptedAndEachReviewFails) {
       check(request_json("network", "curl https://a.test", "a.test:443"), {"--reviewer", missing});
   EXPECT_EQ(checked.exit_code, 1) << checked.err;
   EXPECT_EQ(checked.out,
-            R"({"action":"deny","source":"reviewer","reason":"Automatic review is unavailable: )"
-            "reviewer " +
-                missing + " could not be started: ENOENT (No such file or directory)\"}\n");
+            R"({"action":"deny","source":"reviewer","reason":"Automatic review is unavailable."})"
+            "\n");
+  const std::string audit = read_file(scratch_.home / ".pi/agent/logs/pi-sandbox-audit.jsonl");
+  EXPECT_NE(audit.find("\"reason\":\"Automatic review is unavailable: reviewer " + missing +
+                       " could not be started: ENOENT (No such file or directory)\""),
+            std::string::npos)
+      << audit;
 }
 
 TEST_F(ApprovalsCli, AnAbsoluteReviewerIsAccepted) {

@@ -151,34 +151,52 @@ TEST_F(Approvals, CrashingReviewerIsUnavailable) {
   const auto r = check_with("crash");
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(r.out, R"({"action":"deny","source":"reviewer","reason":"Automatic review is )"
-                   R"(unavailable: reviewer exited with status 3"})"
+                   R"(unavailable."})"
                    "\n");
+  // Tried three times (two retries); what failed is in the audit log, for the user.
+  const auto entries = audit_entries();
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0]["reason"], "Automatic review is unavailable: reviewer exited with status 3");
 }
 
 TEST_F(Approvals, GarbageOutputIsUnavailable) {
   const auto r = check_with("garbage");
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  const auto result = json::parse(r.out);
-  EXPECT_EQ(result["action"], "deny");
-  EXPECT_EQ(result["source"], "reviewer");
-  EXPECT_EQ(result["reason"].get<std::string>().rfind(
+  EXPECT_EQ(r.out, R"({"action":"deny","source":"reviewer","reason":"Automatic review is )"
+                   R"(unavailable."})"
+                   "\n");
+  const auto entries = audit_entries();
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0]["reason"].get<std::string>().rfind(
                 "Automatic review is unavailable: reviewer output is not valid JSON", 0),
             0u)
-      << r.out;
+      << entries[0];
 }
 
 TEST_F(Approvals, SlowReviewerTimesOutAndIsKilled) {
   const auto config = scratch_.root / "config.json";
-  write_file(config, R"({"approval": {"reviewerTimeoutSeconds": 1}})");
+  write_file(config, R"({"approval": {"reviewerTimeoutSeconds": 1, "reviewerRetries": 0}})");
   const auto start = std::chrono::steady_clock::now();
   const auto r = check({"--config", config.string(), "--reviewer", reviewer("timeout").string()});
   const auto took = std::chrono::steady_clock::now() - start;
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(r.out, R"({"action":"deny","source":"reviewer","reason":"Automatic review is )"
-                   R"(unavailable: reviewer did not answer within 1 second"})"
+                   R"(unavailable."})"
                    "\n");
+  EXPECT_EQ(audit_entries().at(0)["reason"],
+            "Automatic review is unavailable: reviewer did not answer within 1 second");
   EXPECT_LT(took, 30s);  // generous: the reviewer would sleep 37 s
   EXPECT_TRUE(wait_until_gone("sleep 37.25"));
+}
+
+TEST_F(Approvals, AFailingReviewerWithFailureModeDeferAsksAndWithoutAHumanIsUnavailable) {
+  const auto config = scratch_.root / "config.json";
+  write_file(config, R"({"approval": {"reviewerFailureMode": "defer"}})");
+  const auto r = check({"--config", config.string(), "--reviewer", reviewer("crash").string()});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.out, R"({"action":"deny","source":"unavailable","reason":"Approval needs a human, )"
+                   R"(and none could be asked (no terminal, prompting off, or cancelled)."})"
+                   "\n");
 }
 
 TEST_F(Approvals, ReviewerFromTheTrustedConfiguration) {

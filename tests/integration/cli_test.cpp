@@ -100,6 +100,8 @@ TEST(Cli, PolicyShowsTheConfigurationNetworkHostIpcAndApprovals) {
            "docs/approvals.md):",
            "  approval.reviewer: /usr/bin/true --strict",
            "  approval.reviewerTimeoutSeconds: 30",
+           "  approval.reviewerRetries: 2",
+           "  approval.reviewerFailureMode: deny (a review that fails denies)",
            "  approval.grantTtlSeconds: 60",
            "  approval.questionTimeoutSeconds: 120",
            "  audit log: " + (s.home / ".pi/agent/logs/pi-sandbox-audit.jsonl").string(),
@@ -127,6 +129,8 @@ TEST(Cli, PolicyShowsTheConfigurationNetworkHostIpcAndApprovals) {
   EXPECT_EQ(p["approval"],
             json({{"reviewer", json::array({"/usr/bin/true", "--strict"})},
                   {"reviewer_timeout_seconds", 30},
+                  {"reviewer_retries", 2},
+                  {"reviewer_failure_mode", "deny"},
                   {"grant_ttl_seconds", 60},
                   {"question_timeout_seconds", 120},
                   {"audit_log", (s.home / ".pi/agent/logs/pi-sandbox-audit.jsonl").string()}}));

@@ -41,6 +41,7 @@ TEST(Environment, TheIssueInputLosesBothSecretsAndKeepsTheRest) {
   EXPECT_FALSE(has_line(r.out, "AWS_SECRET_ACCESS_KEY=")) << r.out;
   EXPECT_TRUE(has_line(r.out, "KEEP_ME=k\n")) << r.out;
   EXPECT_TRUE(has_line(r.out, "PI_SANDBOX=1\n")) << r.out;
+  EXPECT_TRUE(has_line(r.out, "SANDBOX_RUNTIME=1\n")) << r.out;
 }
 
 TEST(Environment, PassThroughKeepsAndRemoveRemoves) {
@@ -113,7 +114,7 @@ TEST(Environment, PolicyShowsTheRulesAndWhatItRemovesNeverTheValues) {
         "\n    SECRET_TOKEN  [default rule *SECRET*]\n",
         "\n    DATABASE_URL  [environment.remove entry DATABASE_*]\n",
         "\n  set by pi-sandbox (the caller's values replaced, JAVA_TOOL_OPTIONS merged): TMPDIR, "
-        "TMP, TEMP, PI_SANDBOX, HTTP_PROXY, "})
+        "TMP, TEMP, PI_SANDBOX, SANDBOX_RUNTIME, HTTP_PROXY, "})
     EXPECT_NE(text.out.find(line), std::string::npos) << line << "\nin:\n" << text.out;
   EXPECT_EQ(text.out.find("GITHUB_TOKEN  ["), std::string::npos) << text.out;
   EXPECT_EQ(text.out.find("value-"), std::string::npos) << text.out;

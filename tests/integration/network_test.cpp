@@ -172,7 +172,8 @@ const char* const kHosts =
 const char* const kConfig = R"({"network": {
   "allowedDomains": ["web.test", "git.test", "ssh.test", "local.test", "behind.test",
                      "dual.test", "gone.test", "unrouted.test"],
-  "deniedDomains": ["blocked.test"]}})";
+  "deniedDomains": ["blocked.test"],
+  "deniedDomainReasons": {"blocked.test": "the test's policy keeps it out"}}})";
 
 /// One network for the whole suite.
 class Network {
@@ -401,7 +402,8 @@ TEST_F(NetworkTest, ADeniedDomainIsRefusedWithTheProxysAnswer) {
   EXPECT_EQ(r.exit_code, 56);
   EXPECT_TRUE(r.out.starts_with("HTTP/1.1 403 Forbidden\r\n")) << r.out;
   EXPECT_NE(r.err.find("pi-sandbox: network: refused blocked.test:80: matches "
-                       "network.deniedDomains entry blocked.test"),
+                       "network.deniedDomains entry blocked.test: the test's policy keeps it "
+                       "out\n"),
             std::string::npos)
       << r.err;
   EXPECT_TRUE(network_->reviewed().empty());

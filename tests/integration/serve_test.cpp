@@ -897,6 +897,76 @@ TEST_F(ServeApprovals, AQuestionWhoseDeadlinePassesIsSettledAndRefused) {
                            "pi-sandbox: network: refused asked.test:80: " + reason + "\n"));
 }
 
+TEST_F(ServeApprovals, ADeniedDomainsReasonIsInTheDeniedEventAndTheRefusalLine) {
+  Serve serve(scratch_,
+              {"--config", config(R"({"network": {"deniedDomains": ["asked.test"],)"
+                                  R"( "deniedDomainReasons": {"asked.test": "use the mirror"}}})")},
+              network_);
+  serve.send(exec("d", status_of("asked.test"), scratch_.ws));
+  const auto events = serve.until_exit("d");
+  const std::string reason = "matches network.deniedDomains entry asked.test: use the mirror";
+  EXPECT_TRUE(of_type(events, "approval_request").empty());
+  EXPECT_EQ(of_type(events, "denied"), (std::vector<json>{json{{"type", "denied"},
+                                                               {"id", "d"},
+                                                               {"surface", "network"},
+                                                               {"target", "asked.test:80"},
+                                                               {"reason", reason},
+                                                               {"source", "policy"}}}));
+  EXPECT_EQ(streams(events),
+            std::make_pair(std::string("403\n"),
+                           "pi-sandbox: network: refused asked.test:80: " + reason + "\n"));
+}
+
+TEST_F(ServeApprovals, AfterAWrongDenialTheUserGetsOneRetryThatTheReviewerSeesAsTheirWord) {
+  // A real reviewer that denies unless the request carries the user's word for a retry.
+  const fs::path reviewer = scratch_.root / "retry.sh";
+  write_file(reviewer,
+             "#!/bin/sh\nif grep -q '\"userRetry\":true'; then\n"
+             "echo '{\"outcome\":\"allow\",\"risk_level\":\"low\",\"rationale\":\"The user "
+             "vouches.\"}'\nelse\n"
+             "echo '{\"outcome\":\"deny\",\"risk_level\":\"medium\",\"rationale\":\"Unknown "
+             "host.\"}'\nfi\n");
+  ::chmod(reviewer.c_str(), 0755);
+  Serve serve(scratch_, {"--reviewer", reviewer.string()}, network_);
+  const std::string command = status_of("asked.test");
+  serve.send(exec("first", command, scratch_.ws));
+  EXPECT_EQ(streams(serve.until_exit("first")).first, "403\n");
+  // An override of a hash that was never denied is refused.
+  serve.send(json{{"type", "override"}, {"request_hash", std::string(64, '0')}, {"kind", "retry"}});
+  EXPECT_EQ(serve.next(),
+            (json{{"type", "error"},
+                  {"message", "override: no recent automatic denial has request_hash " +
+                                  std::string(64, '0')}}));
+  serve.send(json{{"type", "recent_denials"}});
+  const json recent = serve.next();
+  ASSERT_EQ(recent["type"], "recent_denials") << recent;
+  ASSERT_EQ(recent["denials"].size(), 1u) << recent;
+  const json denial = recent["denials"][0];
+  EXPECT_EQ(denial["recovery"], "retry");
+  EXPECT_EQ(denial["surface"], "network");
+  EXPECT_EQ(denial["target"], "asked.test:80");
+  EXPECT_EQ(denial["reason"], "Unknown host.");
+  const std::string hash = denial["request_hash"];
+  EXPECT_EQ(hash.size(), 64u);
+  // Break-glass is only for critical denials.
+  serve.send(json{{"type", "override"}, {"request_hash", hash}, {"kind", "break-glass"}});
+  EXPECT_EQ(serve.next()["message"],
+            "override: the denial of " + hash + " was not critical: ask for a retry instead");
+  serve.send(json{{"type", "override"}, {"request_hash", hash}, {"kind", "retry"}});
+  EXPECT_EQ(
+      serve.next(),
+      (json{
+          {"type", "override"}, {"request_hash", hash}, {"kind", "retry"}, {"expires_in_s", 60}}));
+  serve.send(exec("retry", command, scratch_.ws));
+  EXPECT_EQ(streams(serve.until_exit("retry")).first, "200\n");
+  // One retry per session and hash; the next identical command is reviewed as before.
+  serve.send(json{{"type", "override"}, {"request_hash", hash}, {"kind", "retry"}});
+  EXPECT_EQ(serve.next()["message"],
+            "override: a retry of " + hash + " was already authorised in this session");
+  serve.send(exec("again", command, scratch_.ws));
+  EXPECT_EQ(streams(serve.until_exit("again")).first, "403\n");
+}
+
 TEST_F(ServeApprovals, TheCommandsTimeoutIsTheQuestionsDeadline) {
   Serve serve(scratch_, {}, network_);
   json request = exec("t", status_of("asked.test"), scratch_.ws);

@@ -6,4 +6,5 @@ pisandbox_unit_test(unit_approval
     ${CMAKE_CURRENT_LIST_DIR}/approval_reviewer_output_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/approval_broker_test.cpp
     ${CMAKE_CURRENT_LIST_DIR}/approval_remember_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/approval_override_test.cpp
   LIBS pisandbox_approval)

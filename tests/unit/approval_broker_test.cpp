@@ -173,10 +173,68 @@ TEST(Broker, ReviewerFailureIsUnavailableAndCountsAsADenial) {
   f.reviewer.answer = std::unexpected(std::string("reviewer exited with status 3"));
   for (int i = 0; i < 3; ++i)
     EXPECT_EQ(f.approve(network_request()),
-              (ApprovalResult{Action::Deny, Source::Reviewer,
-                              "Automatic review is unavailable: reviewer exited with status 3"}));
+              (ApprovalResult{Action::Deny, Source::Reviewer, "Automatic review is unavailable."}));
+  EXPECT_EQ(f.reviewer.calls, 9);  // each review tried again twice
   EXPECT_TRUE(f.prompt.reasons.empty());
   EXPECT_EQ(f.approve(network_request()).reason, kCircuitBreakerReason);
+  // What failed is in the audit log only, never in the result the agent sees.
+  EXPECT_EQ(json::parse(f.audit.lines.front())["reason"],
+            "Automatic review is unavailable: reviewer exited with status 3");
+}
+
+TEST(Broker, AFailedReviewIsTriedAgainAndItsVerdictCounts) {
+  Fixture f;
+  f.reviewer.answers = {std::unexpected(std::string("reviewer timed out after 90 s")),
+                        std::unexpected(std::string("reviewer output is empty"))};
+  f.reviewer.answer = verdict(ReviewOutcome::Allow, "Known registry.");
+  EXPECT_EQ(f.approve(network_request()),
+            (ApprovalResult{Action::Allow, Source::Reviewer, "Known registry."}));
+  EXPECT_EQ(f.reviewer.calls, 3);
+  EXPECT_EQ(f.audit.events(), kAllowEvents);
+}
+
+TEST(Broker, ReviewerRetriesZeroAsksOnce) {
+  SteadyClock clock;
+  FakeReviewer reviewer;
+  reviewer.answer = std::unexpected(std::string("reviewer exited with status 3"));
+  MemoryAudit audit;
+  BrokerOptions options;
+  options.reviewer_retries = 0;
+  Broker broker(options, clock, audit, &reviewer, nullptr);
+  EXPECT_EQ(broker.approve(network_request(), {"s", "k", ""}).reason,
+            "Automatic review is unavailable.");
+  EXPECT_EQ(reviewer.calls, 1);
+}
+
+TEST(Broker, WithFailureModeDeferAFailedReviewAsksTheHumanAndIsNoDenial) {
+  SteadyClock clock;
+  FakeReviewer reviewer;
+  reviewer.answer = std::unexpected(std::string("reviewer exited with status 3"));
+  FakePrompt prompt;
+  prompt.reply = {HumanAnswer::Deny, std::nullopt, {}};
+  MemoryAudit audit;
+  BrokerOptions options;
+  options.reviewer_failure = ReviewerFailureMode::Defer;
+  Broker broker(options, clock, audit, &reviewer, &prompt);
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(broker.approve(network_request(), {"s", "k", ""}),
+              (ApprovalResult{Action::Deny, Source::Human, std::string(kHumanDenyReason)}));
+  // Asked each time with the fixed reason; four failures did not trip the breaker (three
+  // denials would), since a deferred review is not a denial.
+  EXPECT_EQ(prompt.reasons, std::vector<std::string>(4, "Automatic review is unavailable."));
+  EXPECT_EQ(reviewer.calls, 12);
+}
+
+TEST(Broker, WithFailureModeDeferAndNoHumanAFailedReviewIsUnavailable) {
+  SteadyClock clock;
+  FakeReviewer reviewer;
+  reviewer.answer = std::unexpected(std::string("reviewer exited with status 3"));
+  MemoryAudit audit;
+  BrokerOptions options;
+  options.reviewer_failure = ReviewerFailureMode::Defer;
+  Broker broker(options, clock, audit, &reviewer, nullptr);
+  EXPECT_EQ(broker.approve(network_request(), {"s", "k", ""}),
+            (ApprovalResult{Action::Deny, Source::Unavailable, std::string(kNoHumanReason)}));
 }
 
 TEST(Broker, InvalidRequestIsDeniedBeforeAnyReview) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <deque>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -33,11 +34,19 @@ inline ReviewerVerdict verdict(ReviewOutcome outcome, std::string rationale) {
 class FakeReviewer final : public Reviewer {
  public:
   std::expected<ReviewerVerdict, std::string> answer = verdict(ReviewOutcome::Allow, "ok");
+  /// Given first, one per call, before `answer`.
+  std::deque<std::expected<ReviewerVerdict, std::string>> answers;
   int calls = 0;
-  std::expected<ReviewerVerdict, std::string> review(const BoundaryRequest&) override {
+  std::vector<bool> user_retries;  ///< ReviewEvidence::user_retry of each call
+  std::expected<ReviewerVerdict, std::string> review(const BoundaryRequest&,
+                                                     const ReviewEvidence& evidence) override {
     std::lock_guard lock(mutex_);
     ++calls;
-    return answer;
+    user_retries.push_back(evidence.user_retry);
+    if (answers.empty()) return answer;
+    auto next = std::move(answers.front());
+    answers.pop_front();
+    return next;
   }
 
  private:

@@ -478,6 +478,109 @@ TEST(ConfigParse, DomainsAreCanonicalAndDeduplicated) {
   EXPECT_EQ(texts(config->network.denied_domains), (std::vector<std::string>{"*", "*:22"}));
 }
 
+TEST(ConfigParse, DeniedDomainReasonsAreKeyedByTheCanonicalEntryAndRoundTrip) {
+  auto config = parse(R"({"network": {
+      "deniedDomains": ["Pastebin.COM", "*.corp.example:22"],
+      "deniedDomainReasons": {"pastebin.com.": "  uploads leave the company  ",
+                              "*.corp.example:22": "use the bastion"}}})");
+  ASSERT_TRUE(config.has_value()) << config.error().describe(kPath);
+  EXPECT_EQ(config->network.denied_domain_reasons,
+            (std::map<std::string, std::string, std::less<>>{
+                {"pastebin.com", "uploads leave the company"},
+                {"*.corp.example:22", "use the bastion"}}));
+  auto again = parse(to_json(*config));
+  ASSERT_TRUE(again.has_value()) << again.error().describe(kPath);
+  EXPECT_EQ(*again, *config);
+}
+
+const std::string kReasonValue =
+    " must be a non-empty string of at most 200 characters without control characters";
+
+INSTANTIATE_TEST_SUITE_P(
+    DeniedDomainReasons, ConfigRefused,
+    testing::Values(
+        Refused{"NotAnObject",
+                R"({"network": {"deniedDomains": ["a.test"], "deniedDomainReasons": ["a.test"]}})",
+                "network.deniedDomainReasons must be an object mapping network.deniedDomains "
+                "entries to reasons"},
+        Refused{
+            "KeyNotDenied",
+            R"({"network": {"deniedDomains": ["a.test"], "deniedDomainReasons": {"b.test": "x"}}})",
+            "network.deniedDomainReasons key b.test is not an entry of network.deniedDomains"},
+        Refused{
+            "KeyOnlyAllowed",
+            R"({"network": {"allowedDomains": ["a.test"], "deniedDomainReasons": {"a.test": "x"}}})",
+            "network.deniedDomainReasons key a.test is not an entry of network.deniedDomains"},
+        Refused{
+            "KeyOtherPort",
+            R"({"network": {"deniedDomains": ["a.test:22"], "deniedDomainReasons": {"a.test": "x"}}})",
+            "network.deniedDomainReasons key a.test is not an entry of network.deniedDomains"},
+        Refused{
+            "ValueBlank",
+            R"({"network": {"deniedDomains": ["a.test"], "deniedDomainReasons": {"a.test": "  "}}})",
+            "network.deniedDomainReasons.a.test" + kReasonValue},
+        Refused{
+            "ValueNumber",
+            R"({"network": {"deniedDomains": ["a.test"], "deniedDomainReasons": {"a.test": 1}}})",
+            "network.deniedDomainReasons.a.test" + kReasonValue},
+        Refused{
+            "ValueNewline",
+            R"({"network": {"deniedDomains": ["a.test"], "deniedDomainReasons": {"a.test": "a\nb"}}})",
+            "network.deniedDomainReasons.a.test" + kReasonValue},
+        Refused{
+            "ValueEscape",
+            R"({"network": {"deniedDomains": ["a.test"], "deniedDomainReasons": {"a.test": "\u001b[2J"}}})",
+            "network.deniedDomainReasons.a.test" + kReasonValue},
+        Refused{
+            "ValueBidiControl",
+            R"({"network": {"deniedDomains": ["a.test"], "deniedDomainReasons": {"a.test": "ok\u202eevil"}}})",
+            "network.deniedDomainReasons.a.test" + kReasonValue},
+        Refused{"ValueTooLong",
+                R"({"network": {"deniedDomains": ["a.test"], "deniedDomainReasons": {"a.test": ")" +
+                    std::string(201, 'x') + R"("}}})",
+                "network.deniedDomainReasons.a.test" + kReasonValue},
+        Refused{
+            "DuplicateKey",
+            R"({"network": {"deniedDomains": ["a.test"], "deniedDomainReasons": {"a.test": "x", "a.test": "y"}}})",
+            "duplicate network.deniedDomainReasons key: a.test"}),
+    test_name);
+
+TEST(ConfigParse, DeniedDomainReasonOf200CharactersIsAccepted) {
+  const std::string reason(199, 'x');
+  auto config =
+      parse(R"({"network": {"deniedDomains": ["a.test"], "deniedDomainReasons": {"a.test": ")" +
+            reason + "\u00e9\"}}}");
+  ASSERT_TRUE(config.has_value()) << config.error().describe(kPath);
+  EXPECT_EQ(config->network.denied_domain_reasons.at("a.test"), reason + "\u00e9");
+}
+
+TEST(ConfigParse, ReviewerRetriesAndFailureModeRoundTrip) {
+  auto config = parse(R"({"approval": {"reviewerRetries": 0, "reviewerFailureMode": "defer"}})");
+  ASSERT_TRUE(config.has_value()) << config.error().describe(kPath);
+  EXPECT_EQ(config->approval.reviewer_retries, 0);
+  EXPECT_EQ(config->approval.reviewer_failure, ReviewerFailureMode::Defer);
+  auto again = parse(to_json(*config));
+  ASSERT_TRUE(again.has_value()) << again.error().describe(kPath);
+  EXPECT_EQ(*again, *config);
+  EXPECT_EQ(Config{}.approval.reviewer_retries, 2);
+  EXPECT_EQ(Config{}.approval.reviewer_failure, ReviewerFailureMode::Deny);
+}
+
+const std::string kRetries = "approval.reviewerRetries must be an integer between 0 and 5";
+const std::string kFailureMode = "approval.reviewerFailureMode must be one of deny, defer";
+
+INSTANTIATE_TEST_SUITE_P(
+    ReviewerFailure, ConfigRefused,
+    testing::Values(
+        Refused{"RetriesNegative", R"({"approval": {"reviewerRetries": -1}})", kRetries},
+        Refused{"RetriesTooMany", R"({"approval": {"reviewerRetries": 6}})", kRetries},
+        Refused{"RetriesFraction", R"({"approval": {"reviewerRetries": 1.5}})", kRetries},
+        Refused{"RetriesString", R"({"approval": {"reviewerRetries": "2"}})", kRetries},
+        Refused{"ModeUnknown", R"({"approval": {"reviewerFailureMode": "allow"}})", kFailureMode},
+        Refused{"ModeCase", R"({"approval": {"reviewerFailureMode": "Deny"}})", kFailureMode},
+        Refused{"ModeBool", R"({"approval": {"reviewerFailureMode": false}})", kFailureMode}),
+    test_name);
+
 TEST(ConfigParse, InvalidDomainCarriesAHint) {
   auto config = parse(R"({"network": {"allowedDomains": ["https://github.com"]}})");
   ASSERT_FALSE(config.has_value());
@@ -536,10 +639,13 @@ TEST(ConfigToJson, DefaultsFilledIn) {
   },
   "network": {
     "allowedDomains": [],
-    "deniedDomains": []
+    "deniedDomains": [],
+    "deniedDomainReasons": {}
   },
   "approval": {
     "reviewerTimeoutSeconds": 90,
+    "reviewerRetries": 2,
+    "reviewerFailureMode": "deny",
     "grantTtlSeconds": 60,
     "questionTimeoutSeconds": 0
   },
@@ -730,6 +836,8 @@ TEST(ConfigToJson, IssueExampleWithCanonicalDomains) {
       "--strict"
     ],
     "reviewerTimeoutSeconds": 90,
+    "reviewerRetries": 2,
+    "reviewerFailureMode": "deny",
     "grantTtlSeconds": 5,
     "questionTimeoutSeconds": 0
   })"),

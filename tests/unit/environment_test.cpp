@@ -134,11 +134,12 @@ TEST(CommandEnvironment, OwnVariablesAreAddedAfterTheFilterAndReplaceTheCallers)
   spec.remove = {"HTTP_PROXY", "TMPDIR"};
   const std::vector<std::string> caller = {"PATH=/bin",         "HTTP_PROXY=http://corp:8080",
                                            "TMPDIR=/var/x",     "PI_SANDBOX=0",
-                                           "YARN_HTTP_PROXY=x", "GH_TOKEN=t"};
+                                           "YARN_HTTP_PROXY=x", "GH_TOKEN=t",
+                                           "SANDBOX_RUNTIME=0"};
   const CommandEnvironment out = command_environment(caller, spec, "/opt/pi-sandbox");
   EXPECT_EQ(names(out.removed), (std::vector<std::string>{"HTTP_PROXY", "TMPDIR", "GH_TOKEN"}));
-  std::vector<std::string> expected = {"PATH=/bin", "TMPDIR=/tmp", "TMP=/tmp", "TEMP=/tmp",
-                                       "PI_SANDBOX=1"};
+  std::vector<std::string> expected = {"PATH=/bin", "TMPDIR=/tmp",  "TMP=/tmp",
+                                       "TEMP=/tmp", "PI_SANDBOX=1", "SANDBOX_RUNTIME=1"};
   for (auto& entry : proxy_environment("/opt/pi-sandbox")) expected.push_back(entry);
   EXPECT_EQ(out.env, expected);
   const auto names_set = sandbox_variable_names();

@@ -264,9 +264,21 @@ export async function decideApproval(
   return { choice: "deny", source: "invalid-grant", reason: INVALID_GRANT_REASON };
 }
 
-/** The notice for a denial with a reason (README, "How approvals reach you"). */
-export function denialNotice(surface: string, reason: string): string {
-  if (surface === "network") return `Domain proxy denied: ${reason}`;
-  if (surface === "host-ipc") return `Host-IPC denied: ${reason}`;
-  return `Sandbox denied: ${reason}`;
+/** The recovery hint after an automatic denial (docs/approvals.md, "After a wrong denial"). */
+export const RETRY_HINT = "Use /auto-review-approve for one exact retry.";
+export const HARD_DENY_HINT = "This local safety denial cannot be overridden.";
+
+/** The hint after a denial serve decided itself (docs/approvals.md, "After a wrong denial"): by `source`. */
+export function serveDenialHint(source: string | undefined): string {
+  if (source === "reviewer") return RETRY_HINT;
+  if (source === "hard-deny") return HARD_DENY_HINT;
+  return "";
+}
+
+/** The notice for a denial with a reason (README, "How approvals reach you"), then `hint` if any. */
+export function denialNotice(surface: string, reason: string, hint = ""): string {
+  const text = hint ? `${reason} ${hint}` : reason;
+  if (surface === "network") return `Domain proxy denied: ${text}`;
+  if (surface === "host-ipc") return `Host-IPC denied: ${text}`;
+  return `Sandbox denied: ${text}`;
 }

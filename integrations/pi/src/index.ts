@@ -27,6 +27,7 @@ import { fileToolsNotice, registerFileTools, type FileSandbox, type FileToolsMod
 import { messageOf, stringEnv, unavailable } from "./common.ts";
 import { checkConfig, fileToolsOf, providerOf, runJson, workerExtensionsOf, type SubagentProvider } from "./config-view.ts";
 import { DenialNotices, enabledNotice } from "./notices.ts";
+import { registerOverrideCommands } from "./overrides.ts";
 import type { ApprovalRequestEvent, DeniedEvent } from "./protocol.ts";
 import { ServeClient, type ExecOutcome } from "./serve-client.ts";
 import { depthFromEnv, SubagentManager, type WorkerLauncher } from "./subagent.ts";
@@ -84,6 +85,11 @@ class SessionSandbox implements FileSandbox {
   private readonly broker: () => BoundaryBroker | undefined;
   private client: ServeClient | undefined;
   private starting: Promise<ServeClient> | undefined;
+
+  /** The session's serve while it runs, for `/auto-review-approve` and `/auto-review-break-glass`. */
+  serveClient(): ServeClient | undefined {
+    return this.client?.alive ? this.client : undefined;
+  }
   private shutDown = false;
   /** Counts serves started and stopped: a serve that finishes starting for an older one is stopped. */
   private generation = 0;
@@ -595,6 +601,7 @@ export function registerPiSandbox(pi: ExtensionAPI, options: PiSandboxExtensionO
     registerFileTools(pi, sandbox);
     await registerSubagentTool(pi, sandbox, options);
     registerStatusCommand(pi, (cwd) => sandbox.status(cwd));
+    registerOverrideCommands(pi, () => sandbox.serveClient());
     pi.on("user_bash", (_event, ctx) => ({ operations: sandbox.operations(ctx) }));
     pi.on("turn_start", (event) => {
       sandbox.turnIndex = event.turnIndex;

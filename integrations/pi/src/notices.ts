@@ -2,7 +2,7 @@
 // <reason>` (integrations/pi/README.md, "How approvals reach you"), each denial once, with the
 // denial's true reason.
 
-import { denialNotice } from "./approval.ts";
+import { denialNotice, serveDenialHint } from "./approval.ts";
 import type { ApprovalSource, DeniedEvent } from "./protocol.ts";
 
 /**
@@ -39,14 +39,15 @@ export class DenialNotices {
       this.announced.splice(echo, 1);
       return;
     }
-    this.show(event.surface, event.target ?? "", event.source ?? "", event.reason);
+    // serve decided this one itself: the way out (or that there is none) follows its reason.
+    this.show(event.surface, event.target ?? "", event.source ?? "", event.reason, serveDenialHint(event.source));
   }
 
-  private show(surface: string, target: string, source: string, reason: string): void {
+  private show(surface: string, target: string, source: string, reason: string, hint = ""): void {
     const key = `${placeKey(surface, target)}\0${source}\0${reason}`;
     if (this.shown.has(key)) return;
     this.shown.add(key);
-    this.notify(denialNotice(surface, reason));
+    this.notify(denialNotice(surface, reason, hint));
   }
 }
 

@@ -90,6 +90,13 @@ export type ApprovalResponse = {
 
 export type ShutdownRequest = { type: "shutdown" };
 
+/** Which automatic denials of the session the user may override now (docs/approvals.md, "After a wrong denial"). */
+export type RecentDenialsRequest = { type: "recent_denials" };
+
+/** The user authorises one retry or one break-glass allow of a recent denial, within 60 s. */
+export type OverrideKind = "retry" | "break-glass";
+export type OverrideRequest = { type: "override"; request_hash: string; kind: OverrideKind; scope_key?: string };
+
 export type Request =
   | HelloRequest
   | ExecRequest
@@ -97,7 +104,9 @@ export type Request =
   | StdinCloseRequest
   | AbortRequest
   | ApprovalResponse
-  | ShutdownRequest;
+  | ShutdownRequest
+  | RecentDenialsRequest
+  | OverrideRequest;
 
 // ---- events (serve → host) ----
 
@@ -155,6 +164,10 @@ export type ExitEvent = {
   message?: string;
 };
 export type ErrorEvent = { type: "error"; message: string; id?: string };
+/** One automatic denial the user may override: `recovery` says how. */
+export type RecentDenial = { request_hash: string; recovery: OverrideKind; surface: string; target: string; reason: string };
+export type RecentDenialsEvent = { type: "recent_denials"; denials: RecentDenial[] };
+export type OverrideEvent = { type: "override"; request_hash: string; kind: OverrideKind; expires_in_s: number };
 
 export type Event =
   | HelloEvent
@@ -164,4 +177,6 @@ export type Event =
   | DeniedEvent
   | ApprovalSettledEvent
   | ExitEvent
-  | ErrorEvent;
+  | ErrorEvent
+  | RecentDenialsEvent
+  | OverrideEvent;

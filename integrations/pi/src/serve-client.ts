@@ -17,6 +17,12 @@ import {
   type Event,
   type ExecRequest,
   type ExitEvent,
+  type OverrideEvent,
+  type OverrideKind,
+  type OverrideRequest,
+  type RecentDenial,
+  type RecentDenialsEvent,
+  type RecentDenialsRequest,
   type Request,
 } from "./protocol.ts";
 
@@ -126,6 +132,8 @@ export class ServeClient {
   private exited: Error | undefined;
   private readonly exitedPromise: Promise<void>;
   private helloWaiter: { resolve(): void; reject(error: Error): void } | undefined;
+  /** Session requests waiting for their answer, in the order sent. */
+  private readonly controls: Array<{ type: string; resolve(event: Event): void; reject(error: Error): void }> = [];
   private readonly child: ChildProcessWithoutNullStreams;
   private readonly binary: string;
 
@@ -253,6 +261,22 @@ export class ServeClient {
     });
   }
 
+  /**
+   * The automatic denials of this serve session the user may override now, newest first
+   * (`recent_denials`). Rejects when serve refuses the request or dies.
+   */
+  recentDenials(): Promise<RecentDenial[]> {
+    return this.control({ type: "recent_denials" }).then((event) => (event as RecentDenialsEvent).denials ?? []);
+  }
+
+  /**
+   * Authorises one retry or one break-glass allow of the recent denial `requestHash`
+   * (`override`). Resolves with the seconds it stays usable; rejects with serve's reason.
+   */
+  override(requestHash: string, kind: OverrideKind): Promise<number> {
+    return this.control({ type: "override", request_hash: requestHash, kind }).then((event) => (event as OverrideEvent).expires_in_s);
+  }
+
   /** Sends `shutdown`, closes stdin and waits for serve to exit (killed after a grace period). */
   async shutdown(): Promise<void> {
     if (this.child.exitCode === null && this.child.signalCode === null) {
@@ -268,6 +292,16 @@ export class ServeClient {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGKILL");
   }
 
+  /** Sends a session request answered by an event of its own type, or by an `error` without an id. */
+  private control(request: RecentDenialsRequest | OverrideRequest): Promise<Event> {
+    if (this.exited) return Promise.reject(this.exited);
+    return new Promise<Event>((resolve, reject) => {
+      this.controls.push({ type: request.type, resolve, reject });
+      this.updateRef();
+      this.send(request);
+    }).finally(() => this.updateRef());
+  }
+
   private send(request: Request): void {
     if (this.exited || !this.child.stdin.writable) return;
     this.child.stdin.write(`${JSON.stringify(request)}\n`);
@@ -278,9 +312,9 @@ export class ServeClient {
     return tail ? `: ${tail}` : "";
   }
 
-  /** Keeps Pi's event loop alive only while commands run: an idle serve never holds Pi open. */
+  /** Keeps Pi's event loop alive only while commands or requests run: an idle serve never holds Pi open. */
   private updateRef(): void {
-    const busy = this.running.size > 0 || this.helloWaiter !== undefined;
+    const busy = this.running.size > 0 || this.helloWaiter !== undefined || this.controls.length > 0;
     for (const handle of [this.child, this.child.stdout, this.child.stderr, this.child.stdin] as Array<{
       ref?(): void;
       unref?(): void;
@@ -296,6 +330,7 @@ export class ServeClient {
     this.helloWaiter?.reject(this.exited);
     for (const command of this.running.values()) command.reject(this.exited);
     this.running.clear();
+    for (const waiter of this.controls.splice(0)) waiter.reject(this.exited);
   }
 
   private onLine(line: string): void {
@@ -323,8 +358,18 @@ export class ServeClient {
         this.helloWaiter?.resolve();
         return;
       case "error":
+        if (event.id === undefined && this.controls.length > 0) {
+          this.controls.shift()!.reject(new Error(event.message));
+          return;
+        }
         this.onError(event.message, event.id);
         return;
+      case "recent_denials":
+      case "override": {
+        const waiter = this.controls.findIndex((c) => c.type === event.type);
+        if (waiter !== -1) this.controls.splice(waiter, 1)[0]!.resolve(event);
+        return;
+      }
       default:
         break;
     }

@@ -57,6 +57,47 @@ export function handoffTask(from: string, previous: string, task: string): strin
   return `Handoff from subagent session ${from}.\n\nPrevious result:\n${previous}\n\nNext task:\n${task}`;
 }
 
+/** A model as the registry lists it. */
+export type ModelName = { provider: string; id: string };
+
+/** The thinking levels a model may carry as a `:<level>` suffix (kept on the resolved name). */
+const THINKING_LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
+
+/**
+ * The worker's model for an explicit `model` of `start`/`handoff`, checked before any worker
+ * starts (docs/compatibility.md C84): `provider/id` must be an available model exactly; a bare
+ * id is the current provider's if it has it, else the one provider's that has it; a
+ * `:<thinking level>` suffix is kept. Returns `provider/id[:level]`. Throws `subagent <action>
+ * requires an available model; unknown model '<m>'` or `subagent <action> requires an
+ * unambiguous model; '<m>' is available under multiple providers (<a, b>). Use provider/model
+ * or set PI_MODEL to disambiguate.`
+ */
+export function resolveWorkerModel(action: string, requested: string, current: ModelName | undefined, available: readonly ModelName[]): string {
+  const colon = requested.lastIndexOf(":");
+  const level = colon > 0 ? requested.slice(colon + 1) : "";
+  const suffix = THINKING_LEVELS.includes(level) ? `:${level}` : "";
+  const name = suffix ? requested.slice(0, colon) : requested;
+  if (available.some((m) => `${m.provider}/${m.id}` === name)) return `${name}${suffix}`;
+  const unknown = new Error(`subagent ${action} requires an available model; unknown model '${requested}'`);
+  const matches = available.filter((m) => m.id === name);
+  if (matches.length === 0) throw unknown;
+  const chosen = matches.find((m) => m.provider === current?.provider) ?? (matches.length === 1 ? matches[0] : undefined);
+  if (!chosen) {
+    const providers = [...new Set(matches.map((m) => m.provider))].sort().join(", ");
+    throw new Error(
+      `subagent ${action} requires an unambiguous model; '${requested}' is available under multiple providers (${providers}). Use provider/model or set PI_MODEL to disambiguate.`,
+    );
+  }
+  return `${chosen.provider}/${chosen.id}${suffix}`;
+}
+
+/** The explicit `model` checked against Pi's registry when Pi offers one; else as given. */
+function explicitModel(action: string, requested: string, ctx: ExtensionContext): string {
+  const registry = (ctx as { modelRegistry?: { getAvailable(): readonly ModelName[] } }).modelRegistry;
+  if (!registry) return requested;
+  return resolveWorkerModel(action, requested, ctx.model, registry.getAvailable());
+}
+
 /** The session's model as `provider/id`, for a worker that names none. */
 function currentModel(ctx: ExtensionContext): string | undefined {
   return ctx.model ? `${ctx.model.provider}/${ctx.model.id}` : undefined;
@@ -136,7 +177,7 @@ export function subagentTool(
           const task = required(action, "task", params.task);
           const from = action === "handoff" ? subagents.get(required(action, "sessionId", params.sessionId)) : undefined;
           const message = from ? handoffTask(from.id, from.text, task) : task;
-          const model = params.model ?? currentModel(ctx);
+          const model = params.model !== undefined ? explicitModel(action, params.model, ctx) : currentModel(ctx);
           const session = await subagents
             .start({ task: message, approvalTask: task, ...(model ? { model } : {}), ...(from ? { parentId: from.id } : {}) })
             .catch((error: unknown) => {

@@ -6,6 +6,7 @@ import {
   commandLine,
   decideApproval,
   denialNotice,
+  serveDenialHint,
   printable,
   questionTitle,
   type ApprovalContext,
@@ -301,5 +302,14 @@ describe("denialNotice", () => {
     assert.equal(denialNotice("network", "r"), "Domain proxy denied: r");
     assert.equal(denialNotice("host-ipc", "r"), "Host-IPC denied: r");
     assert.equal(denialNotice("filesystem-write", "r"), "Sandbox denied: r");
+  });
+
+  it("ends serve's own denials with the way out: a retry after the reviewer, none after a hard deny (item 103)", () => {
+    assert.equal(denialNotice("network", "No.", serveDenialHint("reviewer")), "Domain proxy denied: No. Use /auto-review-approve for one exact retry.");
+    assert.equal(
+      denialNotice("host-ipc", "Hard deny (x): y.", serveDenialHint("hard-deny")),
+      "Host-IPC denied: Hard deny (x): y. This local safety denial cannot be overridden.",
+    );
+    assert.equal(denialNotice("network", "Denied by the user.", serveDenialHint("human")), "Domain proxy denied: Denied by the user.");
   });
 });

@@ -459,8 +459,8 @@ describe("approvals", () => {
       await fake.bash("serve-denies 3");
       await fake.bash("serve-denies");
       assert.deepEqual(fake.notices, [
-        ["warning", "Domain proxy denied: Automatic review stopped after repeated denials in this turn."],
-        ["warning", "Domain proxy denied: Automatic review stopped after repeated denials in this turn."],
+        ["warning", "Domain proxy denied: Automatic review stopped after repeated denials in this turn. Use /auto-review-approve for one exact retry."],
+        ["warning", "Domain proxy denied: Automatic review stopped after repeated denials in this turn. Use /auto-review-approve for one exact retry."],
       ]);
     });
   });

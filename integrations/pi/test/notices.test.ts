@@ -40,7 +40,7 @@ describe("DenialNotices", () => {
     notices.denied(denied({ reason: "Denied by the user.", source: "human" }));
     assert.deepEqual(shown, [
       "Domain proxy denied: Denied by the user.",
-      "Domain proxy denied: Automatic review stopped after repeated denials in this turn.",
+      "Domain proxy denied: Automatic review stopped after repeated denials in this turn. Use /auto-review-approve for one exact retry.",
     ]);
   });
 

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { DEPTH_ENV, depthFromEnv, SubagentManager, type WorkerEvents, type WorkerSpec } from "../src/subagent.ts";
-import { handoffTask, piCliPath, SUBAGENT_LABEL, SUBAGENT_SANDBOX, subagentTool } from "../src/subagent-tool.ts";
+import { handoffTask, piCliPath, resolveWorkerModel, SUBAGENT_LABEL, SUBAGENT_SANDBOX, subagentTool } from "../src/subagent-tool.ts";
 import { providerCredentialNames, workerDenialLine } from "../src/index.ts";
 
 type Request = { id: string; type: string; message?: string };
@@ -259,6 +259,56 @@ describe("subagent manager", () => {
     workers.release();
     await session.settled(second);
     await subagents.stopAll();
+  });
+});
+
+describe("worker model (fail fast)", () => {
+  const available = [
+    { provider: "p", id: "m" },
+    { provider: "q", id: "n" },
+    { provider: "r", id: "n" },
+    { provider: "r", id: "o" },
+    { provider: "openrouter", id: "vendor/big" },
+  ];
+  const current = { provider: "r", id: "o" };
+
+  it("provider/id exactly, a bare id by the current provider or the only one, the thinking suffix kept", () => {
+    assert.equal(resolveWorkerModel("start", "p/m", current, available), "p/m");
+    assert.equal(resolveWorkerModel("start", "p/m:high", current, available), "p/m:high");
+    assert.equal(resolveWorkerModel("start", "openrouter/vendor/big", current, available), "openrouter/vendor/big");
+    assert.equal(resolveWorkerModel("start", "n", current, available), "r/n");
+    assert.equal(resolveWorkerModel("handoff", "m:xhigh", current, available), "p/m:xhigh");
+    assert.equal(resolveWorkerModel("start", "vendor/big", current, available), "openrouter/vendor/big");
+  });
+
+  it("an unknown or ambiguous model is refused with the exact texts", () => {
+    assert.throws(() => resolveWorkerModel("start", "p/n", current, available), {
+      message: "subagent start requires an available model; unknown model 'p/n'",
+    });
+    assert.throws(() => resolveWorkerModel("handoff", "zz:low", current, available), {
+      message: "subagent handoff requires an available model; unknown model 'zz:low'",
+    });
+    assert.throws(() => resolveWorkerModel("start", "m:turbo", current, available), {
+      message: "subagent start requires an available model; unknown model 'm:turbo'",
+    });
+    assert.throws(() => resolveWorkerModel("start", "n", { provider: "p", id: "m" }, available), {
+      message:
+        "subagent start requires an unambiguous model; 'n' is available under multiple providers (q, r). Use provider/model or set PI_MODEL to disambiguate.",
+    });
+  });
+
+  it("the tool refuses before any worker starts, and passes the resolved name on", async () => {
+    const workers = new ScriptedWorkers();
+    const subagents = manager(workers);
+    const definition = subagentTool(() => subagents);
+    const withRegistry = { ...ctx, modelRegistry: { getAvailable: () => available } };
+    await assert.rejects(definition.execute("t1", { task: "x", model: "nope/x" } as any, undefined, undefined, withRegistry), {
+      message: "subagent start requires an available model; unknown model 'nope/x'",
+    });
+    assert.equal(workers.specs.length, 0);
+    const done = await definition.execute("t2", { task: "x", model: "o:low" } as any, undefined, undefined, withRegistry);
+    assert.equal(done.details.state, "stopped");
+    assert.deepEqual(workers.specs[0]!.args, ["--model", "r/o:low"]);
   });
 });
 
