@@ -16,14 +16,21 @@
 #include <sstream>
 #include <thread>
 
+#include "../unit/json_schema.hpp"
 #include "approval_network.hpp"
 #include "harness.hpp"
+#include "protocol_schema.hpp"
 
 namespace pisandbox::testing {
 namespace {
 
 using nlohmann::json;
 using namespace std::chrono_literals;
+
+const JsonSchema& protocol_schema() {
+  static const JsonSchema parsed(json::parse(kProtocolSchema));
+  return parsed;
+}
 
 /// One `pi-sandbox serve` with pipes to its stdin and stdout.
 class Serve {
@@ -63,7 +70,10 @@ class Serve {
       if (const auto lf = buffer_.find('\n'); lf != std::string::npos) {
         const std::string line = buffer_.substr(0, lf);
         buffer_.erase(0, lf + 1);
-        return json::parse(line);
+        json event = json::parse(line);
+        // Every event the real serve writes is one docs/protocol.schema.json describes.
+        EXPECT_EQ(protocol_schema().check(event, "event"), "") << line;
+        return event;
       }
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
           deadline - std::chrono::steady_clock::now());
