@@ -2,12 +2,16 @@
 // docs/protocol.schema.json of the repository: every request and event type has exactly the
 // fields the schema lists, the unions hold exactly the schema's requests and events, and the
 // choices and sources are the schema's. The C++ side is checked against the same file
-// (tests/unit/rpc_schema_test.cpp), so a field added on one side only fails one of them.
+// (tests/unit/rpc_schema_test.cpp), so a field added on one side only fails one of them. The
+// scripted serve the other tests use (test/fake-pi-sandbox) writes only events the schema
+// describes.
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
+import { JsonSchema } from "./json-schema.ts";
 
 type Definition = { properties?: Record<string, unknown>; oneOf?: { $ref: string }[]; enum?: string[] };
 type Schema = { $defs: Record<string, Definition> };
@@ -16,6 +20,7 @@ const schema = JSON.parse(
   readFileSync(fileURLToPath(new URL("../../../docs/protocol.schema.json", import.meta.url)), "utf8"),
 ) as Schema;
 
+const FAKE = fileURLToPath(new URL("./fake-pi-sandbox", import.meta.url));
 const protocolFile = fileURLToPath(new URL("../src/protocol.ts", import.meta.url));
 const program = ts.createProgram([protocolFile], { strict: true, noEmit: true });
 const checker = program.getTypeChecker();
@@ -102,5 +107,56 @@ describe("src/protocol.ts against docs/protocol.schema.json", () => {
   it("the choices and sources are the schema's", () => {
     assert.deepEqual(literals(alias("ApprovalChoice")), [...schema.$defs.choice.enum!].sort());
     assert.deepEqual(literals(alias("ApprovalSource")), [...schema.$defs.source.enum!].sort());
+  });
+});
+
+/** Runs the scripted serve through every behaviour it has and returns every line it wrote. */
+async function scriptedServeLines(): Promise<string[]> {
+  const child = spawn(FAKE, ["serve"], { env: { ...process.env, FAKE_SERVE_SANDBOX: "linux" } });
+  let output = "";
+  child.stdout.on("data", (d: Buffer) => (output += d.toString("utf8")));
+  const closed = new Promise((resolve) => child.on("close", resolve));
+  const send = (request: object) => child.stdin.write(`${JSON.stringify(request)}\n`);
+  const until = async (text: string) => {
+    for (let i = 0; i < 400 && !output.includes(text); i++) await new Promise((r) => setTimeout(r, 25));
+    assert.ok(output.includes(text), `the scripted serve never wrote ${text}`);
+  };
+  const exec = (id: string, command: string, extra: object = {}) =>
+    send({ type: "exec", id, command, cwd: "/tmp", ...extra });
+  send({ type: "hello", version: 1 });
+  for (const [id, command] of Object.entries({ e1: "echo hi", e2: "bytes", e3: "signal", e4: "launch-fail", e5: "serve-denies 2", e6: "refuse", e7: "nothing" }))
+    exec(id, command);
+  exec("a1", "approve network with-reason expires=30 echo-denied");
+  await until('"request_id":"r1"');
+  send({ type: "approval_response", id: "a1", request_id: "r1", choice: "deny", source: "reviewer", reason: "no" });
+  exec("a2", "approve host-ipc");
+  await until('"request_id":"r2"');
+  exec("s1", "settle a2");
+  await until('"approval_settled"');
+  exec("r1", "release a2");
+  exec("t1", "sleep", { timeout_s: 0.05 });
+  await until('"error":"timeout"');
+  exec("z", "sleep");
+  send({ type: "abort", id: "z" });
+  send({ type: "abort", id: "nobody" });
+  send({ type: "launch" });
+  send({ type: "exec", id: "h1", argv: ["/bin/echo", "x"], cwd: "/tmp" });
+  await until('"id":"h1","exit_code"');
+  send({ type: "shutdown" });
+  await closed;
+  return output.split("\n").filter((line) => line !== "");
+}
+
+describe("test/fake-pi-sandbox against docs/protocol.schema.json", () => {
+  it("every event of every behaviour of the scripted serve is one the schema describes", async () => {
+    const validator = new JsonSchema(schema);
+    const lines = await scriptedServeLines();
+    const types = new Set<string>();
+    for (const line of lines) {
+      const event = JSON.parse(line);
+      types.add(event.type);
+      assert.equal(validator.check(event, "event"), "", line);
+    }
+    assert.deepEqual([...types].sort(), schemaUnion("event").map((def) => def.replace(/_event$/, "")).sort());
   });
 });
