@@ -48,7 +48,8 @@ struct Worker {
   std::string id;
   pid_t pid = -1;
   UniqueFd pidfd, events, control, input;
-  std::string input_pending;  ///< stdin bytes not yet written to the command
+  std::string input_pending;    ///< stdin bytes not yet written to the command
+  std::string control_pending;  ///< control lines not yet written to the worker
   bool close_input = false;
   rpc::LineSplitter lines;
   bool exit_seen = false;
@@ -124,8 +125,8 @@ class Server {
     return out_.queued() < HostOutput::kEventsBound || killed_;
   }
 
-  /// The descriptors to wait for: requests, signals, the host's stdout, then three for each
-  /// worker (its events, its pidfd, its command's stdin).
+  /// The descriptors to wait for: requests, signals, the host's stdout, then four for each
+  /// worker (its events, its pidfd, its command's stdin, its control pipe).
   std::vector<pollfd> poll_set() const {
     std::vector<pollfd> fds;
     const bool requests = stdin_open_ && !stopping_ && out_.queued() < HostOutput::kRequestsBound;
@@ -136,6 +137,7 @@ class Server {
       fds.push_back({w.events && reading_events() ? w.events.get() : -1, POLLIN, 0});
       fds.push_back({w.reaped ? -1 : w.pidfd.get(), POLLIN, 0});
       fds.push_back({w.input && !w.input_pending.empty() ? w.input.get() : -1, POLLOUT, 0});
+      fds.push_back({w.control && !w.control_pending.empty() ? w.control.get() : -1, POLLOUT, 0});
     }
     return fds;
   }
@@ -151,7 +153,8 @@ class Server {
       if (fds[i].revents != 0) read_events(w);
       if (fds[i + 1].revents != 0) reap(w);
       if (fds[i + 2].revents != 0) write_input(w);
-      i += 3;
+      if (fds[i + 3].revents != 0) write_control(w);
+      i += 4;
     }
     std::erase_if(workers_, [](const Worker& w) { return finished(w); });
     if (fds[0].revents != 0) read_requests();
@@ -269,8 +272,7 @@ class Server {
       emit(rpc::error_event("unknown command id \"" + response.id + "\"", response.id));
       return;
     }
-    // A worker that has ended cannot take it; its pidfd reports the end.
-    (void)write_all(sys_, w->control.get(), line + "\n");
+    send_control(*w, line + "\n");
     book_.answered(w->id, response.request_id);  // answered (or unknown: the worker says so)
   }
   void take(rpc::Exec& exec, const std::string&) {
@@ -406,16 +408,47 @@ class Server {
     w.events = std::move(pipes->events_read);
     w.control = std::move(pipes->control_write);
     if (exec.stdin_pipe) w.input = std::move(pipes->input_write);
-    if (sys_.fcntl(w.events.get(), F_SETFL, O_NONBLOCK) != 0 ||
-        (w.input && sys_.fcntl(w.input.get(), F_SETFL, O_NONBLOCK) != 0)) {
+    if (!make_nonblocking(w)) {
       const std::string why = std::string("fcntl(O_NONBLOCK): ") + std::strerror(errno);
       discard_worker(*pid);
       return launch_failed(exec.id, why);
     }
-    // A worker that ends before reading it (EPIPE) ends without a result: its pidfd says so.
-    (void)write_all(sys_, w.control.get(), rpc::exec_line(line));
     emit(rpc::started_event(exec.id));
     workers_.push_back(std::move(w));
+    send_control(workers_.back(), rpc::exec_line(line));
+  }
+
+  /// serve's ends of the pipes of `w`, non-blocking: a worker or a command that does not read
+  /// must not stop serve. False with errno set when fcntl(2) fails.
+  bool make_nonblocking(const Worker& w) {
+    for (const UniqueFd* fd : {&w.events, &w.control, &w.input})
+      if (*fd && sys_.fcntl(fd->get(), F_SETFL, O_NONBLOCK) != 0) return false;
+    return true;
+  }
+
+  /// Queues `line` for the control pipe of `w` and writes what the pipe takes now. A worker
+  /// that has ended cannot take it (EPIPE) and ends without a result: its pidfd says so.
+  void send_control(Worker& w, const std::string& line) {
+    if (!w.control) return;
+    w.control_pending += line;
+    write_control(w);
+  }
+
+  /// Writes the pending control lines of `w` until done or the pipe is full (EAGAIN: serve
+  /// waits for POLLOUT).
+  void write_control(Worker& w) {
+    while (w.control && !w.control_pending.empty()) {
+      const ssize_t n =
+          sys_.write(w.control.get(), w.control_pending.data(), w.control_pending.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno == EAGAIN) return;
+      if (n <= 0) {  // the worker has ended
+        w.control.reset();
+        w.control_pending.clear();
+        return;
+      }
+      w.control_pending.erase(0, static_cast<std::size_t>(n));
+    }
   }
 
   /// Reads and forwards the events of `w`: up to 16 reads, fewer once the host's queue is
@@ -457,6 +490,7 @@ class Server {
     w.reaped = true;
     w.input.reset();
     w.control.reset();
+    w.control_pending.clear();
     if (!w.events) conclude(w);
   }
 
@@ -507,7 +541,7 @@ class Server {
   std::string binary_at_start_;
   /// The session's ledger and open questions, for every command (issue 13, item 5).
   SessionBook book_{[this](const std::string& id, const std::string& line) {
-    if (Worker* w = find(id)) (void)write_all(sys_, w->control.get(), line);
+    if (Worker* w = find(id)) send_control(*w, line);
   }};
   UniqueFd signals_;
   rpc::LineSplitter requests_;

@@ -6,6 +6,7 @@
 // drives the real binary with real workers.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -509,6 +510,45 @@ TEST(ServeSysCalls, ShortWritesAreCompleted) {
                 started("p"), R"({"type":"output","id":"p","stream":"stdout","data":"whole 1000"})",
                 exited("p")}));
   EXPECT_EQ(host.finish(), std::make_pair(0, std::string()));
+}
+
+/// SIGKILL to every child of this process (/proc/PID/task/TID/children): what a test that
+/// failed does so that a serve stuck writing to a worker that reads nothing is released.
+void kill_children() {
+  for (const auto& task : fs::directory_iterator("/proc/self/task")) {
+    std::ifstream children(task.path() / "children");
+    for (pid_t pid; children >> pid;) ::kill(pid, SIGKILL);
+  }
+}
+
+// A worker that reads nothing more after its exec line (its control reader only starts with
+// the first question) cannot stall serve however many answers the host sends it: they wait in
+// serve, the loop goes on (the next request is answered, an abort ends the command).
+TEST(ServeSysCalls, AWorkerThatReadsNoControlLinesStallsNothing) {
+  Host host(std::string(kReadExec) + "exec sleep 600");
+  host.start();
+  host.send(exec("x"));
+  EXPECT_EQ(host.next(), started("x"));
+  // 256 answers of about 1 KiB for a control pipe of 64 KiB (pipe(7)), from another thread: a
+  // serve that stalls stops reading them too (20 s is a bound, not a timing).
+  auto sending = std::async(std::launch::async, [&host] {
+    const std::string reason(1000, 'r');
+    for (int i = 0; i < 256; ++i)
+      host.send(R"({"type":"approval_response","id":"x","request_id":"r-)" + std::to_string(i) +
+                R"(","choice":"deny","reason":")" + reason + R"("})");
+    host.send(R"({"type":"hello","version":1})");
+  });
+  const bool sent = sending.wait_for(20s) == std::future_status::ready;
+  EXPECT_TRUE(sent) << "serve stopped taking requests";
+  if (!sent) kill_children();  // releases the stalled serve: its write fails with EPIPE
+  sending.wait();
+  EXPECT_TRUE(host.next().starts_with(R"({"type":"hello")"));
+  host.send(R"({"type":"abort","id":"x"})");
+  EXPECT_EQ(host.next(), launch_failed("x",
+                                       "the command's worker ended without a result "
+                                       "(killed by signal 15)"));
+  EXPECT_EQ(host.finish(), std::make_pair(0, std::string()));
+  EXPECT_FALSE(unreaped_child());
 }
 
 /// Whether every write that failed with EAGAIN was followed, before the next write to its
