@@ -3,9 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/signalfd.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,11 +16,11 @@
 #include <vector>
 
 #include "core/deadline.hpp"
-#include "core/io.hpp"
 #include "core/unique_fd.hpp"
 #include "hostipc/host_ipc.hpp"
 #include "policy/host_environment.hpp"
 #include "rpc/protocol.hpp"
+#include "serve/host_output.hpp"
 #include "serve/ledger_lines.hpp"
 #include "serve/session_book.hpp"
 #include "serve/worker.hpp"
@@ -46,16 +44,12 @@ constexpr const char* kSandbox = "linux";
 /// How long workers get to clean up after SIGTERM before SIGKILL, at shutdown.
 constexpr auto kShutdownGrace = std::chrono::seconds(10);
 
-/// Writes a whole line to stdout (the host). A host that has gone away loses it.
-void emit(const std::string& line) {
-  (void)core::write_all(STDOUT_FILENO, line);
-}
-
 struct Worker {
   std::string id;
   pid_t pid = -1;
   UniqueFd pidfd, events, control, input;
-  std::string input_pending;  ///< stdin bytes not yet written to the command
+  std::string input_pending;    ///< stdin bytes not yet written to the command
+  std::string control_pending;  ///< control lines not yet written to the worker
   bool close_input = false;
   rpc::LineSplitter lines;
   bool exit_seen = false;
@@ -63,9 +57,28 @@ struct Worker {
   int status = 0;
 };
 
+/// The flags of a descriptor, put back when serve returns.
+class RestoredFlags {
+ public:
+  RestoredFlags(SysCalls& sys, int fd, int flags) : sys_(sys), fd_(fd), flags_(flags) {}
+  RestoredFlags(const RestoredFlags&) = delete;
+  RestoredFlags& operator=(const RestoredFlags&) = delete;
+  ~RestoredFlags() { (void)sys_.fcntl(fd_, F_SETFL, flags_); }
+
+ private:
+  SysCalls& sys_;
+  int fd_;
+  int flags_;
+};
+
 class Server {
  public:
-  explicit Server(ServeArgs args) : args_(std::move(args)) {
+  Server(ServeArgs args, const ServeIo& io)
+      : args_(std::move(args)),
+        sys_(io.sys != nullptr ? *io.sys : os_sys_calls()),
+        requests_fd_(io.requests),
+        events_fd_(io.events),
+        out_(sys_, io.events) {
     // The binary as it is now: an upgrade may move it aside later (session::PolicyArgs).
     if (auto self = session::own_executable(); self) binary_at_start_ = self->string();
   }
@@ -74,41 +87,21 @@ class Server {
     ::signal(SIGPIPE, SIG_IGN);
     signals_ = session::cancel_signals();
     if (!signals_) return fatal(std::string("signalfd(): ") + std::strerror(errno));
+    const int flags = sys_.fcntl(events_fd_, F_GETFL, 0);
+    if (flags < 0 || sys_.fcntl(events_fd_, F_SETFL, flags | O_NONBLOCK) != 0)
+      return fatal(std::string("fcntl(stdout, O_NONBLOCK): ") + std::strerror(errno));
+    const RestoredFlags restore(sys_, events_fd_, flags);
     subagent_ = hostipc::is_subagent(session::caller_environment());
-    while (!(stopping_ && workers_.empty())) {
-      std::vector<pollfd> fds;
-      fds.push_back({stdin_open_ && !stopping_ ? STDIN_FILENO : -1, POLLIN, 0});
-      fds.push_back({signals_.get(), POLLIN, 0});
-      for (auto& w : workers_) {
-        fds.push_back({w.events ? w.events.get() : -1, POLLIN, 0});
-        fds.push_back({w.reaped ? -1 : w.pidfd.get(), POLLIN, 0});
-        fds.push_back({w.input && !w.input_pending.empty() ? w.input.get() : -1, POLLOUT, 0});
-      }
+    while (!done()) {
+      std::vector<pollfd> fds = poll_set();
       // After the grace the workers are killed once, then waited for: never a zero timeout
       // again, which would spin while a killed worker's pidfd becomes readable.
       const int timeout = stopping_ && !killed_ ? core::poll_timeout(kill_at_) : -1;
-      if (::poll(fds.data(), fds.size(), timeout) < 0) {
+      if (sys_.poll(fds.data(), fds.size(), timeout) < 0) {
         if (errno == EINTR) continue;
         return fatal(std::string("poll(): ") + std::strerror(errno));
       }
-      if (stopping_ && !killed_ && Clock::now() >= kill_at_) kill_all(SIGKILL);
-      if (fds[1].revents != 0) {
-        signalfd_siginfo info{};
-        while (::read(signals_.get(), &info, sizeof info) == sizeof info) {
-        }
-        stop_all();
-      }
-      // The workers first: handling requests may start new ones, which have no pollfd yet.
-      std::size_t i = 2;
-      for (auto& w : workers_) {
-        if (i >= fds.size()) break;
-        if (fds[i].revents != 0) read_events(w);
-        if (fds[i + 1].revents != 0) reap(w);
-        if (fds[i + 2].revents != 0) write_input(w);
-        i += 3;
-      }
-      std::erase_if(workers_, [](const Worker& w) { return finished(w); });
-      if (fds[0].revents != 0) read_requests();
+      dispatch(fds);
     }
     return 0;
   }
@@ -118,12 +111,74 @@ class Server {
 
   static bool finished(const Worker& w) { return w.reaped && !w.events; }
 
+  /// Every worker has ended and every event is written, or the host is gone, or serve was
+  /// signalled and the host did not read what was left within the grace.
+  [[nodiscard]] bool done() const {
+    if (!stopping_ || !workers_.empty()) return false;
+    return !out_.waiting() || (signalled_ && killed_);
+  }
+
+  /// Whether the workers' events are read now: not while the host has a full queue to read
+  /// (HostOutput::kEventsBound), unless the workers were killed (their pipes hold what is
+  /// left of them, 64 KiB each at most: pipe(7)).
+  [[nodiscard]] bool reading_events() const {
+    return out_.queued() < HostOutput::kEventsBound || killed_;
+  }
+
+  /// The descriptors to wait for: requests, signals, the host's stdout, then four for each
+  /// worker (its events, its pidfd, its command's stdin, its control pipe).
+  std::vector<pollfd> poll_set() const {
+    std::vector<pollfd> fds;
+    const bool requests = stdin_open_ && !stopping_ && out_.queued() < HostOutput::kRequestsBound;
+    fds.push_back({requests ? requests_fd_ : -1, POLLIN, 0});
+    fds.push_back({signals_.get(), POLLIN, 0});
+    fds.push_back({out_.waiting() ? events_fd_ : -1, POLLOUT, 0});
+    for (const auto& w : workers_) {
+      fds.push_back({w.events && reading_events() ? w.events.get() : -1, POLLIN, 0});
+      fds.push_back({w.reaped ? -1 : w.pidfd.get(), POLLIN, 0});
+      fds.push_back({w.input && !w.input_pending.empty() ? w.input.get() : -1, POLLOUT, 0});
+      fds.push_back({w.control && !w.control_pending.empty() ? w.control.get() : -1, POLLOUT, 0});
+    }
+    return fds;
+  }
+
+  /// Handles what poll(2) reported in `fds` (poll_set()'s layout), then writes what it queued.
+  void dispatch(const std::vector<pollfd>& fds) {
+    if (stopping_ && !killed_ && Clock::now() >= kill_at_) kill_all(SIGKILL);
+    if (fds[1].revents != 0) take_signals();
+    // The workers first: handling requests may start new ones, which have no pollfd yet.
+    std::size_t i = 3;
+    for (auto& w : workers_) {
+      if (i >= fds.size()) break;
+      if (fds[i].revents != 0) read_events(w);
+      if (fds[i + 1].revents != 0) reap(w);
+      if (fds[i + 2].revents != 0) write_input(w);
+      if (fds[i + 3].revents != 0) write_control(w);
+      i += 4;
+    }
+    std::erase_if(workers_, [](const Worker& w) { return finished(w); });
+    if (fds[0].revents != 0) read_requests();
+    out_.flush();
+  }
+
+  void take_signals() {
+    signalfd_siginfo info{};
+    while (sys_.read(signals_.get(), &info, sizeof info) == sizeof info) {
+    }
+    signalled_ = true;
+    stop_all();
+  }
+
+  /// Queues `line` for the host (HostOutput); a host that has gone away loses it.
+  void emit(const std::string& line) { out_.push(line); }
+
   /// serve cannot go on: says why on stderr, kills and reaps every worker; the exit status 1.
   int fatal(const std::string& why) {
-    (void)core::write_all(STDERR_FILENO, "pi-sandbox serve: " + why + "\n");
+    (void)write_all(sys_, STDERR_FILENO, "pi-sandbox serve: " + why + "\n");
     kill_all(SIGKILL);
     for (auto& w : workers_)
       if (!w.reaped) reap(w);
+    out_.flush();
     return 1;
   }
 
@@ -131,7 +186,7 @@ class Server {
   void kill_all(int signal) {
     if (signal == SIGKILL) killed_ = true;
     for (auto& w : workers_)
-      if (!w.reaped) (void)::kill(w.pid, signal);
+      if (!w.reaped) (void)sys_.kill(w.pid, signal);
   }
 
   void stop_all() {
@@ -150,7 +205,7 @@ class Server {
 
   void read_requests() {
     char buffer[65536];
-    const ssize_t n = ::read(STDIN_FILENO, buffer, sizeof buffer);
+    const ssize_t n = sys_.read(requests_fd_, buffer, sizeof buffer);
     if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
     if (n <= 0) {
       // End of stdin: the host is gone. Nothing may outlive it.
@@ -204,7 +259,7 @@ class Server {
   }
   void take(const rpc::Abort& abort, const std::string&) {
     if (Worker* w = find(abort.id))
-      (void)::kill(w->pid, SIGTERM);  // only ESRCH is possible: the pidfd reports its end
+      (void)sys_.kill(w->pid, SIGTERM);  // only ESRCH is possible: the pidfd reports its end
     else
       emit(rpc::error_event("unknown command id \"" + abort.id + "\"", abort.id));
   }
@@ -234,8 +289,7 @@ class Server {
       emit(rpc::error_event("unknown command id \"" + response.id + "\"", response.id));
       return;
     }
-    // A worker that has ended cannot take it; its pidfd reports the end.
-    (void)core::write_all(w->control.get(), line + "\n");
+    send_control(*w, line + "\n");
     book_.answered(w->id, response.request_id);  // answered (or unknown: the worker says so)
   }
   void take(rpc::Exec& exec, const std::string&) {
@@ -259,9 +313,9 @@ class Server {
   };
 
   /// One pipe into `read_end` and `write_end`; false with errno set when pipe2(2) fails.
-  static bool open_pipe(UniqueFd& read_end, UniqueFd& write_end) {
+  bool open_pipe(UniqueFd& read_end, UniqueFd& write_end) {
     int ends[2];
-    if (::pipe2(ends, O_CLOEXEC) != 0) return false;
+    if (sys_.pipe2(ends, O_CLOEXEC) != 0) return false;
     read_end.reset(ends[0]);
     write_end.reset(ends[1]);
     return true;
@@ -269,14 +323,14 @@ class Server {
 
   /// The pipes for `exec`, or the `pipe2(): <errno>` or `open("/dev/null"): <errno>` message
   /// (EMFILE when serve is out of descriptors). Pipes opened before a failure are closed.
-  static core::Result<WorkerPipes> open_pipes(const rpc::Exec& exec) {
+  core::Result<WorkerPipes> open_pipes(const rpc::Exec& exec) {
     WorkerPipes pipes;
     if (!open_pipe(pipes.control_read, pipes.control_write) ||
         !open_pipe(pipes.events_read, pipes.events_write) ||
         (exec.stdin_pipe && !open_pipe(pipes.input_read, pipes.input_write)))
       return core::fail(std::string("pipe2(): ") + std::strerror(errno));
     if (!exec.stdin_pipe) {
-      pipes.null_input.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+      pipes.null_input.reset(sys_.open("/dev/null", O_RDONLY | O_CLOEXEC));
       if (!pipes.null_input)
         return core::fail(std::string("open(\"/dev/null\"): ") + std::strerror(errno));
     }
@@ -324,48 +378,30 @@ class Server {
   }
 
   /// Forks and execs the worker with `fds` as its stdin, stdout, stderr and fd 3; the pid,
-  /// or the `fork(): <errno>` message.
-  static core::Result<pid_t> spawn_worker(std::vector<std::string> argv,
-                                          std::vector<std::string> env, const int (&fds)[4]) {
+  /// or the `fork(): <errno>` message. Out of descriptors the worker ends at once with 127
+  /// (SysCalls::spawn()); serve reports that it ended without a result.
+  core::Result<pid_t> spawn_worker(std::vector<std::string> argv, std::vector<std::string> env,
+                                   const int (&fds)[4]) {
     std::vector<char*> c_argv, c_env;
     for (auto& a : argv) c_argv.push_back(a.data());
     c_argv.push_back(nullptr);
     for (auto& e : env) c_env.push_back(e.data());
     c_env.push_back(nullptr);
-    const pid_t parent = ::getpid();
-    const pid_t pid = ::fork();
+    const pid_t pid = sys_.spawn(c_argv.data(), c_env.data(), fds);
     if (pid < 0) return core::fail(std::string("fork(): ") + std::strerror(errno));
-    if (pid > 0) return pid;
-    // The worker dies with serve (and its sandbox with it: pid 1's own parent-death
-    // signal). Only async-signal-safe calls until execve.
-    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (::getppid() != parent) ::_exit(1);
-    // Out of descriptors the worker ends at once with 127; serve reports that it ended
-    // without a result.
-    int moved[4];
-    for (int i = 0; i < 4; ++i)
-      if ((moved[i] = ::fcntl(fds[i], F_DUPFD_CLOEXEC, 10)) < 0) ::_exit(127);
-    for (int i = 0; i < 4; ++i)
-      if (::dup2(moved[i], i) < 0) ::_exit(127);
-    ::syscall(SYS_close_range, 4U, ~0U, 0U);  // nothing else of serve's reaches a worker
-    sigset_t none;
-    sigemptyset(&none);
-    ::sigprocmask(SIG_SETMASK, &none, nullptr);
-    ::execve("/proc/self/exe", c_argv.data(), c_env.data());
-    ::_exit(127);
+    return pid;
   }
 
   /// Ends the command `id` that could not start with `exit {error: "launch_failed"}`
   /// (docs/protocol.md); `why` names the call and its errno.
-  static void launch_failed(const std::string& id, const std::string& why) {
+  void launch_failed(const std::string& id, const std::string& why) {
     emit(rpc::exit_event(id, {std::nullopt, std::nullopt, "launch_failed", why}));
   }
 
   /// Kills and reaps a worker serve cannot watch (no pidfd), so none is left unreaped.
-  static void discard_worker(pid_t pid) {
-    (void)::kill(pid, SIGKILL);
-    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
-    }
+  void discard_worker(pid_t pid) {
+    (void)sys_.kill(pid, SIGKILL);
+    (void)wait_for(sys_, pid, nullptr);
   }
 
   /// Starts the worker of `exec`, hands it the exec line and reports `started` (or the
@@ -383,7 +419,7 @@ class Server {
     Worker w;
     w.id = exec.id;
     w.pid = *pid;
-    w.pidfd.reset(static_cast<int>(::syscall(SYS_pidfd_open, *pid, 0)));
+    w.pidfd.reset(sys_.pidfd_open(*pid));
     if (!w.pidfd) {
       const std::string why = std::string("pidfd_open(): ") + std::strerror(errno);
       discard_worker(*pid);
@@ -392,22 +428,55 @@ class Server {
     w.events = std::move(pipes->events_read);
     w.control = std::move(pipes->control_write);
     if (exec.stdin_pipe) w.input = std::move(pipes->input_write);
-    if (::fcntl(w.events.get(), F_SETFL, O_NONBLOCK) != 0 ||
-        (w.input && ::fcntl(w.input.get(), F_SETFL, O_NONBLOCK) != 0)) {
+    if (!make_nonblocking(w)) {
       const std::string why = std::string("fcntl(O_NONBLOCK): ") + std::strerror(errno);
       discard_worker(*pid);
       return launch_failed(exec.id, why);
     }
-    // A worker that ends before reading it (EPIPE) ends without a result: its pidfd says so.
-    (void)core::write_all(w.control.get(), rpc::exec_line(line));
     emit(rpc::started_event(exec.id));
     workers_.push_back(std::move(w));
+    send_control(workers_.back(), rpc::exec_line(line));
   }
 
+  /// serve's ends of the pipes of `w`, non-blocking: a worker or a command that does not read
+  /// must not stop serve. False with errno set when fcntl(2) fails.
+  bool make_nonblocking(const Worker& w) {
+    for (const UniqueFd* fd : {&w.events, &w.control, &w.input})
+      if (*fd && sys_.fcntl(fd->get(), F_SETFL, O_NONBLOCK) != 0) return false;
+    return true;
+  }
+
+  /// Queues `line` for the control pipe of `w` and writes what the pipe takes now. A worker
+  /// that has ended cannot take it (EPIPE) and ends without a result: its pidfd says so.
+  void send_control(Worker& w, const std::string& line) {
+    if (!w.control) return;
+    w.control_pending += line;
+    write_control(w);
+  }
+
+  /// Writes the pending control lines of `w` until done or the pipe is full (EAGAIN: serve
+  /// waits for POLLOUT).
+  void write_control(Worker& w) {
+    while (w.control && !w.control_pending.empty()) {
+      const ssize_t n =
+          sys_.write(w.control.get(), w.control_pending.data(), w.control_pending.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno == EAGAIN) return;
+      if (n <= 0) {  // the worker has ended
+        w.control.reset();
+        w.control_pending.clear();
+        return;
+      }
+      w.control_pending.erase(0, static_cast<std::size_t>(n));
+    }
+  }
+
+  /// Reads and forwards the events of `w`: up to 16 reads, fewer once the host's queue is
+  /// full (reading_events()), so that one busy worker cannot hold the loop.
   void read_events(Worker& w) {
     char buffer[65536];
-    for (int round = 0; round < 16; ++round) {
-      const ssize_t n = ::read(w.events.get(), buffer, sizeof buffer);
+    for (int round = 0; round < 16 && reading_events(); ++round) {
+      const ssize_t n = sys_.read(w.events.get(), buffer, sizeof buffer);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0 && errno == EAGAIN) return;
       if (n <= 0) {
@@ -436,13 +505,12 @@ class Server {
   }
 
   void reap(Worker& w) {
-    pid_t got;
-    while ((got = ::waitpid(w.pid, &w.status, 0)) < 0 && errno == EINTR) {
-    }
+    const pid_t got = wait_for(sys_, w.pid, &w.status);
     if (got < 0) w.status = 127 << 8;  // ECHILD: not serve's child any more; no status to report
     w.reaped = true;
     w.input.reset();
     w.control.reset();
+    w.control_pending.clear();
     if (!w.events) conclude(w);
   }
 
@@ -472,7 +540,7 @@ class Server {
 
   void write_input(Worker& w) {
     while (w.input && !w.input_pending.empty()) {
-      const ssize_t n = ::write(w.input.get(), w.input_pending.data(), w.input_pending.size());
+      const ssize_t n = sys_.write(w.input.get(), w.input_pending.data(), w.input_pending.size());
       if (n < 0 && errno == EINTR) continue;
       if (n < 0 && errno == EAGAIN) return;
       if (n <= 0) {  // the command closed its stdin
@@ -486,11 +554,15 @@ class Server {
   }
 
   ServeArgs args_;
+  SysCalls& sys_;
+  int requests_fd_;
+  int events_fd_;
+  HostOutput out_;
   std::string binary_at_start_;
   /// The session's ledger and open questions, for every command (docs/protocol.md, "Answers,
   /// sources and reasons").
   SessionBook book_{[this](const std::string& id, const std::string& line) {
-    if (Worker* w = find(id)) (void)core::write_all(w->control.get(), line);
+    if (Worker* w = find(id)) send_control(*w, line);
   }};
   UniqueFd signals_;
   rpc::LineSplitter requests_;
@@ -500,13 +572,14 @@ class Server {
   bool subagent_ = false;
   std::size_t workers_started_ = 0;  ///< the session's commands so far (for --no-cgroup-said)
   bool killed_ = false;              ///< the grace of shutdown has passed and SIGKILL was sent
+  bool signalled_ = false;           ///< SIGINT, SIGTERM or SIGHUP arrived
   Clock::time_point kill_at_{};
 };
 
 }  // namespace
 
-int serve(const ServeArgs& args) {
-  return Server(args).run();
+int serve(const ServeArgs& args, const ServeIo& io) {
+  return Server(args, io).run();
 }
 
 }  // namespace pisandbox::serve

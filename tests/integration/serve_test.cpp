@@ -5,23 +5,32 @@
 #include <openssl/evp.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <thread>
 
+#include "../unit/json_schema.hpp"
 #include "approval_network.hpp"
 #include "harness.hpp"
+#include "protocol_schema.hpp"
 
 namespace pisandbox::testing {
 namespace {
 
 using nlohmann::json;
 using namespace std::chrono_literals;
+
+const JsonSchema& protocol_schema() {
+  static const JsonSchema parsed(json::parse(kProtocolSchema));
+  return parsed;
+}
 
 /// One `pi-sandbox serve` with pipes to its stdin and stdout.
 class Serve {
@@ -61,7 +70,10 @@ class Serve {
       if (const auto lf = buffer_.find('\n'); lf != std::string::npos) {
         const std::string line = buffer_.substr(0, lf);
         buffer_.erase(0, lf + 1);
-        return json::parse(line);
+        json event = json::parse(line);
+        // Every event the real serve writes is one docs/protocol.schema.json describes.
+        EXPECT_EQ(protocol_schema().check(event, "event"), "") << line;
+        return event;
       }
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
           deadline - std::chrono::steady_clock::now());
@@ -97,6 +109,13 @@ class Serve {
     return code;
   }
   pid_t pid() const { return pid_; }
+  /// Bytes serve has written to its stdout that this test has not read yet (FIONREAD), and the
+  /// capacity of that pipe (F_GETPIPE_SZ): both in bytes.
+  std::pair<int, int> unread() const {
+    int bytes = 0;
+    (void)::ioctl(out_, FIONREAD, &bytes);
+    return {bytes, ::fcntl(out_, F_GETPIPE_SZ)};
+  }
   /// The exit code (128 + signal when killed) once serve has ended, or -1 when it is still
   /// running after `limit` (the destructor kills it then).
   int wait_at_most(std::chrono::seconds limit) {
@@ -544,6 +563,103 @@ TEST(Serve, OutOfDescriptorsEveryExecFailsNamingTheCallAndServeStillEnds) {
                           "the command's worker ended without a result (exit status 127)",
                       }));
   EXPECT_TRUE(wait_until_gone("serve-worker"));
+}
+
+/// What writer(`id`, `lines`) writes: `lines` lines of 64 KiB, "<id><n>" padded with x.
+std::string pattern(const std::string& id, int lines) {
+  std::string all;
+  for (int n = 0; n < lines; ++n) {
+    std::string line = id + std::to_string(n);
+    line.resize(65535, 'x');
+    all += line + "\n";
+  }
+  return all;
+}
+
+/// An exec `id` that writes pattern(`id`, `lines`) to stdout, then creates `<id>.done`.
+json writer(const std::string& id, int lines, const fs::path& cwd) {
+  return exec(id,
+              "python3 -c 'import sys\nfor n in range(" + std::to_string(lines) +
+                  "): sys.stdout.write((\"" + id +
+                  "\" + str(n)).ljust(65535, \"x\") + \"\\n\")' && touch " + id + ".done",
+              cwd);
+}
+
+/// The VmHWM of process `pid` (its peak resident memory) in KiB, from /proc/PID/status.
+long peak_kib(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.starts_with("VmHWM:")) return std::stol(line.substr(6));
+  return -1;
+}
+
+/// Waits (up to a minute: a bound, not a timing) until serve has filled its stdout pipe: the
+/// test has stopped reading and serve cannot write more. Full is within two pages of the
+/// capacity (a page of a pipe's ring is not always filled, pipe(7)) and no longer growing.
+bool stdout_full(const Serve& serve) {
+  int last = -1;
+  for (int i = 0; i < 600; ++i) {
+    const auto [bytes, capacity] = serve.unread();
+    if (bytes >= capacity - 8192 && bytes == last) return true;
+    last = bytes;
+    std::this_thread::sleep_for(100ms);
+  }
+  return false;
+}
+
+// A host that stops reading stdout stalls no one but the commands whose output waits for it:
+// serve still takes requests (a new exec runs, an abort kills), its memory stays bounded
+// (HostOutput::kEventsBound, docs/protocol.md "Flow control"), the writers wait instead of
+// finishing, and once the host reads again every byte of every command arrives, in order.
+TEST(Serve, AHostThatStopsReadingHoldsBackOutputButNotServe) {
+  Scratch scratch;
+  Serve serve(scratch);
+  const int lines = 256;  // 16 MiB each
+  serve.send(writer("a", lines, scratch.ws));
+  serve.send(writer("b", lines, scratch.ws));
+  ASSERT_TRUE(stdout_full(serve));
+  serve.send(exec("c", "touch c.ran; exec sleep 615", scratch.ws));
+  for (int i = 0; i < 200 && !fs::exists(scratch.ws / "c.ran"); ++i)
+    std::this_thread::sleep_for(100ms);
+  EXPECT_TRUE(fs::exists(scratch.ws / "c.ran")) << "serve took no request while blocked";
+  serve.send({{"type", "abort"}, {"id", "c"}});
+  EXPECT_TRUE(wait_until_gone("sleep 615"));
+  EXPECT_FALSE(fs::exists(scratch.ws / "a.done"));
+  EXPECT_FALSE(fs::exists(scratch.ws / "b.done"));
+  // Twice the bound and the pipes: far less than the 32 MiB waiting in the writers.
+  EXPECT_LT(peak_kib(serve.pid()), 24 * 1024);
+  std::map<std::string, std::vector<json>> events;
+  for (int exits = 0; exits < 3;) {
+    const json e = serve.next(60s);
+    ASSERT_FALSE(e.is_null());
+    events[e["id"]].push_back(e);
+    if (e["type"] == "exit") ++exits;
+  }
+  for (const std::string id : {"a", "b"}) {
+    EXPECT_EQ(events[id].front()["type"], "started");
+    EXPECT_EQ(events[id].back(), json({{"type", "exit"}, {"id", id}, {"exit_code", 0}}));
+    const auto [out, err] = streams(events[id]);
+    EXPECT_EQ(err, "");
+    EXPECT_TRUE(out == pattern(id, lines)) << id << ": " << out.size() << " bytes";
+    EXPECT_TRUE(fs::exists(scratch.ws / (id + ".done")));
+  }
+  EXPECT_EQ(events["c"].back(), json::parse(R"({"type":"exit","id":"c","error":"aborted"})"));
+}
+
+// SIGTERM ends serve although its host reads nothing: the commands are stopped and, after the
+// grace of 10 seconds (docs/protocol.md), what the host did not read is given up. The minute
+// is a bound that tells "ends" from "never ends", not a timing.
+TEST(Serve, SigtermEndsServeWhoseHostReadsNothing) {
+  Scratch scratch;
+  Serve serve(scratch);
+  serve.send(writer("a", 256, scratch.ws));
+  serve.send(exec("s", "exec sleep 617", scratch.ws));
+  ASSERT_TRUE(stdout_full(serve));
+  ::kill(serve.pid(), SIGTERM);
+  EXPECT_EQ(serve.wait_at_most(60s), 0);
+  EXPECT_TRUE(wait_until_gone("sleep 617"));
+  EXPECT_TRUE(wait_until_gone("serve-worker"));
+  EXPECT_FALSE(fs::exists(scratch.ws / "a.done"));
 }
 
 }  // namespace

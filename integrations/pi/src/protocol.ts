@@ -162,6 +162,8 @@ export type ExitEvent = {
   signal?: number;
   error?: "timeout" | "aborted" | "launch_failed" | "guard_failed";
   message?: string;
+  /** The resource limit the command reached (`memory`: the sandbox was killed out of memory). */
+  limit?: "memory" | "pids";
 };
 export type ErrorEvent = { type: "error"; message: string; id?: string };
 /** One automatic denial the user may override: `recovery` says how. */
