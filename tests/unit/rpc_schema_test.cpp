@@ -38,6 +38,9 @@ std::vector<std::string> built_events() {
       exit_event("c1", {std::nullopt, std::nullopt, "aborted", "", "pids"}),
       error_event("unknown request type \"x\""),
       error_event("unknown command id \"c9\"", "c9"),
+      recent_denials_event({{std::string(64, 'a'), "retry", "network", "a.test:443", "No."}}),
+      recent_denials_event({}),
+      override_event(std::string(64, 'a'), "retry", 60),
   };
 }
 
@@ -101,6 +104,13 @@ std::map<std::string, std::vector<json>> full_requests() {
          {"source", "reviewer"},
          {"reason", "no"}}}},
       {"shutdown_request", {{{"type", "shutdown"}}}},
+      {"recent_denials_request", {{{"type", "recent_denials"}}}},
+      {"override_request",
+       {{{"type", "override"},
+         {"request_hash", std::string(64, 'a')},
+         {"kind", "break-glass"},
+         {"scope_key", "s:turn:2"}},
+        {{"type", "override"}, {"request_hash", std::string(64, 'b')}, {"kind", "retry"}}}},
   };
 }
 

@@ -67,6 +67,8 @@ const REQUESTS: Record<string, string> = {
   AbortRequest: "abort_request",
   ApprovalResponse: "approval_response",
   ShutdownRequest: "shutdown_request",
+  RecentDenialsRequest: "recent_denials_request",
+  OverrideRequest: "override_request",
 };
 const EVENTS: Record<string, string> = {
   HelloEvent: "hello_event",
@@ -77,6 +79,8 @@ const EVENTS: Record<string, string> = {
   DeniedEvent: "denied_event",
   ExitEvent: "exit_event",
   ErrorEvent: "error_event",
+  RecentDenialsEvent: "recent_denials_event",
+  OverrideEvent: "override_event",
 };
 
 describe("src/protocol.ts against docs/protocol.schema.json", () => {
