@@ -24,7 +24,8 @@ plant_mixed_config() {
     "$t" >"$FAKE_HOME/.docker/config.json"
 }
 
-# MIXED_FILES: the planted files, relative to the home.
+# MIXED_FILES: the planted files, relative to the home (used by the attempts that source this).
+# shellcheck disable=SC2034
 MIXED_FILES=(.npmrc .yarnrc.yml .config/pip/pip.conf .cargo/config.toml .m2/settings.xml
   .docker/config.json)
 
