@@ -151,9 +151,13 @@ std::string strip_userinfo_lines(std::string_view bytes, std::vector<RemovedItem
 /// removed ones.
 class LineWriter {
  public:
-  void keep(const Line& line, std::string_view key) {
-    std::string text(line.text);
-    if (strip_userinfo(text)) out_.removed.push_back({line.number, userinfo_key(key)});
+  /// Keeps `line`, without the user information of the URLs from byte `value_from` on (the
+  /// value: a key never loses bytes, so what was not a credential key does not become one).
+  void keep(const Line& line, std::string_view key, std::size_t value_from = 0) {
+    value_from = std::min(value_from, line.text.size());
+    std::string value(line.text.substr(value_from));
+    if (strip_userinfo(value)) out_.removed.push_back({line.number, userinfo_key(key)});
+    const std::string text = std::string(line.text.substr(0, value_from)) + value;
     out_.bytes += text;
     out_.bytes += line.end;
     kept_.push_back(line.number);
@@ -211,7 +215,7 @@ SanitizedConfig sanitize_npmrc(std::string_view bytes) {
     if (opaque || npm_secret_key(key))
       out.remove(line, key);
     else
-      out.keep(line, key);
+      out.keep(line, key, line.text.find('=') + 1);
   }
   return out.take();
 }
@@ -279,7 +283,10 @@ SanitizedConfig sanitize_yarnrc(std::string_view bytes) {
     }
     const auto key = yaml_key(line.text);
     if (!key || !yarn_secret_key(key->key)) {
-      out.keep(line, key ? std::string_view(key->key) : std::string_view());
+      if (key)
+        out.keep(line, key->key, static_cast<std::size_t>(key->value.data() - line.text.data()));
+      else
+        out.keep(line, "");
       continue;
     }
     // An alias takes its value from an anchor elsewhere; a quoted value left open continues
@@ -315,14 +322,15 @@ SanitizedConfig sanitize_pip(std::string_view bytes) {
   std::string key;
   for (const auto& line : split_lines(bytes)) {
     const std::string_view t = trim(line.text);
+    std::size_t value_from = 0;  // a continuation line is all value, of the option above
     if (!t.empty() && !is_space(line.text.front())) {
-      const std::size_t delimiter = t.find_first_of("=:");
-      key = t.front() == '[' || t.front() == '#' || t.front() == ';' ||
-                    delimiter == std::string_view::npos
-                ? std::string()
-                : std::string(trim(t.substr(0, delimiter)));
+      const std::size_t delimiter = line.text.find_first_of("=:");
+      const bool option = t.front() != '[' && t.front() != '#' && t.front() != ';' &&
+                          delimiter != std::string_view::npos;
+      key = option ? std::string(trim(line.text.substr(0, delimiter))) : std::string();
+      value_from = option ? delimiter + 1 : 0;
     }
-    out.keep(line, key);  // a continuation line belongs to the option above
+    out.keep(line, key, value_from);
   }
   return out.take();
 }
@@ -411,7 +419,7 @@ SanitizedConfig sanitize_cargo(std::string_view bytes) {
     if (removing)
       out.remove(line, key);
     else
-      out.keep(line, key);
+      out.keep(line, key, line.text.find('=') + 1);
   }
   SanitizedConfig result = out.take();
   for (const auto& line : split_lines(result.bytes)) {

@@ -47,7 +47,8 @@ const std::vector<MixedConfigName>& mixed_config_names();
 ///         each (npm splits lines so);
 ///   key:  the key or element it was (`//registry.example/:_authToken`, `<password>`,
 ///         `auths.registry.example.auth`, `index-url (user:password of a URL)`), printable
-///         ASCII, at most kMaxShownKeyBytes bytes; never a value.
+///         ASCII: the key cut at kMaxShownKeyBytes bytes (then `...`), and for a URL's user
+///         information the suffix ` (user:password of a URL)`; never a value.
 struct RemovedItem {
   std::size_t line = 0;
   std::string key;

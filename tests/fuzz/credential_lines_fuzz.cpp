@@ -6,7 +6,7 @@
 //   - a copy masked whole is empty and has a reason; a sanitized one is no longer than the file
 //     plus two bytes per emptied JSON value, and never longer than the file otherwise;
 //   - every removed item has a key of printable ASCII of at most kMaxShownKeyBytes + 3 bytes
-//     and a line number within the file;
+//     (and the suffix of a URL's user information) and a line number within the file;
 //   - sanitizing a copy again removes no more lines of credentials (the copy holds none),
 //     except URL user information the first pass exposed (`a://b@c://d@e`);
 //   - the reader is deterministic.
@@ -21,6 +21,8 @@
 namespace {
 
 namespace policy = pisandbox::policy;
+
+constexpr std::string_view kUserinfoSuffix = " (user:password of a URL)";
 
 [[noreturn]] void violation(const char* what, std::string_view detail) {
   std::fprintf(stderr, "property violated: %s: %.*s\n", what, static_cast<int>(detail.size()),
@@ -46,7 +48,8 @@ void check(policy::ConfigFormat format, std::string_view bytes) {
     violation("the copy grew", out.bytes);
   const std::size_t lines = line_count(bytes);
   for (const auto& item : out.removed) {
-    if (item.key.empty() || item.key.size() > policy::kMaxShownKeyBytes + 3)
+    if (item.key.empty() ||
+        item.key.size() > policy::kMaxShownKeyBytes + 3 + kUserinfoSuffix.size())
       violation("key size", item.key);
     for (const unsigned char c : item.key)
       if (c < 0x20 || c >= 0x7f) violation("key not printable", item.key);

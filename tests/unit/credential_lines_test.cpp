@@ -66,6 +66,15 @@ TEST(CredentialLines, NpmrcLineEndsAreNpmsOwn) {
   EXPECT_EQ(out.removed, (Removed{{2, "_authToken"}}));
 }
 
+// Only a value loses a URL's user information: a key that held `://` and `@` keeps its `=`
+// (found by fuzz_credential_lines: the line lost its `=` and a second reading removed it).
+TEST(CredentialLines, AKeyNeverLosesBytes) {
+  const auto out = sanitize_config(ConfigFormat::Npmrc, "k://=u@h\nr=https://t@h/\n");
+  EXPECT_EQ(out.bytes, "k://=u@h\nr=https://h/\n");
+  EXPECT_EQ(out.removed, (Removed{{2, "r (user:password of a URL)"}}));
+  EXPECT_EQ(sanitize_config(ConfigFormat::Npmrc, out.bytes).removed, Removed{});
+}
+
 TEST(CredentialLines, YarnrcLosesAuthKeysWithTheLinesBelowThem) {
   const auto out = sanitize_config(ConfigFormat::YarnrcYml,
                                    "npmRegistryServer: \"https://npm.corp\"\n"
