@@ -1,10 +1,15 @@
 // `pi-sandbox policy`: the effective policy and the plans, as text or JSON.
+#include <fcntl.h>
+
+#include <cstring>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "approval/audit_log.hpp"
 #include "cli/commands.hpp"
 #include "config/config.hpp"
+#include "core/unique_fd.hpp"
+#include "policy/credential_lines.hpp"
 #include "policy/environment.hpp"
 #include "policy/git_config_guard.hpp"
 #include "policy/host_sockets.hpp"
@@ -165,6 +170,48 @@ json credential_links_json(const policy::ScanResult& scan) {
   return out;
 }
 
+/// The copy a command would see of `copy`'s file now (it is made again for each command), or
+/// nullopt when the file does not exist.
+std::optional<policy::SanitizedConfig> current_copy(const policy::SanitizedCopy& copy) {
+  core::UniqueFd fd(::open(copy.path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  if (!fd && errno == ENOENT) return std::nullopt;
+  if (!fd)
+    return policy::SanitizedConfig{
+        {}, {}, "open(\"" + copy.path.string() + "\", O_RDONLY): " + strerrorname_np(errno)};
+  return policy::sanitize_config_fd(copy.format, fd.get());
+}
+
+/// The sanitized copies of existing files: what each lacks, by line and key, never a value.
+json sanitized_json(const policy::SandboxPolicy& p) {
+  json out = json::array();
+  for (const auto& copy : p.sanitized) {
+    const auto current = current_copy(copy);
+    if (!current) continue;
+    json removed = json::array();
+    for (const auto& item : current->removed)
+      removed.push_back({{"line", item.line}, {"key", item.key}});
+    out.push_back({{"path", copy.path.string()},
+                   {"format", policy::to_string(copy.format)},
+                   {"removed", removed},
+                   {"shown_empty",
+                    current->masked_whole.empty() ? json(nullptr) : json(current->masked_whole)}});
+  }
+  return out;
+}
+
+void print_sanitized(const policy::SandboxPolicy& p) {
+  for (const auto& copy : p.sanitized) {
+    const auto current = current_copy(copy);
+    if (!current) continue;
+    std::cout << "  sanitized copy (read-only, without its credentials): " << copy.path.string()
+              << "\n";
+    if (!current->masked_whole.empty())
+      std::cout << "    shown empty: " << current->masked_whole << "\n";
+    for (const auto& item : current->removed)
+      std::cout << "    line " << item.line << ": " << item.key << " removed\n";
+  }
+}
+
 json policy_json(const policy::SandboxPolicy& p, const Protected& prot) {
   json protected_paths = json::array();
   for (const auto& item : prot.paths)
@@ -193,6 +240,7 @@ json policy_json(const policy::SandboxPolicy& p, const Protected& prot) {
           {"concealed", paths(p.concealed)},
           {"credential_links", credential_links_json(prot.scan)},
           {"handed_in", paths(p.handed_in)},
+          {"sanitized", sanitized_json(p)},
           {"hidden_path_entries", paths(p.hidden_path_dirs)},
           {"host_dropped_path_entries", host_dropped_path_entries(p)},
           {"warnings", p.warnings},
@@ -226,6 +274,7 @@ void print_paths(const policy::SandboxPolicy& p, const Protected& prot) {
   for (const auto& path : p.handed_in)
     std::cout << "  handed in (credential, read-only): " << path.string()
               << "  # filesystem.exposeCredentials\n";
+  print_sanitized(p);
   for (const auto& path : p.hidden_path_dirs)
     std::cout << "  hidden $PATH entry (its programs are not found inside): " << path.string()
               << "\n";

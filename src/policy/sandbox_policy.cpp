@@ -281,8 +281,6 @@ const std::vector<CredentialName>& credential_names() {
       {".azure/service_principal_entries.json", F, "Azure CLI", kAzure},
       {".kube/config", F, "kubectl",
        "https://kubernetes.io/docs/concepts/configuration/organize-cluster-access-kubeconfig/"},
-      {".docker/config.json", F, "docker login",
-       "https://docs.docker.com/reference/cli/docker/login/"},
       {".git-credentials", F, "git credential-store", "git-credential-store(1), FILES"},
       {".netrc", F, "curl, git, ftp", "netrc(5)"},
       {".config/gh/hosts.yml", F, "GitHub CLI", "https://cli.github.com/manual/gh_auth_login"},
@@ -291,8 +289,6 @@ const std::vector<CredentialName>& credential_names() {
        "https://doc.rust-lang.org/cargo/reference/config.html#credentials"},
       {".cargo/credentials", F, "cargo login (before 1.39)",
        "https://doc.rust-lang.org/cargo/reference/config.html#credentials"},
-      {".npmrc", F, "npm login (a token next to the registry settings)",
-       "https://docs.npmjs.com/cli/configuring-npm/npmrc"},
       {".pi/agent/auth.json", F, "Pi (/login)",
        "https://github.com/badlogic/pi-mono/blob/main/packages/coding-agent/README.md"},
       {".claude/.credentials.json", F, "Claude Code (/login)",
@@ -350,10 +346,11 @@ std::string home_workspace_warning(const SandboxPolicy& policy) {
   return "the workspace contains the home directory " + policy.home.string() +
          ", so the home is not hidden: the command can read it, except the credentials tools "
          "keep there (ssh and gpg private keys, ~/.aws/credentials, gcloud's and Azure's tokens, "
-         "~/.kube/config, ~/.docker/config.json, ~/.git-credentials, ~/.netrc, "
-         "~/.config/gh/hosts.yml, ~/.pypirc, ~/.npmrc, cargo's and the agents' logins: masked "
-         "empty, `pi-sandbox policy` lists them), and write inside its ordinary directories, but "
-         "not its top level nor any dot-file or dot-directory in it" +
+         "~/.kube/config, ~/.git-credentials, ~/.netrc, ~/.config/gh/hosts.yml, ~/.pypirc, "
+         "cargo's and the agents' logins: masked empty; ~/.npmrc, ~/.docker/config.json and the "
+         "like show their settings without their tokens; `pi-sandbox policy` lists them), and "
+         "write inside its ordinary directories, but not its top level nor any dot-file or "
+         "dot-directory in it" +
          home_workspace_readable(policy);
 }
 
@@ -852,6 +849,9 @@ SandboxPolicy default_policy(const PolicyInputs& inputs) {
     if (std::ranges::find(policy.concealed, path) == policy.concealed.end())
       policy.concealed.push_back(std::move(path));
   drop_handed_in(policy);
+  if (!policy.home.empty() && policy.home != "/")
+    for (const auto& row : mixed_config_names())
+      policy.sanitized.push_back({(policy.home / row.name).lexically_normal(), row.format});
   add_private_tmp_warning(policy);
   return policy;
 }

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "policy/credential_lines.hpp"
 #include "policy/limits.hpp"
 
 namespace pisandbox::policy {
@@ -190,6 +191,16 @@ struct PolicyInputs {
   std::vector<std::string> expose_credentials = {};
 };
 
+/// A file of the home shown as a copy without its credentials (policy/credential_lines.hpp).
+///   path:   absolute, lexically normal, as in the home (`/home/u/.npmrc`);
+///   format: how its credentials are found.
+struct SanitizedCopy {
+  fs::path path;
+  ConfigFormat format;
+
+  friend bool operator==(const SanitizedCopy&, const SanitizedCopy&) = default;
+};
+
 /// The effective filesystem policy of one command. Paths are absolute and lexically normal.
 struct SandboxPolicy {
   fs::path workspace;      ///< read-write
@@ -212,6 +223,10 @@ struct SandboxPolicy {
   /// Credential files inside re-exposed directories (`~/.cargo/credentials.toml`), hidden
   /// again behind an empty read-only file where they exist.
   std::vector<fs::path> concealed = {};
+  /// Tool configuration of the home that mixes settings and credentials (mixed_config_names()):
+  /// each existing one is shown at its path as a read-only copy without its credentials,
+  /// made per command (docs/security.md, "Tool configuration without its credentials").
+  std::vector<SanitizedCopy> sanitized = {};
   /// $PATH entries that stay hidden in the home (nothing re-exposes them), for `doctor`.
   std::vector<fs::path> hidden_path_dirs = {};
   /// Printed on stderr when a command starts, and by `pi-sandbox policy`.

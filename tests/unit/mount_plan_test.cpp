@@ -484,6 +484,59 @@ TEST(MountPlan, AnAllowReadParentOfTheHomeLeavesTheHomeHidden) {
       plan.ops, [](const MountOp& op) { return op.kind == K::Tmpfs && op.target == "/home/u"; }));
 }
 
+/// The ConfigCopy ops of `plan`: describe() and the source, and whether they are the last ops.
+std::vector<std::string> trailing_config_copies(const MountPlan& plan) {
+  std::vector<std::string> out;
+  auto it = plan.ops.rbegin();
+  for (; it != plan.ops.rend() && it->kind == K::ConfigCopy; ++it)
+    out.insert(out.begin(), describe(*it) + " <- " + it->source.string());
+  for (; it != plan.ops.rend(); ++it)
+    if (it->kind == K::ConfigCopy) ADD_FAILURE() << "a copy before another op: " << describe(*it);
+  return out;
+}
+
+/// A home with tool configuration: ~/.npmrc, pip's file a symlink into a dotfiles directory,
+/// Docker's a directory (not a file: nothing to copy).
+std::map<fs::path, PathFacts> tool_config_host() {
+  auto host = base_host();
+  for (const char* dir : {"/home/u/.config", "/home/u/.config/pip", "/home/u/dotfiles",
+                          "/home/u/.docker", "/home/u/.docker/config.json"})
+    host[dir] = kDir;
+  for (const char* file : {"/home/u/.npmrc", "/home/u/dotfiles/pip.conf"}) host[file] = kFile;
+  host["/home/u/.config/pip/pip.conf"] = symlink_to("../../dotfiles/pip.conf");
+  return host;
+}
+
+// docs/security.md, "Tool configuration without its credentials": in the hidden home the copy
+// stands at the path itself, read from where a symlink leads.
+TEST(MountPlan, ToolConfigurationIsCopiedIntoTheHiddenHome) {
+  const policy::SandboxPolicy p = policy::default_policy({"/home/u/ws", "/home/u", "", {}, {}});
+  const MountPlan plan = plan_mounts(p, p.protected_paths, fake_host(tool_config_host()));
+  EXPECT_EQ(trailing_config_copies(plan),
+            (std::vector<std::string>{
+                "config-copy       /home/u/.npmrc  # tool configuration: a read-only copy without "
+                "its credentials (npmrc) <- /home/u/.npmrc",
+                "config-copy       /home/u/.config/pip/pip.conf  # tool configuration: a "
+                "read-only copy without its credentials (pip-conf) <- /home/u/dotfiles/pip.conf"}));
+  EXPECT_EQ(plan.ops.back().config, policy::ConfigFormat::PipConf);
+  EXPECT_TRUE(plan.ops.back().read_only);
+}
+
+// Where the home is readable (the workspace), the copy goes over the file a symlink leads to,
+// after every other bind (the read-only home, the protections of ~/.config/pip).
+TEST(MountPlan, ToolConfigurationIsCopiedOverTheReadableHome) {
+  policy::PolicyInputs in{"/home/u", "/home/u", "", {}, {}};
+  in.home_entries = {"ws", "dotfiles", ".config", ".npmrc", ".docker"};
+  const policy::SandboxPolicy p = policy::default_policy(in);
+  const MountPlan plan = plan_mounts(p, p.protected_paths, fake_host(tool_config_host()));
+  EXPECT_EQ(trailing_config_copies(plan),
+            (std::vector<std::string>{
+                "config-copy       /home/u/.npmrc  # tool configuration: a read-only copy without "
+                "its credentials (npmrc) <- /home/u/.npmrc",
+                "config-copy       /home/u/dotfiles/pip.conf  # tool configuration: a "
+                "read-only copy without its credentials (pip-conf) <- /home/u/dotfiles/pip.conf"}));
+}
+
 TEST(MountPlan, DeviceNodesAreReadOnlyBinds) {
   const MountPlan plan = plan_mounts(policy_for_ws(), {}, fake_host(base_host()));
   int devices = 0;

@@ -90,7 +90,20 @@ TEST(DefaultPolicy, HidesTheHomeAndReExposesGitConfig) {
   expected.protected_paths.push_back(
       {"/usr/local/bin/pi-sandbox", ProtectReason::SandboxBinary, F, false});
   expected.protected_patterns = {{"/home/u/ws", "*.code-workspace", kDanger}};
+  expected.sanitized = {{"/home/u/.npmrc", ConfigFormat::Npmrc},
+                        {"/home/u/.yarnrc.yml", ConfigFormat::YarnrcYml},
+                        {"/home/u/.config/pip/pip.conf", ConfigFormat::PipConf},
+                        {"/home/u/.pip/pip.conf", ConfigFormat::PipConf},
+                        {"/home/u/.cargo/config.toml", ConfigFormat::CargoToml},
+                        {"/home/u/.cargo/config", ConfigFormat::CargoToml},
+                        {"/home/u/.m2/settings.xml", ConfigFormat::MavenSettings},
+                        {"/home/u/.docker/config.json", ConfigFormat::DockerConfig}};
   EXPECT_EQ(p, expected);
+}
+
+// Without a home ("/") there is no tool configuration to copy.
+TEST(DefaultPolicy, NoSanitizedCopiesWithoutAHome) {
+  EXPECT_EQ(default_policy({"/srv/ws", "/", "", {}, {}}).sanitized, std::vector<SanitizedCopy>{});
 }
 
 TEST(DefaultPolicy, ConfigLocationsAreProtectedAndDeduplicated) {
@@ -422,12 +435,13 @@ TEST(CredentialNames, TheHomeWarningNamesWhatStaysHidden) {
             "the workspace contains the home directory /home/u, so the home is not hidden: the "
             "command can read it, except the credentials tools keep there (ssh and gpg private "
             "keys, ~/.aws/credentials, gcloud's and Azure's tokens, ~/.kube/config, "
-            "~/.docker/config.json, ~/.git-credentials, ~/.netrc, ~/.config/gh/hosts.yml, "
-            "~/.pypirc, ~/.npmrc, cargo's and the agents' logins: masked empty, `pi-sandbox "
-            "policy` lists them), and write inside its ordinary directories, but not its top "
-            "level nor any dot-file or dot-directory in it; readable: everything else in the "
-            "home, a key saved under another name included, but not a hard link of a masked "
-            "credential that the start finds (masked too)");
+            "~/.git-credentials, ~/.netrc, ~/.config/gh/hosts.yml, ~/.pypirc, cargo's and the "
+            "agents' logins: masked empty; ~/.npmrc, ~/.docker/config.json and the like show "
+            "their settings without their tokens; `pi-sandbox policy` lists them), and write "
+            "inside its ordinary directories, but not its top level nor any dot-file or "
+            "dot-directory in it; readable: everything else in the home, a key saved under another "
+            "name included, but not a hard link of a masked credential that the start finds (masked "
+            "too)");
   EXPECT_EQ(home_workspace_warning(default_policy({"/home/u/ws", "/home/u", "", {}, {}})), "");
   EXPECT_EQ(home_workspace_warning(default_policy({"/srv/ws", "/", "", {}, {}})), "");
 }

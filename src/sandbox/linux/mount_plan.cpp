@@ -60,6 +60,7 @@ class Planner {
     for (const auto& p : protected_paths) protect(p);
     finish_protections();
     conceal();
+    config_copies();
     return std::move(plan_);
   }
 
@@ -138,6 +139,34 @@ class Planner {
                  "credential: hidden (an empty read-only " +
                      std::string(r.kind == PathKind::Directory ? "directory" : "file") + ")"};
       op.size_bytes = policy_.limits.tmpfs_bytes;
+      push(std::move(op));
+    }
+  }
+
+  /// Tool configuration without its credentials (policy::SandboxPolicy::sanitized), last with
+  /// the credentials and for the same reason. The copy stands at the path itself where the home
+  /// is hidden (a symlink there is read where it leads, as a re-exposed path is), and where it
+  /// leads elsewhere (a mount never goes on a symlink). Nothing for a missing file.
+  void config_copies() {
+    for (const auto& copy : policy_.sanitized) {
+      const Resolution r = resolve(copy.path);
+      if (r.kind != PathKind::File) continue;
+      const fs::path target = region(copy.path) == Region::PrivateTmpfs ? copy.path : r.resolved;
+      if (std::ranges::any_of(plan_.ops, [&](const MountOp& op) {
+            return (op.kind == MountOpKind::ConfigCopy || op.kind == MountOpKind::Conceal) &&
+                   op.target == target;
+          }))
+        continue;
+      MountOp op{MountOpKind::ConfigCopy,
+                 target,
+                 r.resolved,
+                 true,
+                 NodeKind::File,
+                 "",
+                 "tool configuration: a read-only copy without its credentials (" +
+                     std::string(policy::to_string(copy.format)) + ")"};
+      op.size_bytes = policy_.limits.tmpfs_bytes;
+      op.config = copy.format;
       push(std::move(op));
     }
   }
@@ -498,6 +527,8 @@ std::string_view to_string(MountOpKind kind) {
       return "overlay";
     case MountOpKind::Conceal:
       return "conceal";
+    case MountOpKind::ConfigCopy:
+      return "config-copy";
   }
   return "unknown";
 }

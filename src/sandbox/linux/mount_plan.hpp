@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,6 +56,10 @@ enum class MountOpKind {
                     ///< mounted, with one note on stderr
   Conceal,          ///< an empty read-only file (or directory, by `node`) mounted over `target`,
                     ///< which exists: a credential inside a re-exposed directory
+  ConfigCopy,       ///< the host file `source` read while the host's tree is in place, its
+                    ///< credentials removed (policy/credential_lines.hpp, by `config`), written
+                    ///< to the tmpfs budget and bound read-only onto `target`; empty, with a
+                    ///< note on stderr, when it cannot be read or taken apart
 };
 
 /// What the applier does when a Bind op's source has vanished between planning and applying
@@ -93,6 +98,8 @@ struct MountOp {
   /// op with this size shares one tmpfs of `size_bytes` bytes (the limits' tmpfs budget),
   /// each target a directory of it.
   std::uint64_t size_bytes = 0;
+  /// For ConfigCopy: the syntax of the file, which says what its credentials are.
+  std::optional<policy::ConfigFormat> config = {};
 
   friend bool operator==(const MountOp&, const MountOp&) = default;
 };

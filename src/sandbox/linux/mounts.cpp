@@ -13,7 +13,9 @@
 #include <expected>
 #include <map>
 
+#include "core/io.hpp"
 #include "core/unique_fd.hpp"
+#include "policy/credential_lines.hpp"
 #include "sandbox/linux/resolve.hpp"
 
 namespace pisandbox::sandbox::linux_ {
@@ -165,6 +167,9 @@ class Applier {
       case MountOpKind::Bind:
       case MountOpKind::Overlay:
         return prepare_bind(op);
+      case MountOpKind::ConfigCopy:
+        prepare_config_copy(op);
+        return {};
       case MountOpKind::PinSymlink: {
         UniqueFd parent(open_no_symlinks(op.target.parent_path(), O_PATH | O_DIRECTORY));
         if (!parent) return core::fail_errno("openat2(" + quoted(op.target.parent_path()) + ")");
@@ -211,6 +216,26 @@ class Applier {
     if (!fd) return core::fail_errno("openat2(" + quoted(op.source) + ", O_PATH)", symlink_hint());
     sources_[op.source] = std::move(fd);
     return {};
+  }
+
+  /// Reads and sanitizes the host file of a ConfigCopy op now, while the host's tree is in
+  /// place (the host's /tmp is hidden once the root is staged). A file gone meanwhile has
+  /// nothing to show; one that cannot be opened or taken apart is shown empty, and said so.
+  void prepare_config_copy(const MountOp& op) {
+    UniqueFd fd(open_no_symlinks(op.source, O_RDONLY | O_NONBLOCK | O_NOCTTY));
+    if (!fd && errno == ENOENT) {
+      skipped_.push_back(op.target);
+      return;
+    }
+    policy::SanitizedConfig copy;
+    if (!fd)
+      copy.masked_whole = "openat2(" + quoted(op.source) + ", O_RDONLY): " + strerrorname_np(errno);
+    else
+      copy = policy::sanitize_config_fd(op.config.value_or(policy::ConfigFormat::Npmrc), fd.get());
+    if (!copy.masked_whole.empty())
+      std::fprintf(stderr, "pi-sandbox: note: %s is shown empty in this sandbox (%s)\n",
+                   op.target.c_str(), copy.masked_whole.c_str());
+    copies_[op.target] = std::move(copy.bytes);
   }
 
   Result<void> open_source(const fs::path& path, int flags) {
@@ -318,6 +343,8 @@ class Applier {
         return overlay(op);
       case MountOpKind::Conceal:
         return conceal(op);
+      case MountOpKind::ConfigCopy:
+        return config_copy(op);
     }
     return {};
   }
@@ -434,6 +461,24 @@ class Applier {
                 MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
   }
 
+  /// The copy read by prepare_config_copy(), as a read-only file of the budget over op.target.
+  Result<void> config_copy(const MountOp& op) {
+    if (std::ranges::find(skipped_, op.target) != skipped_.end()) return {};
+    auto dir = budget_directory(op.size_bytes, "0555");
+    if (!dir) return std::unexpected(dir.error());
+    const fs::path source = *dir / "copy";
+    UniqueFd out(::open(source.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0444));
+    if (!out) return core::fail_errno("open(" + quoted(source) + ", O_CREAT)");
+    if (!core::write_all(out.get(), copies_.at(op.target)))
+      return core::fail_errno(
+          "write(" + quoted(source) + ")",
+          errno == ENOSPC ? "hint: the tmpfs budget (limits.tmpfs) is full" : "");
+    UniqueFd fd(::open(source.c_str(), O_PATH | O_CLOEXEC));
+    if (!fd) return core::fail_errno("open(" + quoted(source) + ", O_PATH)");
+    return bind(fd.get(), op.target, NodeKind::File,
+                MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+  }
+
   /// One directory of the shared tmpfs budget, bound onto op.target with op.mode.
   Result<void> shared_tmpfs(const MountOp& op) {
     auto dir = budget_directory(op.size_bytes, op.mode);
@@ -481,6 +526,7 @@ class Applier {
   std::vector<Placeholder>& placeholders_;
   std::map<fs::path, UniqueFd> sources_;
   std::map<fs::path, UniqueFd> trees_;
+  std::map<fs::path, std::string> copies_;  ///< ConfigCopy: what each target shows
   std::vector<fs::path> skipped_;
   bool budget_mounted_ = false;
   int budget_dirs_ = 0;

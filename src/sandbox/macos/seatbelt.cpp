@@ -247,9 +247,24 @@ void add_reads(std::vector<Rule>& rules, const policy::SandboxPolicy& policy) {
 }
 
 void add_concealed(std::vector<Rule>& rules, const policy::SandboxPolicy& policy) {
-  if (policy.concealed.empty()) return;
   std::vector<Filter> concealed;
   for (const auto& path : policy.concealed) concealed.push_back(subpath(path));
+  // Seatbelt cannot show a copy without the credentials (docs/macos.md): the files that were
+  // masked whole before there were copies (npm's and Docker's) stay denied where the command
+  // could read them; the others stay as they were, readable (a denied ~/.cargo/config.toml
+  // would stop cargo).
+  const auto readable = [&](const std::filesystem::path& path) {
+    return policy::is_within(path, policy.workspace) ||
+           std::ranges::any_of(policy.home_read_allowed, [&](const policy::Exposure& e) {
+             return policy::is_within(path, e.path);
+           });
+  };
+  for (const auto& copy : policy.sanitized) {
+    const bool masked_before = copy.format == policy::ConfigFormat::Npmrc ||
+                               copy.format == policy::ConfigFormat::DockerConfig;
+    if (masked_before && readable(copy.path)) concealed.push_back(subpath(copy.path));
+  }
+  if (concealed.empty()) return;
   rules.push_back({Verdict::Deny,
                    {"file-read*", "file-write*"},
                    std::move(concealed),
