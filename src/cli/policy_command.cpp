@@ -284,6 +284,7 @@ json environment_json(const policy::EnvironmentSpec& spec) {
   for (const auto& r : decided.removed)
     removed.push_back({{"name", r.name}, {"rule", r.rule}, {"source", to_string(r.source)}});
   return {{"default_removed", policy::kDefaultRemoved},
+          {"default_kept", policy::kDefaultKept},
           {"pass_through", spec.pass_through},
           {"remove", spec.remove},
           {"removed", removed},
@@ -302,6 +303,8 @@ void print_environment(const policy::EnvironmentSpec& spec) {
   const auto decided = policy::filter_environment(session::caller_environment(), spec);
   std::cout << "environment (the caller's, less credentials):\n"
             << "  removed by default: " << listed(policy::kDefaultRemoved) << "\n"
+            << "  kept by default (certificate paths, no secret): " << listed(policy::kDefaultKept)
+            << "\n"
             << "  environment.passThrough: " << listed(spec.pass_through) << "\n"
             << "  environment.remove: " << listed(spec.remove) << "\n"
             << "  removed from this environment:" << (decided.removed.empty() ? " none" : "")
