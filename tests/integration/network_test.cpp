@@ -407,13 +407,18 @@ TEST_F(NetworkTest, ADeniedDomainIsRefusedWithTheProxysAnswer) {
   EXPECT_TRUE(network_->reviewed().empty());
 }
 
-TEST_F(NetworkTest, AnUndecidedDomainIsAskedForEveryConnection) {
+TEST_F(NetworkTest, AnAllowingReviewerIsAskedOncePerDestinationAndCommand) {
+  // Its allow holds for the rest of the command, as a person's allow-command does: one review
+  // for the two connections of this command, another for the next command.
   RunResult r = network_->run(
       "curl -sS http://asked.test/a; curl -sS --proxytunnel "
       "http://asked.test/b",
       {"--reviewer", network_->reviewer("allow")});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, kHello + kHello);
+  ASSERT_EQ(network_->reviewed().size(), 1u);
+  r = network_->run("curl -sS http://asked.test/c", {"--reviewer", network_->reviewer("allow")});
+  EXPECT_EQ(r.out, kHello);
   ASSERT_EQ(network_->reviewed().size(), 2u);
   for (const auto& line : network_->reviewed()) {
     EXPECT_NE(line.find(R"("destination":"asked.test:80")"), std::string::npos) << line;
