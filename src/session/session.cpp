@@ -98,6 +98,12 @@ std::string timed_out_message(double seconds) {
   return "command timed out after " + std::string(text) + " seconds";
 }
 
+std::string tmpfs_full_message(std::uint64_t budget_bytes) {
+  return "the private /tmp is full: the tmpfs budget of " + policy::mebibytes(budget_bytes) +
+         " (limits.tmpfs), shared by /tmp, /var/tmp, /dev/shm and the hidden home's caches, was "
+         "reached; raise limits.tmpfs in the configuration";
+}
+
 namespace {
 
 /// Everything one command needs once its policy is built.
@@ -171,9 +177,11 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
   p.options.output = io.output;
   p.options.stderr_route = io.stderr_route;
   p.options.limit_reached = [say = p.say, limit_reached = io.limit_reached,
-                             memory = p.policy.limits.memory_bytes](sandbox::Limit limit) {
+                             memory = p.policy.limits.memory_bytes,
+                             tmpfs = p.policy.limits.tmpfs_bytes](sandbox::Limit limit) {
     if (limit == sandbox::Limit::Memory)
       say("the command was killed: out of memory (limit " + policy::mebibytes(memory) + ")");
+    if (limit == sandbox::Limit::Tmpfs) say(tmpfs_full_message(tmpfs));
     if (limit_reached) limit_reached(limit);
   };
   p.options.direct_connection = [say = p.say] { say(std::string(kDirectConnectionHint)); };

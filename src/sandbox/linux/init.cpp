@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -313,6 +314,36 @@ void report_placeholders(int launch_fd, const std::vector<Placeholder>& placehol
 std::optional<Guard> g_guard;
 int g_launch_fd = -1;
 
+/// A directory of the tmpfs budget (O_PATH, opened once the mount plan is applied, so that
+/// the command cannot move it elsewhere) and the budget's size in bytes; -1 and 0 without a
+/// budget.
+int g_budget_fd = -1;
+std::uint64_t g_budget_bytes = 0;
+
+/// Opens g_budget_fd: the first private tmpfs of the plan on the shared budget
+/// (MountOp::size_bytes).
+void open_budget(const MountPlan& plan) {
+  for (const auto& op : plan.ops) {
+    if (op.kind != MountOpKind::Tmpfs || op.size_bytes == 0) continue;
+    g_budget_fd = ::open(op.target.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (g_budget_fd < 0) continue;
+    g_budget_bytes = op.size_bytes;
+    return;
+  }
+}
+
+/// Tells the supervisor when the tmpfs budget is full once every process is gone
+/// (LaunchMessage::TmpfsFull): the command's ENOSPC in /tmp, /var/tmp, /dev/shm or the hidden
+/// home was the budget's, not the disk's. A budget filled and freed again before the end is
+/// not seen.
+void report_full_budget() {
+  struct statfs st {};
+  if (g_budget_fd < 0 || ::fstatfs(g_budget_fd, &st) != 0 || st.f_blocks == 0) return;
+  const auto free_bytes = static_cast<std::uint64_t>(st.f_bavail) * st.f_bsize;
+  if (free_bytes < kTmpfsFullMargin)
+    send(g_launch_fd, LaunchMessage::TmpfsFull, std::to_string(g_budget_bytes));
+}
+
 void last_sweep() {
   if (!g_guard) return;
   g_guard->final_sweep();
@@ -345,6 +376,7 @@ enum class Cleanup {
   // nor look at what the command changed (it alone watched): the last sweep walks for it.
   if (::sigpending(&pending) == 0 && sigismember(&pending, SIGTERM)) cleanup = Cleanup::Here;
   if (g_guard && supervisor_gone()) g_guard->mark_blind();
+  report_full_budget();
   last_sweep();
   if (::sigpending(&pending) == 0 && sigismember(&pending, SIGTERM)) cleanup = Cleanup::Here;
   if (cleanup == Cleanup::Here)
@@ -426,6 +458,7 @@ void prepare_signals() {
     if (auto r = pass_proxy_listeners(launch_fd); !r) fail(r.error());
   core::phases::mark(core::phases::Mark::NetworkUp);
   if (auto r = apply_mount_plan(spec.mounts, placeholders); !r) fail(r.error());
+  open_budget(spec.mounts);
   send_phases(launch_fd, core::phases::Mark::MountsApplied);
   core::UniqueFd slave;
   if (spec.pty) {
