@@ -9,6 +9,7 @@
 #include "policy/git_config_guard.hpp"
 #include "policy/host_sockets.hpp"
 #include "policy/protected_scan.hpp"
+#include "policy/workspace_links.hpp"
 #include "proxy/protocol/parent_proxy.hpp"
 #if !defined(__APPLE__)
 #include "sandbox/linux/runner.hpp"
@@ -155,6 +156,33 @@ std::vector<std::string> host_dropped_path_entries(const policy::SandboxPolicy& 
                                         });
 }
 
+/// The links of the workspace that lead out of it (policy/workspace_links.hpp): a section
+/// only when there is one.
+void print_outward_links(const policy::SandboxPolicy& p) {
+  const policy::LinkScan scan = policy::find_outward_links(p);
+  if (scan.links.empty() && !scan.truncated) return;
+  std::cout << "links out of the workspace (its entries and their entries"
+            << (scan.truncated ? ", the first " + std::to_string(policy::kLinkScanEntries) : "")
+            << "):\n";
+  for (const auto& link : scan.links)
+    std::cout << "  " << link.link.lexically_relative(p.workspace).string() << " -> "
+              << link.resolved.string() << (link.missing ? " (missing on the host)" : "") << ": "
+              << policy::to_string(link.access.view) << "  # " << link.access.why << "\n";
+}
+
+/// find_outward_links() for `--json`: `{link, target, resolved, missing, access, why}`.
+json outward_links_json(const policy::SandboxPolicy& p) {
+  json out = json::array();
+  for (const auto& link : policy::find_outward_links(p).links)
+    out.push_back({{"link", link.link.string()},
+                   {"target", link.target.string()},
+                   {"resolved", link.resolved.string()},
+                   {"missing", link.missing},
+                   {"access", policy::to_string(link.access.view)},
+                   {"why", link.access.why}});
+  return out;
+}
+
 json policy_json(const policy::SandboxPolicy& p, const Protected& prot) {
   json protected_paths = json::array();
   for (const auto& item : prot.paths)
@@ -185,6 +213,7 @@ json policy_json(const policy::SandboxPolicy& p, const Protected& prot) {
           {"host_dropped_path_entries", host_dropped_path_entries(p)},
           {"warnings", p.warnings},
           {"notes", p.notes},
+          {"workspace_links", outward_links_json(p)},
           {"private_tmp", p.private_tmp},
           {"protection", policy::to_string(p.protection)},
           {"protected", protected_paths},
@@ -216,6 +245,7 @@ void print_paths(const policy::SandboxPolicy& p, const Protected& prot) {
     std::cout << "$PATH entry \"" << entry << "\" " << why
               << ": dropped from the environment of programs pi-sandbox starts on the host\n";
   }
+  print_outward_links(p);
   for (const auto& warning : p.warnings) std::cout << "warning: " << warning << "\n";
   for (const auto& note : p.notes) std::cout << "note: " << note << "\n";
   std::cout << "private /tmp and /var/tmp: " << (p.private_tmp ? "yes" : "no") << "\n"

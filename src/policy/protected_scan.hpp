@@ -1,8 +1,8 @@
 // pisandbox::policy — discovery of protected paths that exist in a workspace.
 //
-// The only I/O of the policy layer: it reads directory entries to find nested repositories,
-// dangerous files and secrets (compatibility C22, C26–C27), and of file contents only each
-// repository's `.git/config`, for `core.hooksPath`.
+// I/O of the policy layer (with workspace_links.hpp): it reads directory entries to find nested
+// repositories, dangerous files and secrets (compatibility C22, C26–C27), and of file contents only
+// each repository's `.git/config`, for `core.hooksPath`.
 #pragma once
 
 #include <cstddef>
