@@ -358,10 +358,13 @@ void report_limits(const SandboxCgroup* cgroup, const Report& report, const RunO
   if (reached.processes) options.limit_reached(Limit::Processes);
 }
 
-/// Tells the caller when the command tried to reach the network without the proxy.
+/// Tells the caller when the command tried to connect without the proxy: a connection or a
+/// datagram to an address outside the sandbox (no route). A name lookup is no connection: the
+/// name servers are local addresses inside (their queries count as NoPorts), and a client
+/// that uses the proxy may look up names of its own (python's http.server, getfqdn()).
 void report_direct_connection(const NetCounters& counters, const RunOptions& options) {
   if (!options.direct_connection) return;
-  if (const auto attempts = counters.read(); attempts && attempts->any())
+  if (const auto attempts = counters.read(); attempts && attempts->no_route != 0)
     options.direct_connection();
 }
 
