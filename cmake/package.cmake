@@ -4,14 +4,16 @@
 #   pi-sandbox-dbg_<version>_<arch>.deb  component Debug: the binary's debug information
 set(CPACK_PACKAGE_NAME pi-sandbox)
 set(CPACK_PACKAGE_VENDOR "pi-sandbox")
-set(CPACK_PACKAGE_CONTACT "pi-sandbox maintainers <pi-sandbox@example.com>")
+# The project publishes no address or home page of its own: the maintainer's name without an
+# e-mail and no Homepage field, rather than placeholders that look real (deb-control(5):
+# Homepage is optional; dpkg-deb takes a Maintainer without an address).
+set(CPACK_PACKAGE_CONTACT "pi-sandbox maintainers")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "run a coding agent's shell commands inside a Linux sandbox")
 set(CPACK_PACKAGE_DESCRIPTION
     "pi-sandbox runs the shell commands of a coding agent inside a native Linux sandbox:\n"
     "namespaces, a read-only view of the host, a hidden home, Landlock, a seccomp filter, a\n"
     "per-command network proxy and an approval broker. It includes the Pi extension\n"
     "(/usr/share/pi-sandbox/pi), man pages and completions for bash, zsh and fish.")
-set(CPACK_PACKAGE_HOMEPAGE_URL "https://example.com/pi-sandbox")
 set(CPACK_RESOURCE_FILE_README ${CMAKE_SOURCE_DIR}/README.md)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 # Install with DESTDIR and the prefix /usr, so that what cmake/install.cmake decides when

@@ -43,6 +43,16 @@ const std::string* remembered_key(const BoundaryRequest& request) {
   return &*request.destination;
 }
 
+/// How long a reviewer's verdict holds: its allow of a network destination holds for the rest
+/// of the command, as a person's `Allow <destination> for the rest of this command` does
+/// (docs/approvals.md, step 5): one review for a tool's many connections to one host. Every
+/// other allow is for the request alone.
+AllowScope reviewer_allow_scope(const BoundaryRequest& request, const ApprovalContext& context,
+                                ReviewOutcome outcome) {
+  const bool remembered = context.offer_remembered && remembered_key(request) != nullptr;
+  return outcome == ReviewOutcome::Allow && remembered ? AllowScope::Command : AllowScope::Once;
+}
+
 }  // namespace
 
 std::vector<QuestionChoice> question_choices(const HumanQuestion& question) {
@@ -262,7 +272,7 @@ ApprovalResult Broker::review_and_ask(const BoundaryRequest& request,
                          verdict ? verdict->rationale : std::string(kReviewUnavailableReason));
     else
       result = {outcome == ReviewOutcome::Allow ? Action::Allow : Action::Deny, Source::Reviewer,
-                verdict->rationale};
+                verdict->rationale, reviewer_allow_scope(request, context, outcome)};
     if (result.action == Action::Deny && result.source == Source::Reviewer) {
       const bool critical = verdict && verdict->risk_level == RiskLevel::Critical;
       note_denial(request, context, result, critical ? Recovery::BreakGlass : Recovery::Retry);

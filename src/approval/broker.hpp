@@ -259,7 +259,10 @@ class Broker {
   ///      breaker deny is noted in the ledger for an override: break-glass when the reviewer
   ///      rated it critical, retry otherwise)
   ///      (source `reviewer`, reason = rationale; remembered for the destination, network
-  ///      requests of the command); allow → allow (source `reviewer`);
+  ///      requests of the command); allow → allow (source `reviewer`; for a network
+  ///      destination with offer_remembered, AllowScope::Command: remembered for the rest of
+  ///      the command like a person's allow-command, so the reviewer is asked once per
+  ///      destination and command);
   ///      defer → the human with the rationale as reason;
   ///   7. human (if any, and always when there is no reviewer), unless the destination was
   ///      allowed for the session meanwhile: the reply's answer, source (default `human`) and

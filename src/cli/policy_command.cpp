@@ -14,6 +14,7 @@
 #include "policy/git_config_guard.hpp"
 #include "policy/host_sockets.hpp"
 #include "policy/protected_scan.hpp"
+#include "policy/workspace_links.hpp"
 #include "proxy/protocol/parent_proxy.hpp"
 #if !defined(__APPLE__)
 #include "sandbox/linux/runner.hpp"
@@ -212,6 +213,33 @@ void print_sanitized(const policy::SandboxPolicy& p) {
   }
 }
 
+/// The links of the workspace that lead out of it (policy/workspace_links.hpp): a section
+/// only when there is one.
+void print_outward_links(const policy::SandboxPolicy& p) {
+  const policy::LinkScan scan = policy::find_outward_links(p);
+  if (scan.links.empty() && !scan.truncated) return;
+  std::cout << "links out of the workspace (its entries and their entries"
+            << (scan.truncated ? ", the first " + std::to_string(policy::kLinkScanEntries) : "")
+            << "):\n";
+  for (const auto& link : scan.links)
+    std::cout << "  " << link.link.lexically_relative(p.workspace).string() << " -> "
+              << link.resolved.string() << (link.missing ? " (missing on the host)" : "") << ": "
+              << policy::to_string(link.access.view) << "  # " << link.access.why << "\n";
+}
+
+/// find_outward_links() for `--json`: `{link, target, resolved, missing, access, why}`.
+json outward_links_json(const policy::SandboxPolicy& p) {
+  json out = json::array();
+  for (const auto& link : policy::find_outward_links(p).links)
+    out.push_back({{"link", link.link.string()},
+                   {"target", link.target.string()},
+                   {"resolved", link.resolved.string()},
+                   {"missing", link.missing},
+                   {"access", policy::to_string(link.access.view)},
+                   {"why", link.access.why}});
+  return out;
+}
+
 json policy_json(const policy::SandboxPolicy& p, const Protected& prot) {
   json protected_paths = json::array();
   for (const auto& item : prot.paths)
@@ -245,6 +273,7 @@ json policy_json(const policy::SandboxPolicy& p, const Protected& prot) {
           {"host_dropped_path_entries", host_dropped_path_entries(p)},
           {"warnings", p.warnings},
           {"notes", p.notes},
+          {"workspace_links", outward_links_json(p)},
           {"private_tmp", p.private_tmp},
           {"protection", policy::to_string(p.protection)},
           {"protected", protected_paths},
@@ -288,6 +317,7 @@ void print_paths(const policy::SandboxPolicy& p, const Protected& prot) {
     std::cout << "$PATH entry \"" << entry << "\" " << why
               << ": dropped from the environment of programs pi-sandbox starts on the host\n";
   }
+  print_outward_links(p);
   for (const auto& warning : p.warnings) std::cout << "warning: " << warning << "\n";
   for (const auto& note : p.notes) std::cout << "note: " << note << "\n";
   std::cout << "private /tmp and /var/tmp: " << (p.private_tmp ? "yes" : "no") << "\n"
@@ -356,6 +386,7 @@ json environment_json(const policy::EnvironmentSpec& spec) {
   for (const auto& r : decided.removed)
     removed.push_back({{"name", r.name}, {"rule", r.rule}, {"source", to_string(r.source)}});
   return {{"default_removed", policy::kDefaultRemoved},
+          {"default_kept", policy::kDefaultKept},
           {"pass_through", spec.pass_through},
           {"remove", spec.remove},
           {"removed", removed},
@@ -374,6 +405,8 @@ void print_environment(const policy::EnvironmentSpec& spec) {
   const auto decided = policy::filter_environment(session::caller_environment(), spec);
   std::cout << "environment (the caller's, less credentials):\n"
             << "  removed by default: " << listed(policy::kDefaultRemoved) << "\n"
+            << "  kept by default (certificate paths, no secret): " << listed(policy::kDefaultKept)
+            << "\n"
             << "  environment.passThrough: " << listed(spec.pass_through) << "\n"
             << "  environment.remove: " << listed(spec.remove) << "\n"
             << "  removed from this environment:" << (decided.removed.empty() ? " none" : "")

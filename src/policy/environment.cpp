@@ -62,7 +62,8 @@ bool matches_variable(std::string_view pattern, std::string_view name) {
 RemovedVariable decide_variable(std::string_view name, const EnvironmentSpec& spec) {
   if (auto rule = first_match(spec.remove, name))
     return {std::string(name), std::move(*rule), RemovalSource::Configuration};
-  if (first_match(spec.pass_through, name)) return {std::string(name), {}, RemovalSource::Default};
+  if (first_match(spec.pass_through, name) || first_match(kDefaultKept, name))
+    return {std::string(name), {}, RemovalSource::Default};
   if (auto rule = first_match(kDefaultRemoved, name))
     return {std::string(name), std::move(*rule), RemovalSource::Default};
   return {std::string(name), {}, RemovalSource::Default};

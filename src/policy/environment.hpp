@@ -33,6 +33,15 @@ inline constexpr std::array<std::string_view, 12> kDefaultRemoved = {
     "*KEY*",        "*SECRET*", "*TOKEN*", "*PASSWORD*", "*PASSWD*",           "*PASSPHRASE*",
     "*CREDENTIAL*", "*_AUTH",   "*_PAT",   "AWS_*",      "DOCKER_AUTH_CONFIG", "MYSQL_PWD"};
 
+/// The names kept although a kDefaultRemoved rule matches them (docs/security.md,
+/// "Environment"): paths to public certificate bundles, which tools need to verify TLS and
+/// which hold no secret (`AWS_CA_BUNDLE` would otherwise go by `AWS_*`). Also
+/// `REQUESTS_CA_BUNDLE`, `CURL_CA_BUNDLE` (`*_CA_BUNDLE`), OpenSSL's `SSL_CERT_FILE` and
+/// `SSL_CERT_DIR` (SSL_CTX_set_default_verify_paths(3)), Node.js's `NODE_EXTRA_CA_CERTS` and
+/// pip's `PIP_CERT`. An `environment.remove` entry still removes them.
+inline constexpr std::array<std::string_view, 5> kDefaultKept = {
+    "*_CA_BUNDLE", "SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS", "PIP_CERT"};
+
 /// The `environment` section of the trusted configuration (docs/configuration.md), entries as
 /// written (each valid per is_variable_pattern), duplicates removed keeping the first.
 ///   pass_through: names kept even when a default rule would remove them.
@@ -70,7 +79,8 @@ struct CommandEnvironment {
 };
 
 /// The decision for one name, first match wins: an `environment.remove` entry → removed;
-/// an `environment.passThrough` entry → kept; a kDefaultRemoved rule → removed; else kept.
+/// an `environment.passThrough` entry or a kDefaultKept name → kept; a kDefaultRemoved rule →
+/// removed; else kept.
 /// Returns the removal, or a RemovedVariable with an empty rule when the name is kept.
 [[nodiscard]] RemovedVariable decide_variable(std::string_view name, const EnvironmentSpec& spec);
 

@@ -1,9 +1,9 @@
 // pisandbox::policy — discovery of protected paths that exist in a workspace, and of the
 // home's credentials under other names there.
 //
-// The only I/O of the policy layer: it reads directory entries to find nested repositories,
-// dangerous files and secrets (compatibility C22, C26–C27), and of file contents only each
-// repository's `.git/config`, for `core.hooksPath`, and /proc/self/mountinfo; it stats the
+// I/O of the policy layer (with workspace_links.hpp): it reads directory entries to find nested
+// repositories, dangerous files and secrets (compatibility C22, C26–C27), and of file contents only
+// each repository's `.git/config`, for `core.hooksPath`, and /proc/self/mountinfo; it stats the
 // credentials of the home and, while one has other links, the regular files it meets
 // (docs/security.md, "Hard links and binds of a credential").
 #pragma once

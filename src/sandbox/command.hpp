@@ -61,8 +61,10 @@ using ProxyStarter = std::function<std::shared_ptr<void>(ProxyListeners listener
 
 /// A resource limit that a command reached (docs/security.md, "Resource limits").
 ///   Processes: a fork or clone failed at the sandbox's process limit (the command saw EAGAIN);
-///   Memory: the sandbox ran out of memory and was killed whole.
-enum class Limit { Processes, Memory };
+///   Memory: the sandbox ran out of memory and was killed whole;
+///   Tmpfs: the tmpfs budget (/tmp, /var/tmp, /dev/shm and the hidden home) was full when the
+///     command ended (its writes there failed with ENOSPC).
+enum class Limit { Processes, Memory, Tmpfs };
 
 /// The answer about one host Unix socket: allowed, or refused for `reason`.
 struct HostSocketAnswer {
@@ -82,9 +84,17 @@ struct HostSocketRequest {
 /// threads at once; may block while someone answers; reports a refusal itself.
 using HostSocketDecider = std::function<HostSocketAnswer(const HostSocketRequest& socket)>;
 
-/// The spelling of a Limit in serve's `exit` event: "pids" or "memory".
+/// The spelling of a Limit: "pids", "memory" (serve's `exit` event) or "tmpfs".
 inline std::string_view to_string(Limit limit) {
-  return limit == Limit::Memory ? "memory" : "pids";
+  switch (limit) {
+    case Limit::Memory:
+      return "memory";
+    case Limit::Tmpfs:
+      return "tmpfs";
+    case Limit::Processes:
+      break;
+  }
+  return "pids";
 }
 
 /// Where a command's stderr goes when its output is read through pipes (RunOptions::output).

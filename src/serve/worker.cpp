@@ -151,6 +151,8 @@ int run_worker(const WorkerArgs& worker_args) {
   if (exec->stderr_to_stdout) io.stderr_route = sandbox::StderrRoute::Stdout;
   std::string limit;  // memory wins over pids: it is what ended the command
   io.limit_reached = [&limit](sandbox::Limit reached) {
+    // The tmpfs budget is told by its message line alone (the command was not stopped by it).
+    if (reached == sandbox::Limit::Tmpfs) return;
     if (limit.empty() || reached == sandbox::Limit::Memory) limit = sandbox::to_string(reached);
   };
   // execute() ends the questions still open (HostPrompt::end()) once the command has ended.

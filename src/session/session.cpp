@@ -15,6 +15,7 @@
 #include "core/phase_trace.hpp"
 #include "hostipc/host_ipc.hpp"
 #include "policy/environment.hpp"
+#include "policy/workspace_links.hpp"
 #include "process/host_runner.hpp"
 #include "proxy/protocol/parent_proxy.hpp"
 #include "sandbox/macos/runner.hpp"
@@ -98,6 +99,12 @@ std::string timed_out_message(double seconds) {
   return "command timed out after " + std::string(text) + " seconds";
 }
 
+std::string tmpfs_full_message(std::uint64_t budget_bytes) {
+  return "the private /tmp is full: the tmpfs budget of " + policy::mebibytes(budget_bytes) +
+         " (limits.tmpfs), shared by /tmp, /var/tmp, /dev/shm and the hidden home's caches, was "
+         "reached; raise limits.tmpfs in the configuration";
+}
+
 namespace {
 
 /// Everything one command needs once its policy is built.
@@ -171,9 +178,11 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
   p.options.output = io.output;
   p.options.stderr_route = io.stderr_route;
   p.options.limit_reached = [say = p.say, limit_reached = io.limit_reached,
-                             memory = p.policy.limits.memory_bytes](sandbox::Limit limit) {
+                             memory = p.policy.limits.memory_bytes,
+                             tmpfs = p.policy.limits.tmpfs_bytes](sandbox::Limit limit) {
     if (limit == sandbox::Limit::Memory)
       say("the command was killed: out of memory (limit " + policy::mebibytes(memory) + ")");
+    if (limit == sandbox::Limit::Tmpfs) say(tmpfs_full_message(tmpfs));
     if (limit_reached) limit_reached(limit);
   };
   p.options.direct_connection = [say = p.say] { say(std::string(kDirectConnectionHint)); };
@@ -311,16 +320,43 @@ sandbox::Outcome run_with_host_ipc(const RunArgs& args, const RunIo& io, const P
 
 }  // namespace
 
+namespace {
+
+/// Whether the command ran and failed: a non-zero exit or a signal.
+bool failed(const sandbox::Outcome& outcome) {
+  if (!outcome) return false;
+  if (const auto* exited = std::get_if<sandbox::Exited>(&*outcome)) return exited->code != 0;
+  return true;
+}
+
+/// After a failed command: one line for each link out of the workspace that the command named
+/// and that leads where the sandbox hides it or keeps it read-only (docs/security.md, "Links
+/// out of the workspace"); its ENOENT or EROFS named the link's path, not the reason.
+void explain_outward_links(const Prepared& p, const std::vector<std::string>& words,
+                           const std::filesystem::path& cwd) {
+  const policy::LinkScan scan = policy::find_outward_links(p.policy);
+  for (const auto& [link, word] : policy::links_named(scan.links, words, cwd))
+    if (link->access.view == policy::OutsideView::Hidden ||
+        link->access.view == policy::OutsideView::ReadOnly)
+      p.say(policy::outward_link_line(*link, word));
+}
+
+}  // namespace
+
 sandbox::Outcome execute(const RunArgs& args, const RunIo& io) {
   auto prepared = prepare(args, io);
   if (!prepared)
     return std::unexpected(
         sandbox::RunFailure{sandbox::RunFailureKind::LaunchFailed, prepared.error().describe()});
   Prepared& p = *prepared;
+  const std::filesystem::path cwd = p.command.cwd;
+  const std::vector<std::string> words =
+      args.shell_command.empty() ? p.command.argv : policy::path_pieces(args.shell_command);
   sandbox::Outcome outcome =
       args.shell_command.empty() || p.loaded.config->host_ipc.mode == config::HostIpcMode::Off
           ? run_in_sandbox(p, std::move(p.command), p.options)
           : run_with_host_ipc(args, io, p);
+  if (failed(outcome)) explain_outward_links(p, words, cwd);
   // A decision may still wait for an answer nobody needs any more: its question ends, and the
   // terminal gets its settings back before pi-sandbox exits.
   p.approvals->end_questions();

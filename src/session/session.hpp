@@ -3,6 +3,7 @@
 // outcome (docs/ARCHITECTURE.md, "The life of one command").
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -88,6 +89,13 @@ struct RunIo {
 inline constexpr std::string_view kDirectConnectionHint =
     "the command tried to connect directly, not through the proxy; some clients ignore "
     "HTTP_PROXY: see docs/network.md, \"Clients that ignore the proxy\"";
+
+/// What pi-sandbox says (after `pi-sandbox: `; a `message` in `serve`) after a command that
+/// left the tmpfs budget full (docs/security.md, "Resource limits"), `budget_bytes` its size:
+/// `the private /tmp is full: the tmpfs budget of <N> MiB (limits.tmpfs), shared by /tmp,
+/// /var/tmp, /dev/shm and the hidden home's caches, was reached; raise limits.tmpfs in the
+/// configuration`.
+[[nodiscard]] std::string tmpfs_full_message(std::uint64_t budget_bytes);
 
 /// The caller's own environment (`environ`), unchanged: what an approved host run and a
 /// serve worker without an `env` of its own get.

@@ -38,7 +38,6 @@ const ENABLED = "pi-sandbox enabled: Linux Sandbox Runtime with static filesyste
 const BUILTIN = "pi-sandbox subagent provider: builtin; worker process trees use the outer Sandbox Runtime sandbox";
 const FILE_TOOLS = "pi-sandbox file tools: sandboxed; read, write, edit and ls obey the sandbox's policy";
 const HOST_WARNING = "Warning: this command will run on the host outside the OS sandbox.";
-const NO_BROKER = "pi-auto-review broker is unavailable";
 const ALLOW_ONCE = "Allow this exact operation once";
 const DENIED_BY_USER = "Denied by the user.";
 const NO_HUMAN = "Approval needs a human, and none could be asked (Pi has no interactive UI in this mode).";
@@ -459,9 +458,9 @@ function reviewerConfig(scratch: Scratch, outcome: "allow" | "deny", rationale: 
   return path;
 }
 
-/** The dialog text of a host-IPC question without a broker. */
+/** The dialog text of a host-IPC question without a broker: no reason line (no reviewer is configured, which is no fault). */
 function hostIpcQuestion(command: string): string {
-  return `Sandbox approval required: execute-host ${command}\n${HOST_WARNING}\n${NO_BROKER}`;
+  return `Sandbox approval required: execute-host ${command}\n${HOST_WARNING}`;
 }
 
 /**
@@ -656,7 +655,7 @@ describe("pi --mode rpc: approvals in Pi's UI", () => {
           [
             [
               "select",
-              `Sandbox approval required: connect ${HOST}:443\nCommand: ${command}\n${NO_BROKER}`,
+              `Sandbox approval required: connect ${HOST}:443\nCommand: ${command}`,
               networkChoices(`${HOST}:443`),
             ],
             ["notify", `Domain proxy denied: ${DENIED_BY_USER}`, "warning"],
@@ -902,7 +901,7 @@ describe("pi --mode rpc: built-in subagents, each in its own sandbox", () => {
         const question = pi.ui.find((r) => r.method === "select");
         assert.equal(
           question?.title,
-          `Sandbox approval required: connect api.openai.com:443\nCommand: process-backed subagent: hello\n${NO_BROKER}`,
+          `Sandbox approval required: connect api.openai.com:443\nCommand: process-backed subagent: hello`,
         );
         assert.equal(environ!.get("OPENAI_API_KEY"), "sk-e2e");
         assert.equal(environ!.has("OPENAI_ORG_SECRET"), false);

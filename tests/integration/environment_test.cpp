@@ -44,6 +44,20 @@ TEST(Environment, TheIssueInputLosesBothSecretsAndKeepsTheRest) {
   EXPECT_TRUE(has_line(r.out, "SANDBOX_RUNTIME=1\n")) << r.out;
 }
 
+TEST(Environment, ACertificateBundlePathIsKeptTheAwsKeyIsNot) {
+  Scratch scratch;
+  const RunResult r =
+      pi_sandbox(scratch,
+                 {"run", "--cwd", scratch.ws.string(), "-c",
+                  R"(printf '%s|%s|%s' "${AWS_CA_BUNDLE-unset}" "${NODE_EXTRA_CA_CERTS-unset}" )"
+                  R"("${AWS_ACCESS_KEY_ID-unset}")"},
+                 {{"AWS_CA_BUNDLE", "/etc/ssl/corp.pem"},
+                  {"NODE_EXTRA_CA_CERTS", "/etc/ssl/corp.pem"},
+                  {"AWS_ACCESS_KEY_ID", "a"}});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "/etc/ssl/corp.pem|/etc/ssl/corp.pem|unset");
+}
+
 TEST(Environment, PassThroughKeepsAndRemoveRemoves) {
   Scratch scratch;
   const std::string file = config(
@@ -108,6 +122,8 @@ TEST(Environment, PolicyShowsTheRulesAndWhatItRemovesNeverTheValues) {
        {"environment (the caller's, less credentials):\n"
         "  removed by default: *KEY*, *SECRET*, *TOKEN*, *PASSWORD*, *PASSWD*, *PASSPHRASE*, "
         "*CREDENTIAL*, *_AUTH, *_PAT, AWS_*, DOCKER_AUTH_CONFIG, MYSQL_PWD\n"
+        "  kept by default (certificate paths, no secret): *_CA_BUNDLE, SSL_CERT_FILE, "
+        "SSL_CERT_DIR, NODE_EXTRA_CA_CERTS, PIP_CERT\n"
         "  environment.passThrough: GITHUB_TOKEN\n"
         "  environment.remove: DATABASE_*\n"
         "  removed from this environment:\n",
@@ -127,6 +143,8 @@ TEST(Environment, PolicyShowsTheRulesAndWhatItRemovesNeverTheValues) {
   EXPECT_EQ(e["pass_through"], json::parse(R"(["GITHUB_TOKEN"])"));
   EXPECT_EQ(e["remove"], json::parse(R"(["DATABASE_*"])"));
   EXPECT_EQ(e["default_removed"].size(), 12u);
+  EXPECT_EQ(e["default_kept"], json::parse(R"(["*_CA_BUNDLE", "SSL_CERT_FILE", "SSL_CERT_DIR",
+                                              "NODE_EXTRA_CA_CERTS", "PIP_CERT"])"));
   const auto removed = e["removed"];
   EXPECT_NE(std::ranges::find(removed, json::parse(R"({"name": "SECRET_TOKEN", "rule": "*SECRET*",
                                                    "source": "default"})")),

@@ -206,6 +206,36 @@ TEST(LimitsCgroup, AllPrivateTmpfsShareOneBudgetAndFillingItIsEnospc) {
   EXPECT_EQ(r.out, "33554432\nNo space left on device\nvar-tmp-full\nhome-full\n") << r.err;
 }
 
+/// The line after a command that left the tmpfs budget full (session::tmpfs_full_message()).
+const std::string kTmpfsFull16 =
+    "pi-sandbox: the private /tmp is full: the tmpfs budget of 16 MiB (limits.tmpfs), shared by "
+    "/tmp, /var/tmp, /dev/shm and the hidden home's caches, was reached; raise limits.tmpfs in "
+    "the configuration\n";
+
+TEST(Limits, AFullTmpfsBudgetIsSaidOnceAfterTheCommandWithTheSetting) {
+  // The budget is a tmpfs size, in force with or without a cgroup.
+  Scratch s;
+  const auto config = with_limits(s, R"({"tmpfs": 16777216})");
+  const RunResult full =
+      s.run("dd if=/dev/zero of=/tmp/fill bs=1M count=32 2>&1 | grep -o 'No space left on device'",
+            config);
+  EXPECT_EQ(full.out, "No space left on device\n") << full.err;
+  EXPECT_NE(full.err.find(kTmpfsFull16), std::string::npos) << full.err;
+  EXPECT_EQ(full.err.find(kTmpfsFull16), full.err.rfind(kTmpfsFull16)) << full.err;
+  // The hidden home's share of the budget counts the same.
+  const RunResult home =
+      s.run("dd if=/dev/zero of=\"$HOME/fill\" bs=1M count=32 2>/dev/null; echo $?", config);
+  EXPECT_EQ(home.out, "1\n");
+  EXPECT_NE(home.err.find(kTmpfsFull16), std::string::npos) << home.err;
+  // Room left at the end (4 of 16 MiB used, or the file removed again): no line.
+  const RunResult room = s.run(
+      "dd if=/dev/zero of=/tmp/some bs=1M count=4 2>/dev/null && "
+      "dd if=/dev/zero of=/tmp/fill bs=1M count=32 2>/dev/null; rm /tmp/fill; echo done",
+      config);
+  EXPECT_EQ(room.out, "done\n");
+  EXPECT_EQ(room.err.find("pi-sandbox: the private /tmp is full"), std::string::npos) << room.err;
+}
+
 TEST(LimitsCgroup, ACgroupLeftByAKilledSupervisorIsRemovedByTheNextRun) {
   REQUIRE_MODE(Mode::Cgroup);
   Scratch s;

@@ -409,13 +409,18 @@ TEST_F(NetworkTest, ADeniedDomainIsRefusedWithTheProxysAnswer) {
   EXPECT_TRUE(network_->reviewed().empty());
 }
 
-TEST_F(NetworkTest, AnUndecidedDomainIsAskedForEveryConnection) {
+TEST_F(NetworkTest, AnAllowingReviewerIsAskedOncePerDestinationAndCommand) {
+  // Its allow holds for the rest of the command, as a person's allow-command does: one review
+  // for the two connections of this command, another for the next command.
   RunResult r = network_->run(
       "curl -sS http://asked.test/a; curl -sS --proxytunnel "
       "http://asked.test/b",
       {"--reviewer", network_->reviewer("allow")});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, kHello + kHello);
+  ASSERT_EQ(network_->reviewed().size(), 1u);
+  r = network_->run("curl -sS http://asked.test/c", {"--reviewer", network_->reviewer("allow")});
+  EXPECT_EQ(r.out, kHello);
   ASSERT_EQ(network_->reviewed().size(), 2u);
   for (const auto& line : network_->reviewed()) {
     EXPECT_NE(line.find(R"("destination":"asked.test:80")"), std::string::npos) << line;
@@ -636,7 +641,7 @@ TEST_F(NetworkTest, APythonSocketToAnAddressGetsTheHint) {
   EXPECT_EQ(r.err, kDirectHint);
 }
 
-TEST_F(NetworkTest, AnIpv6AddressAndALocalResolverGetTheHint) {
+TEST_F(NetworkTest, AnIpv6AddressGetsTheHintALocalResolverDoesNot) {
   const RunResult v6 = network_->run(
       "python3 -c \"import socket\n"
       "s = socket.socket(socket.AF_INET6)\n"
@@ -646,13 +651,33 @@ TEST_F(NetworkTest, AnIpv6AddressAndALocalResolverGetTheHint) {
   EXPECT_EQ(v6.out, "101\n");
   EXPECT_EQ(v6.err, kDirectHint);
   // A name lookup through a stub resolver on the loopback (systemd-resolved's 127.0.0.53),
-  // which does not exist inside the sandbox.
+  // which does not exist inside the sandbox: a lookup, no connection.
   const RunResult stub = network_->run(
       "python3 -c \"import socket\n"
       "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
       "s.sendto(b'x', ('127.0.0.53', 53))\"");
   EXPECT_EQ(stub.exit_code, 0) << stub.err;
-  EXPECT_EQ(stub.err, kDirectHint);
+  EXPECT_EQ(stub.err, "");
+}
+
+TEST_F(NetworkTest, ANameLookupOfTheHostsNameServerIsNoDirectConnection) {
+  // python's http.server names itself with getfqdn(), which looks up the sandbox's host name
+  // through the host's name servers (this machine's resolv.conf): no hint after it. A direct
+  // connection in the same command still gets one.
+  const RunResult lookup = network_->run(
+      "python3 -c \"import http.server as h\n"
+      "s = h.HTTPServer(('', 0), h.SimpleHTTPRequestHandler)\n"
+      "print(s.server_name)\"");
+  EXPECT_EQ(lookup.exit_code, 0) << lookup.err;
+  EXPECT_EQ(lookup.out, "pi-sandbox\n");
+  EXPECT_EQ(lookup.err, "");
+  const RunResult both = network_->run(
+      "python3 -c \"import socket\n"
+      "socket.getfqdn()\n"
+      "try: socket.create_connection(('203.0.113.2', 80), timeout=5)\n"
+      "except OSError as e: print(e.errno)\"");
+  EXPECT_EQ(both.out, "101\n");
+  EXPECT_EQ(both.err, kDirectHint);
 }
 
 TEST_F(NetworkTest, ClientsThatUseTheProxyGetNoHint) {

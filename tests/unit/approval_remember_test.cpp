@@ -215,6 +215,36 @@ TEST(Remembered, TheReviewersDenyIsNotAskedAgainAndDoesNotTripTheBreakerOnRetrie
   EXPECT_EQ(broker.approve(other, network_context()).action, Action::Allow);
 }
 
+TEST(Remembered, TheReviewersAllowHoldsForTheRestOfTheCommandOnlyForItsDestination) {
+  SteadyClock clock;
+  FakeReviewer reviewer;
+  reviewer.answer = verdict(ReviewOutcome::Allow, "fine.");
+  MemoryAudit audit;
+  Broker broker(BrokerOptions{}, clock, audit, &reviewer, nullptr);
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(broker.approve(network_request(), network_context()),
+              (ApprovalResult{Action::Allow, Source::Reviewer, "fine.", AllowScope::Command}));
+  EXPECT_EQ(reviewer.calls, 1);
+  EXPECT_EQ(audit.events(),
+            (std::vector<std::string>{"review_decision", "grant_issued", "grant_consumed"}));
+  EXPECT_EQ(json::parse(audit.lines.at(1)).at("reason"), "valid for the rest of this command");
+  // Another destination is reviewed on its own; so is a request of another broker (command).
+  BoundaryRequest other = network_request();
+  other.destination = "other.example:443";
+  EXPECT_EQ(broker.approve(other, network_context()).action, Action::Allow);
+  EXPECT_EQ(reviewer.calls, 2);
+  Broker next(BrokerOptions{}, clock, audit, &reviewer, nullptr);
+  EXPECT_EQ(next.approve(network_request(), network_context()).action, Action::Allow);
+  EXPECT_EQ(reviewer.calls, 3);
+  // Without offer_remembered (a host-IPC run, `approvals check`): once.
+  ApprovalContext once = network_context();
+  once.offer_remembered = false;
+  EXPECT_EQ(next.approve(other, once),
+            (ApprovalResult{Action::Allow, Source::Reviewer, "fine.", AllowScope::Once}));
+  EXPECT_EQ(next.approve(other, once).action, Action::Allow);
+  EXPECT_EQ(reviewer.calls, 5);
+}
+
 TEST(Remembered, AFailedReviewAndTheBreakersDenyAreNotRemembered) {
   SteadyClock clock;
   FakeReviewer reviewer;

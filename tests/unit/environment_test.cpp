@@ -106,6 +106,32 @@ TEST(EnvironmentFilter, OrdinaryNamesPass) {
   EXPECT_TRUE(out.removed.empty());
 }
 
+TEST(EnvironmentFilter, CertificateBundlePathsAreKeptAndTheRestOfAwsGoes) {
+  const std::vector<std::string> caller = {"AWS_CA_BUNDLE=/etc/ssl/corp.pem",
+                                           "REQUESTS_CA_BUNDLE=/etc/ssl/corp.pem",
+                                           "CURL_CA_BUNDLE=/etc/ssl/corp.pem",
+                                           "SSL_CERT_FILE=/etc/ssl/corp.pem",
+                                           "SSL_CERT_DIR=/etc/ssl/certs",
+                                           "NODE_EXTRA_CA_CERTS=/etc/ssl/corp.pem",
+                                           "PIP_CERT=/etc/ssl/corp.pem",
+                                           "AWS_ACCESS_KEY_ID=a",
+                                           "AWS_REGION=r"};
+  const CommandEnvironment out = filter_environment(caller, {});
+  EXPECT_EQ(out.env, std::vector<std::string>(caller.begin(), caller.end() - 2));
+  EXPECT_EQ(out.removed,
+            (std::vector<RemovedVariable>{{"AWS_ACCESS_KEY_ID", "*KEY*", RemovalSource::Default},
+                                          {"AWS_REGION", "AWS_*", RemovalSource::Default}}));
+}
+
+TEST(EnvironmentFilter, RemoveStillRemovesACertificateBundlePath) {
+  EnvironmentSpec spec;
+  spec.remove = {"AWS_CA_BUNDLE"};
+  const std::vector<std::string> caller = {"AWS_CA_BUNDLE=/etc/ssl/corp.pem"};
+  EXPECT_EQ(filter_environment(caller, spec).removed,
+            (std::vector<RemovedVariable>{
+                {"AWS_CA_BUNDLE", "AWS_CA_BUNDLE", RemovalSource::Configuration}}));
+}
+
 TEST(EnvironmentFilter, PassThroughKeepsRemoveWinsAndAddsNames) {
   EnvironmentSpec spec;
   spec.pass_through = {"GITHUB_TOKEN", "*_API_KEY"};

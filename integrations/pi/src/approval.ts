@@ -48,7 +48,20 @@ export function getBoundaryBroker(): BoundaryBroker | undefined {
   return undefined;
 }
 
-/** The reason line of a question when no broker is published (README, "How approvals reach you"). */
+/**
+ * Whether pi-auto-review published something at BROKER_SERVICE_KEY that is not a usable
+ * broker (no `review` or `consumeGrant` function): a reviewer is installed and failed. Nothing
+ * published means no reviewer is configured, which is no fault.
+ */
+export function brokerPublishedButUnusable(): boolean {
+  const service = (globalThis as Record<symbol, unknown>)[BROKER_SERVICE_KEY];
+  return service !== undefined && service !== null && getBoundaryBroker() === undefined;
+}
+
+/**
+ * The reason line of a question when pi-auto-review published an unusable broker (README, "How
+ * approvals reach you"); a Pi without pi-auto-review gets no reason line.
+ */
 export const BROKER_UNAVAILABLE_REASON = "pi-auto-review broker is unavailable";
 export const INVALID_GRANT_REASON = "The exact one-shot grant is missing, invalid, or expired.";
 /** A human's deny: Deny chosen, or the dialog dismissed (Esc). */
@@ -90,6 +103,8 @@ export type SelectPrompt = (
 
 export type ApprovalContext = {
   broker: BoundaryBroker | undefined;
+  /** With no `broker`: pi-auto-review published one that cannot be used (brokerPublishedButUnusable). */
+  brokerFailed?: boolean;
   sessionId: string;
   scopeKey: string;
   /** undefined: no UI (print and JSON modes): whatever needs a human is denied. */
@@ -204,8 +219,9 @@ async function askHuman(
 
 /**
  * Decides one approval request (docs/compatibility.md, C52-C55; README, "How approvals reach you"):
- *  - no broker → the human, with the reason line `pi-auto-review broker is unavailable`
- *    unless serve gave one; no UI → deny (`unavailable`, NO_UI_REASON);
+ *  - no broker → the human, with serve's reason line if it gave one, else
+ *    `pi-auto-review broker is unavailable` when a broker was published and cannot be used
+ *    (`brokerFailed`), else none; no UI → deny (`unavailable`, NO_UI_REASON);
  *  - the human: Deny or Esc → deny (`human`, `Denied by the user.`); the countdown ran out →
  *    deny (`unavailable`, `Not answered in time.`); an allow → that allow (`human`);
  *  - broker throws → deny (`unavailable`, `Broker failed: …`); deny → deny with the
@@ -220,7 +236,7 @@ export async function decideApproval(
   context: ApprovalContext,
 ): Promise<ApprovalDecision | undefined> {
   const broker = context.broker;
-  if (!broker) return askHuman(event, context, event.reason ?? BROKER_UNAVAILABLE_REASON);
+  if (!broker) return askHuman(event, context, event.reason ?? (context.brokerFailed ? BROKER_UNAVAILABLE_REASON : undefined));
 
   let decision: BoundaryDecision;
   try {

@@ -15,6 +15,7 @@ import type {
 import { createBashToolDefinition, SettingsManager } from "@earendil-works/pi-coding-agent";
 import {
   approvalTarget,
+  brokerPublishedButUnusable,
   decideApproval,
   getBoundaryBroker,
   type ApprovalDecision,
@@ -48,6 +49,8 @@ export type PiSandboxExtensionOptions = {
   platform?: NodeJS.Platform;
   /** Test override of the published pi-auto-review broker. */
   broker?: () => BoundaryBroker | undefined;
+  /** Test override of whether pi-auto-review published an unusable broker. */
+  brokerFailed?: () => boolean;
   /** Test override of FILE_OPERATION_TIMEOUT_S (seconds). */
   fileOperationTimeoutS?: number;
 };
@@ -83,6 +86,7 @@ class SessionSandbox implements FileSandbox {
   private readonly env: NodeJS.ProcessEnv;
   private readonly platform: NodeJS.Platform;
   private readonly broker: () => BoundaryBroker | undefined;
+  private readonly brokerFailed: () => boolean;
   private client: ServeClient | undefined;
   private starting: Promise<ServeClient> | undefined;
 
@@ -116,6 +120,7 @@ class SessionSandbox implements FileSandbox {
     this.env = options.env ?? process.env;
     this.platform = options.platform ?? process.platform;
     this.broker = options.broker ?? getBoundaryBroker;
+    this.brokerFailed = options.brokerFailed ?? brokerPublishedButUnusable;
     this.fileTimeoutS = options.fileOperationTimeoutS ?? FILE_OPERATION_TIMEOUT_S;
   }
 
@@ -501,6 +506,7 @@ class SessionSandbox implements FileSandbox {
     };
     decideApproval(event, {
       broker: this.broker(),
+      brokerFailed: this.brokerFailed(),
       sessionId: ctx.sessionManager.getSessionId(),
       scopeKey: command.scopeKey,
       select,

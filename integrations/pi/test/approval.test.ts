@@ -3,6 +3,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
+  BROKER_SERVICE_KEY,
+  brokerPublishedButUnusable,
   commandLine,
   decideApproval,
   denialNotice,
@@ -143,7 +145,7 @@ describe("decideApproval without a broker", () => {
     assert.deepEqual(ctx.asked, [
       {
         title:
-          "Sandbox approval required: connect example.com:443\nCommand: curl https://example.com\npi-auto-review broker is unavailable",
+          "Sandbox approval required: connect example.com:443\nCommand: curl https://example.com",
         labels: [
           "Deny",
           "Allow this exact operation once",
@@ -152,6 +154,33 @@ describe("decideApproval without a broker", () => {
         ],
       },
     ]);
+  });
+  it("says `pi-auto-review broker is unavailable` only when a published broker cannot be used", async () => {
+    const failed = { ...context("Deny"), brokerFailed: true };
+    await decideApproval(network, failed);
+    assert.equal(
+      failed.asked[0].title,
+      "Sandbox approval required: connect example.com:443\nCommand: curl https://example.com\npi-auto-review broker is unavailable",
+    );
+    const absent = { ...context("Deny"), brokerFailed: false };
+    await decideApproval(network, absent);
+    assert.equal(absent.asked[0].title, "Sandbox approval required: connect example.com:443\nCommand: curl https://example.com");
+  });
+  it("brokerPublishedButUnusable: nothing published is no fault; a published object without review() is", () => {
+    const key = BROKER_SERVICE_KEY;
+    const global = globalThis as Record<symbol, unknown>;
+    const before = global[key];
+    try {
+      delete global[key];
+      assert.equal(brokerPublishedButUnusable(), false);
+      global[key] = { review: "not a function" };
+      assert.equal(brokerPublishedButUnusable(), true);
+      global[key] = { review: async () => ({}), consumeGrant: () => true };
+      assert.equal(brokerPublishedButUnusable(), false);
+    } finally {
+      if (before === undefined) delete global[key];
+      else global[key] = before;
+    }
   });
   it("answers allow-session", async () => {
     assert.deepEqual(await decideApproval(network, context("Allow example.com:443 for this session")), {

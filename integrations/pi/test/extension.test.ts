@@ -51,6 +51,8 @@ function fakePi(
     hasUI?: boolean;
     platform?: NodeJS.Platform;
     broker?: BoundaryBroker;
+    /** Whether pi-auto-review published a broker that cannot be used (default: nothing published). */
+    brokerFailed?: boolean;
     /** Pi's other tools (getAllTools) and the active names (default: bash only). */
     allTools?: Array<{ name: string; sourceInfo?: { source?: string; path?: string; baseDir?: string } }>;
     activeTools?: string[];
@@ -100,7 +102,12 @@ function fakePi(
       .filter(Boolean)
       .map((line) => JSON.parse(line));
   const register = () =>
-    registerPiSandbox(pi as any, { env, platform: options.platform ?? "linux", broker: () => options.broker });
+    registerPiSandbox(pi as any, {
+      env,
+      platform: options.platform ?? "linux",
+      broker: () => options.broker,
+      brokerFailed: () => options.brokerFailed ?? false,
+    });
   const bash = (command: string, extra: { timeout?: number; signal?: AbortSignal } = {}) =>
     tools[0].execute("call-1", { command, timeout: extra.timeout }, extra.signal, undefined, ctx);
   const responses = () => requests().filter((r) => r.type === "approval_response");
@@ -311,7 +318,7 @@ describe("approvals", () => {
       assert.equal(text(result), "fake: denied (human): Denied by the user.\n\n\nCommand exited with code 1");
       assert.deepEqual(fake.asked.map((a) => [a.title, a.options, a.timeout]), [
         [
-          "Sandbox approval required: execute-host approve host-ipc echo-denied\nWarning: this command will run on the host outside the OS sandbox.\npi-auto-review broker is unavailable",
+          "Sandbox approval required: execute-host approve host-ipc echo-denied\nWarning: this command will run on the host outside the OS sandbox.",
           ["Deny", "Allow this exact operation once"],
           undefined,
         ],
@@ -320,6 +327,15 @@ describe("approvals", () => {
       assert.deepEqual(fake.notices, [["warning", "Host-IPC denied: Denied by the user."]]);
       assert.deepEqual(fake.responses(), [
         { type: "approval_response", id: "c1", request_id: "r1", choice: "deny", source: "human", reason: "Denied by the user." },
+      ]);
+    });
+  });
+
+  it("a published broker that cannot be used: the question says `pi-auto-review broker is unavailable`", async () => {
+    await withSession({ answer: "Deny", brokerFailed: true }, async (fake) => {
+      await fake.bash("approve host-ipc echo-denied");
+      assert.deepEqual(fake.asked.map((a) => a.title), [
+        "Sandbox approval required: execute-host approve host-ipc echo-denied\nWarning: this command will run on the host outside the OS sandbox.\npi-auto-review broker is unavailable",
       ]);
     });
   });

@@ -1,5 +1,6 @@
 // pid 1 of a sandbox. Everything here runs after a fork-like clone3 of a single-threaded
 // supervisor, so allocation is safe; errors are reported over the launch socket.
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
 #include <net/if.h>
@@ -11,6 +12,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -119,6 +121,70 @@ core::Result<core::UniqueFd> pass_private_pty(int launch_fd, const PtySetup& set
       !r)
     return std::unexpected(r.error());
   return std::move(pty->slave);
+}
+
+/// The non-loopback `nameserver` addresses of resolv.conf(5) `text`, IPv4 and IPv6, as given.
+std::vector<std::string> nameservers(std::string_view text) {
+  std::vector<std::string> out;
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+    if (!line.starts_with("nameserver")) continue;
+    line.remove_prefix(10);
+    const std::size_t start = line.find_first_not_of(" \t");
+    if (start == 0 || start == std::string_view::npos) continue;
+    line.remove_prefix(start);
+    const std::string address(line.substr(0, line.find_first_of(" \t\r#;")));
+    if (address.starts_with("127.") || address == "::1") continue;
+    out.push_back(address);
+  }
+  return out;
+}
+
+/// One address of a name server made local on the loopback: `label` for IPv4 (`lo:N`), with
+/// a /32 mask (SIOCSIFADDR alone would give 10.x its class A /8); /128 for IPv6.
+void make_local(const std::string& address, const std::string& label) {
+  in_addr v4{};
+  in6_addr v6{};
+  if (::inet_pton(AF_INET, address.c_str(), &v4) == 1) {
+    core::UniqueFd sock(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+    ifreq request{};
+    std::strncpy(request.ifr_name, label.c_str(), IFNAMSIZ - 1);
+    auto* in = reinterpret_cast<sockaddr_in*>(&request.ifr_addr);
+    in->sin_family = AF_INET;
+    in->sin_addr = v4;
+    if (!sock || ::ioctl(sock.get(), SIOCSIFADDR, &request) != 0) return;
+    in->sin_addr.s_addr = INADDR_NONE;  // 255.255.255.255
+    (void)::ioctl(sock.get(), SIOCSIFNETMASK, &request);
+  } else if (::inet_pton(AF_INET6, address.c_str(), &v6) == 1) {
+    core::UniqueFd sock(::socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+    // struct in6_ifreq of <linux/ipv6.h>, which clashes with <netinet/in.h>.
+    struct {
+      in6_addr addr;
+      std::uint32_t prefix_length;
+      int index;
+    } request{v6, 128, static_cast<int>(::if_nametoindex("lo"))};
+    if (sock && request.index != 0) (void)::ioctl(sock.get(), SIOCSIFADDR, &request);
+  }
+}
+
+/// Makes the host's name servers (its /etc/resolv.conf, read before the mount plan) local
+/// addresses of the sandbox's loopback, where nothing listens: a name lookup inside fails at
+/// once with ECONNREFUSED, as it did with ENETUNREACH, but is counted as `Udp: NoPorts`, not as
+/// `Ip: OutNoRoutes`, so that the hint after the command is for connections only
+/// (docs/network.md, "Clients that ignore the proxy"). Best effort: a failure leaves the
+/// lookup unroutable, as before.
+void local_name_servers() {
+  const core::UniqueFd file(::open("/etc/resolv.conf", O_RDONLY | O_CLOEXEC));
+  if (!file) return;
+  std::string text;
+  char buffer[4096];
+  for (ssize_t n; text.size() < 65536 && (n = ::read(file.get(), buffer, sizeof buffer)) > 0;)
+    text.append(buffer, static_cast<std::size_t>(n));
+  int label = 0;
+  for (const auto& address : nameservers(text))
+    make_local(address, "lo:" + std::to_string(++label));
 }
 
 core::Result<void> loopback_up() {
@@ -314,6 +380,36 @@ void report_placeholders(int launch_fd, const std::vector<Placeholder>& placehol
 std::optional<Guard> g_guard;
 int g_launch_fd = -1;
 
+/// A directory of the tmpfs budget (O_PATH, opened once the mount plan is applied, so that
+/// the command cannot move it elsewhere) and the budget's size in bytes; -1 and 0 without a
+/// budget.
+int g_budget_fd = -1;
+std::uint64_t g_budget_bytes = 0;
+
+/// Opens g_budget_fd: the first private tmpfs of the plan on the shared budget
+/// (MountOp::size_bytes).
+void open_budget(const MountPlan& plan) {
+  for (const auto& op : plan.ops) {
+    if (op.kind != MountOpKind::Tmpfs || op.size_bytes == 0) continue;
+    g_budget_fd = ::open(op.target.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (g_budget_fd < 0) continue;
+    g_budget_bytes = op.size_bytes;
+    return;
+  }
+}
+
+/// Tells the supervisor when the tmpfs budget is full once every process is gone
+/// (LaunchMessage::TmpfsFull): the command's ENOSPC in /tmp, /var/tmp, /dev/shm or the hidden
+/// home was the budget's, not the disk's. A budget filled and freed again before the end is
+/// not seen.
+void report_full_budget() {
+  struct statfs st {};
+  if (g_budget_fd < 0 || ::fstatfs(g_budget_fd, &st) != 0 || st.f_blocks == 0) return;
+  const auto free_bytes = static_cast<std::uint64_t>(st.f_bavail) * st.f_bsize;
+  if (free_bytes < kTmpfsFullMargin)
+    send(g_launch_fd, LaunchMessage::TmpfsFull, std::to_string(g_budget_bytes));
+}
+
 void last_sweep() {
   if (!g_guard) return;
   g_guard->final_sweep();
@@ -346,6 +442,7 @@ enum class Cleanup {
   // nor look at what the command changed (it alone watched): the last sweep walks for it.
   if (::sigpending(&pending) == 0 && sigismember(&pending, SIGTERM)) cleanup = Cleanup::Here;
   if (g_guard && supervisor_gone()) g_guard->mark_blind();
+  report_full_budget();
   last_sweep();
   if (::sigpending(&pending) == 0 && sigismember(&pending, SIGTERM)) cleanup = Cleanup::Here;
   if (cleanup == Cleanup::Here)
@@ -423,10 +520,12 @@ void prepare_signals() {
   };
   (void)::sethostname("pi-sandbox", 10);
   if (auto r = loopback_up(); !r) fail(r.error());
+  local_name_servers();
   if (spec.proxy_listeners)
     if (auto r = pass_proxy_listeners(launch_fd); !r) fail(r.error());
   core::phases::mark(core::phases::Mark::NetworkUp);
   if (auto r = apply_mount_plan(spec.mounts, placeholders); !r) fail(r.error());
+  open_budget(spec.mounts);
   send_phases(launch_fd, core::phases::Mark::MountsApplied);
   core::UniqueFd slave;
   if (spec.pty) {

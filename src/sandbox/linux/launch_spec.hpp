@@ -58,6 +58,11 @@ struct LaunchSpec {
 inline constexpr int kHttpProxyPort = policy::kLinuxHttpProxyPort;
 inline constexpr int kSocksProxyPort = policy::kLinuxSocksProxyPort;
 
+/// How little free space (bytes) of the tmpfs budget counts as full at the end of a command:
+/// one 2 MiB huge page, the most that tmpfs allocates at once, so a write that failed with
+/// ENOSPC always leaves less (mm/shmem.c charges a write's pages before it succeeds).
+inline constexpr std::uint64_t kTmpfsFullMargin = 2ULL << 20;
+
 /// Messages from pid 1 to the supervisor over the launch socket (SOCK_SEQPACKET, one
 /// message per record). The first byte is the type; the rest is text.
 enum class LaunchMessage : char {
@@ -71,6 +76,8 @@ enum class LaunchMessage : char {
   Terminal = 'T',     ///< no text, one SCM_RIGHTS descriptor: the private pty's master
   Notice = 'N',       ///< one line of the guard's last sweep for the user (guard.hpp)
   Swept = 'S',        ///< no text: pid 1 ran the guard's last sweep after every process was gone
+  TmpfsFull = 'F',    ///< "<budget bytes>": the tmpfs budget had less than kTmpfsFullMargin
+                      ///< bytes free once every process was gone (limits.tmpfs)
   Phases = 'M',       ///< PI_SANDBOX_TRACE_PHASES: marks of pid 1 or of the command's process
                       ///< (core::phases::take_unsent(), binary)
   UnixBroker = 'U',   ///< the command's process, before exec: "<dev> ..." (the private

@@ -72,6 +72,7 @@ struct Report {
   UniqueFd terminal;                        ///< the private pty's master, not yet relayed
   std::vector<std::string> notices;         ///< the lines of pid 1's last guard sweep
   bool swept = false;                       ///< pid 1 ran the guard's last sweep
+  bool tmpfs_full = false;                  ///< the tmpfs budget was full at the end
   std::optional<UnixBrokerChannels> unix;   ///< received, not yet handed to the broker
 };
 
@@ -151,6 +152,9 @@ bool read_records(int fd, Report& report) {
         break;
       case LaunchMessage::Swept:
         report.swept = true;
+        break;
+      case LaunchMessage::TmpfsFull:
+        report.tmpfs_full = true;
         break;
       case LaunchMessage::Result:
         if (text.starts_with("exit "))
@@ -344,18 +348,24 @@ core::Result<void> join_cgroup(const Child& child, const SandboxCgroup* cgroup, 
   return {};
 }
 
-/// Tells the caller which limits the command reached.
-void report_limits(const SandboxCgroup* cgroup, const RunOptions& options) {
-  if (cgroup == nullptr || !options.limit_reached) return;
+/// Tells the caller which limits the command reached: the cgroup's, and the tmpfs budget's
+/// (pid 1 looked at it once every process was gone).
+void report_limits(const SandboxCgroup* cgroup, const Report& report, const RunOptions& options) {
+  if (!options.limit_reached) return;
+  if (report.tmpfs_full) options.limit_reached(Limit::Tmpfs);
+  if (cgroup == nullptr) return;
   const LimitsReached reached = cgroup->reached();
   if (reached.memory) options.limit_reached(Limit::Memory);
   if (reached.processes) options.limit_reached(Limit::Processes);
 }
 
-/// Tells the caller when the command tried to reach the network without the proxy.
+/// Tells the caller when the command tried to connect without the proxy: a connection or a
+/// datagram to an address outside the sandbox (no route). A name lookup is no connection: the
+/// name servers are local addresses inside (their queries count as NoPorts), and a client
+/// that uses the proxy may look up names of its own (python's http.server, getfqdn()).
 void report_direct_connection(const NetCounters& counters, const RunOptions& options) {
   if (!options.direct_connection) return;
-  if (const auto attempts = counters.read(); attempts && attempts->any())
+  if (const auto attempts = counters.read(); attempts && attempts->no_route != 0)
     options.direct_connection();
 }
 
@@ -474,7 +484,7 @@ Outcome launch(LaunchSpec spec, const RunOptions& options) {
   // are removed without unmounting. (pid 1 removes them itself when it is stopped or when
   // the supervisor dies; then this finds nothing left to do.)
   for (auto& p : report.placeholders) remove_placeholder(p, Unmask::No);
-  report_limits(cgroup, options);
+  report_limits(cgroup, report, options);
   report_direct_connection(counters, options);
   if (ending == Ending::TimedOut) return std::unexpected(RunFailure{RunFailureKind::TimedOut, ""});
   if (ending == Ending::Aborted) return std::unexpected(RunFailure{RunFailureKind::Aborted, ""});

@@ -7,10 +7,12 @@
 // events, both counted per namespace (include/uapi/linux/snmp.h; read from
 // /proc/<pid>/net/snmp and /proc/<pid>/net/snmp6):
 //   - no route to a non-loopback address: `Ip: OutNoRoutes` (IPv4) and `Ip6OutNoRoutes`
-//     (IPv6), counted by connect() and sendmsg() when they fail with ENETUNREACH;
+//     (IPv6), counted by connect() and sendmsg() when they fail with ENETUNREACH: a
+//     connection attempted, which the hint after the command is for;
 //   - a datagram to a loopback port nobody listens on: `Udp: NoPorts`, `Udp6NoPorts`: a name
-//     lookup through a local stub resolver (systemd-resolved's 127.0.0.53) that does not exist
-//     inside the sandbox.
+//     lookup through a local stub resolver (systemd-resolved's 127.0.0.53), or through the
+//     host's name servers, which pid 1 makes local addresses of the loopback: a lookup, no
+//     connection, so no hint.
 // A command that only uses the proxy produces neither: its connections go to 127.0.0.1:3128 or
 // :1080, which listen.
 #pragma once

@@ -1,0 +1,158 @@
+#include "policy/workspace_links.hpp"
+
+#include <system_error>
+
+namespace pisandbox::policy {
+
+namespace {
+
+/// Whether `path` is `base` or below it, with the length of `base` (the more specific the
+/// longer); -1 when it is not.
+long match_length(const fs::path& path, const fs::path& base) {
+  return is_within(path, base) ? static_cast<long>(base.native().size()) : -1;
+}
+
+OutsideView view_of(Access access) {
+  switch (access) {
+    case Access::ReadWrite:
+      return OutsideView::Writable;
+    case Access::CopyOnWrite:
+      return OutsideView::CopyOnWrite;
+    case Access::ReadOnly:
+      break;
+  }
+  return OutsideView::ReadOnly;
+}
+
+/// Where `link` leads: realpath where it exists, else its target made absolute and normal.
+void resolve(const fs::path& link, const fs::path& target, OutwardLink& out) {
+  std::error_code error;
+  const fs::path absolute =
+      (target.is_absolute() ? target : link.parent_path() / target).lexically_normal();
+  out.resolved = fs::weakly_canonical(absolute, error);
+  if (error) out.resolved = absolute;
+  out.missing = !fs::exists(out.resolved, error);
+}
+
+struct Walk {
+  const SandboxPolicy& policy;
+  LinkScan scan;
+
+  void directory(const fs::path& dir, int depth) {
+    std::error_code error;
+    fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, error);
+    for (; !error && it != fs::directory_iterator(); it.increment(error)) {
+      if (scan.entries_seen++ >= kLinkScanEntries) {
+        scan.truncated = true;
+        return;
+      }
+      const fs::path& path = it->path();
+      if (it->is_symlink(error)) {
+        link(path);
+        continue;
+      }
+      const std::string name = path.filename().string();
+      if (depth < kLinkScanDepth && name != ".git" && name != "node_modules" &&
+          it->is_directory(error))
+        directory(path, depth + 1);
+      if (scan.truncated) return;
+    }
+  }
+
+  void link(const fs::path& path) {
+    std::error_code error;
+    const fs::path target = fs::read_symlink(path, error);
+    if (error) return;
+    OutwardLink out{path, target, {}, false, {}};
+    resolve(path, target, out);
+    if (is_within(out.resolved, policy.workspace)) return;
+    out.access = outside_access(policy, out.resolved);
+    scan.links.push_back(std::move(out));
+  }
+};
+
+}  // namespace
+
+std::string_view to_string(OutsideView view) {
+  switch (view) {
+    case OutsideView::Hidden:
+      return "hidden";
+    case OutsideView::CopyOnWrite:
+      return "copy-on-write";
+    case OutsideView::Writable:
+      return "writable";
+    case OutsideView::ReadOnly:
+      break;
+  }
+  return "read-only";
+}
+
+OutsideAccess outside_access(const SandboxPolicy& policy, const fs::path& path) {
+  for (const auto& concealed : policy.concealed)
+    if (is_within(path, concealed)) return {OutsideView::Hidden, "a concealed credential"};
+  long best = -1;
+  OutsideAccess access;
+  for (const auto* list : {&policy.writable, &policy.home_read_allowed})
+    for (const auto& exposure : *list)
+      if (const long length = match_length(path, exposure.path); length > best) {
+        best = length;
+        access = {view_of(exposure.access), exposure.why.empty() ? "re-exposed" : exposure.why};
+      }
+  if (best >= 0) return access;
+  if (policy.hide_home && is_within(path, policy.home))
+    return {OutsideView::Hidden,
+            "in the hidden home; filesystem.additionalAllowRead or additionalAllowWrite "
+            "shows it"};
+  if (policy.private_tmp && (is_within(path, "/tmp") || is_within(path, "/var/tmp")))
+    return {OutsideView::Hidden, "in /tmp or /var/tmp, private to each command"};
+  return {OutsideView::ReadOnly,
+          "the host outside the workspace is read-only; filesystem.additionalAllowWrite makes "
+          "it writable"};
+}
+
+LinkScan find_outward_links(const SandboxPolicy& policy) {
+  Walk walk{policy, {}};
+  walk.directory(policy.workspace, 1);
+  return std::move(walk.scan);
+}
+
+std::vector<std::string> path_pieces(std::string_view text) {
+  std::vector<std::string> pieces;
+  std::string piece;
+  for (const char c : text) {
+    if (std::string_view(" \t\n\"'`$()=<>;|&{}").find(c) == std::string_view::npos) {
+      piece += c;
+      continue;
+    }
+    if (!piece.empty()) pieces.push_back(std::move(piece));
+    piece.clear();
+  }
+  if (!piece.empty()) pieces.push_back(std::move(piece));
+  return pieces;
+}
+
+std::vector<std::pair<const OutwardLink*, std::string>> links_named(
+    const std::vector<OutwardLink>& links, const std::vector<std::string>& words,
+    const fs::path& cwd) {
+  std::vector<std::pair<const OutwardLink*, std::string>> named;
+  for (const auto& link : links)
+    for (const auto& word : words) {
+      if (word.empty()) continue;
+      const fs::path path = fs::path(word).is_absolute() ? fs::path(word) : cwd / word;
+      fs::path normal = path.lexically_normal();
+      if (!normal.has_filename() && normal != normal.root_path()) normal = normal.parent_path();
+      if (!is_within(normal, link.link)) continue;
+      named.emplace_back(&link, word);
+      break;
+    }
+  return named;
+}
+
+std::string outward_link_line(const OutwardLink& link, std::string_view spelled) {
+  return std::string(spelled) + " is a link to " + link.resolved.string() +
+         (link.missing ? " (missing on the host)" : "") + ", which is " +
+         std::string(to_string(link.access.view)) + " inside the sandbox (" + link.access.why +
+         "): see pi-sandbox policy";
+}
+
+}  // namespace pisandbox::policy

@@ -1,0 +1,90 @@
+// Links of the workspace that lead out of it (docs/security.md, "Links out of the workspace"):
+// the real binary, a workspace with a link into the hidden home and one to a read-only host
+// directory, and one that stays inside.
+#include <nlohmann/json.hpp>
+
+#include "harness.hpp"
+
+namespace pisandbox::testing {
+namespace {
+
+using nlohmann::json;
+
+const std::string kHiddenWhy =
+    "in the hidden home; filesystem.additionalAllowRead or additionalAllowWrite shows it";
+const std::string kReadOnlyWhy =
+    "the host outside the workspace is read-only; filesystem.additionalAllowWrite makes it "
+    "writable";
+
+/// A workspace with `backend` (into the hidden home), `system` (to /usr/share) and `inner`
+/// (to a directory of the workspace).
+struct LinkedWorkspace {
+  Scratch s;
+  fs::path backend;
+  LinkedWorkspace() {
+    backend = fs::canonical(s.home) / "repos" / "backend";
+    write_file(backend / "README", "backend\n");
+    fs::create_directory_symlink(backend, s.ws / "backend");
+    fs::create_directory_symlink("/usr/share", s.ws / "system");
+    fs::create_directories(s.ws / "lib");
+    fs::create_directory_symlink("lib", s.ws / "inner");
+  }
+};
+
+TEST(WorkspaceLinks, PolicyListsTheLinksOutWithWhatTheSandboxShowsThere) {
+  LinkedWorkspace w;
+  const RunResult text =
+      run_process({sandbox_binary(), "policy", "--cwd", w.s.ws.string()}, w.s.env());
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  for (const std::string& line :
+       {std::string("\nlinks out of the workspace (its entries and their entries):\n"),
+        "\n  backend -> " + w.backend.string() + ": hidden  # " + kHiddenWhy + "\n",
+        "\n  system -> /usr/share: read-only  # " + kReadOnlyWhy + "\n"})
+    EXPECT_NE(text.out.find(line), std::string::npos) << line << "\nin:\n" << text.out;
+  EXPECT_EQ(text.out.find("inner ->"), std::string::npos) << text.out;
+
+  const RunResult as_json =
+      run_process({sandbox_binary(), "policy", "--cwd", w.s.ws.string(), "--json"}, w.s.env());
+  ASSERT_EQ(as_json.exit_code, 0) << as_json.err;
+  const json links = json::parse(as_json.out)["workspace_links"];
+  ASSERT_EQ(links.size(), 2u) << links;
+  for (const auto& link : links) {
+    if (link["link"] == (fs::canonical(w.s.ws) / "backend").string()) {
+      EXPECT_EQ(link["access"], "hidden");
+      EXPECT_EQ(link["resolved"], w.backend.string());
+    } else {
+      EXPECT_EQ(link["link"], (fs::canonical(w.s.ws) / "system").string());
+      EXPECT_EQ(link["access"], "read-only");
+      EXPECT_EQ(link["target"], "/usr/share");
+    }
+  }
+}
+
+TEST(WorkspaceLinks, AFailedCommandThatNamedALinkGetsALineNamingIt) {
+  LinkedWorkspace w;
+  const RunResult hidden = w.s.run("cat backend/README");
+  EXPECT_EQ(hidden.exit_code, 1);
+  EXPECT_NE(hidden.err.find("cat: backend/README: No such file or directory\n"), std::string::npos)
+      << hidden.err;
+  EXPECT_NE(hidden.err.find("pi-sandbox: backend/README is a link to " + w.backend.string() +
+                            ", which is hidden inside the sandbox (" + kHiddenWhy +
+                            "): see pi-sandbox policy\n"),
+            std::string::npos)
+      << hidden.err;
+  const RunResult read_only = w.s.run("touch system/pi-sandbox-links-test");
+  EXPECT_EQ(read_only.exit_code, 1);
+  EXPECT_NE(read_only.err.find("Read-only file system"), std::string::npos) << read_only.err;
+  EXPECT_NE(read_only.err.find("pi-sandbox: system/pi-sandbox-links-test is a link to "
+                               "/usr/share, which is read-only inside the sandbox (" +
+                               kReadOnlyWhy + "): see pi-sandbox policy\n"),
+            std::string::npos)
+      << read_only.err;
+  // A command that succeeded, or failed without naming a link, gets no such line.
+  for (const char* command : {"cat backend/README || true", "ls inner lib; false"}) {
+    const RunResult quiet = w.s.run(command);
+    EXPECT_EQ(quiet.err.find("is a link to"), std::string::npos) << command << quiet.err;
+  }
+}
+
+}  // namespace
+}  // namespace pisandbox::testing
