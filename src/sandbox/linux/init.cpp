@@ -187,7 +187,9 @@ core::Result<void> broker_unix_sockets(const LaunchSpec& spec, int launch_fd) {
                           {helper->get(), listener->get()}, "the Unix-socket broker");
 }
 
-/// The confinement of the command, in this order (STYLE.md habit 3; minijail's order):
+}  // namespace
+
+/// The confinement of the command, in this order (minijail's order):
 /// 1. no_new_privs: required by unprivileged Landlock and seccomp, and no setuid gains;
 /// 2. Landlock: needs open(2) of the rule paths, so before seccomp;
 /// 3. capabilities dropped: after the steps above, which need none of them;
@@ -211,6 +213,8 @@ core::Result<void> confine(const LaunchSpec& spec, int launch_fd) {
   if (auto loaded = apply_seccomp(spec.seccomp); !loaded) return std::unexpected(loaded.error());
   return {};
 }
+
+namespace {
 
 std::vector<char*> c_strings(const std::vector<std::string>& strings) {
   std::vector<char*> out;
@@ -265,6 +269,8 @@ core::Result<void> attach_private_pty(const PtySetup& setup, int slave) {
   return {};
 }
 
+}  // namespace
+
 [[noreturn]] void exec_command(const LaunchSpec& spec, int launch_fd, int slave) {
   sigset_t none;
   sigemptyset(&none);
@@ -301,6 +307,8 @@ core::Result<void> attach_private_pty(const PtySetup& setup, int slave) {
   (void)::write(STDERR_FILENO, message.data(), message.size());
   ::_exit(err == ENOENT ? 127 : 126);
 }
+
+namespace {
 
 void report_placeholders(int launch_fd, const std::vector<Placeholder>& placeholders) {
   for (const auto& p : placeholders)
