@@ -23,6 +23,7 @@
 #include "core/scm_rights.hpp"
 #include "core/unique_fd.hpp"
 #include "sandbox/linux/guard.hpp"
+#include "sandbox/linux/protected_copies.hpp"
 #include "sandbox/linux/unix_broker.hpp"
 #include "sandbox/macos/launcher.hpp"
 #include "sandbox/macos/loopback.hpp"
@@ -291,9 +292,10 @@ std::vector<std::string> with_temp_dir(std::vector<std::string> env, const fs::p
   return env;
 }
 
-/// Reports the guard's lines, at most kMaxNotices and a count.
-void report_notices(Guard& guard, const RunOptions& options) {
+/// Reports the guard's lines and `more`, at most kMaxNotices and a count.
+void report_notices(Guard& guard, const std::vector<std::string>& more, const RunOptions& options) {
   std::vector<std::string> notices = guard.take_notices();
+  notices.insert(notices.end(), more.begin(), more.end());
   if (const auto& failure = guard.failure()) notices.push_back(incomplete_sweep(*failure));
   constexpr std::size_t kMaxNotices = 20;
   for (std::size_t i = 0; i < notices.size() && i < kMaxNotices; ++i)
@@ -453,6 +455,11 @@ Outcome run_landlock_only(const policy::SandboxPolicy& policy, LaunchSpec spec,
   if (!quarantine) return launch_failed("the guard's quarantine", quarantine.error());
   auto guard = Guard::start(spec.guard, std::move(*quarantine), Guard::Watch::Yes);
   if (!guard) return launch_failed("the guard", guard.error());
+  // What the full sandbox binds read-only in the writable roots is kept as a copy the command
+  // cannot reach (the private home layer, which no Landlock rule names) and put back after it.
+  auto held = ProtectedCopies::take(held_in_writable_roots(spec.mounts, spec.guard.writable_roots),
+                                    dirs->home_layer());
+  if (!held) return launch_failed("the copies of the protected paths", held.error());
   OutputPipes pipes;
   if (options.output != nullptr) {
     auto made = OutputPipes::create(options.stderr_route);
@@ -498,7 +505,13 @@ Outcome run_landlock_only(const policy::SandboxPolicy& policy, LaunchSpec spec,
   }
   const std::optional<core::Error> live_failure = guard->failure();
   guard->final_sweep();
-  report_notices(*guard, options);
+  std::vector<std::string> lines;
+  if (auto quarantine_again = open_quarantine(spec.guard.quarantine); quarantine_again)
+    lines = held->put_back(*quarantine_again);
+  else
+    lines.push_back("could not open the quarantine to put the protected paths back: " +
+                    quarantine_again.error().describe());
+  report_notices(*guard, lines, options);
   return to_outcome(ending, report, live_failure, status);
 }
 

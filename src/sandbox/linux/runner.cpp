@@ -174,6 +174,16 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
         return outcome;
       }
       warn(std::string(kLandlockOnlyNotice));
+      // No placeholder can be mounted here: strict mode's missing names are guarded instead.
+      if (policy.protection == policy::Protection::Strict) {
+        policy::SandboxPolicy guarded = policy;
+        guarded.protection = policy::Protection::Guard;
+        auto replanned = prepare_sandbox(guarded, spare.command);
+        if (!replanned)
+          return std::unexpected(
+              RunFailure{RunFailureKind::LaunchFailed, replanned.error().describe()});
+        return run_landlock_only(guarded, std::move(replanned->spec), with_notices);
+      }
       outcome = run_landlock_only(policy, std::move(spare), with_notices);
     }
   core::phases::mark(core::phases::Mark::CleanedUp);
