@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "sandbox/linux/cgroup.hpp"
 #include "sandbox/linux/kernel_probe.hpp"
+#include "sandbox/linux/landlock_only.hpp"
 #include "sandbox/linux/runner.hpp"
 #include "session/policy_setup.hpp"
 
@@ -132,6 +133,8 @@ void add_doctor_command(CLI::App& app, int& exit_code) {
     checks.push_back(cgroup_check());
     const ScratchPolicy scratch;
     checks.push_back(path_check(scratch));
+    const sandbox::linux_::KernelCheck weaker = sandbox::linux_::landlock_only_check();
+    checks.push_back(weaker);
     checks.push_back(trial_run(scratch));
     for (const auto& check : checks) {
       const char* status = check.ok ? "ok     " : (check.required ? "MISSING" : "weaker ");
@@ -139,9 +142,13 @@ void add_doctor_command(CLI::App& app, int& exit_code) {
       if (!check.ok) std::cout << "         fix: " << check.fix << "\n";
       if (!check.ok && check.required) usable = false;
     }
-    std::cout << (usable ? "pi-sandbox can run commands here.\n"
-                         : "pi-sandbox refuses to run commands here until the MISSING items "
-                           "are fixed (it never runs a command unsandboxed).\n");
+    // Where the weaker sandbox runs, the namespaces are MISSING but commands do run.
+    const bool weaker_runs = !weaker.ok && !weaker.required && checks.back().ok;
+    std::cout << (usable        ? "pi-sandbox can run commands here.\n"
+                  : weaker_runs ? "pi-sandbox runs commands here in the weaker sandbox until the "
+                                  "MISSING items are fixed.\n"
+                                : "pi-sandbox refuses to run commands here until the MISSING "
+                                  "items are fixed (it never runs a command unsandboxed).\n");
     exit_code = usable ? 0 : 1;
   });
 }

@@ -50,6 +50,30 @@ TEST_F(WeakMode, IsChosenAndSaidOnceWhenNamespacesAreRefused) {
       << r.err;
 }
 
+TEST_F(WeakMode, DoctorAndPolicySaySo) {
+  const RunResult doctor =
+      run_process({deny_userns_wrapper(), sandbox_binary(), "doctor"}, s.env());
+  EXPECT_EQ(doctor.exit_code, 1);  // the namespaces are MISSING
+  EXPECT_NE(doctor.out.find("weaker   the weaker sandbox (where namespaces cannot be made): runs "
+                            "every command meanwhile (unshare(CLONE_NEWUSER|CLONE_NEWNS|"
+                            "CLONE_NEWPID): EPERM (Operation not permitted); Landlock ABI "),
+            std::string::npos)
+      << doctor.out;
+  EXPECT_NE(doctor.out.find("ok       a sandboxed /bin/true: works"), std::string::npos)
+      << doctor.out;
+  EXPECT_NE(doctor.out.find("pi-sandbox runs commands here in the weaker sandbox until the "
+                            "MISSING items are fixed.\n"),
+            std::string::npos)
+      << doctor.out;
+  const RunResult policy = run_process(
+      {deny_userns_wrapper(), sandbox_binary(), "policy", "--cwd", s.ws.string()}, s.env());
+  EXPECT_EQ(policy.exit_code, 0) << policy.err;
+  EXPECT_NE(policy.out.find("mode: the weaker sandbox, user namespaces cannot be made here "
+                            "(unshare(CLONE_NEWUSER|CLONE_NEWNS|CLONE_NEWPID): EPERM"),
+            std::string::npos)
+      << policy.out;
+}
+
 TEST_F(WeakMode, TheCommandsExitStatusComesBack) {
   EXPECT_EQ(run("exit 7").exit_code, 7);
   EXPECT_EQ(run("kill -TERM $$").exit_code, 128 + SIGTERM);

@@ -363,6 +363,36 @@ std::string namespaces_refused() {
   return text.empty() ? "the namespace probe failed" : text;
 }
 
+KernelCheck landlock_only_check() {
+  KernelCheck check{"the weaker sandbox (where namespaces cannot be made)", true, false, "", ""};
+  const std::string refused = namespaces_refused();
+  if (refused.empty()) {
+    check.detail = "not needed: the namespaces can be made, the full sandbox runs";
+    return check;
+  }
+  check.ok = false;
+  const int abi = landlock_abi_version();
+  const std::string& broker = unix_broker_unsupported();
+  if (abi == 0 || !broker.empty()) {
+    check.required = true;
+    check.detail =
+        "cannot run either: " +
+        (abi == 0 ? std::string("Landlock is unavailable") : "no socket broker: " + broker) +
+        "; no command runs here";
+    check.fix =
+        "make the namespaces available (see the items above), or boot with Landlock "
+        "(lsm=...,landlock)";
+    return check;
+  }
+  check.detail = "runs every command meanwhile (" + refused + "; Landlock ABI " +
+                 std::to_string(abi) +
+                 "); what it cannot give: " + std::string(kLandlockOnlyLimits);
+  check.fix =
+      "make the namespaces available (see the items above) for the full sandbox; "
+      "docs/security.md, \"Where namespaces cannot be made\"";
+  return check;
+}
+
 std::vector<std::string> list_host_directory(const fs::path& dir) {
   std::vector<std::string> names;
   DIR* handle = ::opendir(dir.c_str());

@@ -23,6 +23,7 @@
 
 #include "policy/sandbox_policy.hpp"
 #include "sandbox/command.hpp"
+#include "sandbox/linux/kernel_probe.hpp"
 #include "sandbox/linux/landlock.hpp"
 #include "sandbox/linux/launch_spec.hpp"
 #include "sandbox/linux/seccomp.hpp"
@@ -70,15 +71,29 @@ LandlockPlan plan_landlock_only(const policy::SandboxPolicy& policy,
 /// sendmsg(2), sendmmsg(2) with MSG_FASTOPEN connect without connect()).
 std::vector<SeccompRule> landlock_only_seccomp_rules();
 
+/// What this mode cannot give, each with what it means: said by `doctor` and `policy`.
+inline constexpr std::string_view kLandlockOnlyLimits =
+    "no private /tmp (the command gets a private TMPDIR; the host's /tmp, /var/tmp and /dev/shm "
+    "are closed to it); no /proc or process IDs of its own (it sees the host's processes and "
+    "their command lines; Landlock keeps it from tracing them or reading their memory and "
+    "environment); no IPC isolation (the user's System V shared memory, semaphores and message "
+    "queues, and below Landlock ABI 6 signals to the user's processes); no placeholders "
+    "(protected paths in writable roots stay writable while it runs and are put back after "
+    "it); no cgroup limits; Landlock does not cover chmod, chown or timestamps, so a command "
+    "run as root can change those of any file it can name";
+
+/// The `doctor` line of this mode: ok ("not needed") where the namespaces can be made; not ok
+/// but not required ("weaker") where this mode runs meanwhile, with why and what it cannot
+/// give; required (MISSING) where it cannot run either (no Landlock, no socket broker).
+KernelCheck landlock_only_check();
+
 /// The line said once for every command of this mode, before it runs (what it cannot give);
 /// the runner's warning sink puts `pi-sandbox: ` before it.
 inline constexpr std::string_view kLandlockOnlyNotice =
-    "weaker sandbox, user namespaces cannot be made here (`pi-sandbox doctor` says "
-    "why): Landlock, seccomp and the proxy confine this command, but it shares the host's /proc "
-    "(other processes' command lines are visible), process IDs, System V IPC and abstract "
-    "sockets below Landlock ABI 6; its /tmp is a private directory in TMPDIR, not /tmp; "
-    "protected paths in writable roots are put back after it instead of held read-only "
-    "(docs/security.md, \"Where namespaces cannot be made\")";
+    "weaker sandbox, user namespaces cannot be made here: Landlock, seccomp and the proxy "
+    "confine this command, without a private /tmp (a private TMPDIR instead), /proc, process "
+    "IDs, IPC, placeholders (protected paths are put back after it) or cgroup limits "
+    "(`pi-sandbox doctor` says why; docs/security.md, \"Where namespaces cannot be made\")";
 
 /// Runs `spec` (as prepare_sandbox() made it for `policy`) in this mode and waits for it: the
 /// same meaning and Outcome as launch(). Refused (LaunchFailed) when the workspace is or
