@@ -772,6 +772,19 @@ TEST_F(WeakModeNetworkTest, WithoutTheProxyThereIsNoNetwork) {
   EXPECT_EQ(r.out, "curl 7\n13\n");  // couldn't connect; EACCES from the broker
 }
 
+TEST_F(WeakModeNetworkTest, GitOverHttpAndSshGoesThroughTheProxy) {
+  const RunResult r = network_->run("git ls-remote http://git.test/repo.git");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, network_->head + "\tHEAD\n" + network_->head + "\trefs/heads/main\n");
+  fs::remove(network_->scratch.root / "ssh.log");
+  // git runs $GIT_SSH_COMMAND, whose ProxyCommand is `pi-sandbox proxy-connect`, which finds
+  // the proxy and its credential in ALL_PROXY.
+  const RunResult ssh = network_->run("git ls-remote ssh://git@ssh.test/repo.git");
+  EXPECT_NE(ssh.exit_code, 0);  // the test server only exchanges banners
+  EXPECT_TRUE(read_file(network_->scratch.root / "ssh.log").starts_with("SSH-2.0-OpenSSH"))
+      << ssh.err;
+}
+
 TEST_F(WeakModeNetworkTest, TheProxyAsksForTheCommandsCredential) {
   const RunResult r = network_->run(
       "curl -sS -o /dev/null -w '%{http_code}\\n' -x \"http://127.0.0.1:${HTTP_PROXY##*:}\" "
