@@ -164,6 +164,18 @@ TEST_F(WeakMode, ADirectConnectionToAHostPortIsRefused) {
   EXPECT_EQ(errno, EAGAIN);
 }
 
+TEST_F(WeakMode, PiSandboxsOwnProcessesCannotBeSignalled) {
+  // $PPID is the reaper; 0 the process group pi-sandbox shares; -1 every process of the user.
+  const RunResult r =
+      run("for target in $PPID 0 -1; do kill -0 $target; echo $?; done; sleep 100 & kill $!; "
+          "echo own $?");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "1\n1\n1\nown 0\n");
+  for (const std::string& target : {std::string("(0)"), std::string("(-1)")})
+    EXPECT_NE(r.err.find("kill: " + target + " - Operation not permitted"), std::string::npos)
+        << r.err;
+}
+
 TEST_F(WeakMode, NoProcessOfTheCommandOutlivesIt) {
   const std::string marker = "pi-weak-outlive-" + std::to_string(::getpid());
   const RunResult r = run("(sleep 300 " + marker + " 2>/dev/null &) ; setsid sh -c 'sleep 300' " +

@@ -105,5 +105,41 @@ TEST(LandlockOnlySeccomp, AddsTheHostNetworkRowsToTheBrokeredTable) {
   EXPECT_TRUE(compile_seccomp(rules).has_value());
 }
 
+TEST(LandlockOnlySeccomp, PiSandboxsOwnProcessesAreRefusedAsTargets) {
+  const auto rows = own_process_rows({100, 101, 99}, 6);
+  std::vector<std::string> shown;
+  for (const auto& row : rows) {
+    std::string text = row.syscall;
+    for (const auto& c : row.conditions) text += " " + std::to_string(c.value);
+    shown.push_back(text);
+  }
+  const std::vector<std::string> expected = {"kill 100",
+                                             "kill 101",
+                                             "kill 4294967197",
+                                             "kill 0",
+                                             "kill 4294967295",
+                                             "rt_sigqueueinfo 100",
+                                             "rt_sigqueueinfo 101",
+                                             "rt_sigqueueinfo 4294967197",
+                                             "rt_sigqueueinfo 0",
+                                             "rt_sigqueueinfo 4294967295",
+                                             "tgkill 100",
+                                             "tgkill 101",
+                                             "rt_tgsigqueueinfo 100",
+                                             "rt_tgsigqueueinfo 101",
+                                             "tkill",
+                                             "pidfd_open 100",
+                                             "pidfd_open 101"};
+  EXPECT_EQ(shown, expected);
+  // Below ABI 6 Landlock does not scope signals: no pidfd may be signalled either.
+  const auto older = own_process_rows({100, 101, 99}, 5);
+  ASSERT_EQ(older.size(), rows.size() + 1);
+  EXPECT_EQ(older.back().syscall, "pidfd_send_signal");
+  EXPECT_TRUE(older.back().conditions.empty());
+  std::vector<SeccompRule> all = landlock_only_seccomp_rules();
+  all.insert(all.end(), older.begin(), older.end());
+  EXPECT_TRUE(compile_seccomp(all).has_value());
+}
+
 }  // namespace
 }  // namespace pisandbox::sandbox::linux_

@@ -159,12 +159,16 @@ void kill_descendants() {
   ::prctl(PR_SET_DUMPABLE, 0);
   for (int sig : {SIGINT, SIGQUIT, SIGHUP, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE})
     ::signal(sig, SIG_IGN);
+  // The filter of the command keeps it from signalling pi-sandbox's own processes.
+  LaunchSpec own = spec;
+  for (auto& row : own_process_rows({supervisor, ::getpid(), ::getpgrp()}, spec.landlock_abi))
+    own.seccomp.push_back(std::move(row));
   const pid_t command = ::fork();
   if (command < 0) {
     send_record(launch_fd, LaunchMessage::Error, core::sys_error("fork()", errno).describe());
     ::_exit(125);
   }
-  if (command == 0) exec_command(spec, launch_fd, -1);
+  if (command == 0) exec_command(own, launch_fd, -1);
   for (;;) {
     siginfo_t info{};
     if (::sigwaitinfo(&waited, &info) < 0) continue;
@@ -455,6 +459,27 @@ std::vector<SeccompRule> landlock_only_seccomp_rules() {
   rules.push_back(refuse_row("sendmsg", {{2, MSG_FASTOPEN, MSG_FASTOPEN}}, fast_open));
   rules.push_back(refuse_row("sendmmsg", {{3, MSG_FASTOPEN, MSG_FASTOPEN}}, fast_open));
   return rules;
+}
+
+std::vector<SeccompRule> own_process_rows(const OwnProcesses& own, int landlock_abi) {
+  constexpr std::uint64_t kLow32 = 0xffffffffULL;
+  const auto low = [](pid_t pid) {
+    return static_cast<std::uint64_t>(static_cast<std::uint32_t>(pid));
+  };
+  const std::string why = "no signal to pi-sandbox's own processes (the host's pid namespace)";
+  std::vector<SeccompRule> rows;
+  for (const char* call : {"kill", "rt_sigqueueinfo"})
+    for (const pid_t target :
+         {own.supervisor, own.reaper, static_cast<pid_t>(-own.group), pid_t{0}, pid_t{-1}})
+      rows.push_back(refuse_row(call, {{0, kLow32, low(target)}}, why));
+  for (const char* call : {"tgkill", "rt_tgsigqueueinfo"})
+    for (const pid_t target : {own.supervisor, own.reaper})
+      rows.push_back(refuse_row(call, {{0, kLow32, low(target)}}, why));
+  rows.push_back(refuse_row("tkill", {}, why));
+  for (const pid_t target : {own.supervisor, own.reaper})
+    rows.push_back(refuse_row("pidfd_open", {{0, kLow32, low(target)}}, why));
+  if (landlock_abi < 6) rows.push_back(refuse_row("pidfd_send_signal", {}, why));
+  return rows;
 }
 
 Outcome run_landlock_only(const policy::SandboxPolicy& policy, LaunchSpec spec,

@@ -13,6 +13,8 @@
 // every process the command starts ends with it.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -86,6 +88,24 @@ inline constexpr std::string_view kLandlockOnlyLimits =
 /// but not required ("weaker") where this mode runs meanwhile, with why and what it cannot
 /// give; required (MISSING) where it cannot run either (no Landlock, no socket broker).
 KernelCheck landlock_only_check();
+
+/// The processes of pi-sandbox a command of this mode must not signal: it shares their pid
+/// namespace and, unless it leaves it, their process group.
+///   supervisor: pi-sandbox; reaper: the command's parent; group: their process group.
+struct OwnProcesses {
+  pid_t supervisor;
+  pid_t reaper;
+  pid_t group;
+};
+
+/// Rows refusing (EPERM) the signals that would reach `own`: kill(2) and rt_sigqueueinfo(2) of
+/// the supervisor, the reaper, their process group (by number or 0) and every process (-1);
+/// tgkill(2) and rt_tgsigqueueinfo(2) of the supervisor's or the reaper's threads; tkill(2)
+/// (it names a thread of any process; libc uses tgkill); pidfd_open(2) of either. Killing the
+/// reaper would leave the command's processes running unreaped, killing the supervisor would
+/// leave the protected paths not put back. Below Landlock ABI 6 (which scopes signals to the
+/// command's domain) pidfd_send_signal(2) is refused too: a pidfd of /proc/<pid> names any.
+std::vector<SeccompRule> own_process_rows(const OwnProcesses& own, int landlock_abi);
 
 /// The line said once for every command of this mode, before it runs (what it cannot give);
 /// the runner's warning sink puts `pi-sandbox: ` before it.
