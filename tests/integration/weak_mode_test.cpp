@@ -81,9 +81,14 @@ TEST_F(WeakMode, TheCommandsExitStatusComesBack) {
 }
 
 TEST_F(WeakMode, TheHomesSecretsAreUnreadable) {
-  const RunResult r = run("cat ~/.ssh/id_rsa; ls ~/.ssh; echo done");
+  // HOME is the command's private home layer; the real home, named by its path, is unreadable.
+  const std::string home = s.home.string();
+  const RunResult r = run("cat " + home + "/.ssh/id_rsa; ls " + home +
+                          "/.ssh; cat ~/.gitconfig; echo cache > ~/.cache-file && cat "
+                          "~/.cache-file; echo done");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "done\n");
+  EXPECT_EQ(r.out, "[user]\n\tname = Sandbox Test\n\temail = t@example.com\ncache\ndone\n");
+  EXPECT_FALSE(fs::exists(s.home / ".cache-file"));
   EXPECT_NE(r.err.find("cat: " + (s.home / ".ssh/id_rsa").string() + ": Permission denied"),
             std::string::npos)
       << r.err;
@@ -95,8 +100,9 @@ TEST_F(WeakMode, TheHomesSecretsAreUnreadable) {
 
 TEST_F(WeakMode, WritesOutsideTheWritableRootsAreRefused) {
   const std::string probe = "/tmp/pi-sandbox-weak-probe-" + std::to_string(::getpid());
-  const RunResult r = run("touch /etc/pi-sandbox-weak-probe; touch ~/made; touch " + probe +
-                          "; echo ok > in-ws; echo t > \"$TMPDIR/t\" && cat \"$TMPDIR/t\"");
+  const RunResult r =
+      run("touch /etc/pi-sandbox-weak-probe; touch " + s.home.string() + "/made; touch " + probe +
+          "; echo ok > in-ws; echo t > \"$TMPDIR/t\" && cat \"$TMPDIR/t\"");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "t\n");
   for (const std::string& path :

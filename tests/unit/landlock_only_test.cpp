@@ -41,8 +41,8 @@ policy::SandboxPolicy home_policy() {
 
 TEST(LandlockOnlyPlan, ReadsEverywhereButTheHiddenPathsAndWritesOnlyToTheWritableRoots) {
   const std::uint16_t ports[] = {40001, 40002};
-  const LandlockPlan plan =
-      plan_landlock_only(home_policy(), "/tmp/pi-sandbox.X/tmp", ports, fake_list);
+  const LandlockPlan plan = plan_landlock_only(
+      home_policy(), {"/tmp/pi-sandbox.X/tmp", "/tmp/pi-sandbox.X/home"}, ports, fake_list);
   const std::vector<LandlockRule> expected = {{"/dev/null", Access::ReadExecute},
                                               {"/dev/pts", Access::ReadExecute},
                                               {"/etc", Access::ReadExecute},
@@ -54,6 +54,7 @@ TEST(LandlockOnlyPlan, ReadsEverywhereButTheHiddenPathsAndWritesOnlyToTheWritabl
                                               {"/home/u/.cargo/bin", Access::ReadExecute},
                                               {"/home/u/ws", Access::ReadWrite},
                                               {"/tmp/pi-sandbox.X/tmp", Access::ReadWrite},
+                                              {"/tmp/pi-sandbox.X/home", Access::ReadWrite},
                                               {"/dev/null", Access::ReadWrite},
                                               {"/dev/zero", Access::ReadWrite},
                                               {"/dev/full", Access::ReadWrite},
@@ -70,7 +71,7 @@ TEST(LandlockOnlyPlan, ReadsEverywhereButTheHiddenPathsAndWritesOnlyToTheWritabl
 
 TEST(LandlockOnlyPlan, NoRuleCoversAHiddenPath) {
   const std::uint16_t ports[] = {1};
-  const LandlockPlan plan = plan_landlock_only(home_policy(), "/tmp/p", ports, fake_list);
+  const LandlockPlan plan = plan_landlock_only(home_policy(), {"/tmp/p", ""}, ports, fake_list);
   for (const char* hidden : {"/home/u/.ssh/id_rsa", "/home/u/.cargo/credentials.toml", "/tmp/x",
                              "/var/tmp/x", "/dev/shm/x", "/run/user/0/x"})
     for (const auto& rule : plan.rules)

@@ -10,6 +10,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -287,12 +288,15 @@ Ending supervise(const Reaper& reaper, int launch_fd, const RunOptions& options,
   }
 }
 
-/// `env` with TMPDIR, TMP and TEMP set to `temp_dir`.
-std::vector<std::string> with_temp_dir(std::vector<std::string> env, const fs::path& temp_dir) {
-  std::erase_if(env, [](const std::string& entry) {
-    return entry.starts_with("TMPDIR=") || entry.starts_with("TMP=") || entry.starts_with("TEMP=");
+/// `env` with TMPDIR, TMP and TEMP set to `temp_dir`, and HOME to `home_layer` unless empty.
+std::vector<std::string> with_private_dirs(std::vector<std::string> env, const fs::path& temp_dir,
+                                           const fs::path& home_layer) {
+  std::erase_if(env, [&](const std::string& entry) {
+    return entry.starts_with("TMPDIR=") || entry.starts_with("TMP=") ||
+           entry.starts_with("TEMP=") || (!home_layer.empty() && entry.starts_with("HOME="));
   });
   for (const char* name : {"TMPDIR=", "TMP=", "TEMP="}) env.push_back(name + temp_dir.string());
+  if (!home_layer.empty()) env.push_back("HOME=" + home_layer.string());
   return env;
 }
 
@@ -423,7 +427,7 @@ std::vector<fs::path> landlock_only_hidden(const policy::SandboxPolicy& policy) 
   return hidden;
 }
 
-LandlockPlan plan_landlock_only(const policy::SandboxPolicy& policy, const fs::path& temp_dir,
+LandlockPlan plan_landlock_only(const policy::SandboxPolicy& policy, const PrivatePlaces& places,
                                 std::span<const std::uint16_t> proxy_ports,
                                 const ListDirectory& list) {
   LandlockPlan plan;
@@ -433,7 +437,9 @@ LandlockPlan plan_landlock_only(const policy::SandboxPolicy& policy, const fs::p
                 plan.rules);
   for (const auto& e : policy.writable)
     add_beneath(e.path, LandlockAccess::ReadWrite, concealed_in(policy, e.path), list, plan.rules);
-  plan.rules.push_back({temp_dir, LandlockAccess::ReadWrite});
+  plan.rules.push_back({places.temp_dir, LandlockAccess::ReadWrite});
+  if (!places.home_layer.empty())
+    plan.rules.push_back({places.home_layer, LandlockAccess::ReadWrite});
   for (const char* device : {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
                              "/dev/tty", "/dev/ptmx", "/dev/pts"})
     plan.rules.push_back({device, LandlockAccess::ReadWrite});
@@ -499,9 +505,19 @@ Outcome run_landlock_only(const policy::SandboxPolicy& policy, LaunchSpec spec,
   if (!loopback) return launch_failed("the proxy's listeners and credential", loopback.error());
   const std::uint16_t ports[] = {loopback->http.port, loopback->socks.port};
   const policy::ProxyEndpoints endpoints{ports[0], ports[1], proxy::userinfo(loopback->credential)};
-  spec.command.env = with_temp_dir(
-      macos::with_proxy_environment(spec.command.env, policy, endpoints), dirs->temp_dir());
-  spec.landlock = plan_landlock_only(policy, dirs->temp_dir(), ports, list_host_directory);
+  // The hidden home is replaced by the private home layer, with links to what the policy
+  // re-exposes (as on macOS: docs/macos.md), so that tools have a home to write their caches in.
+  const fs::path home_layer = policy.hide_home ? dirs->home_layer() : fs::path();
+  if (!home_layer.empty())
+    if (auto linked = macos::make_home_links(macos::plan_home_links(
+            policy, macos::SeatbeltInputs{dirs->temp_dir(), home_layer, ports[0], ports[1], {}}));
+        !linked)
+      return launch_failed("the home layer", linked.error());
+  spec.command.env =
+      with_private_dirs(macos::with_proxy_environment(spec.command.env, policy, endpoints),
+                        dirs->temp_dir(), home_layer);
+  spec.landlock =
+      plan_landlock_only(policy, {dirs->temp_dir(), home_layer}, ports, list_host_directory);
   spec.seccomp = landlock_only_seccomp_rules();
   spec.rlimit_nproc = 0;  // counted per user on the host: the user's other processes count too
   spec.pty.reset();
@@ -511,9 +527,14 @@ Outcome run_landlock_only(const policy::SandboxPolicy& policy, LaunchSpec spec,
   auto guard = Guard::start(spec.guard, std::move(*quarantine), Guard::Watch::Yes);
   if (!guard) return launch_failed("the guard", guard.error());
   // What the full sandbox binds read-only in the writable roots is kept as a copy the command
-  // cannot reach (the private home layer, which no Landlock rule names) and put back after it.
-  auto held = ProtectedCopies::take(held_in_writable_roots(spec.mounts, spec.guard.writable_roots),
-                                    dirs->home_layer());
+  // cannot reach (beside the private directories, where no Landlock rule leads) and put back
+  // after it.
+  const fs::path store = dirs->temp_dir().parent_path() / "held";
+  if (::mkdir(store.c_str(), 0700) != 0)
+    return launch_failed("the copies of the protected paths",
+                         core::sys_error("mkdir(" + store.string() + ")", errno));
+  auto held =
+      ProtectedCopies::take(held_in_writable_roots(spec.mounts, spec.guard.writable_roots), store);
   if (!held) return launch_failed("the copies of the protected paths", held.error());
   OutputPipes pipes;
   if (options.output != nullptr) {

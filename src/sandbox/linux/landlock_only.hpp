@@ -50,19 +50,26 @@ std::vector<std::string> list_host_directory(const std::filesystem::path& dir);
 /// runtime directories, which the full sandbox replaces with private ones).
 std::vector<std::filesystem::path> landlock_only_hidden(const policy::SandboxPolicy& policy);
 
+/// The command's own places on the host, made for each command and removed after it.
+///   temp_dir: its TMPDIR, TMP and TEMP; home_layer: its HOME where the policy hides the home
+///   (links to what the policy re-exposes), else empty.
+struct PrivatePlaces {
+  std::filesystem::path temp_dir;
+  std::filesystem::path home_layer;
+};
+
 /// The Landlock plan of this mode (pure but for `list`):
 ///   - read-execute beneath every path outside landlock_only_hidden(): `/` is split into the
 ///     entries beside each hidden path (listed by `list`), down to it, so that a hidden path is
 ///     covered by no rule;
 ///   - read-execute beneath each re-exposed path of the home (policy.home_read_allowed; a
 ///     copy-on-write one is read-only here), split likewise around policy.concealed;
-///   - read-write beneath each writable root and `temp_dir` (the command's TMPDIR);
+///   - read-write beneath each writable root and the private places;
 ///   - read-write on the character devices a program writes (/dev/null, /dev/zero, /dev/full,
 ///     /dev/random, /dev/urandom, /dev/tty, /dev/ptmx) and beneath /dev/pts;
 ///   - TCP connect() only to `proxy_ports` (host byte order), from ABI 4.
 /// Rules are listed parents first; those whose path does not exist are skipped when applied.
-LandlockPlan plan_landlock_only(const policy::SandboxPolicy& policy,
-                                const std::filesystem::path& temp_dir,
+LandlockPlan plan_landlock_only(const policy::SandboxPolicy& policy, const PrivatePlaces& places,
                                 std::span<const std::uint16_t> proxy_ports,
                                 const ListDirectory& list);
 
