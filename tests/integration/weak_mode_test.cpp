@@ -8,7 +8,10 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
+
+#include <cstring>
 
 #include "core/unique_fd.hpp"
 #include "deny_userns.hpp"
@@ -168,6 +171,26 @@ TEST_F(WeakMode, ADirectConnectionToAHostPortIsRefused) {
   EXPECT_NE(r.err.find("Operation not permitted"), std::string::npos) << r.err;
   EXPECT_LT(::accept(listener.get(), nullptr, nullptr), 0);  // nothing ever connected
   EXPECT_EQ(errno, EAGAIN);
+}
+
+TEST_F(WeakMode, AHostUnixSocketIsDecidedAsTheHosts) {
+  // On the file system of the home and of /tmp, which the full sandbox replaces with private
+  // tmpfs mounts: here they are the host's, and their sockets are the host's.
+  const fs::path path = s.root / "host.sock";
+  core::UniqueFd host(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, path.c_str(), sizeof address.sun_path - 1);
+  ASSERT_EQ(::bind(host.get(), reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  ASSERT_EQ(::listen(host.get(), 4), 0);
+  const RunResult r =
+      run("python3 -c 'import socket\ns = socket.socket(socket.AF_UNIX)\ntry:\n "
+          "s.connect(\"" +
+          path.string() + "\"); print(\"connected\")\nexcept OSError as e: print(e.errno)'");
+  EXPECT_EQ(r.out, "13\n") << r.err;  // EACCES: no one may approve a host socket here
+  EXPECT_NE(r.err.find("pi-sandbox: host socket refused: " + path.string()), std::string::npos)
+      << r.err;
+  EXPECT_LT(::accept(host.get(), nullptr, nullptr), 0);
 }
 
 TEST_F(WeakMode, PiSandboxsOwnProcessesCannotBeSignalled) {

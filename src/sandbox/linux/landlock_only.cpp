@@ -170,21 +170,19 @@ void kill_descendants() {
     ::_exit(125);
   }
   if (command == 0) exec_command(own, launch_fd, -1);
-  for (;;) {
+  for (bool done = false; !done;) {
     siginfo_t info{};
     if (::sigwaitinfo(&waited, &info) < 0) continue;
     if (info.si_signo == SIGTERM) break;
+    // One SIGCHLD may stand for several children (orphans of the command are ours too).
     int status = 0;
-    const pid_t done = ::waitpid(command, &status, WNOHANG);
-    if (done != command) {
-      while (::waitpid(-1, nullptr, WNOHANG) > 0) {
-      }
-      continue;
+    for (pid_t child; !done && (child = ::waitpid(-1, &status, WNOHANG)) > 0;) {
+      if (child != command) continue;
+      send_record(launch_fd, LaunchMessage::Result,
+                  WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status))
+                                    : "signal " + std::to_string(WTERMSIG(status)));
+      done = true;
     }
-    send_record(launch_fd, LaunchMessage::Result,
-                WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status))
-                                  : "signal " + std::to_string(WTERMSIG(status)));
-    break;
   }
   kill_descendants();
   ::_exit(0);
@@ -536,6 +534,9 @@ Outcome run_landlock_only(const policy::SandboxPolicy& policy, LaunchSpec spec,
   auto held =
       ProtectedCopies::take(held_in_writable_roots(spec.mounts, spec.guard.writable_roots), store);
   if (!held) return launch_failed("the copies of the protected paths", held.error());
+  // No mount is made here: the plan's tmpfs targets (/tmp, the home) are the host's file systems,
+  // which the Unix-socket broker must not take for the sandbox's own (private_devices()).
+  spec.mounts = MountPlan{};
   OutputPipes pipes;
   if (options.output != nullptr) {
     auto made = OutputPipes::create(options.stderr_route);
