@@ -77,6 +77,27 @@ TEST_F(WeakMode, DoctorAndPolicySaySo) {
       << policy.out;
 }
 
+TEST_F(WeakMode, IsChosenWhereProcIsMaskedAsInAContainer) {
+  // Docker masks /proc paths with bind mounts; a new proc mount is then refused in a user
+  // namespace (mount_namespaces(7)): the namespaces are made, /proc cannot be.
+  PI_SANDBOX_REQUIRE(::access("/usr/bin/unshare", X_OK) == 0, "unshare(1) is not installed");
+  const std::string inside = "mount --bind /dev/null /proc/cpuinfo && exec \"$0\" \"$@\"";
+  const RunResult r =
+      run_process({"/usr/bin/unshare", "-r", "-m", "/bin/sh", "-c", inside, sandbox_binary(), "run",
+                   "--no-prompt", "--cwd", s.ws.string(), "-c", "echo ran"},
+                  s.env());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "ran\n");
+  EXPECT_EQ(count(r.err, "pi-sandbox: weaker sandbox, user namespaces cannot be made here"), 1U)
+      << r.err;
+  const RunResult doctor = run_process(
+      {"/usr/bin/unshare", "-r", "-m", "/bin/sh", "-c", inside, sandbox_binary(), "doctor"},
+      s.env());
+  EXPECT_NE(doctor.out.find("runs every command meanwhile (mount(\"proc\", \"/proc\"): EPERM"),
+            std::string::npos)
+      << doctor.out;
+}
+
 TEST_F(WeakMode, TheCommandsExitStatusComesBack) {
   EXPECT_EQ(run("exit 7").exit_code, 7);
   EXPECT_EQ(run("kill -TERM $$").exit_code, 128 + SIGTERM);

@@ -40,34 +40,51 @@ namespace {
 
 // ---- the probe -------------------------------------------------------------------------------
 
+// The probe's children run after a fork of a process that may have threads: they only make
+// system calls and write two bytes (the failing step and its errno) on the report pipe.
+enum ProbeStep : char { kUnshare = 'u', kPrivateRoot = 'r', kProcMount = 'p', kFork = 'f' };
+
+[[noreturn]] void probe_failed(int report, ProbeStep step) {
+  const char record[2] = {step, static_cast<char>(errno)};
+  (void)!::write(report, record, sizeof record);
+  ::_exit(1);
+}
+
 /// In the probe's grandchild, pid 1 of the new pid namespace: a private `/`, then /proc.
 [[noreturn]] void probe_proc_mount(int report) {
-  const auto say = [&](const std::string& text) {
-    (void)!::write(report, text.data(), text.size());
-    ::_exit(1);
-  };
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
-    say(core::sys_error("mount(\"/\", MS_REC|MS_PRIVATE)", errno).describe());
+    probe_failed(report, kPrivateRoot);
   if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0)
-    say(core::sys_error("mount(\"proc\", \"/proc\")", errno).describe());
+    probe_failed(report, kProcMount);
   ::_exit(0);
 }
 
 /// In the probe's child: the namespaces, then the grandchild that mounts /proc.
 [[noreturn]] void probe_namespaces(int report) {
-  if (::unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID) != 0) {
-    const std::string text =
-        core::sys_error("unshare(CLONE_NEWUSER|CLONE_NEWNS|CLONE_NEWPID)", errno).describe();
-    (void)!::write(report, text.data(), text.size());
-    ::_exit(1);
-  }
+  if (::unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID) != 0) probe_failed(report, kUnshare);
   const pid_t pid1 = ::fork();
-  if (pid1 < 0) ::_exit(1);
+  if (pid1 < 0) probe_failed(report, kFork);
   if (pid1 == 0) probe_proc_mount(report);
   int status = 0;
   while (::waitpid(pid1, &status, 0) < 0 && errno == EINTR) {
   }
   ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+}
+
+/// The text of a probe's report: the call and its errno.
+std::string probe_text(const std::string& record) {
+  if (record.size() < 2) return "the namespace probe failed";
+  const int err = static_cast<unsigned char>(record[1]);
+  switch (record[0]) {
+    case kUnshare:
+      return core::sys_error("unshare(CLONE_NEWUSER|CLONE_NEWNS|CLONE_NEWPID)", err).describe();
+    case kPrivateRoot:
+      return core::sys_error("mount(\"/\", MS_REC|MS_PRIVATE)", err).describe();
+    case kProcMount:
+      return core::sys_error("mount(\"proc\", \"/proc\")", err).describe();
+    default:
+      return core::sys_error("fork() in the namespace probe", err).describe();
+  }
 }
 
 // ---- the plan ----------------------------------------------------------------------------------
@@ -366,7 +383,7 @@ std::string namespaces_refused() {
   for (ssize_t n; (n = ::read(read_end.get(), buffer, sizeof buffer)) > 0;)
     text.append(buffer, static_cast<std::size_t>(n));
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return {};
-  return text.empty() ? "the namespace probe failed" : text;
+  return probe_text(text);
 }
 
 KernelCheck landlock_only_check() {
