@@ -11,7 +11,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "core/unique_fd.hpp"
 #include "deny_userns.hpp"
@@ -156,6 +158,25 @@ TEST_F(WeakMode, ProtectedPathsAreHeld) {
       << r.err;
 }
 
+TEST_F(WeakMode, WhenPiSandboxIsKilledTheReaperEndsTheCommandAndPutsBack) {
+  write_file(s.ws / ".vscode/settings.json", "{}\n");
+  const std::string marker = "pi-weak-killed-" + std::to_string(::getpid());
+  const pid_t pid = spawn_process(
+      {deny_userns_wrapper(), sandbox_binary(), "run", "--no-prompt", "--cwd", s.ws.string(), "-c",
+       "echo evil > .vscode/settings.json; exec sh -c 'sleep 300; true' " + marker},
+      s.env());
+  const fs::path settings = s.ws / ".vscode/settings.json";
+  for (int i = 0; i < 500 && read_file(settings) != "evil\n"; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_EQ(read_file(settings), "evil\n");
+  ::kill(pid, SIGKILL);
+  wait_process(pid);
+  EXPECT_TRUE(wait_until_gone(marker));
+  for (int i = 0; i < 250 && read_file(s.ws / ".vscode/settings.json") != "{}\n"; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(read_file(s.ws / ".vscode/settings.json"), "{}\n");
+}
+
 TEST_F(WeakMode, GitWorksInTheWorkspace) {
   const RunResult r =
       run("git init -q r && cd r && echo a > a && git add a && git -c user.name=t -c "
@@ -228,8 +249,10 @@ TEST_F(WeakMode, PiSandboxsOwnProcessesCannotBeSignalled) {
 
 TEST_F(WeakMode, NoProcessOfTheCommandOutlivesIt) {
   const std::string marker = "pi-weak-outlive-" + std::to_string(::getpid());
-  const RunResult r = run("(sleep 300 " + marker + " 2>/dev/null &) ; setsid sh -c 'sleep 300' " +
-                          marker + " >/dev/null 2>&1 & echo started");
+  // `sh -c '...' <marker>`: the marker is $0, in the command line, and sleep is not exec'd.
+  const RunResult r =
+      run("(sh -c 'sleep 300; true' " + marker + " &); setsid sh -c 'sleep 300; true' " + marker +
+          " >/dev/null 2>&1 & echo started");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "started\n");
   EXPECT_TRUE(wait_until_gone(marker));

@@ -162,10 +162,26 @@ void kill_descendants() {
   }
 }
 
+/// What the reaper does in the supervisor's place when the supervisor has died (SIGKILL): put
+/// the protected paths back and remove the command's private directories.
+struct Orphaned {
+  const ProtectedCopies* held;
+  fs::path private_root;
+};
+
+void clean_up_for(const LaunchSpec& spec, const Orphaned& orphaned) {
+  if (auto quarantine = open_quarantine(spec.guard.quarantine); quarantine)
+    (void)orphaned.held->put_back(*quarantine);
+  std::error_code ignored;
+  fs::remove_all(orphaned.private_root, ignored);
+}
+
 /// The reaper: the parent of the command, standing where pid 1 would. It reports the command's
 /// status, then kills what is left; asked to stop (SIGTERM, also when the supervisor dies:
-/// PR_SET_PDEATHSIG) it kills everything at once.
-[[noreturn]] void reaper_main(const LaunchSpec& spec, int launch_fd, pid_t supervisor) {
+/// PR_SET_PDEATHSIG) it kills everything at once, and when the supervisor has died cleans
+/// up in its place (clean_up_for()).
+[[noreturn]] void reaper_main(const LaunchSpec& spec, int launch_fd, pid_t supervisor,
+                              const Orphaned& orphaned) {
   sigset_t waited;
   sigemptyset(&waited);
   sigaddset(&waited, SIGTERM);
@@ -202,6 +218,8 @@ void kill_descendants() {
     }
   }
   kill_descendants();
+  // Our parent is another process now: the supervisor died and nothing else will clean up.
+  if (::getppid() != supervisor) clean_up_for(spec, orphaned);
   ::_exit(0);
 }
 
@@ -347,13 +365,14 @@ Outcome to_outcome(Ending ending, const Report& report, const std::optional<core
   return Signaled{SIGKILL};
 }
 
-core::Result<Reaper> fork_reaper(const LaunchSpec& spec, int child_end, int parent_end) {
+core::Result<Reaper> fork_reaper(const LaunchSpec& spec, int child_end, int parent_end,
+                                 const Orphaned& orphaned) {
   const pid_t supervisor = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) return core::fail_errno("fork() of the reaper");
   if (pid == 0) {
     ::close(parent_end);
-    reaper_main(spec, child_end, supervisor);
+    reaper_main(spec, child_end, supervisor, orphaned);
   }
   Reaper reaper{pid, UniqueFd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)))};
   if (!reaper.pidfd) {
@@ -567,7 +586,8 @@ Outcome run_landlock_only(const policy::SandboxPolicy& policy, LaunchSpec spec,
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
     return launch_failed("the launch socket", core::sys_error("socketpair(AF_UNIX)", errno));
   UniqueFd parent_end(pair[0]), child_end(pair[1]);
-  auto reaper = fork_reaper(spec, child_end.get(), parent_end.get());
+  auto reaper = fork_reaper(spec, child_end.get(), parent_end.get(),
+                            Orphaned{&*held, dirs->temp_dir().parent_path()});
   if (!reaper) return launch_failed("the reaper", reaper.error());
   child_end.reset();
   pipes.write_out.reset();
