@@ -11,6 +11,7 @@
 #include "sandbox/linux/cgroup.hpp"
 #include "sandbox/linux/host_diagnosis.hpp"
 #include "sandbox/linux/kernel_probe.hpp"
+#include "sandbox/linux/landlock_only.hpp"
 #include "sandbox/linux/runner.hpp"
 #include "session/policy_setup.hpp"
 
@@ -149,6 +150,8 @@ void add_doctor_command(CLI::App& app, int& exit_code) {
     checks.push_back(cgroup_check(facts));
     const ScratchPolicy scratch;
     checks.push_back(path_check(scratch));
+    const sandbox::linux_::KernelCheck weaker = sandbox::linux_::landlock_only_check();
+    checks.push_back(weaker);
     const bool missing_above =
         std::ranges::any_of(checks, [](const auto& check) { return check.required && !check.ok; });
     checks.push_back(trial_run(scratch, facts, missing_above));
@@ -158,9 +161,13 @@ void add_doctor_command(CLI::App& app, int& exit_code) {
       if (!check.ok) print_fix(check.fix);
       if (!check.ok && check.required) usable = false;
     }
-    std::cout << (usable ? "pi-sandbox can run commands here.\n"
-                         : "pi-sandbox refuses to run commands here until the MISSING items "
-                           "are fixed (it never runs a command unsandboxed).\n");
+    // Where the weaker sandbox runs, the namespaces are MISSING but commands do run.
+    const bool weaker_runs = !weaker.ok && !weaker.required && checks.back().ok;
+    std::cout << (usable        ? "pi-sandbox can run commands here.\n"
+                  : weaker_runs ? "pi-sandbox runs commands here in the weaker sandbox until the "
+                                  "MISSING items are fixed.\n"
+                                : "pi-sandbox refuses to run commands here until the MISSING "
+                                  "items are fixed (it never runs a command unsandboxed).\n");
     exit_code = usable ? 0 : 1;
   });
 }

@@ -17,6 +17,7 @@
 #include "policy/workspace_links.hpp"
 #include "proxy/protocol/parent_proxy.hpp"
 #if !defined(__APPLE__)
+#include "sandbox/linux/landlock_only.hpp"
 #include "sandbox/linux/runner.hpp"
 #endif
 #include "sandbox/macos/seatbelt.hpp"
@@ -93,7 +94,10 @@ json plan_json(const lx::PreparedSandbox& prepared) {
   guard["names"] = names;
   guard["patterns"] = patterns;
   guard["configs"] = configs;
-  return {{"mounts", mounts},
+  const std::string refused = lx::namespaces_refused();
+  return {{"mode", refused.empty() ? "full" : "weaker"},
+          {"weaker_because", refused},
+          {"mounts", mounts},
           {"guard", guard},
           {"landlock", {{"abi", prepared.spec.landlock_abi}, {"rules", landlock}}},
           {"seccomp", seccomp},
@@ -356,6 +360,11 @@ void print_linux_plan(const policy::SandboxPolicy& p, const lx::PreparedSandbox&
       keys += (keys.empty() ? "" : ", ") + std::string(line);
     std::cout << "  git keys a command may add or change: " << keys << "\n";
   }
+  if (const std::string refused = lx::namespaces_refused(); !refused.empty())
+    std::cout << "mode: the weaker sandbox, user namespaces cannot be made here (" << refused
+              << "); Landlock, seccomp and the proxy on the host's loopback confine commands "
+                 "instead (docs/security.md, \"Where namespaces cannot be made\"); "
+              << lx::kLandlockOnlyLimits << "\n";
   std::cout << "landlock (ABI " << prepared.spec.landlock_abi
             << (prepared.spec.landlock_abi == 0 ? ", unavailable" : "") << "):\n";
   for (const auto& rule : prepared.spec.landlock.rules)

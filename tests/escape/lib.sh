@@ -454,7 +454,7 @@ hash_tree() {
 # snapshot: the host state every attempt must leave unchanged, on stdout.
 snapshot() {
   echo "## the binary"
-  stat -c '%n %s %.9Y %.9Z %i %a %u' "$PI_BIN"
+  stat -c '%n %s %.9Y %.9Z %i %a %u' "$PI_BIN" ${PI_BIN_REAL:+"$PI_BIN_REAL"}
   echo "## the fake home (the workspace, the audit log and the quarantine aside)"
   # The quarantine is pi-sandbox's own record of what the guard moved: expected to change.
   # Its parents, made on first use, too (but nothing else made in them).

@@ -9,6 +9,7 @@
 // and routes to the servers, while the host's own network is never touched.
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include <sstream>
 #include <thread>
 
+#include "deny_userns.hpp"
 #include "harness.hpp"
 #include "net_setup.hpp"
 
@@ -221,14 +223,13 @@ class Network {
                                      "-m",
                                      "-t",
                                      std::to_string(holder),
-                                     "--",
-                                     sandbox_binary(),
-                                     "run",
-                                     "--cwd",
-                                     scratch.ws.string(),
-                                     "--config",
-                                     (scratch.root / "config.json").string(),
-                                     "--no-prompt"};
+                                     "--"};
+    argv.insert(argv.end(), wrapper.begin(), wrapper.end());
+    for (const std::string& word :
+         {sandbox_binary(), std::string("run"), std::string("--cwd"), scratch.ws.string(),
+          std::string("--config"), (scratch.root / "config.json").string(),
+          std::string("--no-prompt")})
+      argv.push_back(word);
     argv.insert(argv.end(), extra.begin(), extra.end());
     argv.push_back("-c");
     argv.push_back(command);
@@ -272,6 +273,8 @@ class Network {
   }
 
   Scratch scratch;
+  /// Put before pi-sandbox in run() (the weaker sandbox's tests: deny_userns.hpp).
+  std::vector<std::string> wrapper;
   pid_t holder = -1;
   bool ready = false;
   std::string head;  // the test repository's commit
@@ -755,6 +758,68 @@ TEST_F(NetworkTest, ARealJvmGoesThroughTheProxy) {
 // --- A parent (company) proxy (docs/network.md, "A parent proxy"): the
 // proxy decides every destination as always, then reaches it through the parent in
 // pi-sandbox's own environment with CONNECT. The parent is the Python one in kServers.
+
+/// The weaker sandbox where user namespaces cannot be made (docs/security.md, "Where namespaces
+/// cannot be made"): the proxy on the host's loopback, every inet connect() brokered.
+class WeakModeNetworkTest : public NetworkTest {
+ protected:
+  void SetUp() override {
+    NetworkTest::SetUp();
+    PI_SANDBOX_REQUIRE(::syscall(SYS_landlock_create_ruleset, nullptr, 0, 1U) >= 1,
+                       "Landlock is unavailable: no weaker sandbox");
+    network_->wrapper = {deny_userns_wrapper()};
+  }
+  void TearDown() override { network_->wrapper.clear(); }
+};
+
+TEST_F(WeakModeNetworkTest, CurlThroughTheProxyOnTheHostsLoopback) {
+  const RunResult r = network_->run(
+      "curl -sS http://web.test/hello && curl -sS --proxytunnel "
+      "http://web.test/hello && curl -sS -x \"$ALL_PROXY\" "
+      "http://web.test/hello");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, kHello + kHello + kHello);
+  EXPECT_NE(r.err.find("pi-sandbox: weaker sandbox"), std::string::npos) << r.err;
+}
+
+TEST_F(WeakModeNetworkTest, ADeniedDomainIsRefusedWithTheProxysAnswer) {
+  const RunResult r = network_->run("curl -sS -i --proxytunnel http://blocked.test/hello");
+  EXPECT_EQ(r.exit_code, 56);
+  EXPECT_TRUE(r.out.starts_with("HTTP/1.1 403 Forbidden\r\n")) << r.out;
+  EXPECT_NE(r.err.find("pi-sandbox: network: refused blocked.test:80: matches "
+                       "network.deniedDomains entry blocked.test"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(WeakModeNetworkTest, WithoutTheProxyThereIsNoNetwork) {
+  const RunResult r = network_->run(
+      "curl -sS --noproxy '*' http://web.test/hello; echo \"curl $?\"; python3 -c '"
+      "import socket\ntry: socket.create_connection((\"203.0.113.2\", 80))\n"
+      "except OSError as e: print(e.errno)'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "curl 7\n13\n");  // couldn't connect; EACCES from the broker
+}
+
+TEST_F(WeakModeNetworkTest, GitOverHttpAndSshGoesThroughTheProxy) {
+  const RunResult r = network_->run("git ls-remote http://git.test/repo.git");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, network_->head + "\tHEAD\n" + network_->head + "\trefs/heads/main\n");
+  fs::remove(network_->scratch.root / "ssh.log");
+  // git runs $GIT_SSH_COMMAND, whose ProxyCommand is `pi-sandbox proxy-connect`, which finds
+  // the proxy and its credential in ALL_PROXY.
+  const RunResult ssh = network_->run("git ls-remote ssh://git@ssh.test/repo.git");
+  EXPECT_NE(ssh.exit_code, 0);  // the test server only exchanges banners
+  EXPECT_TRUE(read_file(network_->scratch.root / "ssh.log").starts_with("SSH-2.0-OpenSSH"))
+      << ssh.err;
+}
+
+TEST_F(WeakModeNetworkTest, TheProxyAsksForTheCommandsCredential) {
+  const RunResult r = network_->run(
+      "curl -sS -o /dev/null -w '%{http_code}\\n' -x \"http://127.0.0.1:${HTTP_PROXY##*:}\" "
+      "http://web.test/hello");
+  EXPECT_EQ(r.out, "407\n") << r.err;
+}
 
 class ParentProxyTest : public NetworkTest {
  protected:

@@ -22,6 +22,15 @@ int last_capability() {
 }  // namespace
 
 core::Result<void> drop_capabilities() {
+  // A process that holds no capability (an unprivileged user outside any user namespace: the
+  // weaker sandbox, landlock_only.hpp) has nothing to drop and may not change its securebits or
+  // bounding set; under no_new_privs no execve(2) gives it any (capabilities(7)).
+  __user_cap_header_struct query{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct held[_LINUX_CAPABILITY_U32S_3] = {};
+  if (::syscall(SYS_capget, &query, held) == 0 && ::prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1 &&
+      held[0].permitted == 0 && held[1].permitted == 0 && held[0].inheritable == 0 &&
+      held[1].inheritable == 0)
+    return {};
   constexpr unsigned long kBits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
                                   SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED;
   if (::prctl(PR_SET_SECUREBITS, kBits, 0, 0, 0) != 0)

@@ -87,9 +87,8 @@ core::Result<Guard> Guard::start(const GuardPlan& plan, Quarantine quarantine, W
   Guard guard(plan, std::move(quarantine));
   (void)::clock_gettime(CLOCK_REALTIME_COARSE, &guard.start_time_);
   guard.tree_ = watch == Watch::Yes && !plan.writable_roots.empty();
-  if (watch == Watch::Yes &&
-      (!plan.names.empty() || !plan.configs.empty() || !plan.patterns.empty() ||
-       !plan.writable_roots.empty())) {
+  if (watch == Watch::Yes && (!plan.names.empty() || !plan.configs.empty() ||
+                              !plan.patterns.empty() || !plan.writable_roots.empty())) {
     guard.inotify_.reset(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC));
     if (!guard.inotify_)
       return std::unexpected(core::sys_error("inotify_init1()", errno,

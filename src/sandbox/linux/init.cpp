@@ -253,6 +253,8 @@ core::Result<void> broker_unix_sockets(const LaunchSpec& spec, int launch_fd) {
                           {helper->get(), listener->get()}, "the Unix-socket broker");
 }
 
+}  // namespace
+
 /// The confinement of the command, in this order (docs/security.md, "Layers, in the order
 /// they are applied"):
 /// 1. no_new_privs: required by unprivileged Landlock and seccomp, and no setuid gains;
@@ -278,6 +280,8 @@ core::Result<void> confine(const LaunchSpec& spec, int launch_fd) {
   if (auto loaded = apply_seccomp(spec.seccomp); !loaded) return std::unexpected(loaded.error());
   return {};
 }
+
+namespace {
 
 std::vector<char*> c_strings(const std::vector<std::string>& strings) {
   std::vector<char*> out;
@@ -332,6 +336,8 @@ core::Result<void> attach_private_pty(const PtySetup& setup, int slave) {
   return {};
 }
 
+}  // namespace
+
 [[noreturn]] void exec_command(const LaunchSpec& spec, int launch_fd, int slave) {
   sigset_t none;
   sigemptyset(&none);
@@ -368,6 +374,8 @@ core::Result<void> attach_private_pty(const PtySetup& setup, int slave) {
   (void)::write(STDERR_FILENO, message.data(), message.size());
   ::_exit(err == ENOENT ? 127 : 126);
 }
+
+namespace {
 
 void report_placeholders(int launch_fd, const std::vector<Placeholder>& placeholders) {
   for (const auto& p : placeholders)

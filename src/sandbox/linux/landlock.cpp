@@ -27,6 +27,8 @@ constexpr std::uint64_t kTruncate = 1ULL << 14;          // ABI 3: LANDLOCK_ACCE
 constexpr std::uint64_t kIoctlDev = 1ULL << 15;          // ABI 5: LANDLOCK_ACCESS_FS_IOCTL_DEV
 constexpr std::uint64_t kScopeAbstractUnix = 1ULL << 0;  // ABI 6
 constexpr std::uint64_t kScopeSignal = 1ULL << 1;        // ABI 6
+constexpr std::uint64_t kNetConnectTcp = 1ULL << 1;      // ABI 4: LANDLOCK_ACCESS_NET_CONNECT_TCP
+constexpr int kRuleNetPort = 2;                          // ABI 4: LANDLOCK_RULE_NET_PORT
 
 // Declared here so the code builds against older kernel headers too.
 struct RulesetAttr {
@@ -38,6 +40,11 @@ struct RulesetAttr {
 struct PathBeneathAttr {
   std::uint64_t allowed_access;
   std::int32_t parent_fd;
+} __attribute__((packed));
+
+struct NetPortAttr {
+  std::uint64_t allowed_access;
+  std::uint64_t port;
 } __attribute__((packed));
 
 std::uint64_t handled_fs(int abi) {
@@ -60,6 +67,15 @@ core::Result<void> add_rule(int ruleset, int fd, std::uint64_t rights, const std
   PathBeneathAttr attr{S_ISDIR(st.st_mode) ? rights : file_rights(rights), fd};
   if (::syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &attr, 0) != 0)
     return core::fail_errno("landlock_add_rule(\"" + shown + "\")");
+  return {};
+}
+
+core::Result<void> add_port_rules(int ruleset, const LandlockPlan& plan) {
+  for (const std::uint16_t port : plan.connect_ports) {
+    NetPortAttr attr{kNetConnectTcp, port};
+    if (::syscall(SYS_landlock_add_rule, ruleset, kRuleNetPort, &attr, 0) != 0)
+      return core::fail_errno("landlock_add_rule(tcp connect port " + std::to_string(port) + ")");
+  }
   return {};
 }
 
@@ -86,9 +102,13 @@ int landlock_abi_version() {
 
 core::Result<void> apply_landlock(const LandlockPlan& plan, int abi) {
   const std::uint64_t handled = handled_fs(abi);
-  RulesetAttr attr{handled, 0, abi >= 6 ? (kScopeAbstractUnix | kScopeSignal) : 0};
-  // The attribute size tells the kernel which fields we use: `scoped` exists from ABI 6.
-  const std::size_t size = abi >= 6 ? sizeof attr : sizeof(std::uint64_t);
+  const bool net = plan.restrict_tcp_connect && abi >= 4;
+  RulesetAttr attr{handled, net ? kNetConnectTcp : 0,
+                   abi >= 6 ? (kScopeAbstractUnix | kScopeSignal) : 0};
+  // The attribute size tells the kernel which fields we use: `handled_access_net` exists from
+  // ABI 4, `scoped` from ABI 6.
+  const std::size_t size =
+      abi >= 6 ? sizeof attr : (net ? 2 * sizeof(std::uint64_t) : sizeof(std::uint64_t));
   UniqueFd ruleset(static_cast<int>(::syscall(SYS_landlock_create_ruleset, &attr, size, 0)));
   if (!ruleset) return core::fail_errno("landlock_create_ruleset(abi " + std::to_string(abi) + ")");
   for (const auto& rule : plan.rules) {
@@ -108,6 +128,8 @@ core::Result<void> apply_landlock(const LandlockPlan& plan, int abi) {
       if (auto r = add_rule(ruleset.get(), fd.get(), handled, link); !r) return r;
     }
   }
+  if (net)
+    if (auto r = add_port_rules(ruleset.get(), plan); !r) return r;
   if (::syscall(SYS_landlock_restrict_self, ruleset.get(), 0) != 0)
     return core::fail_errno("landlock_restrict_self()");
   return {};

@@ -30,9 +30,14 @@ struct LandlockRule {
 /// The Landlock plan (pure). Rules whose path does not exist are skipped when applied.
 ///   grant_stdio_terminals: also allow writes to the terminal devices behind fds 0-2, which
 ///     live on the host's devpts and so are outside every rule's hierarchy.
+///   restrict_tcp_connect: handle LANDLOCK_ACCESS_NET_CONNECT_TCP (ABI 4), so that a TCP
+///     connect() reaches only `connect_ports` (host byte order), on any address; ignored below
+///     ABI 4. The namespaces' sandbox has no route out and leaves it off.
 struct LandlockPlan {
   std::vector<LandlockRule> rules;
   bool grant_stdio_terminals = true;
+  bool restrict_tcp_connect = false;
+  std::vector<std::uint16_t> connect_ports = {};
 
   friend bool operator==(const LandlockPlan&, const LandlockPlan&) = default;
 };

@@ -85,6 +85,17 @@ enum class LaunchMessage : char {
                       ///< and the seccomp listener (unix_broker.hpp)
 };
 
+/// Confines the calling process for `spec` (init.cpp: no_new_privs, Landlock, capabilities
+/// dropped, seccomp last; with Notify rows the Unix-socket broker's helper is started and the
+/// listener sent over `launch_fd` as LaunchMessage::UnixBroker). Used by pid 1's command and by
+/// the runner where namespaces cannot be made (landlock_only.hpp). Errors name the call.
+core::Result<void> confine(const LaunchSpec& spec, int launch_fd);
+
+/// In the process that becomes the command: chdir to its directory, the private pty (`slave`,
+/// -1 for none), confine(), its stdio, then exec (exit 127 when not found, 126 when it cannot
+/// run; a failed step is sent over `launch_fd` as LaunchMessage::Error, exit 125).
+[[noreturn]] void exec_command(const LaunchSpec& spec, int launch_fd, int slave);
+
 /// Runs as pid 1 of the new namespaces (never returns): waits for Go, applies the mount
 /// plan, waits for Limits, forks the command (which confines itself: no_new_privs, Landlock,
 /// capabilities, seccomp, exec), reaps, reports the result, kills what is left, runs the

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "core/phase_trace.hpp"
+#include "sandbox/linux/landlock_only.hpp"
 #include "sandbox/linux/placeholders.hpp"
 
 namespace pisandbox::sandbox::linux_ {
@@ -170,7 +171,29 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
     warn("warning: " + policy::credential_link_warning(link));
   RunOptions with_notices = options;
   if (!with_notices.notice) with_notices.notice = warn;
+  LaunchSpec spare = prepared->spec;
   Outcome outcome = launch(std::move(prepared->spec), with_notices);
+  // Where the namespaces cannot be made (nothing of the command ran), the weaker sandbox, if
+  // Landlock is there; never none (docs/security.md, "Where namespaces cannot be made").
+  if (!outcome && outcome.error().kind == RunFailureKind::LaunchFailed)
+    if (const std::string refused = namespaces_refused(); !refused.empty()) {
+      if (spare.landlock_abi == 0) {
+        outcome.error().message += "\nno weaker sandbox either: Landlock is unavailable";
+        return outcome;
+      }
+      warn(std::string(kLandlockOnlyNotice));
+      // No placeholder can be mounted here: strict mode's missing names are guarded instead.
+      if (policy.protection == policy::Protection::Strict) {
+        policy::SandboxPolicy guarded = policy;
+        guarded.protection = policy::Protection::Guard;
+        auto replanned = prepare_sandbox(guarded, spare.command);
+        if (!replanned)
+          return std::unexpected(
+              RunFailure{RunFailureKind::LaunchFailed, replanned.error().describe()});
+        return run_landlock_only(guarded, std::move(replanned->spec), with_notices);
+      }
+      outcome = run_landlock_only(policy, std::move(spare), with_notices);
+    }
   core::phases::mark(core::phases::Mark::CleanedUp);
   return outcome;
 }

@@ -1,8 +1,10 @@
 #include "sandbox/linux/unix_broker.hpp"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <linux/seccomp.h>
 #include <linux/sockios.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -54,6 +56,7 @@ struct UnixBroker::State {
   UniqueFd helper;
   UniqueFd stop;  ///< eventfd: readable once the broker is destroyed
   std::vector<dev_t> private_devices;
+  HostNetwork host_network;
   sandbox::HostSocketDecider decide;
   std::size_t notif_size = sizeof(seccomp_notif);
   std::size_t resp_size = sizeof(seccomp_notif_resp);
@@ -346,6 +349,50 @@ int connect_path(State& state, const Call& call, const Taken& taken) {
   return connect_host(state, call, taken, target);
 }
 
+/// Whether `address` (the supervisor's copy) is the proxy's: 127.0.0.1 at one of its ports.
+bool proxy_address(const HostNetwork& rules, const std::vector<unsigned char>& address) {
+  if (address.size() < sizeof(sockaddr_in)) return false;
+  sockaddr_in in{};
+  std::memcpy(&in, address.data(), sizeof in);
+  return in.sin_family == AF_INET && ntohl(in.sin_addr.s_addr) == INADDR_LOOPBACK &&
+         std::ranges::find(rules.proxy_ports, ntohs(in.sin_port)) != rules.proxy_ports.end();
+}
+
+/// Whether `address` is a loopback address (127.0.0.0/8, ::1): what a bind() may name.
+bool loopback_address(const std::vector<unsigned char>& address) {
+  sa_family_t family = AF_UNSPEC;
+  if (address.size() >= sizeof family) std::memcpy(&family, address.data(), sizeof family);
+  if (family == AF_INET && address.size() >= sizeof(sockaddr_in)) {
+    sockaddr_in in{};
+    std::memcpy(&in, address.data(), sizeof in);
+    return (ntohl(in.sin_addr.s_addr) >> 24) == 127;
+  }
+  if (family == AF_INET6 && address.size() >= sizeof(sockaddr_in6)) {
+    sockaddr_in6 in6{};
+    std::memcpy(&in6, address.data(), sizeof in6);
+    return IN6_IS_ADDR_LOOPBACK(&in6.sin6_addr);
+  }
+  return false;
+}
+
+/// Where the command shares the host's network (HostNetwork): EACCES for a call its rules
+/// refuse, 0 for one the usual brokering then makes.
+int host_network_refusal(const State& state, HelperOp op, const Taken& taken,
+                         const UnixAddress& address) {
+  const HostNetwork& rules = state.host_network;
+  if (!rules.shared) return 0;
+  if (taken.domain == AF_INET || taken.domain == AF_INET6) {
+    if (op == HelperOp::Bind) return loopback_address(taken.address) ? 0 : EACCES;
+    sa_family_t family = AF_UNSPEC;
+    if (taken.address.size() >= sizeof family)
+      std::memcpy(&family, taken.address.data(), sizeof family);
+    if (family == AF_UNSPEC) return 0;
+    return proxy_address(rules, taken.address) ? 0 : EACCES;
+  }
+  if (address.kind == UnixAddressKind::Abstract && !rules.abstract_scoped) return EACCES;
+  return 0;
+}
+
 /// Makes one stopped call and answers it.
 void make_call(const std::shared_ptr<State>& state, const Call& call) {
   auto taken = take(*state, call);
@@ -356,8 +403,11 @@ void make_call(const std::shared_ptr<State>& state, const Call& call) {
   const HelperOp op = call.nr == SYS_connect ? HelperOp::Connect : HelperOp::Bind;
   const UnixAddress address = taken->domain == AF_UNIX ? read_unix_address(taken->address)
                                                        : UnixAddress{UnixAddressKind::Other, {}};
-  int error = 0;
-  if (address.kind == UnixAddressKind::Path && !address.path.starts_with('/') && !taken->cwd) {
+  int error = host_network_refusal(*state, op, *taken, address);
+  if (error != 0) {
+    // refused before anything is made (HostNetwork)
+  } else if (address.kind == UnixAddressKind::Path && !address.path.starts_with('/') &&
+             !taken->cwd) {
     error = ENOENT;  // relative to a working directory that cannot be opened any more
   } else if (address.kind != UnixAddressKind::Path) {
     error = by_helper(*state, op, *taken);
@@ -465,6 +515,7 @@ std::unique_ptr<UnixBroker> UnixBroker::start(UnixBrokerChannels channels,
   state->listener = std::move(channels.listener);
   state->helper = std::move(channels.helper);
   state->private_devices = std::move(channels.private_devices);
+  state->host_network = std::move(channels.host_network);
   state->decide = std::move(decide);
   state->stop.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   seccomp_notif_sizes sizes{};

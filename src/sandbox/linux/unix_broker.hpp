@@ -22,6 +22,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -32,13 +33,31 @@
 
 namespace pisandbox::sandbox::linux_ {
 
+/// The rules for a command that shares the host's network namespace (docs/security.md, "Where
+/// namespaces cannot be made"), which the broker applies before anything else to the address it
+/// copied (so nothing the command changes after the check reaches the kernel):
+///   shared: false for the namespaces' sandbox (nothing of this applies);
+///   proxy_ports: the ports (host byte order) of the proxy's listeners on 127.0.0.1, the only
+///     inet destination a connect() may name (AF_UNSPEC, which disconnects, is let through);
+///     any other: EACCES;
+///   bind of an inet socket: a loopback address only (127.0.0.0/8, ::1), else EACCES;
+///   abstract_scoped: Landlock scopes abstract Unix sockets to the command (ABI 6); otherwise a
+///     connect() or bind() to an abstract name, which would be the host's, fails with EACCES.
+struct HostNetwork {
+  bool shared = false;
+  std::vector<std::uint16_t> proxy_ports = {};
+  bool abstract_scoped = false;
+};
+
 /// What pid 1's command sends before exec (LaunchMessage::UnixBroker).
 ///   helper: the helper's channel; listener: the seccomp notification listener;
-///   private_devices: st_dev of the sandbox's private tmpfs mounts.
+///   private_devices: st_dev of the sandbox's private tmpfs mounts;
+///   host_network: set by the runner where the command shares the host's network.
 struct UnixBrokerChannels {
   core::UniqueFd helper;
   core::UniqueFd listener;
   std::vector<dev_t> private_devices;
+  HostNetwork host_network = {};
 };
 
 /// The broker of one command: one thread receives the notifications, one thread per call
