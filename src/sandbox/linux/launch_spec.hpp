@@ -16,15 +16,9 @@
 
 namespace pisandbox::sandbox::linux_ {
 
-/// The command's standard descriptors as pid 1 inherits them: -1 keeps the supervisor's
-/// own (0, 1, 2). Set by launch(), never by the planners.
-struct StdioFds {
-  int in = -1;
-  int out = -1;
-  int err = -1;
-};
-
 /// The plans of one sandbox plus the command.
+///   command: what launch() runs; prepare_launch() ignores it (the command comes with
+///   run_command(), sent to pid 1 then: LaunchMessage::Command).
 ///   landlock_abi: the ABI to use, 0 to run without Landlock (the namespaces still hold).
 struct LaunchSpec {
   Command command;
@@ -32,7 +26,6 @@ struct LaunchSpec {
   LandlockPlan landlock;
   std::vector<SeccompRule> seccomp;
   int landlock_abi = 0;
-  StdioFds stdio;
   bool proxy_listeners = false;  ///< pid 1 creates the proxy's listeners (set by launch())
   /// The sandbox's resource limits; all zero: none (a spec built by hand in a test).
   policy::ResourceLimits limits{0, 0, 0, 0};
@@ -41,9 +34,6 @@ struct LaunchSpec {
   CgroupSupport cgroups;
   /// RLIMIT_NPROC for the command, 0 for none (set by launch() when no cgroup holds it).
   std::uint64_t rlimit_nproc = 0;
-  /// A private pty for the command (set by launch() from plan_terminal()): pid 1 makes it
-  /// and sends its master over the launch socket.
-  std::optional<PtySetup> pty;
   /// What the guard watches (guard.hpp): the supervisor watches it while the command runs and
   /// sweeps it afterwards; pid 1 sweeps it when the supervisor has died.
   GuardPlan guard;
@@ -62,7 +52,14 @@ inline constexpr int kSocksProxyPort = policy::kLinuxSocksProxyPort;
 /// message per record). The first byte is the type; the rest is text.
 enum class LaunchMessage : char {
   Go = 'G',           ///< supervisor -> pid 1: the id maps are written, go on
-  Limits = 'C',       ///< supervisor -> pid 1: the cgroup is joined, fork the command
+  Limits = 'C',       ///< supervisor -> pid 1: the cgroup is joined, wait for the command
+  Command = 'R',      ///< supervisor -> pid 1: fork the command. Text: three flags `0`/`1`,
+                      ///< whether a descriptor replaces the command's stdin, stdout, stderr;
+                      ///< SCM_RIGHTS: a memfd, then those descriptors. The memfd holds the
+                      ///< cwd, the argv count, the argv, the environment count, the
+                      ///< environment (each NUL-terminated), then `1` and a PtySetup's bytes
+                      ///< for a private pty, else `0` (a memfd: an argv or environment can
+                      ///< exceed what one SOCK_SEQPACKET record holds)
   Error = 'E',        ///< setup failed: "<step>: <syscall>: <errno>" [\n hint]
   Placeholder = 'P',  ///< "<inode>[s] <path>": a host placeholder (with `s`: a scaffold) to remove
   Result = 'X',       ///< "exit <code>" or "signal <number>"
@@ -79,9 +76,11 @@ enum class LaunchMessage : char {
 };
 
 /// Runs as pid 1 of the new namespaces (never returns): waits for Go, applies the mount
-/// plan, waits for Limits, forks the command (which confines itself: no_new_privs, Landlock,
-/// capabilities, seccomp, exec), reaps, reports the result, kills what is left, runs the
-/// guard's last sweep (reporting it), removes placeholders.
+/// plan, waits for Limits, then for the Command, makes the command's private pty if asked,
+/// forks the command (which confines itself: no_new_privs, Landlock, capabilities, seccomp,
+/// exec), reaps, reports the result, kills what is left, runs the guard's last sweep
+/// (reporting it), removes placeholders. Without a Command (the supervisor discarded the
+/// sandbox or died) it removes what it made and exits 125.
 [[noreturn]] void sandbox_init_main(const LaunchSpec& spec, int launch_fd);
 
 }  // namespace pisandbox::sandbox::linux_
