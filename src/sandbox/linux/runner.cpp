@@ -144,8 +144,50 @@ GuardPlan plan_guard(const policy::SandboxPolicy& policy,
   return plan;
 }
 
+namespace {
+
+/// The identity of every Bind and Overlay source of `mounts`, in the plan's order (a source
+/// reached through symlinks only where the plan follows them).
+std::vector<SourceIdentity> source_identities(const MountPlan& mounts) {
+  std::vector<SourceIdentity> out;
+  for (const auto& op : mounts.ops) {
+    if (op.kind != MountOpKind::Bind && op.kind != MountOpKind::Overlay) continue;
+    struct stat st {};
+    const int r = op.source_symlinks == SourceSymlinks::Follow ? ::stat(op.source.c_str(), &st)
+                                                               : ::lstat(op.source.c_str(), &st);
+    out.push_back(r == 0 ? SourceIdentity(std::pair{st.st_dev, st.st_ino}) : std::nullopt);
+  }
+  return out;
+}
+
+}  // namespace
+
+core::Result<ReadyOffer> prepare_ready(const policy::SandboxPolicy& policy) {
+  auto prepared = prepare_sandbox(policy, Command{});
+  if (!prepared) return std::unexpected(prepared.error());
+  LaunchSpec& spec = prepared->spec;
+  if (std::ranges::any_of(spec.mounts.ops, [](const MountOp& op) {
+        return op.kind == MountOpKind::HostPlaceholder || op.kind == MountOpKind::HostScaffold;
+      }))
+    return core::fail("the plan makes placeholders on the host");
+  spec.proxy_listeners = true;
+  std::vector<SourceIdentity> sources = source_identities(spec.mounts);
+  auto sandbox = prepare_launch(spec);
+  if (!sandbox) return core::fail(sandbox.error().message);
+  return ReadyOffer{std::move(spec), std::move(sources), std::move(*sandbox)};
+}
+
+bool still_holds(const ReadyOffer& offer, const LaunchSpec& fresh) {
+  const LaunchSpec& made = offer.spec;
+  return offer.sandbox.pid() > 0 && made.mounts == fresh.mounts &&
+         made.landlock == fresh.landlock && made.landlock_abi == fresh.landlock_abi &&
+         made.seccomp == fresh.seccomp && made.limits == fresh.limits &&
+         made.cgroups == fresh.cgroups && made.guard == fresh.guard &&
+         offer.sources == source_identities(fresh.mounts);
+}
+
 Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
-                      const RunOptions& options, const WarningSink& warn) {
+                      const RunOptions& options, const WarningSink& warn, ReadyOffer* ready) {
   auto prepared = prepare_sandbox(policy, std::move(command));
   if (!prepared)
     return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, prepared.error().describe()});
@@ -162,7 +204,14 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
   if (auto line = policy::home_workspace_warning(policy); !line.empty()) warn("warning: " + line);
   RunOptions with_notices = options;
   if (!with_notices.notice) with_notices.notice = warn;
-  Outcome outcome = launch(std::move(prepared->spec), with_notices);
+  Outcome outcome = Outcome(Exited{0});
+  if (ready != nullptr && still_holds(*ready, prepared->spec)) {
+    outcome = run_command(std::move(ready->sandbox), prepared->spec.command, with_notices);
+  } else {
+    // A sandbox whose plan no longer holds is never used: it goes before the fresh one starts.
+    if (ready != nullptr) ReadySandbox stale = std::move(ready->sandbox);
+    outcome = launch(std::move(prepared->spec), with_notices);
+  }
   core::phases::mark(core::phases::Mark::CleanedUp);
   return outcome;
 }
