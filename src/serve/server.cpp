@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <list>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,9 @@ struct Worker {
   /// A worker kept waiting with a sandbox made for the requests of this key (ready_key());
   /// empty for a worker that has its exec.
   std::string ready_key;
+  /// The request to make the next sandbox for once this worker's command has ended
+  /// (make_ready()).
+  std::optional<rpc::Exec> ahead;
   pid_t pid = -1;
   UniqueFd pidfd, events, control, input;
   std::string input_pending;  ///< stdin bytes not yet written to the command
@@ -356,13 +360,12 @@ class Server {
     }
   }
 
-  /// Starts the worker of `exec`, hands it the exec line and reports `started` (or the
-  /// command's `launch_failed` exit, naming the call that failed: pipe2(2), fork(2),
-  /// pidfd_open(2), fcntl(2)).
+  /// Starts the command of `exec` in the worker kept waiting for its key, else in a new one;
+  /// the next sandbox for that key is made once the command has ended (read_events()), so that
+  /// making it takes no CPU from the command.
   void start(const rpc::Exec& exec) {
-    const std::string key = ready_key(exec);
-    if (!take_ready(exec, key)) start_fresh(exec);
-    if (!stopping_) make_ready(exec, key);
+    if (!take_ready(exec, ready_key(exec))) start_fresh(exec);
+    if (Worker* w = find(exec.id)) w->ahead = exec;
   }
 
   /// What a sandbox made ahead is made for: the workspace, the command's environment (which
@@ -431,6 +434,9 @@ class Server {
     workers_.push_back(std::move(w));
   }
 
+  /// Starts the worker of `exec`, hands it the exec line and reports `started` (or the
+  /// command's `launch_failed` exit, naming the call that failed: pipe2(2), fork(2),
+  /// pidfd_open(2), fcntl(2)).
   void start_fresh(const rpc::Exec& exec) {
     auto pipes = open_pipes(exec);
     if (!pipes) return launch_failed(exec.id, pipes.error().message);
@@ -487,6 +493,8 @@ class Server {
         if (line.starts_with(R"({"type":"exit")")) {
           settle_open(w);
           w.exit_seen = true;
+          if (w.ahead && !stopping_) make_ready(*w.ahead, ready_key(*w.ahead));
+          w.ahead.reset();
         }
         emit(line + "\n");
         if (asks) book_.opened(w.id, line);
