@@ -1202,6 +1202,24 @@ TEST(ServeReady, AProtectedPathThatWentIsNeverServedByTheSandboxMadeBefore) {
   EXPECT_TRUE(out.ends_with("|exit 0")) << out;
 }
 
+// A protected file the host replaced (an editor's save by rename): the command reads the new
+// one, never the one the sandbox made before had bound read-only.
+TEST(ServeReady, AReplacedProtectedFileIsNeverServedByTheSandboxMadeBefore) {
+  Scratch scratch;
+  write_file(scratch.ws / ".mcp.json", "old\n");
+  Serve serve(scratch);
+  const auto [out, ahead] = after_change(
+      serve, scratch,
+      [&] {
+        write_file(scratch.ws / ".mcp.json.new", "new\n");
+        fs::rename(scratch.ws / ".mcp.json.new", scratch.ws / ".mcp.json");
+      },
+      "cat .mcp.json; echo more >> .mcp.json; echo $?");
+  EXPECT_TRUE(out.starts_with("new\n1\n")) << out;
+  EXPECT_EQ(read_file(scratch.ws / ".mcp.json"), "new\n");
+  EXPECT_FALSE(ahead) << out;
+}
+
 // The workspace moved away and made again at its path: the command writes to the new one.
 TEST(ServeReady, AMovedWorkspaceIsNeverServedByTheSandboxMadeBefore) {
   Scratch scratch;
