@@ -1220,6 +1220,29 @@ TEST(ServeReady, AReplacedProtectedFileIsNeverServedByTheSandboxMadeBefore) {
   EXPECT_FALSE(ahead) << out;
 }
 
+// A credential inside a re-exposed directory that the host replaced (a tool's refresh by
+// rename): still concealed, never visible through the sandbox made before.
+TEST(ServeReady, AReplacedCredentialIsNeverServedByTheSandboxMadeBefore) {
+  Scratch scratch;
+  const fs::path aws = scratch.home / ".aws";
+  fs::create_directories(aws);
+  write_file(aws / "credentials", "old-secret\n");
+  write_file(aws / "config", "[default]\n");
+  const fs::path config = scratch.root / "config.json";
+  write_file(config, R"({"filesystem": {"additionalAllowRead": [")" + aws.string() + R"("]}})");
+  Serve serve(scratch, {"--config", config.string()});
+  const auto [out, ahead] = after_change(
+      serve, scratch,
+      [&] {
+        write_file(aws / "credentials.new", "new-secret\n");
+        fs::rename(aws / "credentials.new", aws / "credentials");
+      },
+      "cat " + (aws / "config").string() + " " + (aws / "credentials").string());
+  EXPECT_TRUE(out.starts_with("[default]\npid1 ")) << out;
+  EXPECT_EQ(out.find("secret"), std::string::npos) << out;
+  EXPECT_FALSE(ahead) << out;
+}
+
 // The workspace moved away and made again at its path: the command writes to the new one.
 TEST(ServeReady, AMovedWorkspaceIsNeverServedByTheSandboxMadeBefore) {
   Scratch scratch;

@@ -146,16 +146,27 @@ GuardPlan plan_guard(const policy::SandboxPolicy& policy,
 
 namespace {
 
-/// The identity of every Bind and Overlay source of `mounts`, in the plan's order (a source
-/// reached through symlinks only where the plan follows them).
+/// The identity (st_dev, st_ino) of `path`, following symlinks or not; nullopt when missing.
+SourceIdentity identity(const fs::path& path, SourceSymlinks symlinks) {
+  struct stat st {};
+  const int r =
+      symlinks == SourceSymlinks::Follow ? ::stat(path.c_str(), &st) : ::lstat(path.c_str(), &st);
+  return r == 0 ? SourceIdentity(std::pair{st.st_dev, st.st_ino}) : std::nullopt;
+}
+
+/// What the host files of `mounts` are, in the plan's order: each op's target (a mount covers
+/// the file that was there when it was made, so a credential replaced by rename under a
+/// concealing mount, or a pinned symlink replaced, is no longer covered) and each Bind and
+/// Overlay source (reached through symlinks only where the plan follows them).
 std::vector<SourceIdentity> source_identities(const MountPlan& mounts) {
   std::vector<SourceIdentity> out;
   for (const auto& op : mounts.ops) {
-    if (op.kind != MountOpKind::Bind && op.kind != MountOpKind::Overlay) continue;
-    struct stat st {};
-    const int r = op.source_symlinks == SourceSymlinks::Follow ? ::stat(op.source.c_str(), &st)
-                                                               : ::lstat(op.source.c_str(), &st);
-    out.push_back(r == 0 ? SourceIdentity(std::pair{st.st_dev, st.st_ino}) : std::nullopt);
+    // What is made inside a private tmpfs (a symlink, a mask of a missing name) covers nothing
+    // of the host.
+    if (op.kind != MountOpKind::Symlink && op.kind != MountOpKind::MaskMissing)
+      out.push_back(identity(op.target, SourceSymlinks::Refuse));
+    if (op.kind == MountOpKind::Bind || op.kind == MountOpKind::Overlay)
+      out.push_back(identity(op.source, op.source_symlinks));
   }
   return out;
 }

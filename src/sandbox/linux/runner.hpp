@@ -48,7 +48,8 @@ GuardPlan plan_guard(const policy::SandboxPolicy& policy,
 bool quarantine_writable_inside(const policy::SandboxPolicy& policy,
                                 const std::filesystem::path& quarantine);
 
-/// What a bind's source was when a sandbox was made: (st_dev, st_ino), nullopt when missing.
+/// What a host file of the mount plan (an op's target, a bind's source) was when a sandbox was
+/// made: (st_dev, st_ino), nullopt when missing.
 using SourceIdentity = std::optional<std::pair<dev_t, ino_t>>;
 
 /// A sandbox made before its command is known (serve keeps one ready per workspace and
@@ -70,9 +71,9 @@ core::Result<ReadyOffer> prepare_ready(const policy::SandboxPolicy& policy);
 
 /// Whether `offer` may run a command whose freshly computed plans are `fresh`: every plan
 /// equal (mounts, Landlock, seccomp, limits, cgroup support, the guard's plan, which hold the
-/// configuration, the protected paths found and the workspace) and every bind's source the
-/// same file as when the sandbox was made (a workspace moved away and made again, a
-/// configuration file replaced).
+/// configuration, the protected paths found and the workspace) and every op's target and
+/// bind's source the same file as when the sandbox was made (a workspace moved away and made
+/// again, a protected file or a concealed credential replaced by rename).
 [[nodiscard]] bool still_holds(const ReadyOffer& offer, const LaunchSpec& fresh);
 
 /// Runs `command` under `policy`: prepare_sandbox(), then launch(), or run_command() in
