@@ -414,6 +414,20 @@ def unix_section(results_dir):
     return out
 
 
+def serve_exec_section(results_dir):
+    """One `exec` through a running serve next to `unshare -Urmnp --fork /bin/true`, the calls
+    spaced as an agent spaces them (bench/serve_exec.py prints the table)."""
+    out = ["", "## One exec through serve", ""]
+    path = os.path.join(results_dir, "serve-exec.md")
+    if not os.path.exists(path):
+        return out + ["Not measured (this run did not include bench/serve_exec.py)."]
+    with open(path) as f:
+        out += ["`bench/serve_exec.py`: one long-lived `pi-sandbox serve` per binary, each",
+                "`exec` of `/bin/true` timed from the request to its `exit` event, interleaved",
+                "with the floor; target: at most 1.0× the floor.", "", f.read().strip()]
+    return out
+
+
 def pi_tools_section(results_dir):
     """The "Pi's file tools and subagents" section (issues 15, 16): one file operation and one
     worker start through `pi-sandbox serve`, next to the same on the host."""
@@ -535,6 +549,7 @@ def main():
     out += network_section(results_dir)
     out += npm_section(results_dir)
     out += unix_section(results_dir)
+    out += serve_exec_section(results_dir)
     out += pi_tools_section(results_dir)
 
     out += ["", "## How to reproduce", "", "```", "./bench/run          # full run, a few minutes",

@@ -35,6 +35,7 @@ void add_serve_worker_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--config", args->config);
   cmd->add_option("--reviewer", args->reviewer);
   cmd->add_flag("--subagent", args->subagent);
+  cmd->add_flag("--ready", args->ready);
   cmd->add_option("--binary-at-start", args->binary_at_start);
   cmd->add_flag("--no-cgroup-said", args->no_cgroup_said);
   cmd->callback([args, &exit_code] { exit_code = serve::run_worker(*args); });

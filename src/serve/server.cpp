@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <list>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,11 +42,21 @@ constexpr const char* kSandbox = "macos";
 #else
 constexpr const char* kSandbox = "linux";
 #endif
+/// How many workers serve keeps waiting with a sandbox made ahead, at most: one per workspace
+/// and policy, the one made longest ago going first (docs/ARCHITECTURE.md, "A sandbox made
+/// ahead"). Each holds two processes, a cgroup and the namespaces of one sandbox.
+constexpr std::size_t kMaxReady = 4;
 /// How long workers get to clean up after SIGTERM before SIGKILL, at shutdown.
 constexpr auto kShutdownGrace = std::chrono::seconds(10);
 
 struct Worker {
   std::string id;
+  /// A worker kept waiting with a sandbox made for the requests of this key (ready_key());
+  /// empty for a worker that has its exec.
+  std::string ready_key;
+  /// The request to make the next sandbox for once this worker's command has ended
+  /// (make_ready()).
+  std::optional<rpc::Exec> ahead;
   pid_t pid = -1;
   UniqueFd pidfd, events, control, input;
   std::string input_pending;    ///< stdin bytes not yet written to the command
@@ -199,7 +210,7 @@ class Server {
 
   Worker* find(const std::string& id) {
     for (auto& w : workers_)
-      if (w.id == id && !w.reaped) return &w;
+      if (w.ready_key.empty() && w.id == id && !w.reaped) return &w;
     return nullptr;
   }
 
@@ -404,10 +415,84 @@ class Server {
     (void)wait_for(sys_, pid, nullptr);
   }
 
+  /// Starts the command of `exec` in the worker kept waiting for its key, else in a new one;
+  /// the next sandbox for that key is made once the command has ended (read_events()), so that
+  /// making it takes no CPU from the command.
+  void start(const rpc::Exec& exec) {
+    if (!take_ready(exec, ready_key(exec))) start_fresh(exec);
+    if (Worker* w = find(exec.id)) w->ahead = exec;
+  }
+
+  /// What a sandbox made ahead is made for: the workspace, the command's environment (which
+  /// the policy reads: the home, the toolchains) and whether stdin is a pipe (the worker's fd 3).
+  /// The worker checks the plans again before it uses the sandbox (still_holds()).
+  static std::string ready_key(const rpc::Exec& exec) {
+    std::string key = exec.cwd + '\0' + (exec.stdin_pipe ? '1' : '0');
+    for (const auto& entry : command_environment(exec)) key += '\0' + entry;
+    return key;
+  }
+
+  /// Hands `exec` to the worker kept waiting for `key`, if any; false otherwise.
+  bool take_ready(const rpc::Exec& exec, const std::string& key) {
+    auto it = std::ranges::find_if(
+        workers_, [&](const Worker& w) { return w.ready_key == key && !w.reaped && w.control; });
+    if (it == workers_.end()) return false;
+    Worker& w = *it;
+    w.ready_key.clear();
+    w.id = exec.id;
+    w.exit_seen = false;
+    auto [line, env] = worker_start(exec);
+    (void)core::write_all(w.control.get(), rpc::exec_line(line));
+    emit(rpc::started_event(exec.id));
+    return true;
+  }
+
+  /// Starts a worker kept waiting for the next request like `exec` (WorkerArgs::ready), unless
+  /// one waits already; beyond kMaxReady, the one made longest ago is let go (the end of its
+  /// stdin: it discards its sandbox and ends). A worker that cannot start is simply not there.
+  void make_ready(const rpc::Exec& exec, const std::string& key) {
+    std::size_t waiting = 0;
+    for (const auto& w : workers_)
+      if (!w.ready_key.empty() && !w.reaped && w.control) {
+        if (w.ready_key == key) return;
+        ++waiting;
+      }
+    for (auto& w : workers_)
+      if (waiting >= kMaxReady && !w.ready_key.empty() && !w.reaped && w.control) {
+        w.control.reset();
+        --waiting;
+      }
+    auto pipes = open_pipes(exec);
+    if (!pipes) return;
+    const int fds[4] = {pipes->control_read.get(), pipes->events_write.get(), STDERR_FILENO,
+                        pipes->input_read ? pipes->input_read.get() : pipes->null_input.get()};
+    auto [line, worker_env] = worker_start(exec);
+    std::vector<std::string> argv = worker_argv();
+    argv.push_back("--ready");
+    const auto pid = spawn_worker(std::move(argv), std::move(worker_env), fds);
+    if (!pid) return;
+    Worker w;
+    w.ready_key = key;
+    w.exit_seen = true;  // nothing to conclude until it has an exec
+    w.pid = *pid;
+    w.pidfd.reset(static_cast<int>(::syscall(SYS_pidfd_open, *pid, 0)));
+    w.events = std::move(pipes->events_read);
+    w.control = std::move(pipes->control_write);
+    if (exec.stdin_pipe) w.input = std::move(pipes->input_write);
+    if (!w.pidfd || ::fcntl(w.events.get(), F_SETFL, O_NONBLOCK) != 0 ||
+        (w.input && ::fcntl(w.input.get(), F_SETFL, O_NONBLOCK) != 0)) {
+      discard_worker(*pid);
+      return;
+    }
+    line.id = "ready";
+    (void)core::write_all(w.control.get(), rpc::exec_line(line));
+    workers_.push_back(std::move(w));
+  }
+
   /// Starts the worker of `exec`, hands it the exec line and reports `started` (or the
   /// command's `launch_failed` exit, naming the call that failed: pipe2(2), fork(2),
   /// pidfd_open(2), fcntl(2)).
-  void start(const rpc::Exec& exec) {
+  void start_fresh(const rpc::Exec& exec) {
     auto pipes = open_pipes(exec);
     if (!pipes) return launch_failed(exec.id, pipes.error().message);
     const int fds[4] = {pipes->control_read.get(), pipes->events_write.get(), STDERR_FILENO,
@@ -497,6 +582,8 @@ class Server {
         if (line.starts_with(R"({"type":"exit")")) {
           settle_open(w);
           w.exit_seen = true;
+          if (w.ahead && !stopping_) make_ready(*w.ahead, ready_key(*w.ahead));
+          w.ahead.reset();
         }
         emit(line + "\n");
         if (asks) book_.opened(w.id, line);

@@ -1,5 +1,6 @@
 #include "serve/worker.hpp"
 
+#include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -22,7 +23,8 @@ namespace {
 /// HostPrompt's reader.
 std::optional<rpc::Exec> read_exec(rpc::LineSplitter& control, std::vector<std::string>& early) {
   char buffer[65536];
-  std::vector<std::string> lines;
+  std::vector<std::string> lines = std::move(early);
+  early.clear();
   while (lines.empty()) {
     const ssize_t n = ::read(STDIN_FILENO, buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
@@ -110,6 +112,25 @@ rpc::ExitStatus exit_status(const sandbox::Outcome& outcome, double timeout_seco
   return status;
 }
 
+/// The request's environment, when it has one, becomes the process environment the session
+/// reads (caller_environment()): serve started this process without the loader's variables
+/// (server.cpp, worker_start()). Before any thread starts.
+void take_environment(const rpc::Exec& exec) {
+  if (!exec.env) return;
+  ::clearenv();
+  for (const auto& [name, value] : *exec.env) ::setenv(name.c_str(), value.c_str(), 1);
+}
+
+/// Waits until the next control line has come (true) or until the end of stdin or a signal
+/// on `cancel_fd` (false): the sandbox kept waiting is not wanted any more.
+bool await_exec(const std::vector<std::string>& early, int cancel_fd) {
+  if (!early.empty()) return true;
+  pollfd fds[2] = {{STDIN_FILENO, POLLIN, 0}, {cancel_fd, POLLIN, 0}};
+  while (::poll(fds, 2, -1) < 0)
+    if (errno != EINTR) return false;
+  return fds[1].revents == 0 && (fds[0].revents & POLLIN) != 0;
+}
+
 }  // namespace
 
 int run_worker(const WorkerArgs& worker_args) {
@@ -118,16 +139,22 @@ int run_worker(const WorkerArgs& worker_args) {
 
   rpc::LineSplitter control;
   std::vector<std::string> early;
+  std::shared_ptr<sandbox::linux_::ReadyOffer> ready;
+  if (worker_args.ready) {
+    auto ahead = read_exec(control, early);
+    if (!ahead) return 2;
+    take_environment(*ahead);
+    ready = session::prepare_ready(run_args(*ahead, worker_args));
+    if (!await_exec(early, cancel.get())) {
+      ready.reset();  // pid 1 stopped, its cgroup removed
+      std::fflush(nullptr);
+      ::_exit(0);
+    }
+  }
   auto exec = read_exec(control, early);
   if (!exec) return 2;
-  // The command's environment came in the request: serve started this process without the
-  // loader's variables (server.cpp, worker_start()). It becomes the process environment the
-  // session reads (caller_environment()) now, before any thread starts; nothing is loaded
-  // from it any more.
-  if (exec->env) {
-    ::clearenv();
-    for (const auto& [name, value] : *exec->env) ::setenv(name.c_str(), value.c_str(), 1);
-  }
+  // Nothing is loaded from the environment any more.
+  take_environment(*exec);
   EventPipe pipe;
   EventSink sink(pipe, exec->id);
   ControlReader reader(control, std::move(early));
@@ -148,6 +175,7 @@ int run_worker(const WorkerArgs& worker_args) {
   // uses them.
   session::RunIo io = run_io(pipe, sink, prompt, ledger, id, cancel.get());
   if (worker_args.no_cgroup_said) io.say_no_cgroup = [] { return false; };
+  io.ready = std::move(ready);
   if (exec->stderr_to_stdout) io.stderr_route = sandbox::StderrRoute::Stdout;
   std::string limit;  // memory wins over pids: it is what ended the command
   io.limit_reached = [&limit](sandbox::Limit reached) {

@@ -17,17 +17,25 @@ namespace pisandbox::serve {
 ///   no_cgroup_said: an earlier command of this serve may have said that commands get no
 ///     cgroup; this one does not say it again (once per session: docs/security.md, "Resource
 ///     limits").
+///   ready: a worker kept waiting (docs/ARCHITECTURE.md, "A sandbox made ahead"): its first
+///   control line is an exec request whose command is not run, only its sandbox made
+///   (session::prepare_ready()); the second is the exec it runs, in that sandbox while it still
+///   holds.
 struct WorkerArgs {
   std::string config;
   std::string reviewer;
   bool subagent = false;
   std::string binary_at_start;
   bool no_cgroup_said = false;
+  bool ready = false;
 };
 
 /// Reads the exec request, runs the command through session::execute() and writes its
-/// events, the last one `exit`; then ends the process (_exit(0)). Returns 2 only when the
-/// first control line is not an exec request.
+/// events, the last one `exit`; then ends the process (_exit(0)). With WorkerArgs::ready it
+/// first reads the request to prepare for and makes that sandbox, then waits for the exec; at
+/// the end of its stdin or on SIGTERM, SIGINT or SIGHUP before the exec it discards the
+/// sandbox and ends (_exit(0)) without an event. Returns 2 only when a control line expected
+/// to be an exec request is not one.
 [[nodiscard]] int run_worker(const WorkerArgs& args);
 
 }  // namespace pisandbox::serve

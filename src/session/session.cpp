@@ -123,6 +123,8 @@ struct Prepared {
   /// The environment of what this command starts on the host: the reviewer and the host-IPC
   /// run (host_program_environment()).
   std::vector<std::string> host_env;
+  /// A sandbox made ahead (RunIo::ready), used up by the first sandboxed run.
+  std::shared_ptr<sandbox::linux_::ReadyOffer> ready;
 };
 
 /// pi-sandbox's own path (for the SSH ProxyCommand), as the policy protects it.
@@ -174,6 +176,7 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
   if (args.timeout_seconds > 0)
     p.options.timeout = std::chrono::milliseconds(std::llround(args.timeout_seconds * 1000));
   p.options.cancel_fd = io.cancel_fd;
+  p.ready = io.ready;
   p.options.stdin_fd = io.stdin_fd;
   p.options.output = io.output;
   p.options.stderr_route = io.stderr_route;
@@ -258,7 +261,8 @@ sandbox::Outcome run_in_sandbox(const Prepared& p, sandbox::Command command,
 #if defined(__APPLE__)
   return named(run_under_seatbelt(p, std::move(command), options));
 #else
-  return named(sandbox::linux_::run_sandboxed(p.policy, std::move(command), options, p.say));
+  return named(
+      sandbox::linux_::run_sandboxed(p.policy, std::move(command), options, p.say, p.ready.get()));
 #endif
 }
 
@@ -319,6 +323,19 @@ sandbox::Outcome run_with_host_ipc(const RunArgs& args, const RunIo& io, const P
 }
 
 }  // namespace
+
+std::shared_ptr<sandbox::linux_::ReadyOffer> prepare_ready(const RunArgs& args) {
+#if defined(__APPLE__)
+  (void)args;
+  return nullptr;
+#else
+  auto policy = build_policy(args.policy, nullptr);
+  if (!policy) return nullptr;
+  auto offer = sandbox::linux_::prepare_ready(*policy);
+  if (!offer) return nullptr;
+  return std::make_shared<sandbox::linux_::ReadyOffer>(std::move(*offer));
+#endif
+}
 
 namespace {
 

@@ -17,6 +17,10 @@
 #include "session/approval_setup.hpp"
 #include "session/policy_setup.hpp"
 
+namespace pisandbox::sandbox::linux_ {
+struct ReadyOffer;  // sandbox/linux/runner.hpp: a sandbox made before its command
+}  // namespace pisandbox::sandbox::linux_
+
 namespace pisandbox::session {
 
 /// What to run.
@@ -77,6 +81,9 @@ struct RunIo {
   /// Whether to say now that the command has no cgroup (sandbox::RunOptions::say_no_cgroup);
   /// empty: for every command.
   std::function<bool()> say_no_cgroup;
+  /// A sandbox made ahead for this command (prepare_ready()); used only when its plans still
+  /// hold for the command (sandbox::linux_::still_holds()), discarded otherwise; may be null.
+  std::shared_ptr<sandbox::linux_::ReadyOffer> ready;
 };
 
 /// `command timed out after <seconds> seconds`, the seconds as given (`1`, `0.5`): what
@@ -104,6 +111,13 @@ inline constexpr std::string_view kDirectConnectionHint =
 /// Blocks SIGINT, SIGTERM and SIGHUP and returns a non-blocking signalfd that reads them:
 /// what cancels a command (RunIo::cancel_fd) or stops serve.
 [[nodiscard]] core::UniqueFd cancel_signals();
+
+/// A sandbox made ahead of a command like `args` (Linux; docs/ARCHITECTURE.md, "A sandbox
+/// made ahead"): the policy built as execute() builds it, then sandbox::linux_::prepare_ready().
+/// Null when none can be made (the policy fails, strict protection's placeholders, macOS):
+/// the command then gets its sandbox when it comes, as without one. The calling process must
+/// be single-threaded.
+[[nodiscard]] std::shared_ptr<sandbox::linux_::ReadyOffer> prepare_ready(const RunArgs& args);
 
 /// Runs one command (docs/security.md, docs/network.md, docs/host-ipc.md): builds the policy from
 /// the trusted configuration, gives the command its proxy (every destination decided by the

@@ -9,8 +9,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <cstdlib>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -1202,6 +1205,281 @@ TEST_F(ServeApprovals, AHostIpcDenialSaysTheDecisionsReason) {
   ASSERT_EQ(of_type(events, "denied").size(), 1u);
   EXPECT_EQ(of_type(events, "denied")[0]["source"], "reviewer");
   EXPECT_EQ(of_type(events, "denied")[0]["reason"], "Host IPC is off for this task.");
+}
+
+// ---- A sandbox made ahead (docs/ARCHITECTURE.md, "A sandbox made ahead") ----
+
+/// Prints `pid1 <start>`: when pid 1 of the command's sandbox started (/proc/1/stat field 22,
+/// proc(5): clock ticks since boot). The same as that of the sandbox serve kept ready
+/// (ready_worker()) when the command ran in it: it is the same process.
+constexpr const char* kPid1 = R"sh(echo "pid1 $(cut -d' ' -f22 /proc/1/stat)")sh";
+
+/// The start of `pid` as kPid1 prints it.
+std::string start_of(pid_t pid) {
+  const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+  std::istringstream fields(stat.substr(stat.rfind(')') + 2));
+  std::string field;
+  for (int i = 3; i <= 22; ++i) fields >> field;
+  return "pid1 " + field + "\n";
+}
+
+/// `git init -q <dir>` on the host; its exit status.
+int git_init(const fs::path& dir) {
+  return std::system(("git init -q '" + dir.string() + "'").c_str());
+}
+
+/// The numbers in /proc/<pid>/task/<pid>/children.
+std::vector<pid_t> children_of(pid_t pid) {
+  std::istringstream in(
+      read_file("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children"));
+  std::vector<pid_t> out;
+  for (pid_t child = 0; in >> child;) out.push_back(child);
+  return out;
+}
+
+/// The worker serve keeps waiting with a sandbox ready, and the start of that sandbox's pid 1
+/// (start_of()), once there (within 20 s); {-1, ""} otherwise.
+///   used: the start of a sandbox already used, whose worker may not have ended yet.
+std::pair<pid_t, std::string> ready_worker(pid_t serve, const std::string& used = "") {
+  for (int i = 0; i < 400; ++i) {
+    for (const pid_t worker : children_of(serve)) {
+      if (read_file("/proc/" + std::to_string(worker) + "/cmdline").find("--ready") ==
+          std::string::npos)
+        continue;
+      if (const auto pid1 = children_of(worker); !pid1.empty() && start_of(pid1.front()) != used)
+        return {worker, start_of(pid1.front())};
+    }
+    std::this_thread::sleep_for(50ms);
+  }
+  return {-1, ""};
+}
+
+/// The stdout of command `id`, with its exit code appended (`|exit N`).
+std::string stdout_of(Serve& serve, const std::string& id) {
+  std::string out;
+  for (const json& e : serve.until_exit(id)) {
+    if (e["type"] == "output" && e.value("stream", "") == "stdout") out += decode(e);
+    if (e["type"] == "exit") out += "|exit " + std::to_string(e.value("exit_code", -1));
+  }
+  return out;
+}
+
+/// Whether `out` holds the line of kPid1 for the sandbox made ahead that started at `start`.
+bool made_ahead(const std::string& out, const std::string& start) {
+  return !start.empty() && out.find(start) != std::string::npos;
+}
+
+// Each command gets a sandbox of its own even when it was made before the command came:
+// nothing of the one before (a /tmp file, a process, an abstract socket) is in it.
+TEST(ServeReady, ConsecutiveCommandsShareNothing) {
+  Scratch scratch;
+  Serve serve(scratch);
+  serve.send(exec("first",
+                  "echo secret > /tmp/left; sleep 614 & "
+                  "python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); "
+                  "s.bind('\\0pi-ready-left'); s.listen()\"; echo done",
+                  scratch.ws));
+  EXPECT_EQ(stdout_of(serve, "first"), "done\n|exit 0");
+  auto [worker, start] = ready_worker(serve.pid());
+  ASSERT_NE(worker, -1);
+  for (const std::string id : {"second", "third"}) {
+    serve.send(exec(id,
+                    "ls -A /tmp; ps -eo comm= | grep -c -e sleep -e python3; "
+                    "grep -c pi-ready-left /proc/net/unix; echo secret2 > /tmp/left; sleep 614 & "
+                    "true; " +
+                        std::string(kPid1),
+                    scratch.ws));
+    const std::string out = stdout_of(serve, id);
+    EXPECT_TRUE(out.starts_with("0\n0\n")) << out;
+    EXPECT_TRUE(made_ahead(out, start)) << out;
+    EXPECT_TRUE(out.ends_with("|exit 0")) << out;
+    std::tie(worker, start) = ready_worker(serve.pid(), start);
+    ASSERT_NE(worker, -1);
+  }
+}
+
+// Two commands at once, one in the sandbox made ahead, one in a sandbox made for it: neither
+// sees the other's /tmp or processes.
+TEST(ServeReady, ConcurrentCommandsShareNothing) {
+  Scratch scratch;
+  Serve serve(scratch);
+  serve.send(exec("warm", "true", scratch.ws));
+  EXPECT_EQ(stdout_of(serve, "warm"), "|exit 0");
+  const auto [worker, start] = ready_worker(serve.pid());
+  ASSERT_NE(worker, -1);
+  serve.send(exec("a",
+                  "echo a > /tmp/mine; sleep 614 & touch a-ready; "
+                  "while [ ! -e b-done ]; do sleep 0.05; done; cat /tmp/mine; " +
+                      std::string(kPid1),
+                  scratch.ws));
+  serve.send(exec("b",
+                  "while [ ! -e a-ready ]; do sleep 0.05; done; ls -A /tmp; "
+                  "ps -eo comm= | grep -c sleep; touch b-done; " +
+                      std::string(kPid1),
+                  scratch.ws));
+  std::vector<json> others;
+  std::string a, b;
+  for (const json& e : serve.until_exit("a", &others))
+    if (e["type"] == "output") a += decode(e);
+  for (const json& e : others)
+    if (e["type"] == "output" && e["id"] == "b") b += decode(e);
+  if (std::ranges::none_of(others, [](const json& e) { return e["type"] == "exit"; }))
+    b += stdout_of(serve, "b");
+  EXPECT_TRUE(a.starts_with("a\n")) << a;
+  EXPECT_TRUE(made_ahead(a, start)) << a;
+  // b polls with `sleep 0.05`, which the count may include (its own), never a's `sleep 614`.
+  EXPECT_TRUE(b.starts_with("0\n") || b.starts_with("1\n")) << b;
+  EXPECT_EQ(b.find("614"), std::string::npos) << b;
+  EXPECT_FALSE(made_ahead(b, start)) << b;
+}
+
+/// Runs `first`, waits for the sandbox made ahead, calls `change`, then runs `second` with
+/// kPid1; its stdout (with `|exit N`), and whether it ran in the sandbox made ahead.
+std::pair<std::string, bool> after_change(Serve& serve, const Scratch& scratch,
+                                          const std::function<void()>& change,
+                                          const std::string& second) {
+  serve.send(exec("first", "true", scratch.ws));
+  EXPECT_EQ(stdout_of(serve, "first"), "|exit 0");
+  const auto [worker, start] = ready_worker(serve.pid());
+  EXPECT_NE(worker, -1);
+  change();
+  serve.send(exec("second", second + "; " + kPid1, scratch.ws));
+  const std::string out = stdout_of(serve, "second");
+  return {out, made_ahead(out, start)};
+}
+
+// A sandbox made ahead whose plan no longer holds is thrown away, never used: the
+// configuration changed (a path of the hidden home re-exposed).
+TEST(ServeReady, AChangedConfigurationIsNeverServedByTheSandboxMadeBefore) {
+  Scratch scratch;
+  const fs::path config = scratch.root / "config.json";
+  write_file(config, "{}");
+  write_file(scratch.home / "notes.txt", "re-exposed\n");
+  Serve serve(scratch, {"--config", config.string()});
+  const auto [out, ahead] = after_change(
+      serve, scratch,
+      [&] {
+        write_file(config, R"({"filesystem": {"additionalAllowRead": [")" +
+                               (scratch.home / "notes.txt").string() + R"("]}})");
+      },
+      "cat " + (scratch.home / "notes.txt").string());
+  EXPECT_TRUE(out.starts_with("re-exposed\n")) << out;
+  EXPECT_FALSE(ahead) << out;
+}
+
+// A protected path that appeared after the sandbox was made (a nested repository's hooks).
+TEST(ServeReady, AProtectedPathThatAppearedIsNeverServedByTheSandboxMadeBefore) {
+  Scratch scratch;
+  Serve serve(scratch);
+  const auto [out, ahead] = after_change(
+      serve, scratch, [&] { ASSERT_EQ(git_init(scratch.ws / "nested"), 0); },
+      "echo evil > nested/.git/hooks/pre-commit; echo $?");
+  EXPECT_TRUE(out.starts_with("1\n")) << out;
+  EXPECT_FALSE(fs::exists(scratch.ws / "nested/.git/hooks/pre-commit"));
+  EXPECT_FALSE(ahead) << out;
+}
+
+// A protected path that went after the sandbox was made (the nested repository removed).
+TEST(ServeReady, AProtectedPathThatWentIsNeverServedByTheSandboxMadeBefore) {
+  Scratch scratch;
+  ASSERT_EQ(git_init(scratch.ws / "nested"), 0);
+  Serve serve(scratch);
+  const auto [out, ahead] = after_change(
+      serve, scratch, [&] { fs::remove_all(scratch.ws / "nested"); }, "ls -A");
+  EXPECT_FALSE(ahead) << out;
+  EXPECT_TRUE(out.ends_with("|exit 0")) << out;
+}
+
+// A protected file the host replaced (an editor's save by rename): the command reads the new
+// one, never the one the sandbox made before had bound read-only.
+TEST(ServeReady, AReplacedProtectedFileIsNeverServedByTheSandboxMadeBefore) {
+  Scratch scratch;
+  write_file(scratch.ws / ".mcp.json", "old\n");
+  Serve serve(scratch);
+  const auto [out, ahead] = after_change(
+      serve, scratch,
+      [&] {
+        write_file(scratch.ws / ".mcp.json.new", "new\n");
+        fs::rename(scratch.ws / ".mcp.json.new", scratch.ws / ".mcp.json");
+      },
+      "cat .mcp.json; echo more >> .mcp.json; echo $?");
+  EXPECT_TRUE(out.starts_with("new\n1\n")) << out;
+  EXPECT_EQ(read_file(scratch.ws / ".mcp.json"), "new\n");
+  EXPECT_FALSE(ahead) << out;
+}
+
+// A credential inside a re-exposed directory that the host replaced (a tool's refresh by
+// rename): still concealed, never visible through the sandbox made before.
+TEST(ServeReady, AReplacedCredentialIsNeverServedByTheSandboxMadeBefore) {
+  Scratch scratch;
+  const fs::path aws = scratch.home / ".aws";
+  fs::create_directories(aws);
+  write_file(aws / "credentials", "old-secret\n");
+  write_file(aws / "config", "[default]\n");
+  const fs::path config = scratch.root / "config.json";
+  write_file(config, R"({"filesystem": {"additionalAllowRead": [")" + aws.string() + R"("]}})");
+  Serve serve(scratch, {"--config", config.string()});
+  const auto [out, ahead] = after_change(
+      serve, scratch,
+      [&] {
+        write_file(aws / "credentials.new", "new-secret\n");
+        fs::rename(aws / "credentials.new", aws / "credentials");
+      },
+      "cat " + (aws / "config").string() + " " + (aws / "credentials").string());
+  EXPECT_TRUE(out.starts_with("[default]\npid1 ")) << out;
+  EXPECT_EQ(out.find("secret"), std::string::npos) << out;
+  EXPECT_FALSE(ahead) << out;
+}
+
+// The workspace moved away and made again at its path: the command writes to the new one.
+TEST(ServeReady, AMovedWorkspaceIsNeverServedByTheSandboxMadeBefore) {
+  Scratch scratch;
+  Serve serve(scratch);
+  const fs::path old = scratch.root / "ws-old";
+  const auto [out, ahead] = after_change(
+      serve, scratch,
+      [&] {
+        fs::rename(scratch.ws, old);
+        fs::create_directory(scratch.ws);
+      },
+      "echo new > written");
+  EXPECT_EQ(read_file(scratch.ws / "written"), "new\n");
+  EXPECT_FALSE(fs::exists(old / "written"));
+  EXPECT_FALSE(ahead) << out;
+}
+
+// A sandbox made ahead and never used goes with a killed serve: its worker and pid 1 end,
+// its cgroup is removed, the workspace is as before.
+TEST(ServeReady, AKilledServeLeavesNothingOfTheSandboxMadeAhead) {
+  Scratch scratch;
+  const auto before = list_dir(scratch.ws);
+  Serve serve(scratch);
+  serve.send(exec("first", "true", scratch.ws));
+  EXPECT_EQ(stdout_of(serve, "first"), "|exit 0");
+  const auto [worker, start] = ready_worker(serve.pid());
+  ASSERT_NE(worker, -1);
+  const auto children = children_of(worker);
+  ASSERT_FALSE(children.empty());
+  const pid_t pid1 = children.front();
+  std::string cgroup;
+  for (std::istringstream lines(read_file("/proc/" + std::to_string(pid1) + "/cgroup"));
+       std::getline(lines, cgroup);)
+    if (cgroup.find(":pids:") != std::string::npos || cgroup.starts_with("0::")) break;
+  cgroup = cgroup.substr(cgroup.rfind(':') + 1);
+  ::kill(serve.pid(), SIGKILL);
+  serve.wait();
+  for (int i = 0; i < 200 && (fs::exists("/proc/" + std::to_string(worker)) ||
+                              fs::exists("/proc/" + std::to_string(pid1)));
+       ++i)
+    std::this_thread::sleep_for(50ms);
+  EXPECT_FALSE(fs::exists("/proc/" + std::to_string(worker)));
+  EXPECT_FALSE(fs::exists("/proc/" + std::to_string(pid1)));
+  if (has_cgroups() && cgroup.find("pi-sandbox") != std::string::npos) {
+    const fs::path dir = fs::exists("/sys/fs/cgroup/pids") ? fs::path("/sys/fs/cgroup/pids")
+                                                           : fs::path("/sys/fs/cgroup");
+    EXPECT_FALSE(fs::exists(dir / fs::path(cgroup).relative_path())) << cgroup;
+  }
+  EXPECT_EQ(list_dir(scratch.ws), before);
 }
 
 }  // namespace

@@ -36,6 +36,8 @@ struct CgroupSupport {
   std::filesystem::path v1_memory;
   std::filesystem::path v1_cpu;
   std::string why_not;
+
+  friend bool operator==(const CgroupSupport&, const CgroupSupport&) = default;
 };
 
 /// Looks at /proc/self/cgroup and /proc/self/mountinfo. Never fails: what it cannot use is

@@ -18,7 +18,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "core/phase_trace.hpp"
 #include "core/scm_rights.hpp"
@@ -325,6 +328,89 @@ int exec_in_path(const Command& command, std::vector<char*>& argv, std::vector<c
   return found_error != 0 ? found_error : ENOENT;
 }
 
+/// What the supervisor sends for the command (LaunchMessage::Command): the command, the
+/// descriptors that replace its stdin, stdout and stderr (unset: pid 1's own, inherited from
+/// the supervisor at the clone) and, for a private pty, its setup.
+struct CommandOrder {
+  Command command;
+  std::array<core::UniqueFd, 3> stdio;
+  std::optional<PtySetup> pty;
+};
+
+/// The whole of `fd` from offset 0 (the memfd of a Command record, whose offset the supervisor
+/// has left at its end).
+core::Result<std::string> read_whole(int fd) {
+  std::string bytes;
+  char buffer[65536];
+  for (;;) {
+    const ssize_t n = ::pread(fd, buffer, sizeof buffer, static_cast<off_t>(bytes.size()));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return core::fail_errno("pread() of the command's record");
+    if (n == 0) return bytes;
+    bytes.append(buffer, static_cast<std::size_t>(n));
+  }
+}
+
+/// Parses the memfd's bytes (launch_spec.hpp, LaunchMessage::Command).
+core::Result<void> parse_command(const std::string& bytes, CommandOrder& order) {
+  std::size_t at = 0;
+  const auto next = [&](std::string& out) {
+    const std::size_t end = bytes.find('\0', at);
+    if (end == std::string::npos) return false;
+    out = bytes.substr(at, end - at);
+    at = end + 1;
+    return true;
+  };
+  const auto strings = [&](std::vector<std::string>& out) {
+    std::string count;
+    if (!next(count)) return false;
+    for (unsigned long n = std::strtoul(count.c_str(), nullptr, 10); n > 0; --n)
+      if (!next(out.emplace_back())) return false;
+    return true;
+  };
+  std::string cwd;
+  if (!next(cwd) || !strings(order.command.argv) || !strings(order.command.env) ||
+      order.command.argv.empty() || at >= bytes.size())
+    return core::fail("a malformed command record");
+  order.command.cwd = cwd;
+  if (bytes[at] == '1') {
+    if (bytes.size() - at - 1 != sizeof(PtySetup)) return core::fail("a malformed command record");
+    PtySetup setup;
+    std::memcpy(&setup, bytes.data() + at + 1, sizeof setup);
+    order.pty = setup;
+  }
+  return {};
+}
+
+/// Waits for the supervisor's Command record; an error when the supervisor has gone (or
+/// discarded this sandbox unused: it shuts the socket down) or the record is malformed.
+core::Result<CommandOrder> receive_command(int launch_fd) {
+  char buffer[16];
+  iovec data{buffer, sizeof buffer};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 4)];
+  msghdr message{};
+  message.msg_iov = &data;
+  message.msg_iovlen = 1;
+  message.msg_control = control;
+  message.msg_controllen = sizeof control;
+  ssize_t n;
+  while ((n = ::recvmsg(launch_fd, &message, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
+  }
+  std::vector<core::UniqueFd> fds = core::received_rights(message);
+  if (n != 4 || buffer[0] != static_cast<char>(LaunchMessage::Command))
+    return core::fail("the supervisor sent no command");
+  std::size_t wanted = 1;
+  for (int i = 1; i < 4; ++i) wanted += buffer[i] == '1' ? 1 : 0;
+  if (fds.size() != wanted) return core::fail("a malformed command record");
+  CommandOrder order;
+  auto bytes = read_whole(fds[0].get());
+  if (!bytes) return std::unexpected(bytes.error());
+  if (auto parsed = parse_command(*bytes, order); !parsed) return std::unexpected(parsed.error());
+  for (std::size_t i = 0, next = 1; i < 3; ++i)
+    if (buffer[i + 1] == '1') order.stdio[i] = std::move(fds[next++]);
+  return order;
+}
+
 /// Makes `slave` the controlling terminal of a new session and the command's stdin, stdout
 /// and stderr where `setup` says so (before confine(), so that the Landlock grant for stdio
 /// terminals names the slave and no descriptor of the caller's terminal is left there).
@@ -338,19 +424,20 @@ core::Result<void> attach_private_pty(const PtySetup& setup, int slave) {
 
 }  // namespace
 
-[[noreturn]] void exec_command(const LaunchSpec& spec, int launch_fd, int slave) {
+[[noreturn]] static void exec_command(const LaunchSpec& spec, const CommandOrder& order, int launch_fd,
+                               int slave) {
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
   for (int sig = 1; sig < NSIG; ++sig) ::signal(sig, SIG_DFL);
-  const Command& command = spec.command;
+  const Command& command = order.command;
   if (::chdir(command.cwd.c_str()) != 0) {
     send(launch_fd, LaunchMessage::Error,
          core::sys_error("chdir(\"" + command.cwd.string() + "\")", errno).describe());
     ::_exit(125);
   }
-  if (spec.pty)
-    if (auto r = attach_private_pty(*spec.pty, slave); !r) {
+  if (order.pty)
+    if (auto r = attach_private_pty(*order.pty, slave); !r) {
       send(launch_fd, LaunchMessage::Error, r.error().describe());
       ::_exit(125);
     }
@@ -359,9 +446,9 @@ core::Result<void> attach_private_pty(const PtySetup& setup, int slave) {
     ::_exit(125);
   }
   send_phases(launch_fd, core::phases::Mark::Confined);
-  const int stdio[3] = {spec.stdio.in, spec.stdio.out, spec.stdio.err};
   for (int target = 0; target < 3; ++target)
-    if (stdio[target] >= 0 && ::dup2(stdio[target], target) < 0) {
+    if (const auto& fd = order.stdio[static_cast<std::size_t>(target)];
+        fd && ::dup2(fd.get(), target) < 0) {
       send(launch_fd, LaunchMessage::Error, core::sys_error("dup2()", errno).describe());
       ::_exit(125);
     }
@@ -373,6 +460,14 @@ core::Result<void> attach_private_pty(const PtySetup& setup, int slave) {
   const std::string message = "pi-sandbox: " + command.argv[0] + ": " + std::strerror(err) + "\n";
   (void)::write(STDERR_FILENO, message.data(), message.size());
   ::_exit(err == ENOENT ? 127 : 126);
+}
+
+[[noreturn]] void exec_direct(const LaunchSpec& spec, int launch_fd) {
+  CommandOrder order;
+  order.command = spec.command;
+  for (std::size_t i = 0; i < 3; ++i)
+    if (spec.direct_stdio[i] >= 0) order.stdio[i].reset(spec.direct_stdio[i]);
+  exec_command(spec, order, launch_fd, -1);
 }
 
 namespace {
@@ -535,13 +630,18 @@ void prepare_signals() {
   if (auto r = apply_mount_plan(spec.mounts, placeholders); !r) fail(r.error());
   open_budget(spec.mounts);
   send_phases(launch_fd, core::phases::Mark::MountsApplied);
-  core::UniqueFd slave;
-  if (spec.pty) {
-    auto made = pass_private_pty(launch_fd, *spec.pty);
-    if (!made) fail(made.error());
-    slave = std::move(*made);
-  }
   report_placeholders(launch_fd, placeholders);
+  // The supervisor has put this process into the sandbox's cgroup before Limits: the command
+  // starts inside it. No Limits (the supervisor failed or died): nothing of the command ran.
+  if (char limits = 0;
+      ::recv(launch_fd, &limits, 1, 0) != 1 || limits != static_cast<char>(LaunchMessage::Limits))
+    fail(core::Error{"the supervisor did not confirm the cgroup", "", 0});
+  // The sandbox is ready: the command comes when the supervisor has one (launcher.hpp,
+  // prepare_launch() and run_command()).
+  auto order = receive_command(launch_fd);
+  if (!order) fail(order.error());
+  // The guard starts with the command (as the supervisor's does): its start is the host as
+  // the command finds it.
   g_launch_fd = launch_fd;
   if (spec.quarantine_fd >= 0) {
     Quarantine quarantine{{}, spec.guard.quarantine};
@@ -552,14 +652,15 @@ void prepare_signals() {
     if (!guard) fail(guard.error());
     g_guard.emplace(std::move(*guard));
   }
-  // The supervisor has put this process into the sandbox's cgroup before Limits: the command
-  // starts inside it. No Limits (the supervisor failed or died): nothing of the command ran.
-  if (char limits = 0;
-      ::recv(launch_fd, &limits, 1, 0) != 1 || limits != static_cast<char>(LaunchMessage::Limits))
-    fail(core::Error{"the supervisor did not confirm the cgroup", "", 0});
+  core::UniqueFd slave;
+  if (order->pty) {
+    auto made = pass_private_pty(launch_fd, *order->pty);
+    if (!made) fail(made.error());
+    slave = std::move(*made);
+  }
   const pid_t command = ::fork();
   if (command < 0) fail(core::sys_error("fork()", errno));
-  if (command == 0) exec_command(spec, launch_fd, slave.get());
+  if (command == 0) exec_command(spec, *order, launch_fd, slave.get());
   send_phases(launch_fd, core::phases::Mark::Forked);
   // Only the command's processes hold the slave now: when the last of them closes it, the
   // supervisor reads EIO on the master.

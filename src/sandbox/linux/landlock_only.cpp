@@ -202,7 +202,7 @@ void clean_up_for(const LaunchSpec& spec, const Orphaned& orphaned) {
     send_record(launch_fd, LaunchMessage::Error, core::sys_error("fork()", errno).describe());
     ::_exit(125);
   }
-  if (command == 0) exec_command(own, launch_fd, -1);
+  if (command == 0) exec_direct(own, launch_fd);
   for (bool done = false; !done;) {
     siginfo_t info{};
     if (::sigwaitinfo(&waited, &info) < 0) continue;
@@ -554,7 +554,6 @@ Outcome run_landlock_only(const policy::SandboxPolicy& policy, LaunchSpec spec,
       plan_landlock_only(policy, {dirs->temp_dir(), home_layer}, ports, list_host_directory);
   spec.seccomp = landlock_only_seccomp_rules();
   spec.rlimit_nproc = 0;  // counted per user on the host: the user's other processes count too
-  spec.pty.reset();
   const HostNetwork network{true, {ports[0], ports[1]}, spec.landlock_abi >= 6};
   auto quarantine = open_quarantine(spec.guard.quarantine);
   if (!quarantine) return launch_failed("the guard's quarantine", quarantine.error());
@@ -578,10 +577,10 @@ Outcome run_landlock_only(const policy::SandboxPolicy& policy, LaunchSpec spec,
     auto made = OutputPipes::create(options.stderr_route);
     if (!made) return launch_failed("the output pipes", made.error());
     pipes = std::move(*made);
-    spec.stdio.out = pipes.write_out.get();
-    spec.stdio.err = pipes.write_err.get();
+    spec.direct_stdio[1] = pipes.write_out.get();
+    spec.direct_stdio[2] = pipes.write_err.get();
   }
-  spec.stdio.in = options.stdin_fd;
+  spec.direct_stdio[0] = options.stdin_fd;
   int pair[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
     return launch_failed("the launch socket", core::sys_error("socketpair(AF_UNIX)", errno));

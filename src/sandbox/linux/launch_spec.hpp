@@ -1,6 +1,7 @@
 // pisandbox::sandbox::linux_ — everything pid 1 of a sandbox needs, computed before clone.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <vector>
 
@@ -16,23 +17,19 @@
 
 namespace pisandbox::sandbox::linux_ {
 
-/// The command's standard descriptors as pid 1 inherits them: -1 keeps the supervisor's
-/// own (0, 1, 2). Set by launch(), never by the planners.
-struct StdioFds {
-  int in = -1;
-  int out = -1;
-  int err = -1;
-};
-
 /// The plans of one sandbox plus the command.
+///   command: what launch() runs; prepare_launch() ignores it (the command comes with
+///   run_command(), sent to pid 1 then: LaunchMessage::Command).
 ///   landlock_abi: the ABI to use, 0 to run without Landlock (the namespaces still hold).
 struct LaunchSpec {
   Command command;
+  /// The command's stdin, stdout and stderr (-1: the process's own) for exec_direct(); launch()
+  /// sends them with the command order instead.
+  std::array<int, 3> direct_stdio{-1, -1, -1};
   MountPlan mounts;
   LandlockPlan landlock;
   std::vector<SeccompRule> seccomp;
   int landlock_abi = 0;
-  StdioFds stdio;
   bool proxy_listeners = false;  ///< pid 1 creates the proxy's listeners (set by launch())
   /// The sandbox's resource limits; all zero: none (a spec built by hand in a test).
   policy::ResourceLimits limits{0, 0, 0, 0};
@@ -41,9 +38,6 @@ struct LaunchSpec {
   CgroupSupport cgroups;
   /// RLIMIT_NPROC for the command, 0 for none (set by launch() when no cgroup holds it).
   std::uint64_t rlimit_nproc = 0;
-  /// A private pty for the command (set by launch() from plan_terminal()): pid 1 makes it
-  /// and sends its master over the launch socket.
-  std::optional<PtySetup> pty;
   /// What the guard watches (guard.hpp): the supervisor watches it while the command runs and
   /// sweeps it afterwards; pid 1 sweeps it when the supervisor has died.
   GuardPlan guard;
@@ -67,7 +61,14 @@ inline constexpr std::uint64_t kTmpfsFullMargin = 2ULL << 20;
 /// message per record). The first byte is the type; the rest is text.
 enum class LaunchMessage : char {
   Go = 'G',           ///< supervisor -> pid 1: the id maps are written, go on
-  Limits = 'C',       ///< supervisor -> pid 1: the cgroup is joined, fork the command
+  Limits = 'C',       ///< supervisor -> pid 1: the cgroup is joined, wait for the command
+  Command = 'R',      ///< supervisor -> pid 1: fork the command. Text: three flags `0`/`1`,
+                      ///< whether a descriptor replaces the command's stdin, stdout, stderr;
+                      ///< SCM_RIGHTS: a memfd, then those descriptors. The memfd holds the
+                      ///< cwd, the argv count, the argv, the environment count, the
+                      ///< environment (each NUL-terminated), then `1` and a PtySetup's bytes
+                      ///< for a private pty, else `0` (a memfd: an argv or environment can
+                      ///< exceed what one SOCK_SEQPACKET record holds)
   Error = 'E',        ///< setup failed: "<step>: <syscall>: <errno>" [\n hint]
   Placeholder = 'P',  ///< "<inode>[s] <path>": a host placeholder (with `s`: a scaffold) to remove
   Result = 'X',       ///< "exit <code>" or "signal <number>"
@@ -91,15 +92,18 @@ enum class LaunchMessage : char {
 /// the runner where namespaces cannot be made (landlock_only.hpp). Errors name the call.
 core::Result<void> confine(const LaunchSpec& spec, int launch_fd);
 
-/// In the process that becomes the command: chdir to its directory, the private pty (`slave`,
-/// -1 for none), confine(), its stdio, then exec (exit 127 when not found, 126 when it cannot
+/// In the process that becomes the command where no supervisor sends a command order (the
+/// weaker sandbox, landlock_only.cpp): chdir to `spec.command`'s directory, confine(), the
+/// descriptors of `spec.direct_stdio`, then exec (exit 127 when not found, 126 when it cannot
 /// run; a failed step is sent over `launch_fd` as LaunchMessage::Error, exit 125).
-[[noreturn]] void exec_command(const LaunchSpec& spec, int launch_fd, int slave);
+[[noreturn]] void exec_direct(const LaunchSpec& spec, int launch_fd);
 
 /// Runs as pid 1 of the new namespaces (never returns): waits for Go, applies the mount
-/// plan, waits for Limits, forks the command (which confines itself: no_new_privs, Landlock,
-/// capabilities, seccomp, exec), reaps, reports the result, kills what is left, runs the
-/// guard's last sweep (reporting it), removes placeholders.
+/// plan, waits for Limits, then for the Command, makes the command's private pty if asked,
+/// forks the command (which confines itself: no_new_privs, Landlock, capabilities, seccomp,
+/// exec), reaps, reports the result, kills what is left, runs the guard's last sweep
+/// (reporting it), removes placeholders. Without a Command (the supervisor discarded the
+/// sandbox or died) it removes what it made and exits 125.
 [[noreturn]] void sandbox_init_main(const LaunchSpec& spec, int launch_fd);
 
 }  // namespace pisandbox::sandbox::linux_

@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -16,6 +17,7 @@
 #include <span>
 
 #include "core/deadline.hpp"
+#include "core/io.hpp"
 #include "core/phase_trace.hpp"
 #include "core/scm_rights.hpp"
 #include "core/unique_fd.hpp"
@@ -369,34 +371,110 @@ void report_direct_connection(const NetCounters& counters, const RunOptions& opt
     options.direct_connection();
 }
 
+/// The command's descriptors for pid 1: -1 keeps pid 1's own 0, 1, 2 (the supervisor's at
+/// the clone).
+struct StdioFds {
+  int in = -1;
+  int out = -1;
+  int err = -1;
+};
+
+/// `strings` for the Command record: their count, then each NUL-terminated.
+void append_strings(std::string& bytes, const std::vector<std::string>& strings) {
+  bytes += std::to_string(strings.size());
+  bytes += '\0';
+  for (const auto& s : strings) {
+    bytes += s;
+    bytes += '\0';
+  }
+}
+
+/// Sends `command` to pid 1 (LaunchMessage::Command, launch_spec.hpp) with the descriptors
+/// that replace its stdio and, for a private pty, its setup.
+core::Result<void> send_command(int launch_fd, const Command& command, const StdioFds& stdio,
+                                const std::optional<PtySetup>& pty) {
+  std::string bytes = command.cwd.string();
+  bytes += '\0';
+  append_strings(bytes, command.argv);
+  append_strings(bytes, command.env);
+  bytes += pty ? '1' : '0';
+  if (pty) bytes.append(reinterpret_cast<const char*>(&*pty), sizeof *pty);
+  UniqueFd memfd(::memfd_create("pi-sandbox-command", MFD_CLOEXEC));
+  if (!memfd) return core::fail_errno("memfd_create(pi-sandbox-command)");
+  if (!core::write_all(memfd.get(), bytes))
+    return core::fail_errno("write() of the command to its memfd");
+  std::string record(1, static_cast<char>(LaunchMessage::Command));
+  std::vector<int> fds{memfd.get()};
+  for (const int fd : {stdio.in, stdio.out, stdio.err}) {
+    record += fd >= 0 ? '1' : '0';
+    if (fd >= 0) fds.push_back(fd);
+  }
+  if (core::send_with_rights(launch_fd, record.data(), record.size(), fds) < 0)
+    return core::fail_errno("sendmsg(SCM_RIGHTS) of the command");
+  return {};
+}
+
 }  // namespace
 
-Outcome launch(LaunchSpec spec, const RunOptions& options) {
+/// What a ReadySandbox owns: pid 1, its launch socket, its cgroup, the quarantine and the
+/// guard's plan.
+struct ReadySandbox::State {
+  std::optional<SandboxCgroup> cgroup;
+  GuardPlan guard_plan;
+  /// Opened at the prepare (pid 1 inherits its descriptor), moved into the guard when the
+  /// command comes.
+  Quarantine quarantine;
+  UniqueFd launch;  ///< the supervisor's end of the launch socket
+  Child child;
+  /// Opened before pid 1 runs anything, read after it has gone: the files hold the namespace.
+  NetCounters counters;
+  bool used = false;  ///< run_command() took it: it waits for pid 1 and cleans up itself
+
+  State() = default;
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
+  ~State() {
+    if (used || child.pid <= 0) return;
+    discard();
+  }
+
+  /// Stops pid 1, which has run nothing of a command: SIGTERM and the socket shut down make
+  /// it leave its wait for the command and remove its placeholders itself; then what it
+  /// reported is removed here too (as after a run), and the cgroup and the guard go with
+  /// this object.
+  void discard() {
+    ::syscall(SYS_pidfd_send_signal, child.pidfd.get(), SIGTERM, nullptr, 0);
+    ::shutdown(launch.get(), SHUT_WR);
+    stop_sandbox(child);
+    wait_child(child);
+    Report report;
+    while (read_records(launch.get(), report)) {
+      pollfd pfd{launch.get(), POLLIN, 0};
+      if (::poll(&pfd, 1, 0) <= 0) break;
+    }
+    for (auto& p : report.placeholders) remove_placeholder(p, Unmask::No);
+  }
+};
+
+ReadySandbox::ReadySandbox(std::unique_ptr<State> state) : state_(std::move(state)) {}
+ReadySandbox::ReadySandbox(ReadySandbox&&) noexcept = default;
+ReadySandbox& ReadySandbox::operator=(ReadySandbox&&) noexcept = default;
+ReadySandbox::~ReadySandbox() = default;
+
+pid_t ReadySandbox::pid() const {
+  return state_ ? state_->child.pid : -1;
+}
+
+std::expected<ReadySandbox, RunFailure> prepare_launch(LaunchSpec spec) {
+  auto state = std::make_unique<ReadySandbox::State>();
   auto limits = limit_resources(spec);
   if (!limits)
     return std::unexpected(
         RunFailure{RunFailureKind::LaunchFailed,
                    "resource limits: " + limits.error().describe() +
                        "\nhint: `pi-sandbox doctor` shows what this machine supports for limits"});
-  const SandboxCgroup* cgroup = *limits ? &**limits : nullptr;
-  OutputPipes pipes;
-  if (options.output != nullptr) {
-    auto made = OutputPipes::create(options.stderr_route);
-    if (!made)
-      return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, made.error().describe()});
-    pipes = std::move(*made);
-    spec.stdio.out = pipes.write_out.get();
-    spec.stdio.err = pipes.write_err.get();
-  }
-  spec.stdio.in = options.stdin_fd;
-  spec.proxy_listeners = static_cast<bool>(options.proxy);
-  // A command run from a terminal gets a private pty (docs/security.md, "The terminal").
-  // SIGWINCH is blocked before the clone, so that every thread started later (the proxy's)
-  // inherits the block and the relay's signalfd receives it.
-  Terminal terminal{plan_terminal(terminal_facts(options)), {}};
-  if (terminal.plan.private_pty) spec.pty = pty_setup(terminal.plan);
-  const BlockedSignal winch(terminal.plan.private_pty ? SIGWINCH : 0);
-  // The guard watches before anything of the command runs (docs/security.md, "The guard").
+  if (*limits) state->cgroup.emplace(std::move(**limits));
+  const SandboxCgroup* cgroup = state->cgroup ? &*state->cgroup : nullptr;
   auto quarantine = open_quarantine(spec.guard.quarantine);
   if (!quarantine)
     return std::unexpected(RunFailure{
@@ -404,12 +482,10 @@ Outcome launch(LaunchSpec spec, const RunOptions& options) {
         "the guard's quarantine: " + quarantine.error().describe() +
             "\nhint: the guard moves what a command creates at a protected name there; make " +
             spec.guard.quarantine.parent_path().string() + " writable for this user"});
-  auto guard = Guard::start(spec.guard, std::move(*quarantine), Guard::Watch::Yes);
-  if (!guard)
-    return std::unexpected(
-        RunFailure{RunFailureKind::LaunchFailed, "the guard: " + guard.error().describe()});
-  spec.quarantine_fd = guard->quarantine_fd();
-  spec.quarantine_missing = guard->quarantine_missing();
+  state->quarantine = std::move(*quarantine);
+  state->guard_plan = spec.guard;
+  spec.quarantine_fd = quarantine_descriptor(state->quarantine);
+  if (!state->quarantine.root) spec.quarantine_missing = state->quarantine.missing;
   int pair[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0)
     return std::unexpected(RunFailure{RunFailureKind::LaunchFailed,
@@ -420,12 +496,7 @@ Outcome launch(LaunchSpec spec, const RunOptions& options) {
   if (!child)
     return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, child.error().describe()});
   child_end.reset();
-  // Opened before pid 1 runs anything, read after it has gone: the files hold the namespace.
-  const NetCounters counters =
-      options.direct_connection ? NetCounters::open(child->pid) : NetCounters{};
-  pipes.write_out.reset();  // pid 1 has them now
-  pipes.write_err.reset();
-  Report report;
+  state->counters = NetCounters::open(child->pid);
   // pid 1 waits for Go: it has run nothing yet.
   if (auto mapped = write_id_maps(child->pid); !mapped) {
     ::kill(child->pid, SIGKILL);
@@ -437,10 +508,56 @@ Outcome launch(LaunchSpec spec, const RunOptions& options) {
   (void)::send(parent_end.get(), &go, 1, MSG_NOSIGNAL);
   if (auto joined = join_cgroup(*child, cgroup, parent_end.get()); !joined)
     return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, joined.error().describe()});
+  state->child = std::move(*child);
+  state->launch = std::move(parent_end);
+  return ReadySandbox(std::move(state));
+}
+
+Outcome run_command(ReadySandbox sandbox, const Command& command, const RunOptions& options) {
+  ReadySandbox::State& state = *sandbox.state_;
+  state.used = true;
+  const Child& child = state.child;
+  const int launch_fd = state.launch.get();
+  const SandboxCgroup* cgroup = state.cgroup ? &*state.cgroup : nullptr;
+  // The guard starts with the command, not with the sandbox: what it takes as the start (the
+  // configurations' content, the directories' entries) is the host as the command finds it,
+  // and it watches before anything of the command runs (docs/security.md, "The guard").
+  auto started = Guard::start(state.guard_plan, std::move(state.quarantine), Guard::Watch::Yes);
+  if (!started) {
+    state.used = false;  // pid 1 ran nothing: the sandbox is discarded as unused
+    return std::unexpected(
+        RunFailure{RunFailureKind::LaunchFailed, "the guard: " + started.error().describe()});
+  }
+  Guard& guard = *started;
+  StdioFds stdio;
+  OutputPipes pipes;
+  if (options.output != nullptr) {
+    auto made = OutputPipes::create(options.stderr_route);
+    if (!made)
+      return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, made.error().describe()});
+    pipes = std::move(*made);
+    stdio.out = pipes.write_out.get();
+    stdio.err = pipes.write_err.get();
+  }
+  stdio.in = options.stdin_fd;
+  // A command run from a terminal gets a private pty (docs/security.md, "The terminal").
+  // SIGWINCH is blocked before any thread of the command's starts (the proxy's), so that
+  // each inherits the block and the relay's signalfd receives it.
+  Terminal terminal{plan_terminal(terminal_facts(options)), {}};
+  std::optional<PtySetup> pty;
+  if (terminal.plan.private_pty) pty = pty_setup(terminal.plan);
+  const BlockedSignal winch(terminal.plan.private_pty ? SIGWINCH : 0);
+  if (auto sent = send_command(launch_fd, command, stdio, pty); !sent) {
+    state.used = false;  // pid 1 ran nothing: the sandbox is discarded as unused
+    return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, sent.error().describe()});
+  }
+  pipes.write_out.reset();  // pid 1 has them now
+  pipes.write_err.reset();
+  Report report;
   Services services;
-  const Ending ending = supervise(*child, parent_end.get(), options, report, pipes, services,
-                                  cgroup, terminal, *guard);
-  const int status = wait_child(*child);
+  const Ending ending =
+      supervise(child, launch_fd, options, report, pipes, services, cgroup, terminal, guard);
+  const int status = wait_child(child);
   // Every process of the sandbox is gone: the rest of the pty's output, then the caller's
   // terminal as it was, before the proxy stops (a question on its threads may be waiting
   // for the terminal).
@@ -455,21 +572,21 @@ Outcome launch(LaunchSpec spec, const RunOptions& options) {
     if (::poll(fds, 2, -1) < 0 && errno != EINTR) break;
     pipes.pump(*options.output);
   }
-  while (read_records(parent_end.get(), report)) {
-    pollfd pfd{parent_end.get(), POLLIN, 0};
+  while (read_records(launch_fd, report)) {
+    pollfd pfd{launch_fd, POLLIN, 0};
     if (::poll(&pfd, 1, 0) <= 0) break;
   }
   core::phases::mark(core::phases::Mark::SandboxGone);
   // Every process of the sandbox is gone: nothing can create a guarded name any more. pid 1
   // has swept already unless it was killed first.
-  const std::optional<core::Error> live_failure = guard->failure();
+  const std::optional<core::Error> live_failure = guard.failure();
   // What the command changed is known here only: git's discovery rules and the privilege bits.
   if (!report.swept)
-    guard->final_sweep();
+    guard.final_sweep();
   else
-    guard->final_discovery();
-  std::vector<std::string> notices = guard->take_notices();
-  if (!report.swept && guard->failure()) notices.push_back(incomplete_sweep(*guard->failure()));
+    guard.final_discovery();
+  std::vector<std::string> notices = guard.take_notices();
+  if (!report.swept && guard.failure()) notices.push_back(incomplete_sweep(*guard.failure()));
   notices.insert(notices.end(), report.notices.begin(), report.notices.end());
   // A command that keeps making guarded names would flood the caller: the first lines, then a
   // count (the quarantine has them all).
@@ -485,7 +602,7 @@ Outcome launch(LaunchSpec spec, const RunOptions& options) {
   // the supervisor dies; then this finds nothing left to do.)
   for (auto& p : report.placeholders) remove_placeholder(p, Unmask::No);
   report_limits(cgroup, report, options);
-  report_direct_connection(counters, options);
+  report_direct_connection(state.counters, options);
   if (ending == Ending::TimedOut) return std::unexpected(RunFailure{RunFailureKind::TimedOut, ""});
   if (ending == Ending::Aborted) return std::unexpected(RunFailure{RunFailureKind::Aborted, ""});
   if (ending == Ending::GuardFailed)
@@ -500,6 +617,14 @@ Outcome launch(LaunchSpec spec, const RunOptions& options) {
   if (report.result) return *report.result;
   if (WIFEXITED(status)) return Exited{WEXITSTATUS(status)};
   return Signaled{WIFSIGNALED(status) ? WTERMSIG(status) : SIGKILL};
+}
+
+Outcome launch(LaunchSpec spec, const RunOptions& options) {
+  spec.proxy_listeners = static_cast<bool>(options.proxy);
+  const Command command = std::move(spec.command);
+  auto sandbox = prepare_launch(std::move(spec));
+  if (!sandbox) return std::unexpected(sandbox.error());
+  return run_command(std::move(*sandbox), command, options);
 }
 
 }  // namespace pisandbox::sandbox::linux_

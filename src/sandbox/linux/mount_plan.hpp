@@ -129,6 +129,8 @@ struct MountPlan {
   std::vector<MountOp> ops;
   std::vector<std::string> unprotectable;
   std::vector<GuardedName> guarded = {};
+
+  friend bool operator==(const MountPlan&, const MountPlan&) = default;
 };
 
 /// Host device nodes bound into the sandbox's private /dev.

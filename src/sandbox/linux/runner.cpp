@@ -149,8 +149,61 @@ GuardPlan plan_guard(const policy::SandboxPolicy& policy,
   return plan;
 }
 
+namespace {
+
+/// The identity (st_dev, st_ino) of `path`, following symlinks or not; nullopt when missing.
+SourceIdentity identity(const fs::path& path, SourceSymlinks symlinks) {
+  struct stat st {};
+  const int r =
+      symlinks == SourceSymlinks::Follow ? ::stat(path.c_str(), &st) : ::lstat(path.c_str(), &st);
+  return r == 0 ? SourceIdentity(std::pair{st.st_dev, st.st_ino}) : std::nullopt;
+}
+
+/// What the host files of `mounts` are, in the plan's order: each op's target (a mount covers
+/// the file that was there when it was made, so a credential replaced by rename under a
+/// concealing mount, or a pinned symlink replaced, is no longer covered) and each Bind and
+/// Overlay source (reached through symlinks only where the plan follows them).
+std::vector<SourceIdentity> source_identities(const MountPlan& mounts) {
+  std::vector<SourceIdentity> out;
+  for (const auto& op : mounts.ops) {
+    // What is made inside a private tmpfs (a symlink, a mask of a missing name) covers nothing
+    // of the host.
+    if (op.kind != MountOpKind::Symlink && op.kind != MountOpKind::MaskMissing)
+      out.push_back(identity(op.target, SourceSymlinks::Refuse));
+    if (op.kind == MountOpKind::Bind || op.kind == MountOpKind::Overlay)
+      out.push_back(identity(op.source, op.source_symlinks));
+  }
+  return out;
+}
+
+}  // namespace
+
+core::Result<ReadyOffer> prepare_ready(const policy::SandboxPolicy& policy) {
+  auto prepared = prepare_sandbox(policy, Command{});
+  if (!prepared) return std::unexpected(prepared.error());
+  LaunchSpec& spec = prepared->spec;
+  if (std::ranges::any_of(spec.mounts.ops, [](const MountOp& op) {
+        return op.kind == MountOpKind::HostPlaceholder || op.kind == MountOpKind::HostScaffold;
+      }))
+    return core::fail("the plan makes placeholders on the host");
+  spec.proxy_listeners = true;
+  std::vector<SourceIdentity> sources = source_identities(spec.mounts);
+  auto sandbox = prepare_launch(spec);
+  if (!sandbox) return core::fail(sandbox.error().message);
+  return ReadyOffer{std::move(spec), std::move(sources), std::move(*sandbox)};
+}
+
+bool still_holds(const ReadyOffer& offer, const LaunchSpec& fresh) {
+  const LaunchSpec& made = offer.spec;
+  return offer.sandbox.pid() > 0 && made.mounts == fresh.mounts &&
+         made.landlock == fresh.landlock && made.landlock_abi == fresh.landlock_abi &&
+         made.seccomp == fresh.seccomp && made.limits == fresh.limits &&
+         made.cgroups == fresh.cgroups && made.guard == fresh.guard &&
+         offer.sources == source_identities(fresh.mounts);
+}
+
 Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
-                      const RunOptions& options, const WarningSink& warn) {
+                      const RunOptions& options, const WarningSink& warn, ReadyOffer* ready) {
   auto prepared = prepare_sandbox(policy, std::move(command));
   if (!prepared)
     return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, prepared.error().describe()});
@@ -172,7 +225,14 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
   RunOptions with_notices = options;
   if (!with_notices.notice) with_notices.notice = warn;
   LaunchSpec spare = prepared->spec;
-  Outcome outcome = launch(std::move(prepared->spec), with_notices);
+  Outcome outcome = Outcome(Exited{0});
+  if (ready != nullptr && still_holds(*ready, prepared->spec)) {
+    outcome = run_command(std::move(ready->sandbox), prepared->spec.command, with_notices);
+  } else {
+    // A sandbox whose plan no longer holds is never used: it goes before the fresh one starts.
+    if (ready != nullptr) ReadySandbox stale = std::move(ready->sandbox);
+    outcome = launch(std::move(prepared->spec), with_notices);
+  }
   // Where the namespaces cannot be made (nothing of the command ran), the weaker sandbox, if
   // Landlock is there; never none (docs/security.md, "Where namespaces cannot be made").
   if (!outcome && outcome.error().kind == RunFailureKind::LaunchFailed)

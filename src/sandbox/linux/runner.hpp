@@ -2,8 +2,12 @@
 // (docs/ARCHITECTURE.md, "The life of one command", steps 6-8).
 #pragma once
 
+#include <sys/types.h>
+
 #include <functional>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
@@ -44,10 +48,40 @@ GuardPlan plan_guard(const policy::SandboxPolicy& policy,
 bool quarantine_writable_inside(const policy::SandboxPolicy& policy,
                                 const std::filesystem::path& quarantine);
 
-/// Runs `command` under `policy`: prepare_sandbox(), then launch(). Warnings (Landlock
-/// unavailable, no cgroup) and, unless RunOptions::notice is set, the guard's reports go to
-/// `warn` as whole lines.
+/// What a host file of the mount plan (an op's target, a bind's source) was when a sandbox was
+/// made: (st_dev, st_ino), nullopt when missing.
+using SourceIdentity = std::optional<std::pair<dev_t, ino_t>>;
+
+/// A sandbox made before its command is known (serve keeps one ready per workspace and
+/// policy: docs/ARCHITECTURE.md, "A sandbox made ahead"): the plans it was made with, what
+/// the sources of its binds were then, and the sandbox, whose pid 1 waits. It serves one
+/// command, and only while it still holds (still_holds()).
+struct ReadyOffer {
+  LaunchSpec spec;
+  std::vector<SourceIdentity> sources;
+  ReadySandbox sandbox;
+};
+
+/// Makes a ReadyOffer for `policy`: prepare_sandbox() (without a command), the binds'
+/// sources, prepare_launch() with the proxy's listeners. Errors: those of prepare_sandbox()
+/// and prepare_launch(); and a plan that makes anything on the host (placeholders or scaffolds
+/// of strict protection: a sandbox kept waiting would hold them in the workspace), refused
+/// with "the plan makes placeholders on the host".
+core::Result<ReadyOffer> prepare_ready(const policy::SandboxPolicy& policy);
+
+/// Whether `offer` may run a command whose freshly computed plans are `fresh`: every plan
+/// equal (mounts, Landlock, seccomp, limits, cgroup support, the guard's plan, which hold the
+/// configuration, the protected paths found and the workspace) and every op's target and
+/// bind's source the same file as when the sandbox was made (a workspace moved away and made
+/// again, a protected file or a concealed credential replaced by rename).
+[[nodiscard]] bool still_holds(const ReadyOffer& offer, const LaunchSpec& fresh);
+
+/// Runs `command` under `policy`: prepare_sandbox(), then launch(), or run_command() in
+/// `ready`'s sandbox when one is given and still_holds() (otherwise that sandbox is discarded
+/// first). Warnings (Landlock unavailable, no cgroup) and, unless RunOptions::notice is set,
+/// the guard's reports go to `warn` as whole lines. `ready`'s sandbox is used up either way.
 Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
-                      const RunOptions& options, const WarningSink& warn);
+                      const RunOptions& options, const WarningSink& warn,
+                      ReadyOffer* ready = nullptr);
 
 }  // namespace pisandbox::sandbox::linux_
