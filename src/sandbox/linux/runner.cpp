@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "core/phase_trace.hpp"
+#include "sandbox/linux/git_state.hpp"
 #include "sandbox/linux/placeholders.hpp"
 
 namespace pisandbox::sandbox::linux_ {
@@ -162,7 +163,15 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
   if (auto line = policy::home_workspace_warning(policy); !line.empty()) warn("warning: " + line);
   RunOptions with_notices = options;
   if (!with_notices.notice) with_notices.notice = warn;
+  // Kept before the clone: what git may leave half done in the repository around a workspace
+  // that is a strict subdirectory of it is put back afterwards.
+  const auto git_state = GitStateSnapshot::take(policy);
   Outcome outcome = launch(std::move(prepared->spec), with_notices);
+  if (git_state) {
+    const bool succeeded =
+        outcome && std::holds_alternative<Exited>(*outcome) && std::get<Exited>(*outcome).code == 0;
+    if (auto line = git_state->settle(!succeeded); !line.empty()) with_notices.notice(line);
+  }
   core::phases::mark(core::phases::Mark::CleanedUp);
   return outcome;
 }

@@ -1,0 +1,225 @@
+#include "sandbox/linux/git_state.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <fstream>
+#include <sstream>
+
+#include "core/io.hpp"
+#include "core/unique_fd.hpp"
+#include "policy/git_index.hpp"
+
+namespace pisandbox::sandbox::linux_ {
+
+namespace {
+
+using core::UniqueFd;
+
+// What checkout, reset, merge, rebase, cherry-pick, revert, stash and pull write in the git
+// directory besides objects (gitrepository-layout(5)); FETCH_HEAD and the remote-tracking refs
+// of a pull's fetch are among them.
+constexpr const char* kStateFiles[] = {
+    "HEAD",        "index",       "ORIG_HEAD",  "FETCH_HEAD", "MERGE_HEAD",
+    "MERGE_MSG",   "MERGE_MODE",  "MERGE_RR",   "AUTO_MERGE", "CHERRY_PICK_HEAD",
+    "REVERT_HEAD", "REBASE_HEAD", "packed-refs"};
+constexpr const char* kStateTrees[] = {"refs", "logs", "rebase-merge", "rebase-apply", "sequencer"};
+
+/// The bytes of the regular file `path` (not followed when a symlink), or nullopt.
+std::optional<std::string> read_regular(const fs::path& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  struct stat st {};
+  if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  std::string out;
+  char buffer[65536];
+  for (ssize_t n; (n = ::read(fd.get(), buffer, sizeof buffer)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return std::nullopt;
+    out.append(buffer, static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
+/// The regular files (relative path: content, up to `budget` bytes in all) and directories of
+/// the state of `git_dir`, symlinks left out; nullopt past the budget.
+struct State {
+  std::map<std::string, std::string> files;
+  std::set<std::string> dirs;
+};
+
+std::optional<State> read_state(const fs::path& git_dir, std::size_t budget) {
+  State state;
+  std::size_t total = 0;
+  const auto keep = [&](const fs::path& path) {
+    auto bytes = read_regular(path);
+    if (!bytes) return true;
+    total += bytes->size();
+    state.files.emplace(path.lexically_relative(git_dir).string(), std::move(*bytes));
+    return total <= budget;
+  };
+  for (const char* name : kStateFiles)
+    if (!keep(git_dir / name)) return std::nullopt;
+  for (const char* tree : kStateTrees) {
+    std::error_code error;
+    if (!fs::is_directory(fs::symlink_status(git_dir / tree, error))) continue;
+    state.dirs.insert(tree);
+    for (auto it = fs::recursive_directory_iterator(git_dir / tree, error);
+         it != fs::recursive_directory_iterator(); it.increment(error)) {
+      const auto status = it->symlink_status(error);
+      if (fs::is_directory(status))
+        state.dirs.insert(it->path().lexically_relative(git_dir).string());
+      else if (fs::is_regular_file(status) && !keep(it->path()))
+        return std::nullopt;
+    }
+  }
+  return state;
+}
+
+/// The directory `relative` below `git_dir`, each component opened without following a
+/// symlink (a command may have put one there); made when `make`.
+core::Result<UniqueFd> open_below(const fs::path& git_dir, const fs::path& relative, bool make) {
+  UniqueFd dir(::open(git_dir.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (dir.get() < 0) return core::fail_errno("open(" + git_dir.string() + ")");
+  fs::path shown = git_dir;
+  for (const auto& part : relative) {
+    shown /= part;
+    if (make && ::mkdirat(dir.get(), part.c_str(), 0755) != 0 && errno != EEXIST)
+      return core::fail_errno("mkdirat(" + shown.string() + ")");
+    UniqueFd next(::openat(dir.get(), part.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (next.get() < 0) return core::fail_errno("openat(" + shown.string() + ")");
+    dir = std::move(next);
+  }
+  return dir;
+}
+
+/// Writes `content` at `relative` below `git_dir` (a new file renamed over the old one).
+core::Result<void> put_file(const fs::path& git_dir, const fs::path& relative,
+                            const std::string& content) {
+  auto dir = open_below(git_dir, relative.parent_path(), true);
+  if (!dir) return std::unexpected(dir.error());
+  const std::string name = relative.filename().string(), temp = "." + name + ".pi-sandbox-restore";
+  const fs::path shown = git_dir / relative;
+  UniqueFd fd(::openat(dir->get(), temp.c_str(),
+                       O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644));
+  if (fd.get() < 0) return core::fail_errno("openat(" + shown.string() + ".pi-sandbox-restore)");
+  if (!core::write_all(fd.get(), content) || ::fsync(fd.get()) != 0)
+    return core::fail_errno("write(" + shown.string() + ".pi-sandbox-restore)");
+  if (::renameat(dir->get(), temp.c_str(), dir->get(), name.c_str()) != 0)
+    return core::fail_errno("renameat(" + shown.string() + ")");
+  return {};
+}
+
+/// Removes the entry `relative` below `git_dir` (a directory when `directory`; one that is
+/// not empty is left).
+core::Result<void> remove_entry(const fs::path& git_dir, const fs::path& relative, bool directory) {
+  auto dir = open_below(git_dir, relative.parent_path(), false);
+  if (!dir) return std::unexpected(dir.error());
+  const int flags = directory ? AT_REMOVEDIR : 0;
+  if (::unlinkat(dir->get(), relative.filename().c_str(), flags) != 0 && errno != ENOENT &&
+      !(directory && errno == ENOTEMPTY))
+    return core::fail_errno("unlinkat(" + (git_dir / relative).string() + ")");
+  return {};
+}
+
+/// The stat data of `path` as git records it, or nullopt when it is missing.
+std::optional<policy::GitStat> git_stat(const fs::path& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return std::nullopt;
+  return policy::GitStat{
+      static_cast<std::uint32_t>(st.st_mtim.tv_sec), static_cast<std::uint32_t>(st.st_mtim.tv_nsec),
+      static_cast<std::uint32_t>(st.st_ino), static_cast<std::uint32_t>(st.st_size)};
+}
+
+std::vector<policy::GitIndexEntry> entries_of(const std::string& bytes) {
+  auto entries = policy::index_entries(bytes, 20);
+  if (!entries) entries = policy::index_entries(bytes, 32);  // a SHA-256 repository
+  return entries ? std::move(*entries) : std::vector<policy::GitIndexEntry>{};
+}
+
+}  // namespace
+
+std::optional<GitStateSnapshot> GitStateSnapshot::take(const policy::SandboxPolicy& policy) {
+  if (!policy.git || !policy.git->git_file.empty()) return std::nullopt;
+  const fs::path root = policy.git->worktree_root.lexically_normal();
+  const fs::path git_dir = policy.git->git_dir.lexically_normal();
+  if (root == policy.workspace || !policy::is_within(policy.workspace, root)) return std::nullopt;
+  if (std::ranges::none_of(policy.writable, [&](const auto& e) { return e.path == git_dir; }))
+    return std::nullopt;
+  auto state = read_state(git_dir, kGitStateBound);
+  if (!state) return std::nullopt;
+  GitStateSnapshot snapshot;
+  snapshot.root_ = root;
+  snapshot.git_dir_ = git_dir;
+  snapshot.inside_ = policy.workspace.lexically_relative(root).string();
+  snapshot.files_ = std::move(state->files);
+  snapshot.dirs_ = std::move(state->dirs);
+  return snapshot;
+}
+
+std::vector<std::string> GitStateSnapshot::needed_paths(bool failed) const {
+  const auto old_index = files_.find("index");
+  const auto new_bytes = read_regular(git_dir_ / "index");
+  if (old_index == files_.end() || !new_bytes) return {};
+  const auto stat_of = [&](const std::string& path) { return git_stat(root_ / path); };
+  const auto before = entries_of(old_index->second);
+  if (*new_bytes != old_index->second) {
+    auto paths = policy::unapplied_paths(before, entries_of(*new_bytes), inside_, stat_of);
+    if (!paths.empty()) return paths;
+  }
+  // A stash that saved changes outside the workspace and could not reset them fails after
+  // writing its entry (builtin/stash.c do_push_stash).
+  const auto old_stash = files_.find("logs/refs/stash");
+  const auto new_stash = read_regular(git_dir_ / "logs/refs/stash");
+  const bool stashed = new_stash && (old_stash == files_.end() || old_stash->second != *new_stash);
+  if (!failed || !stashed) return {};
+  std::vector<std::string> dirty;
+  for (const auto& e : before) {
+    if (e.skip_worktree || e.stage != 0 || (e.mode & 0170000) == 0160000) continue;
+    if (e.path.starts_with(inside_ + "/")) continue;
+    if (stat_of(e.path) != std::optional<policy::GitStat>(e.stat)) dirty.push_back(e.path);
+  }
+  return dirty;
+}
+
+core::Result<void> GitStateSnapshot::restore() const {
+  auto now = read_state(git_dir_, SIZE_MAX);
+  if (!now) return core::fail("read(" + git_dir_.string() + "): the state cannot be listed");
+  for (const auto& [path, content] : now->files)
+    if (!files_.contains(path))
+      if (auto removed = remove_entry(git_dir_, path, false); !removed) return removed;
+  for (const auto& dir : dirs_)  // parents first: the set is sorted
+    if (auto made = open_below(git_dir_, dir, true); !made) return std::unexpected(made.error());
+  for (const auto& [path, content] : files_) {
+    const auto current = now->files.find(path);
+    if (current != now->files.end() && current->second == content) continue;
+    if (auto put = put_file(git_dir_, path, content); !put) return put;
+  }
+  // Deepest first, so that a directory made inside another made one goes before it.
+  for (auto it = now->dirs.rbegin(); it != now->dirs.rend(); ++it)
+    if (!dirs_.contains(*it))
+      if (auto removed = remove_entry(git_dir_, *it, true); !removed) return removed;
+  return {};
+}
+
+std::string GitStateSnapshot::settle(bool failed) const {
+  const auto paths = needed_paths(failed);
+  if (paths.empty()) return {};
+  std::string named;
+  for (const auto& path : paths) named += (named.empty() ? "" : ", ") + (root_ / path).string();
+  const std::string allow = "to allow it, run in the repository's root (--cwd " + root_.string() +
+                            ") or add it to filesystem.additionalAllowWrite";
+  if (auto restored = restore(); !restored)
+    return "git needed to change paths outside the workspace, which are read-only "
+           "here: " +
+           named +
+           "; putting the repository back as it was failed: " + restored.error().describe() + "; " +
+           allow;
+  return "git needed to change paths outside the workspace, which are read-only "
+         "here: " +
+         named + "; the repository is as it was before the command; " + allow;
+}
+
+}  // namespace pisandbox::sandbox::linux_
