@@ -1,6 +1,5 @@
 #include "policy/git_index.hpp"
 
-#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -215,21 +214,31 @@ std::expected<std::vector<std::string>, std::string> index_gitlinks(std::string_
   return gitlinks;
 }
 
-std::vector<std::string> unapplied_paths(
+namespace {
+
+/// Which side of `inside` an entry must lie on to be compared.
+enum class Side { Outside, Inside };
+
+/// The paths on `side` of `inside` whose file git wrote (Written::Yes: the new entry's stat
+/// data is the file's, or a gone path's file is gone) or did not (Written::No: it is not, or
+/// the gone path's file is still there), between the indexes `before` and `after`.
+enum class Written { No, Yes };
+
+std::vector<std::string> changed_paths(
     const std::vector<GitIndexEntry>& before, const std::vector<GitIndexEntry>& after,
-    std::string_view inside,
+    std::string_view inside, Side side, Written written,
     const std::function<std::optional<GitStat>(const std::string&)>& worktree_stat) {
-  const auto outside = [&](const GitIndexEntry& e) {
-    return !e.skip_worktree && (e.mode & kTypeMask) != kGitlink &&
-           !(e.path.size() > inside.size() && e.path.starts_with(inside) &&
-             e.path[inside.size()] == '/');
+  const auto compared = [&](const GitIndexEntry& e) {
+    const bool in =
+        e.path.size() > inside.size() && e.path.starts_with(inside) && e.path[inside.size()] == '/';
+    return !e.skip_worktree && (e.mode & kTypeMask) != kGitlink && in == (side == Side::Inside);
   };
-  // What git means each path outside to hold: (stage, mode, object) per path, in order.
+  // What git means each compared path to hold: (path, stage, mode, object).
   using Key = std::tuple<std::string, unsigned, std::uint32_t, std::string>;
   const auto keys = [&](const std::vector<GitIndexEntry>& entries) {
     std::map<Key, const GitIndexEntry*> out;
     for (const auto& e : entries)
-      if (outside(e)) out.emplace(Key{e.path, e.stage, e.mode, e.oid}, &e);
+      if (compared(e)) out.emplace(Key{e.path, e.stage, e.mode, e.oid}, &e);
     return out;
   };
   const auto old_keys = keys(before), new_keys = keys(after);
@@ -244,14 +253,32 @@ std::vector<std::string> unapplied_paths(
         st && st->mtime_seconds == e->stat.mtime_seconds &&
         (e->stat.mtime_nanoseconds == 0 || st->mtime_nanoseconds == e->stat.mtime_nanoseconds) &&
         st->ino == e->stat.ino && st->size == e->stat.size;
-    if (!same) paths.insert(e->path);
+    if (same == (written == Written::Yes)) paths.insert(e->path);
   }
-  // Gone from the index while the file stays: git meant to remove it.
+  // Gone from the index: git meant to remove the file.
   std::set<std::string_view> new_paths;
   for (const auto& [key, e] : new_keys) new_paths.insert(e->path);
   for (const auto& [key, e] : old_keys)
-    if (!new_paths.contains(e->path) && worktree_stat(e->path)) paths.insert(e->path);
+    if (!new_paths.contains(e->path) &&
+        worktree_stat(e->path).has_value() == (written == Written::No))
+      paths.insert(e->path);
   return {paths.begin(), paths.end()};
+}
+
+}  // namespace
+
+std::vector<std::string> unapplied_paths(
+    const std::vector<GitIndexEntry>& before, const std::vector<GitIndexEntry>& after,
+    std::string_view inside,
+    const std::function<std::optional<GitStat>(const std::string&)>& worktree_stat) {
+  return changed_paths(before, after, inside, Side::Outside, Written::No, worktree_stat);
+}
+
+std::vector<std::string> written_paths(
+    const std::vector<GitIndexEntry>& before, const std::vector<GitIndexEntry>& after,
+    std::string_view inside,
+    const std::function<std::optional<GitStat>(const std::string&)>& worktree_stat) {
+  return changed_paths(before, after, inside, Side::Inside, Written::Yes, worktree_stat);
 }
 
 }  // namespace pisandbox::policy

@@ -66,6 +66,15 @@ struct GitIndexEntry {
     std::string_view inside,
     const std::function<std::optional<GitStat>(const std::string&)>& worktree_stat);
 
+/// The paths inside the directory `inside` whose working-tree file git wrote for the index
+/// `after` (an entry new since `before` whose file's stat data is what the entry records) or
+/// removed (a path gone from `after` whose file is gone): what a checkout that failed on a file
+/// outside `inside` had already changed in it. Same conventions as unapplied_paths().
+[[nodiscard]] std::vector<std::string> written_paths(
+    const std::vector<GitIndexEntry>& before, const std::vector<GitIndexEntry>& after,
+    std::string_view inside,
+    const std::function<std::optional<GitStat>(const std::string&)>& worktree_stat);
+
 /// The paths (relative to the worktree root, as stored: `/`-separated, no NUL) of the gitlink
 /// entries (mode 0160000 under git's S_IFMT mask, as S_ISGITLINK tests it) of a git index file,
 /// in index order (a conflicted gitlink appears once per stage); or an error text when the bytes

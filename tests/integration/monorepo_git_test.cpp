@@ -49,7 +49,7 @@ std::string git_state(const fs::path& repo, const Scratch& s) {
 }
 
 /// `home/repo`: `main` holds `top.txt` ("main") and `pkg/p.txt`; `other` changes `top.txt`
-/// ("other") on it; the bare `up.git` inside
+/// ("other") on it, `mixed` both `top.txt` and `pkg/p.txt`; the bare `up.git` inside
 /// (ignored) is `origin`, whose `main` has one more commit changing `top.txt` ("up") that the
 /// repository has not fetched yet. Returns the repository's root.
 fs::path make_monorepo(const Scratch& s) {
@@ -61,7 +61,8 @@ fs::path make_monorepo(const Scratch& s) {
   const std::string script =
       "git -c init.defaultBranch=main init -q && git add -A && git commit -qm first && "
       "git checkout -qb other && echo other > top.txt && git commit -qam other && "
-      "git checkout -q main && "
+      "git checkout -q main && git checkout -qb mixed && echo mixed > top.txt && "
+      "echo mixed > pkg/p.txt && git commit -qam mixed && git checkout -q main && "
       "git clone -q --bare . up.git && git checkout -qb up && echo up > top.txt && "
       "git commit -qam up && git push -q up.git up:main && git checkout -q main && "
       "git branch -qD up && git remote add origin up.git && "
@@ -105,9 +106,9 @@ void expect_untouched(const std::string& command, int exit_code, Line line,
   const std::string named =
       "pi-sandbox: git needed to change paths outside the workspace, which are read-only here: " +
       (repo / "top.txt").string() +
-      "; the repository is as it was before the command; to allow it, run in the repository's "
-      "root (--cwd " +
-      repo.string() + ") or add it to filesystem.additionalAllowWrite\n";
+      "; the repository is as it was before the command; to allow it, make the repository's "
+      "root the workspace (--cwd " +
+      repo.string() + ")\n";
   if (line == Line::Named) {
     EXPECT_TRUE(err.ends_with(named)) << command << "\n" << err;
   }
@@ -153,6 +154,45 @@ TEST(MonorepoGit, APullOfAChangeOutsideThePackageFetchesAndMergesNothing) {
   expect_untouched(
       "git pull -q --ff-only", 1, Line::None, clean, s,
       {".git/FETCH_HEAD", ".git/ORIG_HEAD", ".git/refs/remotes", ".git/logs/refs/remotes"});
+}
+
+// `pkg/p.txt` comes before `top.txt` in the index, so git has rewritten it when it fails:
+// the line names it with the command that takes it back, which leaves every byte as before
+// (the index's entries too; its stat data of the rewritten file is new).
+TEST(MonorepoGit, ACheckoutThatAlsoChangesThePackageNamesWhatItWroteThere) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s);
+  const std::string bytes = repository_bytes(repo, {".git/index"}), state = git_state(repo, s),
+                    staged = git(repo, "ls-files --stage", s).out;
+  const RunResult r = s.run("git checkout -q mixed", {}, repo / "pkg");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(stderr_lines(r.err),
+            "error: unable to unlink old 'top.txt': Read-only file system\n"
+            "pi-sandbox: git needed to change paths outside the workspace, which are read-only "
+            "here: " +
+                (repo / "top.txt").string() +
+                "; the repository is as it was before the command but for what git had written "
+                "inside the workspace already (`git checkout -- " +
+                (repo / "pkg/p.txt").string() +
+                "` takes it back); to allow it, make the repository's root the workspace (--cwd " +
+                repo.string() + ")\n");
+  EXPECT_EQ(git(repo, "status --porcelain", s).out, " M pkg/p.txt\n");
+  EXPECT_EQ(git(repo, "checkout -- " + (repo / "pkg/p.txt").string(), s).exit_code, 0);
+  EXPECT_EQ(git_state(repo, s), state);
+  EXPECT_EQ(git(repo, "ls-files --stage", s).out, staged);
+  EXPECT_EQ(repository_bytes(repo, {".git/index"}), bytes);
+}
+
+// The line's way out: with the repository's root as the workspace, the checkout is complete.
+TEST(MonorepoGit, WithTheRootAsTheWorkspaceTheCheckoutIsComplete) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s);
+  const RunResult r = s.run("git checkout -q other", {}, repo);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(stderr_lines(r.err), "");
+  EXPECT_EQ(git(repo, "branch --show-current", s).out, "other\n");
+  EXPECT_EQ(git(repo, "status --porcelain", s).out, "");
+  EXPECT_EQ(read_file(repo / "top.txt"), "other\n");
 }
 
 // What the README promises: a commit of a change inside the package reaches the host.

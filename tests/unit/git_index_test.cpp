@@ -383,4 +383,23 @@ TEST_F(UnappliedPathsTest, AnEntryGoneWhileItsFileStaysIsNamed) {
   EXPECT_EQ(unapplied(before), std::vector<std::string>{});
 }
 
+// What a checkout that failed outside had already written inside (`pkg/p.txt` comes first).
+TEST_F(UnappliedPathsTest, WrittenPathsAreThoseInsideWhoseFileTheNewEntryRecords) {
+  git("top", "checkout -q -b mixed");
+  write("top/top.txt", "mixed\n");
+  write("top/pkg/p.txt", "mixed\n");
+  git("top", "commit -q -a -m mixed");
+  git("top", "checkout -q main");
+  const auto before = entries();
+  const auto written = [&] {
+    return written_paths(before, entries(), "pkg",
+                         [&](const std::string& path) { return stat_of(root_ / "top" / path); });
+  };
+  git("top", "read-tree mixed");  // the index, neither file written
+  EXPECT_EQ(written(), std::vector<std::string>{});
+  git("top", "checkout-index -f -u pkg/p.txt");  // the package's file written, as git does
+  EXPECT_EQ(written(), (std::vector<std::string>{"pkg/p.txt"}));
+  EXPECT_EQ(unapplied(before), (std::vector<std::string>{"top.txt"}));
+}
+
 }  // namespace

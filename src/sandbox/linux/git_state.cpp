@@ -5,9 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
-#include <fstream>
-#include <sstream>
+#include <string_view>
 
 #include "core/io.hpp"
 #include "core/unique_fd.hpp"
@@ -139,6 +139,19 @@ std::vector<policy::GitIndexEntry> entries_of(const std::string& bytes) {
   return entries ? std::move(*entries) : std::vector<policy::GitIndexEntry>{};
 }
 
+/// `word` as one shell word: as it is when it holds only characters no shell treats specially,
+/// else in single quotes (each `'` written `'\''`).
+std::string shell_word(const std::string& word) {
+  const bool plain = !word.empty() && std::ranges::all_of(word, [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+           std::string_view("/._+-").contains(c);
+  });
+  if (plain) return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 }  // namespace
 
 std::optional<GitStateSnapshot> GitStateSnapshot::take(const policy::SandboxPolicy& policy) {
@@ -159,15 +172,17 @@ std::optional<GitStateSnapshot> GitStateSnapshot::take(const policy::SandboxPoli
   return snapshot;
 }
 
-std::vector<std::string> GitStateSnapshot::needed_paths(bool failed) const {
+GitStateSnapshot::HalfDone GitStateSnapshot::half_done(bool failed) const {
   const auto old_index = files_.find("index");
   const auto new_bytes = read_regular(git_dir_ / "index");
   if (old_index == files_.end() || !new_bytes) return {};
   const auto stat_of = [&](const std::string& path) { return git_stat(root_ / path); };
   const auto before = entries_of(old_index->second);
   if (*new_bytes != old_index->second) {
-    auto paths = policy::unapplied_paths(before, entries_of(*new_bytes), inside_, stat_of);
-    if (!paths.empty()) return paths;
+    const auto after = entries_of(*new_bytes);
+    auto outside = policy::unapplied_paths(before, after, inside_, stat_of);
+    if (!outside.empty())
+      return {std::move(outside), policy::written_paths(before, after, inside_, stat_of)};
   }
   // A stash that saved changes outside the workspace and could not reset them fails after
   // writing its entry (builtin/stash.c do_push_stash).
@@ -175,11 +190,11 @@ std::vector<std::string> GitStateSnapshot::needed_paths(bool failed) const {
   const auto new_stash = read_regular(git_dir_ / "logs/refs/stash");
   const bool stashed = new_stash && (old_stash == files_.end() || old_stash->second != *new_stash);
   if (!failed || !stashed) return {};
-  std::vector<std::string> dirty;
+  HalfDone dirty;
   for (const auto& e : before) {
     if (e.skip_worktree || e.stage != 0 || (e.mode & 0170000) == 0160000) continue;
     if (e.path.starts_with(inside_ + "/")) continue;
-    if (stat_of(e.path) != std::optional<policy::GitStat>(e.stat)) dirty.push_back(e.path);
+    if (stat_of(e.path) != std::optional<policy::GitStat>(e.stat)) dirty.outside.push_back(e.path);
   }
   return dirty;
 }
@@ -205,21 +220,30 @@ core::Result<void> GitStateSnapshot::restore() const {
 }
 
 std::string GitStateSnapshot::settle(bool failed) const {
-  const auto paths = needed_paths(failed);
-  if (paths.empty()) return {};
-  std::string named;
-  for (const auto& path : paths) named += (named.empty() ? "" : ", ") + (root_ / path).string();
-  const std::string allow = "to allow it, run in the repository's root (--cwd " + root_.string() +
-                            ") or add it to filesystem.additionalAllowWrite";
+  const HalfDone half = half_done(failed);
+  if (half.outside.empty()) return {};
+  const auto list = [&](const std::vector<std::string>& paths, const char* separator,
+                        auto&& shown) {
+    std::string out;
+    for (const auto& path : paths)
+      out += (out.empty() ? "" : separator) + shown((root_ / path).string());
+    return out;
+  };
+  const auto as_is = [](const std::string& path) { return path; };
+  const std::string needed =
+      "git needed to change paths outside the workspace, which are read-only here: " +
+      list(half.outside, ", ", as_is);
+  const std::string allow =
+      "to allow it, make the repository's root the workspace (--cwd " + root_.string() + ")";
   if (auto restored = restore(); !restored)
-    return "git needed to change paths outside the workspace, which are read-only "
-           "here: " +
-           named +
+    return needed +
            "; putting the repository back as it was failed: " + restored.error().describe() + "; " +
            allow;
-  return "git needed to change paths outside the workspace, which are read-only "
-         "here: " +
-         named + "; the repository is as it was before the command; " + allow;
+  if (half.inside.empty())
+    return needed + "; the repository is as it was before the command; " + allow;
+  return needed + "; the repository is as it was before the command but for what git had " +
+         "written inside the workspace already (`git checkout -- " +
+         list(half.inside, " ", shell_word) + "` takes it back); " + allow;
 }
 
 }  // namespace pisandbox::sandbox::linux_

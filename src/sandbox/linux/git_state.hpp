@@ -42,9 +42,10 @@ class GitStateSnapshot {
   /// entry and a failed command, the tracked files outside whose stat data differs from the
   /// index, which the stash meant to reset). None: nothing is done and the result is empty.
   /// Otherwise the state is put back (files the command added are removed, changed ones
-  /// rewritten, directories it made removed) and the result is the line (without its `pi-sandbox:
-  /// `) naming the paths and how to allow them; when putting back fails, the line says so with the
-  /// error.
+  /// rewritten, directories it made removed) and the result is the line (without its
+  /// `pi-sandbox: `) naming the paths and how to allow them, and the files inside the workspace
+  /// git had already rewritten (policy::written_paths()), which keep their new content; when
+  /// putting back fails, the line says so with the error.
   [[nodiscard]] std::string settle(bool failed) const;
 
  private:
@@ -54,7 +55,13 @@ class GitStateSnapshot {
   std::map<std::string, std::string> files_;  ///< relative to git_dir_: content
   std::set<std::string> dirs_;                ///< relative to git_dir_
 
-  [[nodiscard]] std::vector<std::string> needed_paths(bool failed) const;
+  /// What git left half done: the paths outside the workspace it could not change, and those
+  /// inside it already wrote (relative to root_).
+  struct HalfDone {
+    std::vector<std::string> outside;
+    std::vector<std::string> inside;
+  };
+  [[nodiscard]] HalfDone half_done(bool failed) const;
   [[nodiscard]] core::Result<void> restore() const;
 };
 
