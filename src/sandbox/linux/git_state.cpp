@@ -28,42 +28,54 @@ constexpr const char* kStateFiles[] = {
     "REVERT_HEAD", "REBASE_HEAD", "packed-refs"};
 constexpr const char* kStateTrees[] = {"refs", "logs", "rebase-merge", "rebase-apply", "sequencer"};
 
-/// The bytes of the regular file `path` (not followed when a symlink), or nullopt.
-std::optional<std::string> read_regular(const fs::path& path) {
+/// The bytes of the regular file `path` (not followed when a symlink), at most `limit` + 1 of
+/// them (more than `limit`: the file is larger), or nullopt.
+std::optional<std::string> read_regular(const fs::path& path, std::size_t limit) {
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
   struct stat st {};
   if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
   std::string out;
   char buffer[65536];
-  for (ssize_t n; (n = ::read(fd.get(), buffer, sizeof buffer)) != 0;) {
+  while (out.size() <= limit) {
+    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return std::nullopt;
+    if (n == 0) break;
     out.append(buffer, static_cast<std::size_t>(n));
   }
   return out;
 }
 
-/// The regular files (relative path: content, up to `budget` bytes in all) and directories of
-/// the state of `git_dir`, symlinks left out; nullopt past the budget.
+/// The state of a git directory: its regular files (relative path: content; with
+/// Content::ListOnly every entry that is not a directory, with empty content) and directories.
 struct State {
   std::map<std::string, std::string> files;
   std::set<std::string> dirs;
 };
 
-std::optional<State> read_state(const fs::path& git_dir, std::size_t budget) {
+enum class Content { Read, ListOnly };
+
+/// The state of `git_dir` (kStateFiles, kStateTrees), symlinks left out when reading; nullopt
+/// when the contents read hold more than `budget` bytes.
+std::optional<State> read_state(const fs::path& git_dir, Content content, std::size_t budget) {
   State state;
   std::size_t total = 0;
-  const auto keep = [&](const fs::path& path) {
-    auto bytes = read_regular(path);
+  const auto keep = [&](const fs::path& path, fs::file_status status) {
+    const std::string relative = path.lexically_relative(git_dir).string();
+    if (content == Content::ListOnly) {
+      if (fs::exists(status)) state.files.emplace(relative, "");
+      return true;
+    }
+    auto bytes = read_regular(path, budget - total);
     if (!bytes) return true;
     total += bytes->size();
-    state.files.emplace(path.lexically_relative(git_dir).string(), std::move(*bytes));
+    state.files.emplace(relative, std::move(*bytes));
     return total <= budget;
   };
+  std::error_code error;
   for (const char* name : kStateFiles)
-    if (!keep(git_dir / name)) return std::nullopt;
+    if (!keep(git_dir / name, fs::symlink_status(git_dir / name, error))) return std::nullopt;
   for (const char* tree : kStateTrees) {
-    std::error_code error;
     if (!fs::is_directory(fs::symlink_status(git_dir / tree, error))) continue;
     state.dirs.insert(tree);
     for (auto it = fs::recursive_directory_iterator(git_dir / tree, error);
@@ -71,7 +83,7 @@ std::optional<State> read_state(const fs::path& git_dir, std::size_t budget) {
       const auto status = it->symlink_status(error);
       if (fs::is_directory(status))
         state.dirs.insert(it->path().lexically_relative(git_dir).string());
-      else if (fs::is_regular_file(status) && !keep(it->path()))
+      else if (!keep(it->path(), status))
         return std::nullopt;
     }
   }
@@ -102,8 +114,11 @@ core::Result<void> put_file(const fs::path& git_dir, const fs::path& relative,
   if (!dir) return std::unexpected(dir.error());
   const std::string name = relative.filename().string(), temp = "." + name + ".pi-sandbox-restore";
   const fs::path shown = git_dir / relative;
+  // A fresh file: whatever the command left at the temporary name is not written through.
+  if (::unlinkat(dir->get(), temp.c_str(), 0) != 0 && errno != ENOENT)
+    return core::fail_errno("unlinkat(" + shown.string() + ".pi-sandbox-restore)");
   UniqueFd fd(::openat(dir->get(), temp.c_str(),
-                       O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644));
+                       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
   if (fd.get() < 0) return core::fail_errno("openat(" + shown.string() + ".pi-sandbox-restore)");
   if (!core::write_all(fd.get(), content) || ::fsync(fd.get()) != 0)
     return core::fail_errno("write(" + shown.string() + ".pi-sandbox-restore)");
@@ -161,7 +176,7 @@ std::optional<GitStateSnapshot> GitStateSnapshot::take(const policy::SandboxPoli
   if (root == policy.workspace || !policy::is_within(policy.workspace, root)) return std::nullopt;
   if (std::ranges::none_of(policy.writable, [&](const auto& e) { return e.path == git_dir; }))
     return std::nullopt;
-  auto state = read_state(git_dir, kGitStateBound);
+  auto state = read_state(git_dir, Content::Read, kGitStateBound);
   if (!state) return std::nullopt;
   GitStateSnapshot snapshot;
   snapshot.root_ = root;
@@ -174,7 +189,7 @@ std::optional<GitStateSnapshot> GitStateSnapshot::take(const policy::SandboxPoli
 
 GitStateSnapshot::HalfDone GitStateSnapshot::half_done(bool failed) const {
   const auto old_index = files_.find("index");
-  const auto new_bytes = read_regular(git_dir_ / "index");
+  const auto new_bytes = read_regular(git_dir_ / "index", kGitStateBound);
   if (old_index == files_.end() || !new_bytes) return {};
   const auto stat_of = [&](const std::string& path) { return git_stat(root_ / path); };
   const auto before = entries_of(old_index->second);
@@ -187,7 +202,7 @@ GitStateSnapshot::HalfDone GitStateSnapshot::half_done(bool failed) const {
   // A stash that saved changes outside the workspace and could not reset them fails after
   // writing its entry (builtin/stash.c do_push_stash).
   const auto old_stash = files_.find("logs/refs/stash");
-  const auto new_stash = read_regular(git_dir_ / "logs/refs/stash");
+  const auto new_stash = read_regular(git_dir_ / "logs/refs/stash", kGitStateBound);
   const bool stashed = new_stash && (old_stash == files_.end() || old_stash->second != *new_stash);
   if (!failed || !stashed) return {};
   HalfDone dirty;
@@ -200,16 +215,15 @@ GitStateSnapshot::HalfDone GitStateSnapshot::half_done(bool failed) const {
 }
 
 core::Result<void> GitStateSnapshot::restore() const {
-  auto now = read_state(git_dir_, SIZE_MAX);
+  auto now = read_state(git_dir_, Content::ListOnly, 0);
   if (!now) return core::fail("read(" + git_dir_.string() + "): the state cannot be listed");
-  for (const auto& [path, content] : now->files)
+  for (const auto& [path, unused] : now->files)
     if (!files_.contains(path))
       if (auto removed = remove_entry(git_dir_, path, false); !removed) return removed;
   for (const auto& dir : dirs_)  // parents first: the set is sorted
     if (auto made = open_below(git_dir_, dir, true); !made) return std::unexpected(made.error());
   for (const auto& [path, content] : files_) {
-    const auto current = now->files.find(path);
-    if (current != now->files.end() && current->second == content) continue;
+    if (read_regular(git_dir_ / path, content.size()) == content) continue;
     if (auto put = put_file(git_dir_, path, content); !put) return put;
   }
   // Deepest first, so that a directory made inside another made one goes before it.
