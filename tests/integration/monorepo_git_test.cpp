@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <regex>
 #include <sstream>
 
 #include "harness.hpp"
@@ -84,8 +85,9 @@ std::string stderr_lines(const std::string& err) {
 
 /// What pi-sandbox says after the command.
 enum class Line {
-  Named,  ///< the one `pi-sandbox:` line naming `top.txt` and the two ways to allow it
-  None,   ///< none: git's own error is all
+  Named,    ///< the one `pi-sandbox:` line naming `top.txt` and the way to allow it
+  Stashed,  ///< that line, naming the stash entry's commit (now only an object) besides
+  None,     ///< none: git's own error is all
 };
 
 /// Runs `command` in `repo/pkg` and checks that it exits with `exit_code` (git's own), that
@@ -103,14 +105,28 @@ void expect_untouched(const std::string& command, int exit_code, Line line,
   EXPECT_EQ(git_state(repo, s), state) << command << "\n" << r.err;
   EXPECT_EQ(repository_bytes(repo, skip), bytes) << command << "\n" << r.err;
   const std::string err = stderr_lines(r.err);
-  const std::string named =
+  const std::string needed =
       "pi-sandbox: git needed to change paths outside the workspace, which are read-only here: " +
-      (repo / "top.txt").string() +
-      "; the repository is as it was before the command; to allow it, make the repository's "
-      "root the workspace (--cwd " +
-      repo.string() + ")\n";
+      (repo / "top.txt").string() + "; the repository is as it was before the command";
+  const std::string allow =
+      "; to allow it, make the repository's root the workspace (--cwd " + repo.string() + ")\n";
   if (line == Line::Named) {
-    EXPECT_TRUE(err.ends_with(named)) << command << "\n" << err;
+    EXPECT_TRUE(err.ends_with(needed + allow)) << command << "\n" << err;
+  }
+  if (line == Line::Stashed) {
+    ASSERT_GT(err.size(), 2u);
+    const std::regex stashed(
+        " \\(the stash entry it made is kept as an object: `git stash "
+        "apply ([0-9a-f]{40})`\\)$");
+    const auto at = err.rfind('\n', err.size() - 2) + 1;
+    std::string last = err.substr(at, err.size() - at - 1);
+    EXPECT_TRUE(last.starts_with(needed)) << err;
+    EXPECT_TRUE(last.ends_with(allow.substr(0, allow.size() - 1))) << err;
+    last = last.substr(needed.size(), last.size() - needed.size() - (allow.size() - 1));
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(last, m, stashed)) << last;
+    // What it saved: `top.txt` as the command found it.
+    EXPECT_EQ(git(repo, "show " + m[1].str() + ":top.txt", s).out, "dirty\n");
   }
   // git's own lines first ("unable to unlink old 'top.txt': Read-only file system").
   EXPECT_TRUE(err.starts_with("error: unable to unlink old 'top.txt': Read-only file system\n"))
@@ -119,7 +135,7 @@ void expect_untouched(const std::string& command, int exit_code, Line line,
   for (auto at = err.find("pi-sandbox:"); at != std::string::npos;
        at = err.find("pi-sandbox:", at + 1))
     ++lines;
-  EXPECT_EQ(lines, line == Line::Named ? 1u : 0u) << err;
+  EXPECT_EQ(lines, line == Line::None ? 0u : 1u) << err;
 }
 
 const auto clean = [](const fs::path&) {};
@@ -135,7 +151,7 @@ TEST(MonorepoGit, ACheckoutOfAChangeOutsideThePackageLeavesTheRepositoryAsItWas)
 TEST(MonorepoGit, AStashOfAChangeOutsideThePackageLeavesTheRepositoryAsItWas) {
   Scratch s;
   expect_untouched(
-      "git stash -q", 1, Line::Named,
+      "git stash -q", 1, Line::Stashed,
       [](const fs::path& repo) { write_file(repo / "top.txt", "dirty\n"); }, s);
 }
 

@@ -167,6 +167,22 @@ std::string shell_word(const std::string& word) {
   return out + "'";
 }
 
+/// The new object name of the last line of a reflog (gitrepository-layout(5), `logs/`: "<old>
+/// <new> <identity> <time> <zone>\t<message>"), or empty.
+std::string stash_commit(std::string_view reflog) {
+  while (reflog.ends_with('\n')) reflog.remove_suffix(1);
+  const auto start = reflog.rfind('\n');
+  std::string_view line = start == std::string_view::npos ? reflog : reflog.substr(start + 1);
+  const auto first = line.find(' ');
+  if (first == std::string_view::npos) return {};
+  line.remove_prefix(first + 1);
+  const auto name = line.substr(0, line.find(' '));
+  const bool hex = !name.empty() && std::ranges::all_of(name, [](char c) {
+    return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+  });
+  return hex ? std::string(name) : std::string();
+}
+
 }  // namespace
 
 std::optional<GitStateSnapshot> GitStateSnapshot::take(const policy::SandboxPolicy& policy) {
@@ -206,6 +222,7 @@ GitStateSnapshot::HalfDone GitStateSnapshot::half_done(bool failed) const {
   const bool stashed = new_stash && (old_stash == files_.end() || old_stash->second != *new_stash);
   if (!failed || !stashed) return {};
   HalfDone dirty;
+  dirty.stash = stash_commit(*new_stash);
   for (const auto& e : before) {
     if (e.skip_worktree || e.stage != 0 || (e.mode & 0170000) == 0160000) continue;
     if (e.path.starts_with(inside_ + "/")) continue;
@@ -253,6 +270,9 @@ std::string GitStateSnapshot::settle(bool failed) const {
     return needed +
            "; putting the repository back as it was failed: " + restored.error().describe() + "; " +
            allow;
+  if (!half.stash.empty())
+    return needed + "; the repository is as it was before the command (the stash entry it made " +
+           "is kept as an object: `git stash apply " + half.stash + "`); " + allow;
   if (half.inside.empty())
     return needed + "; the repository is as it was before the command; " + allow;
   return needed + "; the repository is as it was before the command but for what git had " +

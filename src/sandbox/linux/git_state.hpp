@@ -44,8 +44,9 @@ class GitStateSnapshot {
   /// Otherwise the state is put back (files the command added are removed, changed ones
   /// rewritten, directories it made removed) and the result is the line (without its
   /// `pi-sandbox: `) naming the paths and how to allow them, and the files inside the workspace
-  /// git had already rewritten (policy::written_paths()), which keep their new content; when
-  /// putting back fails, the line says so with the error.
+  /// git had already rewritten (policy::written_paths()), which keep their new content, or the
+  /// commit of the stash entry taken away (it stays as an object, so nothing saved is lost);
+  /// when putting back fails, the line says so with the error.
   [[nodiscard]] std::string settle(bool failed) const;
 
  private:
@@ -60,6 +61,7 @@ class GitStateSnapshot {
   struct HalfDone {
     std::vector<std::string> outside;
     std::vector<std::string> inside;
+    std::string stash;  ///< the commit of the stash entry put back, or empty
   };
   [[nodiscard]] HalfDone half_done(bool failed) const;
   [[nodiscard]] core::Result<void> restore() const;
