@@ -211,6 +211,20 @@ TEST(MonorepoGit, WithTheRootAsTheWorkspaceTheCheckoutIsComplete) {
   EXPECT_EQ(read_file(repo / "top.txt"), "other\n");
 }
 
+// Index-only commands change entries outside the package without touching their files, as on
+// the host: nothing is put back.
+TEST(MonorepoGit, AnIndexOnlyResetOfAChangeOutsideThePackageStays) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s);
+  write_file(repo / "top.txt", "staged\n");
+  ASSERT_EQ(git(repo, "add top.txt", s).exit_code, 0);
+  const RunResult r = s.run("git reset -q && git status --porcelain", {}, repo / "pkg");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, " M top.txt\n");
+  EXPECT_EQ(stderr_lines(r.err), "");
+  EXPECT_EQ(git(repo, "status --porcelain", s).out, " M top.txt\n");
+}
+
 // What the README promises: a commit of a change inside the package reaches the host.
 TEST(MonorepoGit, ACommitInsideThePackageReachesTheHost) {
   Scratch s;

@@ -209,7 +209,10 @@ GitStateSnapshot::HalfDone GitStateSnapshot::half_done(bool failed) const {
   if (old_index == files_.end() || !new_bytes) return {};
   const auto stat_of = [&](const std::string& path) { return git_stat(root_ / path); };
   const auto before = entries_of(old_index->second);
-  if (*new_bytes != old_index->second) {
+  // An index-only command (`git reset`, `git rm --cached`, `git restore --staged`) changes
+  // entries outside without touching their files, as on the host: only an index that moved
+  // with HEAD, or a failed command, is half done.
+  if (*new_bytes != old_index->second && (failed || head_moved())) {
     const auto after = entries_of(*new_bytes);
     auto outside = policy::unapplied_paths(before, after, inside_, stat_of);
     if (!outside.empty())
@@ -229,6 +232,21 @@ GitStateSnapshot::HalfDone GitStateSnapshot::half_done(bool failed) const {
     if (stat_of(e.path) != std::optional<policy::GitStat>(e.stat)) dirty.outside.push_back(e.path);
   }
   return dirty;
+}
+
+bool GitStateSnapshot::head_moved() const {
+  const auto changed = [&](const std::string& path) {
+    const auto kept = files_.find(path);
+    const auto now = read_regular(git_dir_ / path, kGitStateBound);
+    return kept == files_.end() ? now.has_value() : now != kept->second;
+  };
+  if (changed("HEAD") || changed("packed-refs")) return true;
+  // HEAD names a branch (`ref: refs/heads/main`): the branch's own file.
+  const auto head = files_.find("HEAD");
+  if (head == files_.end() || !head->second.starts_with("ref: ")) return false;
+  std::string ref = head->second.substr(5);
+  while (!ref.empty() && (ref.back() == '\n' || ref.back() == '\r')) ref.pop_back();
+  return ref.starts_with("refs/") && ref.find("..") == std::string::npos && changed(ref);
 }
 
 core::Result<void> GitStateSnapshot::restore() const {

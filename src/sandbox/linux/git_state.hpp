@@ -38,7 +38,8 @@ class GitStateSnapshot {
   static std::optional<GitStateSnapshot> take(const policy::SandboxPolicy& policy);
 
   /// After the command (`failed`: it did not exit 0): the paths outside the workspace that git
-  /// meant to change and could not (policy::unapplied_paths() on the index; with a new stash
+  /// meant to change and could not (policy::unapplied_paths() on the index, when HEAD moved or
+  /// the command failed: an index-only `git reset` is complete as it is; with a new stash
   /// entry and a failed command, the tracked files outside whose stat data differs from the
   /// index, which the stash meant to reset). None: nothing is done and the result is empty.
   /// Otherwise the state is put back (files the command added are removed, changed ones
@@ -64,6 +65,8 @@ class GitStateSnapshot {
     std::string stash;  ///< the commit of the stash entry put back, or empty
   };
   [[nodiscard]] HalfDone half_done(bool failed) const;
+  /// Whether HEAD, the branch it names or `packed-refs` changed since the snapshot.
+  [[nodiscard]] bool head_moved() const;
   [[nodiscard]] core::Result<void> restore() const;
 };
 
