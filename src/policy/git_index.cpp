@@ -1,7 +1,10 @@
 #include "policy/git_index.hpp"
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <set>
+#include <tuple>
 #include <utility>
 
 namespace pisandbox::policy {
@@ -11,7 +14,12 @@ namespace {
 // Offsets and masks of gitformat-index(5), named as read-cache.c and read-cache-ll.h name them.
 constexpr std::size_t kHeaderBytes = 12;          // "DIRC", version, entry count
 constexpr std::size_t kStatBytes = 40;            // ctime, mtime, dev, ino, mode, uid, gid, size
+constexpr std::size_t kMtimeOffset = 8;           // mtime seconds, then nanoseconds
+constexpr std::size_t kInoOffset = 20;            // the inode number's offset in the stat data
 constexpr std::size_t kModeOffset = 24;           // the mode's offset in the stat data
+constexpr std::size_t kSizeOffset = 36;           // the size's offset in the stat data
+constexpr std::uint16_t kStageMask = 0x3000;      // CE_STAGEMASK
+constexpr std::uint16_t kSkipWorktree = 0x4000;   // CE_SKIP_WORKTREE >> 16
 constexpr std::uint16_t kNameMask = 0x0FFF;       // CE_NAMEMASK
 constexpr std::uint16_t kExtended = 0x4000;       // CE_EXTENDED
 constexpr std::uint16_t kKnownExtended = 0x6000;  // CE_EXTENDED_FLAGS >> 16
@@ -73,7 +81,7 @@ std::expected<std::string_view, std::string> stated_name(std::string_view b, std
 
 /// One entry read: its path is the reader's `path`; `bytes` the entry's size on disk.
 struct Entry {
-  std::uint32_t mode = 0;
+  GitIndexEntry fields;
   std::size_t bytes = 0;
 };
 
@@ -89,17 +97,26 @@ class EntryReader {
     if (b.size() < flags_at + 2) return std::unexpected("entry runs past the end of the index");
     const std::uint16_t flags = be16(b, flags_at);
     std::size_t name_at = flags_at + 2;
+    bool skip_worktree = false;
     if ((flags & kExtended) != 0) {
       if (b.size() < name_at + 2) return std::unexpected("entry runs past the end of the index");
-      if ((be16(b, name_at) & ~kKnownExtended) != 0)
-        return std::unexpected("unknown extended flags");
+      const std::uint16_t extended = be16(b, name_at);
+      if ((extended & ~kKnownExtended) != 0) return std::unexpected("unknown extended flags");
+      skip_worktree = (extended & kSkipWorktree) != 0;
       name_at += 2;
     }
     auto size = version_ == 4 ? read_compressed(b, name_at, flags & kNameMask, first)
                               : read_padded(b, name_at, flags & kNameMask);
     if (!size) return std::unexpected(std::move(size.error()));
     if (path_.empty()) return std::unexpected("empty path");
-    return Entry{be32(b, kModeOffset), *size};
+    GitIndexEntry e{path_,
+                    be32(b, kModeOffset),
+                    std::string(b.substr(kStatBytes, hash_bytes_)),
+                    static_cast<unsigned>((flags & kStageMask) >> 12),
+                    skip_worktree,
+                    {be32(b, kMtimeOffset), be32(b, kMtimeOffset + 4), be32(b, kInoOffset),
+                     be32(b, kSizeOffset)}};
+    return Entry{std::move(e), *size};
   }
 
   [[nodiscard]] const std::string& path() const { return path_; }
@@ -160,8 +177,8 @@ std::string entry_error(std::uint32_t index, std::size_t offset, const std::stri
 
 }  // namespace
 
-std::expected<std::vector<std::string>, std::string> index_gitlinks(std::string_view bytes,
-                                                                    std::size_t hash_bytes) {
+std::expected<std::vector<GitIndexEntry>, std::string> index_entries(std::string_view bytes,
+                                                                     std::size_t hash_bytes) {
   if (hash_bytes != 20 && hash_bytes != 32)
     return std::unexpected("hash size " + std::to_string(hash_bytes) + " (20 or 32 bytes)");
   // read-cache.c do_read_index: "index file smaller than expected".
@@ -176,15 +193,92 @@ std::expected<std::vector<std::string>, std::string> index_gitlinks(std::string_
   // Every entry takes at least 40 bytes, so a count larger than the data fails at the end of
   // the bytes, after at most bytes.size() / 40 entries: the count is never used to allocate.
   EntryReader reader(version, hash_bytes);
-  std::vector<std::string> gitlinks;
+  std::vector<GitIndexEntry> entries;
   std::size_t offset = kHeaderBytes;
   for (std::uint32_t i = 0; i < count; ++i) {
     auto entry = reader.read(bytes.substr(offset), i == 0);
     if (!entry) return std::unexpected(entry_error(i, offset, entry.error()));
-    if ((entry->mode & kTypeMask) == kGitlink) gitlinks.push_back(reader.path());
+    entries.push_back(std::move(entry->fields));
     offset += entry->bytes;
   }
+  return entries;
+}
+
+std::expected<std::vector<std::string>, std::string> index_gitlinks(std::string_view bytes,
+                                                                    std::size_t hash_bytes) {
+  auto entries = index_entries(bytes, hash_bytes);
+  if (!entries) return std::unexpected(std::move(entries.error()));
+  std::vector<std::string> gitlinks;
+  for (auto& e : *entries)
+    if ((e.mode & kTypeMask) == kGitlink) gitlinks.push_back(std::move(e.path));
   return gitlinks;
+}
+
+namespace {
+
+/// Which side of `inside` an entry must lie on to be compared.
+enum class Side { Outside, Inside };
+
+/// The paths on `side` of `inside` whose file git wrote (Written::Yes: the new entry's stat
+/// data is the file's, or a gone path's file is gone) or did not (Written::No: it is not, or
+/// the gone path's file is still there), between the indexes `before` and `after`.
+enum class Written { No, Yes };
+
+std::vector<std::string> changed_paths(
+    const std::vector<GitIndexEntry>& before, const std::vector<GitIndexEntry>& after,
+    std::string_view inside, Side side, Written written,
+    const std::function<std::optional<GitStat>(const std::string&)>& worktree_stat) {
+  const auto compared = [&](const GitIndexEntry& e) {
+    const bool in =
+        e.path.size() > inside.size() && e.path.starts_with(inside) && e.path[inside.size()] == '/';
+    return !e.skip_worktree && (e.mode & kTypeMask) != kGitlink && in == (side == Side::Inside);
+  };
+  // What git means each compared path to hold: (path, stage, mode, object).
+  using Key = std::tuple<std::string, unsigned, std::uint32_t, std::string>;
+  const auto keys = [&](const std::vector<GitIndexEntry>& entries) {
+    std::map<Key, const GitIndexEntry*> out;
+    for (const auto& e : entries)
+      if (compared(e)) out.emplace(Key{e.path, e.stage, e.mode, e.oid}, &e);
+    return out;
+  };
+  const auto old_keys = keys(before), new_keys = keys(after);
+  std::set<std::string> paths;
+  // Recorded anew: git wrote the file (checkout, merge) or read it (add); either way the
+  // index then holds the file's stat data (read-cache.c fill_stat_data). A nanosecond field
+  // of 0 is a git built without nanoseconds.
+  for (const auto& [key, e] : new_keys) {
+    if (old_keys.contains(key)) continue;
+    const auto st = worktree_stat(e->path);
+    const bool same =
+        st && st->mtime_seconds == e->stat.mtime_seconds &&
+        (e->stat.mtime_nanoseconds == 0 || st->mtime_nanoseconds == e->stat.mtime_nanoseconds) &&
+        st->ino == e->stat.ino && st->size == e->stat.size;
+    if (same == (written == Written::Yes)) paths.insert(e->path);
+  }
+  // Gone from the index: git meant to remove the file.
+  std::set<std::string_view> new_paths;
+  for (const auto& [key, e] : new_keys) new_paths.insert(e->path);
+  for (const auto& [key, e] : old_keys)
+    if (!new_paths.contains(e->path) &&
+        worktree_stat(e->path).has_value() == (written == Written::No))
+      paths.insert(e->path);
+  return {paths.begin(), paths.end()};
+}
+
+}  // namespace
+
+std::vector<std::string> unapplied_paths(
+    const std::vector<GitIndexEntry>& before, const std::vector<GitIndexEntry>& after,
+    std::string_view inside,
+    const std::function<std::optional<GitStat>(const std::string&)>& worktree_stat) {
+  return changed_paths(before, after, inside, Side::Outside, Written::No, worktree_stat);
+}
+
+std::vector<std::string> written_paths(
+    const std::vector<GitIndexEntry>& before, const std::vector<GitIndexEntry>& after,
+    std::string_view inside,
+    const std::function<std::optional<GitStat>(const std::string&)>& worktree_stat) {
+  return changed_paths(before, after, inside, Side::Inside, Written::Yes, worktree_stat);
 }
 
 }  // namespace pisandbox::policy

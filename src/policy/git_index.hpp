@@ -10,7 +10,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <expected>
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +22,58 @@ namespace pisandbox::policy {
 
 /// Longest path accepted in an index entry, in bytes; longer is an error.
 inline constexpr std::size_t kMaxGitIndexPathBytes = 4096;
+
+/// The stat data git compares a file with (gitformat-index(5): each field the low 32 bits of
+/// lstat(2)'s, as git stores them).
+struct GitStat {
+  std::uint32_t mtime_seconds = 0;
+  std::uint32_t mtime_nanoseconds = 0;
+  std::uint32_t ino = 0;
+  std::uint32_t size = 0;  ///< bytes, truncated to 32 bits
+
+  friend bool operator==(const GitStat&, const GitStat&) = default;
+};
+
+/// One entry of a git index (gitformat-index(5)): the path (relative to the worktree root,
+/// `/`-separated), the mode (0100644, 0100755, 0120000, 0160000), the object name (raw bytes,
+/// 20 or 32), the merge stage (0-3), the skip-worktree flag, and the stat data git recorded.
+struct GitIndexEntry {
+  std::string path;
+  std::uint32_t mode = 0;
+  std::string oid;
+  unsigned stage = 0;
+  bool skip_worktree = false;
+  GitStat stat;
+
+  friend bool operator==(const GitIndexEntry&, const GitIndexEntry&) = default;
+};
+
+/// Every entry of a git index file, in index order; the format, the bounds and the errors are
+/// index_gitlinks()'s (below), which is this list's gitlinks.
+[[nodiscard]] std::expected<std::vector<GitIndexEntry>, std::string> index_entries(
+    std::string_view bytes, std::size_t hash_bytes = 20);
+
+/// The paths outside the directory `inside` (relative to the worktree root, no trailing `/`)
+/// whose working-tree file git meant to change between the index `before` and the index
+/// `after` and did not (docs/security.md, "Repositories around the workspace"): an entry
+/// (stage, mode, object) new in `after` whose file's stat data (`worktree_stat`: nullopt for
+/// a missing file) is not what the entry records (git records it when it writes or reads the
+/// file), or a path gone from `after` whose file is still there. Entries with skip-worktree
+/// and gitlinks are left out (git writes neither). Sorted, without duplicates. Pure but for
+/// `worktree_stat`.
+[[nodiscard]] std::vector<std::string> unapplied_paths(
+    const std::vector<GitIndexEntry>& before, const std::vector<GitIndexEntry>& after,
+    std::string_view inside,
+    const std::function<std::optional<GitStat>(const std::string&)>& worktree_stat);
+
+/// The paths inside the directory `inside` whose working-tree file git wrote for the index
+/// `after` (an entry new since `before` whose file's stat data is what the entry records) or
+/// removed (a path gone from `after` whose file is gone): what a checkout that failed on a file
+/// outside `inside` had already changed in it. Same conventions as unapplied_paths().
+[[nodiscard]] std::vector<std::string> written_paths(
+    const std::vector<GitIndexEntry>& before, const std::vector<GitIndexEntry>& after,
+    std::string_view inside,
+    const std::function<std::optional<GitStat>(const std::string&)>& worktree_stat);
 
 /// The paths (relative to the worktree root, as stored: `/`-separated, no NUL) of the gitlink
 /// entries (mode 0160000 under git's S_IFMT mask, as S_ISGITLINK tests it) of a git index file,

@@ -1,16 +1,19 @@
-// The gitlinks of a git index (policy/git_index.hpp): index files written by the real git binary
-// in versions 2, 3 and 4 and with SHA-256, the 0xFFF name length and git's varint on synthetic
-// bytes, and malformed indexes that must give an error.
+// The entries and the gitlinks of a git index (policy/git_index.hpp): index files written by
+// the real git binary in versions 2, 3 and 4 and with SHA-256, the 0xFFF name length and git's
+// varint on synthetic bytes, and malformed indexes that must give an error; what a checkout
+// left unwritten outside a directory (unapplied_paths), on indexes the real git wrote.
 #include "policy/git_index.hpp"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -293,6 +296,110 @@ TEST(GitIndexMalformed, EachGivesAnError) {
   }
   EXPECT_FALSE(index_gitlinks(header(2, 0) + kChecksum, 21)) << "hash size 21";
   EXPECT_FALSE(index_gitlinks(header(2, 0) + kChecksum, 32)) << "too small for SHA-256";
+}
+
+}  // namespace
+
+namespace {
+
+/// The stat data of `path` as git records it (the low 32 bits of lstat(2)'s), or nullopt.
+std::optional<GitStat> stat_of(const fs::path& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return std::nullopt;
+  return GitStat{static_cast<std::uint32_t>(st.st_mtim.tv_sec),
+                 static_cast<std::uint32_t>(st.st_mtim.tv_nsec),
+                 static_cast<std::uint32_t>(st.st_ino), static_cast<std::uint32_t>(st.st_size)};
+}
+
+/// A monorepo `top` with `top.txt` and `pkg/p.txt` on `main`, and a branch `other` that changes
+/// `top.txt`; `entries()` reads its index.
+class UnappliedPathsTest : public GitIndexTest {
+ protected:
+  void SetUp() override {
+    GitIndexTest::SetUp();
+    write("top/top.txt", "main\n");
+    write("top/pkg/p.txt", "p\n");
+    git("top", "init -q");
+    git("top", "add -A");
+    git("top", "commit -q -m first");
+    git("top", "checkout -q -b other");
+    write("top/top.txt", "other\n");
+    git("top", "commit -q -a -m other");
+    git("top", "checkout -q main");
+  }
+
+  std::vector<GitIndexEntry> entries() const {
+    auto read = index_entries(index());
+    EXPECT_TRUE(read) << read.error();
+    return read ? *read : std::vector<GitIndexEntry>{};
+  }
+
+  std::vector<std::string> unapplied(const std::vector<GitIndexEntry>& before) const {
+    return unapplied_paths(before, entries(), "pkg",
+                           [&](const std::string& path) { return stat_of(root_ / "top" / path); });
+  }
+};
+
+TEST_F(UnappliedPathsTest, EntriesCarryTheModeTheObjectAndTheStatDataGitRecorded) {
+  const auto read = entries();
+  ASSERT_EQ(read.size(), 2u);
+  EXPECT_EQ(read[0].path, "pkg/p.txt");
+  EXPECT_EQ(read[1].path, "top.txt");
+  EXPECT_EQ(read[1].mode, 0100644u);
+  EXPECT_EQ(read[1].oid.size(), 20u);
+  EXPECT_EQ(read[1].stage, 0u);
+  EXPECT_FALSE(read[1].skip_worktree);
+  EXPECT_EQ(std::optional<GitStat>(read[1].stat), stat_of(root_ / "top/top.txt"));
+}
+
+// What a sandboxed `git checkout other` leaves: the new index, `top.txt` not rewritten.
+TEST_F(UnappliedPathsTest, ACheckoutThatCouldNotWriteAFileOutsideNamesIt) {
+  const auto before = entries();
+  git("top", "read-tree other");  // the index of `other`, without writing the working tree
+  EXPECT_EQ(unapplied(before), (std::vector<std::string>{"top.txt"}));
+}
+
+TEST_F(UnappliedPathsTest, ACompleteCheckoutAndAnAddNameNothing) {
+  const auto before = entries();
+  git("top", "checkout -q other");
+  EXPECT_EQ(unapplied(before), std::vector<std::string>{});
+  const auto on_other = entries();
+  write("top/top.txt", "changed\n");
+  git("top", "add top.txt");
+  EXPECT_EQ(unapplied(on_other), std::vector<std::string>{});
+}
+
+TEST_F(UnappliedPathsTest, ChangesInsideTheDirectoryAreNotLookedAt) {
+  const auto before = entries();
+  git("top", "update-index --cacheinfo 100644,e69de29bb2d1d6434b8b29ae775ad8c2e48c5391,pkg/p.txt");
+  EXPECT_EQ(unapplied(before), std::vector<std::string>{});
+}
+
+TEST_F(UnappliedPathsTest, AnEntryGoneWhileItsFileStaysIsNamed) {
+  const auto before = entries();
+  git("top", "rm -q --cached top.txt");
+  EXPECT_EQ(unapplied(before), (std::vector<std::string>{"top.txt"}));
+  fs::remove(root_ / "top/top.txt");
+  EXPECT_EQ(unapplied(before), std::vector<std::string>{});
+}
+
+// What a checkout that failed outside had already written inside (`pkg/p.txt` comes first).
+TEST_F(UnappliedPathsTest, WrittenPathsAreThoseInsideWhoseFileTheNewEntryRecords) {
+  git("top", "checkout -q -b mixed");
+  write("top/top.txt", "mixed\n");
+  write("top/pkg/p.txt", "mixed\n");
+  git("top", "commit -q -a -m mixed");
+  git("top", "checkout -q main");
+  const auto before = entries();
+  const auto written = [&] {
+    return written_paths(before, entries(), "pkg",
+                         [&](const std::string& path) { return stat_of(root_ / "top" / path); });
+  };
+  git("top", "read-tree mixed");  // the index, neither file written
+  EXPECT_EQ(written(), std::vector<std::string>{});
+  git("top", "checkout-index -f -u pkg/p.txt");  // the package's file written, as git does
+  EXPECT_EQ(written(), (std::vector<std::string>{"pkg/p.txt"}));
+  EXPECT_EQ(unapplied(before), (std::vector<std::string>{"top.txt"}));
 }
 
 }  // namespace

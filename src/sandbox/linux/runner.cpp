@@ -8,6 +8,7 @@
 
 #include "core/phase_trace.hpp"
 #include "sandbox/linux/landlock_only.hpp"
+#include "sandbox/linux/git_state.hpp"
 #include "sandbox/linux/placeholders.hpp"
 
 namespace pisandbox::sandbox::linux_ {
@@ -224,6 +225,9 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
     warn("warning: " + policy::credential_link_warning(link));
   RunOptions with_notices = options;
   if (!with_notices.notice) with_notices.notice = warn;
+  // Kept before the command: what git may leave half done in the repository around a
+  // workspace that is a strict subdirectory of it is put back afterwards.
+  const auto git_state = GitStateSnapshot::take(policy);
   LaunchSpec spare = prepared->spec;
   Outcome outcome = Outcome(Exited{0});
   if (ready != nullptr && still_holds(*ready, prepared->spec)) {
@@ -254,6 +258,11 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
       }
       outcome = run_landlock_only(policy, std::move(spare), with_notices);
     }
+  if (git_state) {
+    const bool succeeded =
+        outcome && std::holds_alternative<Exited>(*outcome) && std::get<Exited>(*outcome).code == 0;
+    if (auto line = git_state->settle(!succeeded); !line.empty()) with_notices.notice(line);
+  }
   core::phases::mark(core::phases::Mark::CleanedUp);
   return outcome;
 }

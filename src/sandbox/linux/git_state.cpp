@@ -1,0 +1,301 @@
+#include "sandbox/linux/git_state.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <string_view>
+
+#include "core/io.hpp"
+#include "core/unique_fd.hpp"
+#include "policy/git_index.hpp"
+
+namespace pisandbox::sandbox::linux_ {
+
+namespace {
+
+using core::UniqueFd;
+
+// What checkout, reset, merge, rebase, cherry-pick, revert, stash and pull write in the git
+// directory besides objects (gitrepository-layout(5)); FETCH_HEAD and the remote-tracking refs
+// of a pull's fetch are among them.
+constexpr const char* kStateFiles[] = {
+    "HEAD",        "index",       "ORIG_HEAD",  "FETCH_HEAD", "MERGE_HEAD",
+    "MERGE_MSG",   "MERGE_MODE",  "MERGE_RR",   "AUTO_MERGE", "CHERRY_PICK_HEAD",
+    "REVERT_HEAD", "REBASE_HEAD", "packed-refs"};
+constexpr const char* kStateTrees[] = {"refs", "logs", "rebase-merge", "rebase-apply", "sequencer"};
+
+/// The bytes of the regular file `path` (not followed when a symlink), at most `limit` + 1 of
+/// them (more than `limit`: the file is larger), or nullopt.
+std::optional<std::string> read_regular(const fs::path& path, std::size_t limit) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  struct stat st {};
+  if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  std::string out;
+  char buffer[65536];
+  while (out.size() <= limit) {
+    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return std::nullopt;
+    if (n == 0) break;
+    out.append(buffer, static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
+/// The state of a git directory: its regular files (relative path: content; with
+/// Content::ListOnly every entry that is not a directory, with empty content) and directories.
+struct State {
+  std::map<std::string, std::string> files;
+  std::set<std::string> dirs;
+};
+
+enum class Content { Read, ListOnly };
+
+/// The state of `git_dir` (kStateFiles, kStateTrees), symlinks left out when reading; nullopt
+/// when the contents read hold more than `budget` bytes.
+std::optional<State> read_state(const fs::path& git_dir, Content content, std::size_t budget) {
+  State state;
+  std::size_t total = 0;
+  const auto keep = [&](const fs::path& path, fs::file_status status) {
+    const std::string relative = path.lexically_relative(git_dir).string();
+    if (content == Content::ListOnly) {
+      if (fs::exists(status)) state.files.emplace(relative, "");
+      return true;
+    }
+    auto bytes = read_regular(path, budget - total);
+    if (!bytes) return true;
+    total += bytes->size();
+    state.files.emplace(relative, std::move(*bytes));
+    return total <= budget;
+  };
+  std::error_code error;
+  for (const char* name : kStateFiles)
+    if (!keep(git_dir / name, fs::symlink_status(git_dir / name, error))) return std::nullopt;
+  for (const char* tree : kStateTrees) {
+    if (!fs::is_directory(fs::symlink_status(git_dir / tree, error))) continue;
+    state.dirs.insert(tree);
+    for (auto it = fs::recursive_directory_iterator(git_dir / tree, error);
+         it != fs::recursive_directory_iterator(); it.increment(error)) {
+      const auto status = it->symlink_status(error);
+      if (fs::is_directory(status))
+        state.dirs.insert(it->path().lexically_relative(git_dir).string());
+      else if (!keep(it->path(), status))
+        return std::nullopt;
+    }
+  }
+  return state;
+}
+
+/// The directory `relative` below `git_dir`, each component opened without following a
+/// symlink (a command may have put one there); made when `make`.
+core::Result<UniqueFd> open_below(const fs::path& git_dir, const fs::path& relative, bool make) {
+  UniqueFd dir(::open(git_dir.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (dir.get() < 0) return core::fail_errno("open(" + git_dir.string() + ")");
+  fs::path shown = git_dir;
+  for (const auto& part : relative) {
+    shown /= part;
+    if (make && ::mkdirat(dir.get(), part.c_str(), 0755) != 0 && errno != EEXIST)
+      return core::fail_errno("mkdirat(" + shown.string() + ")");
+    UniqueFd next(::openat(dir.get(), part.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (next.get() < 0) return core::fail_errno("openat(" + shown.string() + ")");
+    dir = std::move(next);
+  }
+  return dir;
+}
+
+/// Writes `content` at `relative` below `git_dir` (a new file renamed over the old one).
+core::Result<void> put_file(const fs::path& git_dir, const fs::path& relative,
+                            const std::string& content) {
+  auto dir = open_below(git_dir, relative.parent_path(), true);
+  if (!dir) return std::unexpected(dir.error());
+  const std::string name = relative.filename().string(), temp = "." + name + ".pi-sandbox-restore";
+  const fs::path shown = git_dir / relative;
+  // A fresh file: whatever the command left at the temporary name is not written through.
+  if (::unlinkat(dir->get(), temp.c_str(), 0) != 0 && errno != ENOENT)
+    return core::fail_errno("unlinkat(" + shown.string() + ".pi-sandbox-restore)");
+  UniqueFd fd(::openat(dir->get(), temp.c_str(),
+                       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
+  if (fd.get() < 0) return core::fail_errno("openat(" + shown.string() + ".pi-sandbox-restore)");
+  if (!core::write_all(fd.get(), content) || ::fsync(fd.get()) != 0)
+    return core::fail_errno("write(" + shown.string() + ".pi-sandbox-restore)");
+  if (::renameat(dir->get(), temp.c_str(), dir->get(), name.c_str()) != 0)
+    return core::fail_errno("renameat(" + shown.string() + ")");
+  return {};
+}
+
+/// Removes the entry `relative` below `git_dir` (a directory when `directory`; one that is
+/// not empty is left).
+core::Result<void> remove_entry(const fs::path& git_dir, const fs::path& relative, bool directory) {
+  auto dir = open_below(git_dir, relative.parent_path(), false);
+  if (!dir) return std::unexpected(dir.error());
+  const int flags = directory ? AT_REMOVEDIR : 0;
+  if (::unlinkat(dir->get(), relative.filename().c_str(), flags) != 0 && errno != ENOENT &&
+      !(directory && errno == ENOTEMPTY))
+    return core::fail_errno("unlinkat(" + (git_dir / relative).string() + ")");
+  return {};
+}
+
+/// The stat data of `path` as git records it, or nullopt when it is missing.
+std::optional<policy::GitStat> git_stat(const fs::path& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return std::nullopt;
+  return policy::GitStat{
+      static_cast<std::uint32_t>(st.st_mtim.tv_sec), static_cast<std::uint32_t>(st.st_mtim.tv_nsec),
+      static_cast<std::uint32_t>(st.st_ino), static_cast<std::uint32_t>(st.st_size)};
+}
+
+std::vector<policy::GitIndexEntry> entries_of(const std::string& bytes) {
+  auto entries = policy::index_entries(bytes, 20);
+  if (!entries) entries = policy::index_entries(bytes, 32);  // a SHA-256 repository
+  return entries ? std::move(*entries) : std::vector<policy::GitIndexEntry>{};
+}
+
+/// `word` as one shell word: as it is when it holds only characters no shell treats specially,
+/// else in single quotes (each `'` written `'\''`).
+std::string shell_word(const std::string& word) {
+  const bool plain = !word.empty() && std::ranges::all_of(word, [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+           std::string_view("/._+-").contains(c);
+  });
+  if (plain) return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+/// The new object name of the last line of a reflog (gitrepository-layout(5), `logs/`: "<old>
+/// <new> <identity> <time> <zone>\t<message>"), or empty.
+std::string stash_commit(std::string_view reflog) {
+  while (reflog.ends_with('\n')) reflog.remove_suffix(1);
+  const auto start = reflog.rfind('\n');
+  std::string_view line = start == std::string_view::npos ? reflog : reflog.substr(start + 1);
+  const auto first = line.find(' ');
+  if (first == std::string_view::npos) return {};
+  line.remove_prefix(first + 1);
+  const auto name = line.substr(0, line.find(' '));
+  const bool hex = !name.empty() && std::ranges::all_of(name, [](char c) {
+    return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+  });
+  return hex ? std::string(name) : std::string();
+}
+
+}  // namespace
+
+std::optional<GitStateSnapshot> GitStateSnapshot::take(const policy::SandboxPolicy& policy) {
+  if (!policy.git || !policy.git->git_file.empty()) return std::nullopt;
+  const fs::path root = policy.git->worktree_root.lexically_normal();
+  const fs::path git_dir = policy.git->git_dir.lexically_normal();
+  if (root == policy.workspace || !policy::is_within(policy.workspace, root)) return std::nullopt;
+  if (std::ranges::none_of(policy.writable, [&](const auto& e) { return e.path == git_dir; }))
+    return std::nullopt;
+  auto state = read_state(git_dir, Content::Read, kGitStateBound);
+  if (!state) return std::nullopt;
+  GitStateSnapshot snapshot;
+  snapshot.root_ = root;
+  snapshot.git_dir_ = git_dir;
+  snapshot.inside_ = policy.workspace.lexically_relative(root).string();
+  snapshot.files_ = std::move(state->files);
+  snapshot.dirs_ = std::move(state->dirs);
+  return snapshot;
+}
+
+GitStateSnapshot::HalfDone GitStateSnapshot::half_done(bool failed) const {
+  const auto old_index = files_.find("index");
+  const auto new_bytes = read_regular(git_dir_ / "index", kGitStateBound);
+  if (old_index == files_.end() || !new_bytes) return {};
+  const auto stat_of = [&](const std::string& path) { return git_stat(root_ / path); };
+  const auto before = entries_of(old_index->second);
+  // An index-only command (`git reset`, `git rm --cached`, `git restore --staged`) changes
+  // entries outside without touching their files, as on the host: only an index that moved
+  // with HEAD, or a failed command, is half done.
+  if (*new_bytes != old_index->second && (failed || head_moved())) {
+    const auto after = entries_of(*new_bytes);
+    auto outside = policy::unapplied_paths(before, after, inside_, stat_of);
+    if (!outside.empty())
+      return {std::move(outside), policy::written_paths(before, after, inside_, stat_of)};
+  }
+  // A stash that saved changes outside the workspace and could not reset them fails after
+  // writing its entry (builtin/stash.c do_push_stash).
+  const auto old_stash = files_.find("logs/refs/stash");
+  const auto new_stash = read_regular(git_dir_ / "logs/refs/stash", kGitStateBound);
+  const bool stashed = new_stash && (old_stash == files_.end() || old_stash->second != *new_stash);
+  if (!failed || !stashed) return {};
+  HalfDone dirty;
+  dirty.stash = stash_commit(*new_stash);
+  for (const auto& e : before) {
+    if (e.skip_worktree || e.stage != 0 || (e.mode & 0170000) == 0160000) continue;
+    if (e.path.starts_with(inside_ + "/")) continue;
+    if (stat_of(e.path) != std::optional<policy::GitStat>(e.stat)) dirty.outside.push_back(e.path);
+  }
+  return dirty;
+}
+
+bool GitStateSnapshot::head_moved() const {
+  const auto changed = [&](const std::string& path) {
+    const auto kept = files_.find(path);
+    const auto now = read_regular(git_dir_ / path, kGitStateBound);
+    return kept == files_.end() ? now.has_value() : now != kept->second;
+  };
+  if (changed("HEAD") || changed("packed-refs")) return true;
+  // HEAD names a branch (`ref: refs/heads/main`): the branch's own file.
+  const auto head = files_.find("HEAD");
+  if (head == files_.end() || !head->second.starts_with("ref: ")) return false;
+  std::string ref = head->second.substr(5);
+  while (!ref.empty() && (ref.back() == '\n' || ref.back() == '\r')) ref.pop_back();
+  return ref.starts_with("refs/") && ref.find("..") == std::string::npos && changed(ref);
+}
+
+core::Result<void> GitStateSnapshot::restore() const {
+  auto now = read_state(git_dir_, Content::ListOnly, 0);
+  if (!now) return core::fail("read(" + git_dir_.string() + "): the state cannot be listed");
+  for (const auto& [path, unused] : now->files)
+    if (!files_.contains(path))
+      if (auto removed = remove_entry(git_dir_, path, false); !removed) return removed;
+  for (const auto& dir : dirs_)  // parents first: the set is sorted
+    if (auto made = open_below(git_dir_, dir, true); !made) return std::unexpected(made.error());
+  for (const auto& [path, content] : files_) {
+    if (read_regular(git_dir_ / path, content.size()) == content) continue;
+    if (auto put = put_file(git_dir_, path, content); !put) return put;
+  }
+  // Deepest first, so that a directory made inside another made one goes before it.
+  for (auto it = now->dirs.rbegin(); it != now->dirs.rend(); ++it)
+    if (!dirs_.contains(*it))
+      if (auto removed = remove_entry(git_dir_, *it, true); !removed) return removed;
+  return {};
+}
+
+std::string GitStateSnapshot::settle(bool failed) const {
+  const HalfDone half = half_done(failed);
+  if (half.outside.empty()) return {};
+  const auto list = [&](const std::vector<std::string>& paths, const char* separator,
+                        auto&& shown) {
+    std::string out;
+    for (const auto& path : paths)
+      out += (out.empty() ? "" : separator) + shown((root_ / path).string());
+    return out;
+  };
+  const auto as_is = [](const std::string& path) { return path; };
+  const std::string needed =
+      "git needed to change paths outside the workspace, which are read-only here: " +
+      list(half.outside, ", ", as_is);
+  const std::string allow =
+      "to allow it, make the repository's root the workspace (--cwd " + root_.string() + ")";
+  if (auto restored = restore(); !restored)
+    return needed +
+           "; putting the repository back as it was failed: " + restored.error().describe() + "; " +
+           allow;
+  if (!half.stash.empty())
+    return needed + "; the repository is as it was before the command (the stash entry it made " +
+           "is kept as an object: `git stash apply " + half.stash + "`); " + allow;
+  if (half.inside.empty())
+    return needed + "; the repository is as it was before the command; " + allow;
+  return needed + "; the repository is as it was before the command but for what git had " +
+         "written inside the workspace already (`git checkout -- " +
+         list(half.inside, " ", shell_word) + "` takes it back); " + allow;
+}
+
+}  // namespace pisandbox::sandbox::linux_

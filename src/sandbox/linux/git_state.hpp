@@ -1,0 +1,73 @@
+// pisandbox::sandbox::linux_ — the state of the repository around a workspace that is a strict
+// subdirectory of it, kept before a command and put back when git could not finish
+// (docs/security.md, "Repositories around the workspace").
+//
+// Such a workspace writes the repository's git directory but not its working tree outside the
+// workspace. `git checkout other`, whose branches differ outside the package, moves HEAD and
+// the index, then fails to rewrite the files outside: the host repository is left half on
+// each branch. The supervisor keeps what such an operation changes (HEAD, the index, refs,
+// reflogs, the stash, the state of a merge or rebase in progress; not objects, which nothing
+// names afterwards) and, after the command, puts it back when git meant to change a file
+// outside the workspace and could not.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "policy/sandbox_policy.hpp"
+
+namespace pisandbox::sandbox::linux_ {
+
+namespace fs = std::filesystem;
+
+/// The most bytes of git state kept (64 MiB): a repository whose HEAD, index, refs and logs
+/// hold more is not kept, and its half-done operations are not undone.
+inline constexpr std::size_t kGitStateBound = std::size_t{64} << 20;
+
+/// The git state of the repository around the workspace as the command started.
+class GitStateSnapshot {
+ public:
+  /// Reads the state when the workspace is a strict subdirectory of a repository's working
+  /// tree whose git directory is writable (policy.writable); nullopt otherwise, or when the
+  /// state holds more than kGitStateBound bytes or cannot be read.
+  static std::optional<GitStateSnapshot> take(const policy::SandboxPolicy& policy);
+
+  /// After the command (`failed`: it did not exit 0): the paths outside the workspace that git
+  /// meant to change and could not (policy::unapplied_paths() on the index, when HEAD moved or
+  /// the command failed: an index-only `git reset` is complete as it is; with a new stash
+  /// entry and a failed command, the tracked files outside whose stat data differs from the
+  /// index, which the stash meant to reset). None: nothing is done and the result is empty.
+  /// Otherwise the state is put back (files the command added are removed, changed ones
+  /// rewritten, directories it made removed) and the result is the line (without its
+  /// `pi-sandbox: `) naming the paths and how to allow them, and the files inside the workspace
+  /// git had already rewritten (policy::written_paths()), which keep their new content, or the
+  /// commit of the stash entry taken away (it stays as an object, so nothing saved is lost);
+  /// when putting back fails, the line says so with the error.
+  [[nodiscard]] std::string settle(bool failed) const;
+
+ private:
+  fs::path root_;                             ///< the working tree's root
+  fs::path git_dir_;                          ///< its git directory
+  std::string inside_;                        ///< the workspace, relative to root_
+  std::map<std::string, std::string> files_;  ///< relative to git_dir_: content
+  std::set<std::string> dirs_;                ///< relative to git_dir_
+
+  /// What git left half done: the paths outside the workspace it could not change, and those
+  /// inside it already wrote (relative to root_).
+  struct HalfDone {
+    std::vector<std::string> outside;
+    std::vector<std::string> inside;
+    std::string stash;  ///< the commit of the stash entry put back, or empty
+  };
+  [[nodiscard]] HalfDone half_done(bool failed) const;
+  /// Whether HEAD, the branch it names or `packed-refs` changed since the snapshot.
+  [[nodiscard]] bool head_moved() const;
+  [[nodiscard]] core::Result<void> restore() const;
+};
+
+}  // namespace pisandbox::sandbox::linux_

@@ -1,0 +1,246 @@
+// A monorepo's package as the workspace (docs/security.md, "Repositories around the
+// workspace"): a git operation there either does all it would do on the host, or leaves the
+// repository (HEAD, the index, refs, the stash, every file) exactly as it was. Real git on a
+// real two-branch repository whose branches differ outside the package; as root and as an
+// unprivileged user (scripts/test runs this binary twice).
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <functional>
+#include <regex>
+#include <sstream>
+
+#include "harness.hpp"
+
+namespace pisandbox::testing {
+namespace {
+
+/// Every entry below `root` but `.git/objects` (new objects are unreferenced and harmless) and
+/// `skip` (relative to `root`): type, mode, size and content, one line each.
+std::string repository_bytes(const fs::path& root, const std::vector<std::string>& skip = {}) {
+  std::ostringstream out;
+  std::error_code error;
+  for (auto it = fs::recursive_directory_iterator(root, error);
+       it != fs::recursive_directory_iterator(); it.increment(error)) {
+    const std::string relative = it->path().lexically_relative(root).string();
+    if (relative == ".git/objects" || std::ranges::find(skip, relative) != skip.end()) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    struct stat st {};
+    if (::lstat(it->path().c_str(), &st) != 0) continue;
+    out << relative << " " << std::oct << st.st_mode << std::dec;
+    if (S_ISREG(st.st_mode))
+      out << " " << st.st_size << " " << std::hash<std::string>{}(read_file(it->path()));
+    out << "\n";
+  }
+  return out.str();
+}
+
+RunResult git(const fs::path& dir, const std::string& args, const Scratch& s) {
+  return run_process({"/bin/sh", "-c", "cd '" + dir.string() + "' && git " + args}, s.env());
+}
+
+/// What `git` reports of the repository: HEAD, the stash, the status, every ref but the
+/// remote-tracking ones.
+std::string git_state(const fs::path& repo, const Scratch& s) {
+  return git(repo, "rev-parse HEAD", s).out + git(repo, "stash list", s).out +
+         git(repo, "status --porcelain", s).out +
+         git(repo, "for-each-ref refs/heads refs/tags refs/stash", s).out;
+}
+
+/// `home/repo`: `main` holds `top.txt` ("main") and `pkg/p.txt`; `other` changes `top.txt`
+/// ("other") on it, `mixed` both `top.txt` and `pkg/p.txt`; the bare `up.git` inside
+/// (ignored) is `origin`, whose `main` has one more commit changing `top.txt` ("up") that the
+/// repository has not fetched yet. Returns the repository's root.
+fs::path make_monorepo(const Scratch& s) {
+  const fs::path repo = s.home / "repo";
+  fs::create_directories(repo / "pkg");
+  write_file(repo / "top.txt", "main\n");
+  write_file(repo / "pkg/p.txt", "p\n");
+  write_file(repo / ".gitignore", "up.git/\n");
+  const std::string script =
+      "git -c init.defaultBranch=main init -q && git add -A && git commit -qm first && "
+      "git checkout -qb other && echo other > top.txt && git commit -qam other && "
+      "git checkout -q main && git checkout -qb mixed && echo mixed > top.txt && "
+      "echo mixed > pkg/p.txt && git commit -qam mixed && git checkout -q main && "
+      "git clone -q --bare . up.git && git checkout -qb up && echo up > top.txt && "
+      "git commit -qam up && git push -q up.git up:main && git checkout -q main && "
+      "git branch -qD up && git remote add origin up.git && "
+      "git config branch.main.remote origin && git config branch.main.merge refs/heads/main";
+  const RunResult made =
+      run_process({"/bin/sh", "-c", "cd '" + repo.string() + "' && " + script}, s.env());
+  EXPECT_EQ(made.exit_code, 0) << made.err;
+  return repo;
+}
+
+/// The stderr lines that are not the "no cgroup" warning (which depends on the machine).
+std::string stderr_lines(const std::string& err) {
+  std::istringstream in(err);
+  std::string line, out;
+  while (std::getline(in, line))
+    if (line.find("no cgroup for this command") == std::string::npos) out += line + "\n";
+  return out;
+}
+
+/// What pi-sandbox says after the command.
+enum class Line {
+  Named,    ///< the one `pi-sandbox:` line naming `top.txt` and the way to allow it
+  Stashed,  ///< that line, naming the stash entry's commit (now only an object) besides
+  None,     ///< none: git's own error is all
+};
+
+/// Runs `command` in `repo/pkg` and checks that it exits with `exit_code` (git's own), that
+/// the repository is byte-identical to before but for `skip` (relative to the root), with
+/// HEAD, the stash, the status and every ref but those below `refs/remotes` the same, and
+/// that stderr ends as `line` says.
+void expect_untouched(const std::string& command, int exit_code, Line line,
+                      const std::function<void(const fs::path&)>& dirty, const Scratch& s,
+                      const std::vector<std::string>& skip = {}) {
+  const fs::path repo = make_monorepo(s);
+  dirty(repo);
+  const std::string bytes = repository_bytes(repo, skip), state = git_state(repo, s);
+  const RunResult r = s.run(command, {}, repo / "pkg");
+  EXPECT_EQ(r.exit_code, exit_code) << command << "\n" << r.err;
+  EXPECT_EQ(git_state(repo, s), state) << command << "\n" << r.err;
+  EXPECT_EQ(repository_bytes(repo, skip), bytes) << command << "\n" << r.err;
+  const std::string err = stderr_lines(r.err);
+  const std::string needed =
+      "pi-sandbox: git needed to change paths outside the workspace, which are read-only here: " +
+      (repo / "top.txt").string() + "; the repository is as it was before the command";
+  const std::string allow =
+      "; to allow it, make the repository's root the workspace (--cwd " + repo.string() + ")\n";
+  if (line == Line::Named) {
+    EXPECT_TRUE(err.ends_with(needed + allow)) << command << "\n" << err;
+  }
+  if (line == Line::Stashed) {
+    ASSERT_GT(err.size(), 2u);
+    const std::regex stashed(
+        " \\(the stash entry it made is kept as an object: `git stash "
+        "apply ([0-9a-f]{40})`\\)$");
+    const auto at = err.rfind('\n', err.size() - 2) + 1;
+    std::string last = err.substr(at, err.size() - at - 1);
+    EXPECT_TRUE(last.starts_with(needed)) << err;
+    EXPECT_TRUE(last.ends_with(allow.substr(0, allow.size() - 1))) << err;
+    last = last.substr(needed.size(), last.size() - needed.size() - (allow.size() - 1));
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(last, m, stashed)) << last;
+    // What it saved: `top.txt` as the command found it.
+    EXPECT_EQ(git(repo, "show " + m[1].str() + ":top.txt", s).out, "dirty\n");
+  }
+  // git's own lines first ("unable to unlink old 'top.txt': Read-only file system").
+  EXPECT_TRUE(err.starts_with("error: unable to unlink old 'top.txt': Read-only file system\n"))
+      << err;
+  std::size_t lines = 0;
+  for (auto at = err.find("pi-sandbox:"); at != std::string::npos;
+       at = err.find("pi-sandbox:", at + 1))
+    ++lines;
+  EXPECT_EQ(lines, line == Line::None ? 0u : 1u) << err;
+}
+
+const auto clean = [](const fs::path&) {};
+
+// Today: "error: unable to unlink old 'top.txt'", "Switched to branch 'other'", exit 0, and
+// HEAD on `other` with main's `top.txt`.
+TEST(MonorepoGit, ACheckoutOfAChangeOutsideThePackageLeavesTheRepositoryAsItWas) {
+  Scratch s;
+  expect_untouched("git checkout -q other", 0, Line::Named, clean, s);
+}
+
+// Today: the stash is saved, then "Could not reset index file": a stash entry and a dirty tree.
+TEST(MonorepoGit, AStashOfAChangeOutsideThePackageLeavesTheRepositoryAsItWas) {
+  Scratch s;
+  expect_untouched(
+      "git stash -q", 1, Line::Stashed,
+      [](const fs::path& repo) { write_file(repo / "top.txt", "dirty\n"); }, s);
+}
+
+// git detaches HEAD onto `other` first and stops when it cannot ("could not detach HEAD"),
+// before it changes anything: git's own error says which file.
+TEST(MonorepoGit, ARebaseOntoAChangeOutsideThePackageFailsBeforeItChangesAnything) {
+  Scratch s;
+  expect_untouched("git rebase -q other", 1, Line::None, clean, s);
+}
+
+// The fetch half of a pull completes, as `git fetch` does (FETCH_HEAD, the remote-tracking
+// refs, and ORIG_HEAD, which names the unchanged HEAD); the fast-forward stops before it moves
+// `main` or the index: git's own error says which file.
+TEST(MonorepoGit, APullOfAChangeOutsideThePackageFetchesAndMergesNothing) {
+  Scratch s;
+  expect_untouched(
+      "git pull -q --ff-only", 1, Line::None, clean, s,
+      {".git/FETCH_HEAD", ".git/ORIG_HEAD", ".git/refs/remotes", ".git/logs/refs/remotes"});
+}
+
+// `pkg/p.txt` comes before `top.txt` in the index, so git has rewritten it when it fails:
+// the line names it with the command that takes it back, which leaves every byte as before
+// (the index's entries too; its stat data of the rewritten file is new).
+TEST(MonorepoGit, ACheckoutThatAlsoChangesThePackageNamesWhatItWroteThere) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s);
+  const std::string bytes = repository_bytes(repo, {".git/index"}), state = git_state(repo, s),
+                    staged = git(repo, "ls-files --stage", s).out;
+  const RunResult r = s.run("git checkout -q mixed", {}, repo / "pkg");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(stderr_lines(r.err),
+            "error: unable to unlink old 'top.txt': Read-only file system\n"
+            "pi-sandbox: git needed to change paths outside the workspace, which are read-only "
+            "here: " +
+                (repo / "top.txt").string() +
+                "; the repository is as it was before the command but for what git had written "
+                "inside the workspace already (`git checkout -- " +
+                (repo / "pkg/p.txt").string() +
+                "` takes it back); to allow it, make the repository's root the workspace (--cwd " +
+                repo.string() + ")\n");
+  EXPECT_EQ(git(repo, "status --porcelain", s).out, " M pkg/p.txt\n");
+  EXPECT_EQ(git(repo, "checkout -- " + (repo / "pkg/p.txt").string(), s).exit_code, 0);
+  EXPECT_EQ(git_state(repo, s), state);
+  EXPECT_EQ(git(repo, "ls-files --stage", s).out, staged);
+  EXPECT_EQ(repository_bytes(repo, {".git/index"}), bytes);
+}
+
+// The line's way out: with the repository's root as the workspace, the checkout is complete.
+TEST(MonorepoGit, WithTheRootAsTheWorkspaceTheCheckoutIsComplete) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s);
+  const RunResult r = s.run("git checkout -q other", {}, repo);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(stderr_lines(r.err), "");
+  EXPECT_EQ(git(repo, "branch --show-current", s).out, "other\n");
+  EXPECT_EQ(git(repo, "status --porcelain", s).out, "");
+  EXPECT_EQ(read_file(repo / "top.txt"), "other\n");
+}
+
+// Index-only commands change entries outside the package without touching their files, as on
+// the host: nothing is put back.
+TEST(MonorepoGit, AnIndexOnlyResetOfAChangeOutsideThePackageStays) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s);
+  write_file(repo / "top.txt", "staged\n");
+  ASSERT_EQ(git(repo, "add top.txt", s).exit_code, 0);
+  const RunResult r = s.run("git reset -q && git status --porcelain", {}, repo / "pkg");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, " M top.txt\n");
+  EXPECT_EQ(stderr_lines(r.err), "");
+  EXPECT_EQ(git(repo, "status --porcelain", s).out, " M top.txt\n");
+}
+
+// What the README promises: a commit of a change inside the package reaches the host.
+TEST(MonorepoGit, ACommitInsideThePackageReachesTheHost) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s);
+  write_file(repo / "top.txt", "dirty\n");
+  const RunResult r = s.run(
+      "echo p3 > p.txt && git add p.txt && git commit -qm inside && "
+      "git log -1 --format=%s",
+      {}, repo / "pkg");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "inside\n");
+  EXPECT_EQ(stderr_lines(r.err), "");
+  EXPECT_EQ(git(repo, "log -1 --format=%s", s).out, "inside\n");
+  EXPECT_EQ(git(repo, "status --porcelain", s).out, " M top.txt\n");
+  EXPECT_EQ(read_file(repo / "pkg/p.txt"), "p3\n");
+}
+
+}  // namespace
+}  // namespace pisandbox::testing
