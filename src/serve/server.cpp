@@ -442,8 +442,8 @@ class Server {
     w.id = exec.id;
     w.exit_seen = false;
     auto [line, env] = worker_start(exec);
-    (void)core::write_all(w.control.get(), rpc::exec_line(line));
     emit(rpc::started_event(exec.id));
+    send_control(w, rpc::exec_line(line));
     return true;
   }
 
@@ -475,18 +475,17 @@ class Server {
     w.ready_key = key;
     w.exit_seen = true;  // nothing to conclude until it has an exec
     w.pid = *pid;
-    w.pidfd.reset(static_cast<int>(::syscall(SYS_pidfd_open, *pid, 0)));
+    w.pidfd.reset(sys_.pidfd_open(*pid));
     w.events = std::move(pipes->events_read);
     w.control = std::move(pipes->control_write);
     if (exec.stdin_pipe) w.input = std::move(pipes->input_write);
-    if (!w.pidfd || ::fcntl(w.events.get(), F_SETFL, O_NONBLOCK) != 0 ||
-        (w.input && ::fcntl(w.input.get(), F_SETFL, O_NONBLOCK) != 0)) {
+    if (!w.pidfd || !make_nonblocking(w)) {
       discard_worker(*pid);
       return;
     }
     line.id = "ready";
-    (void)core::write_all(w.control.get(), rpc::exec_line(line));
     workers_.push_back(std::move(w));
+    send_control(workers_.back(), rpc::exec_line(line));
   }
 
   /// Starts the worker of `exec`, hands it the exec line and reports `started` (or the
