@@ -89,6 +89,7 @@ class Server {
         sys_(io.sys != nullptr ? *io.sys : os_sys_calls()),
         requests_fd_(io.requests),
         events_fd_(io.events),
+        ready_ahead_(io.ready_ahead),
         out_(sys_, io.events) {
     // The binary as it is now: an upgrade may move it aside later (session::PolicyArgs).
     if (auto self = session::own_executable(); self) binary_at_start_ = self->string();
@@ -420,7 +421,7 @@ class Server {
   /// making it takes no CPU from the command.
   void start(const rpc::Exec& exec) {
     if (!take_ready(exec, ready_key(exec))) start_fresh(exec);
-    if (Worker* w = find(exec.id)) w->ahead = exec;
+    if (Worker* w = find(exec.id); w != nullptr && ready_ahead_) w->ahead = exec;
   }
 
   /// What a sandbox made ahead is made for: the workspace, the command's environment (which
@@ -571,6 +572,9 @@ class Server {
       std::vector<std::string> lines;
       w.lines.feed(std::string_view(buffer, static_cast<std::size_t>(n)), lines);
       for (auto& line : lines) {
+        // A worker still waiting with its sandbox made ahead has no command: nothing it writes
+        // is the host's business.
+        if (!w.ready_key.empty()) continue;
         if (is_ledger_request(line)) {
           book_.answer(w.id, line);  // serve's own business: never forwarded
           continue;
@@ -643,6 +647,7 @@ class Server {
   SysCalls& sys_;
   int requests_fd_;
   int events_fd_;
+  bool ready_ahead_;  ///< ServeIo::ready_ahead
   HostOutput out_;
   std::string binary_at_start_;
   /// The session's ledger and open questions, for every command (docs/protocol.md, "Answers,

@@ -26,10 +26,13 @@ struct ServeArgs {
 ///     it runs (fcntl(2), O_NONBLOCK: a host that stops reading must not stop serve) and
 ///     restores its flags when it returns.
 ///   sys: the system calls of the loop and of starting workers (nullptr: os_sys_calls()).
+///   ready_ahead: keep the next sandbox of each workspace ready (docs/ARCHITECTURE.md, "A
+///     sandbox made ahead"); off for stand-in workers that make no sandbox.
 struct ServeIo {
   int requests = STDIN_FILENO;
   int events = STDOUT_FILENO;
   SysCalls* sys = nullptr;
+  bool ready_ahead = true;
 };
 
 /// Serves requests from stdin until `shutdown`, the end of stdin, or SIGINT/SIGTERM/SIGHUP;

@@ -234,7 +234,7 @@ class Host {
   int serve_out() const { return serve_out_; }
 
   void start() {
-    ServeIo io{serve_in_, serve_out_, sys_.get()};
+    ServeIo io{serve_in_, serve_out_, sys_.get(), false};  // the stand-in worker makes no sandbox
     result_ = std::async(std::launch::async, [io] { return serve::serve({}, io); });
   }
   void send(const std::string& line) {
