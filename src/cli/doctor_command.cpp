@@ -150,10 +150,15 @@ void add_doctor_command(CLI::App& app, int& exit_code) {
     checks.push_back(cgroup_check(facts));
     const ScratchPolicy scratch;
     checks.push_back(path_check(scratch));
-    const sandbox::linux_::KernelCheck weaker = sandbox::linux_::landlock_only_check();
-    checks.push_back(weaker);
     const bool missing_above =
         std::ranges::any_of(checks, [](const auto& check) { return check.required && !check.ok; });
+    sandbox::linux_::KernelCheck weaker = sandbox::linux_::landlock_only_check();
+    // What keeps the namespaces from being made, where a check above does not say it (a
+    // masked /proc: only the mount of a new one fails).
+    if (!weaker.ok && !weaker.required)
+      weaker.fix = sandbox::linux_::trial_run_fix(weaker.detail, facts, missing_above) +
+                   "; docs/security.md, \"Where namespaces cannot be made\"";
+    checks.push_back(weaker);
     checks.push_back(trial_run(scratch, facts, missing_above));
     for (const auto& check : checks) {
       const char* status = check.ok ? "ok     " : (check.required ? "MISSING" : "weaker ");
@@ -163,12 +168,15 @@ void add_doctor_command(CLI::App& app, int& exit_code) {
     }
     // Where the weaker sandbox runs, the namespaces are MISSING but commands do run.
     const bool weaker_runs = !weaker.ok && !weaker.required && checks.back().ok;
-    std::cout << (usable        ? "pi-sandbox can run commands here.\n"
+    std::cout << (weaker_runs && !usable
+                      ? "pi-sandbox runs commands here in the weaker sandbox until the MISSING "
+                        "items are fixed.\n"
                   : weaker_runs ? "pi-sandbox runs commands here in the weaker sandbox until the "
-                                  "MISSING items are fixed.\n"
+                                  "fix of the weaker sandbox above is applied.\n"
+                  : usable      ? "pi-sandbox can run commands here.\n"
                                 : "pi-sandbox refuses to run commands here until the MISSING "
                                   "items are fixed (it never runs a command unsandboxed).\n");
-    exit_code = usable ? 0 : 1;
+    exit_code = usable && !weaker_runs ? 0 : 1;
   });
 }
 
