@@ -153,9 +153,9 @@ void add_doctor_command(CLI::App& app, int& exit_code) {
     const bool missing_above =
         std::ranges::any_of(checks, [](const auto& check) { return check.required && !check.ok; });
     sandbox::linux_::KernelCheck weaker = sandbox::linux_::landlock_only_check();
-    // What keeps the namespaces from being made, where a check above does not say it (a
-    // masked /proc: only the mount of a new one fails).
-    if (!weaker.ok && !weaker.required)
+    // What keeps the namespaces from being made, where no check above says it (a masked
+    // /proc: only the mount of a new one fails).
+    if (!weaker.ok && !weaker.required && !missing_above)
       weaker.fix = sandbox::linux_::trial_run_fix(weaker.detail, facts, missing_above) +
                    "; docs/security.md, \"Where namespaces cannot be made\"";
     checks.push_back(weaker);

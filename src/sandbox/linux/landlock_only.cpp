@@ -472,6 +472,12 @@ LandlockPlan plan_landlock_only(const policy::SandboxPolicy& policy, const Priva
   for (const auto& e : policy.writable)
     add_beneath(e.path, LandlockAccess::ReadWrite, concealed_in(policy, e.path), list, plan.rules);
   plan.rules.push_back({places.temp_dir, LandlockAccess::ReadWrite});
+  // pi-sandbox itself stays runnable (`pi-sandbox proxy-connect` is the SSH ProxyCommand,
+  // docs/network.md) where it lies in a closed place (a test stage or an unpacked release in
+  // /tmp); in the home the policy re-exposes it already.
+  for (const auto& p : policy.protected_paths)
+    if (p.reason == policy::ProtectReason::SandboxBinary)
+      plan.rules.push_back({p.path, LandlockAccess::ReadExecute});
   if (!places.home_layer.empty())
     plan.rules.push_back({places.home_layer, LandlockAccess::ReadWrite});
   for (const char* device : {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
