@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "policy/credential_lines.hpp"
 #include "policy/git_config_guard.hpp"
 
 namespace pisandbox::policy {
@@ -376,6 +377,10 @@ std::vector<CredentialInode> credential_inodes(const fs::path& home) {
     add_credential_from_stat(path, directory, out);
     if (directory) add_files_below(path, out);
   }
+  // A tool's configuration with its token (~/.npmrc) is shown as a copy without it at its own
+  // path; under another name it would be the original: masked like a credential.
+  for (const auto& row : mixed_config_names())
+    add_credential_from_stat((home / row.name).lexically_normal(), false, out);
   std::error_code error;
   for (fs::directory_iterator it(home / ".ssh", error); !error && it != fs::directory_iterator();
        it.increment(error))

@@ -111,9 +111,10 @@ ScanResult scan_writable_roots(const SandboxPolicy& policy, const ScanOptions& o
 
 /// The credentials of the home as the host has them (stat(2), symlinks followed; what cannot be
 /// stat'ed is left out): the rows of credential_names(), the regular files below its directory
-/// rows (4 levels), and every regular file directly in `~/.ssh` but the public ones of
-/// ssh(1), FILES (`*.pub`, `known_hosts*`, `authorized_keys*`, `config`, `environment`, `rc`).
-/// Empty when `home` is empty or "/".
+/// rows (4 levels), the tool configuration files of mixed_config_names() (shown as copies
+/// without their tokens at their own path only), and every regular file directly in `~/.ssh`
+/// but the public ones of ssh(1), FILES (`*.pub`, `known_hosts*`, `authorized_keys*`,
+/// `config`, `environment`, `rc`). Empty when `home` is empty or "/".
 std::vector<CredentialInode> credential_inodes(const std::filesystem::path& home);
 
 /// The mount points in /proc/self/mountinfo's format `mountinfo` (proc(5)) that lie inside one

@@ -11,8 +11,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -1269,6 +1269,15 @@ bool made_ahead(const std::string& out, const std::string& start) {
   return !start.empty() && out.find(start) != std::string::npos;
 }
 
+/// `ls -A /tmp` inside, less pi-sandbox's own directory where the binary under test is staged
+/// in /tmp (the sandbox binds pi-sandbox itself there so that `pi-sandbox proxy-connect` stays
+/// runnable: docs/network.md).
+std::string list_tmp() {
+  const fs::path dir = fs::path(sandbox_binary()).parent_path();
+  if (dir.parent_path() != "/tmp") return "ls -A /tmp";
+  return "ls -A /tmp | grep -vxF '" + dir.filename().string() + "'";
+}
+
 // Each command gets a sandbox of its own even when it was made before the command came:
 // nothing of the one before (a /tmp file, a process, an abstract socket) is in it.
 TEST(ServeReady, ConsecutiveCommandsShareNothing) {
@@ -1283,12 +1292,14 @@ TEST(ServeReady, ConsecutiveCommandsShareNothing) {
   auto [worker, start] = ready_worker(serve.pid());
   ASSERT_NE(worker, -1);
   for (const std::string id : {"second", "third"}) {
-    serve.send(exec(id,
-                    "ls -A /tmp; ps -eo comm= | grep -c -e sleep -e python3; "
-                    "grep -c pi-ready-left /proc/net/unix; echo secret2 > /tmp/left; sleep 614 & "
-                    "true; " +
-                        std::string(kPid1),
-                    scratch.ws));
+    serve.send(
+        exec(id,
+             list_tmp() +
+                 "; ps -eo comm= | grep -c -e sleep -e python3; "
+                 "grep -c pi-ready-left /proc/net/unix; echo secret2 > /tmp/left; sleep 614 & "
+                 "true; " +
+                 std::string(kPid1),
+             scratch.ws));
     const std::string out = stdout_of(serve, id);
     EXPECT_TRUE(out.starts_with("0\n0\n")) << out;
     EXPECT_TRUE(made_ahead(out, start)) << out;
@@ -1313,8 +1324,9 @@ TEST(ServeReady, ConcurrentCommandsShareNothing) {
                       std::string(kPid1),
                   scratch.ws));
   serve.send(exec("b",
-                  "while [ ! -e a-ready ]; do sleep 0.05; done; ls -A /tmp; "
-                  "ps -eo comm= | grep -c sleep; touch b-done; " +
+                  "while [ ! -e a-ready ]; do sleep 0.05; done; " + list_tmp() +
+                      "; "
+                      "ps -eo comm= | grep -c sleep; touch b-done; " +
                       std::string(kPid1),
                   scratch.ws));
   std::vector<json> others;
