@@ -144,6 +144,10 @@ async function scriptedServeLines(): Promise<string[]> {
   send({ type: "abort", id: "z" });
   send({ type: "abort", id: "nobody" });
   send({ type: "launch" });
+  send({ type: "recent_denials" });
+  await until('"type":"recent_denials"');
+  send({ type: "override", request_hash: "a".repeat(64), kind: "retry" });
+  await until('"type":"override"');
   send({ type: "exec", id: "h1", argv: ["/bin/echo", "x"], cwd: "/tmp" });
   await until('"id":"h1","exit_code"');
   send({ type: "shutdown" });
