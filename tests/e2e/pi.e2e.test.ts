@@ -678,7 +678,7 @@ describe("pi --mode rpc: approvals in Pi's UI", () => {
         pi.answer = () => assert.fail("the human must not be asked");
         const { results, ui } = await pi.prompt({ command: `curl -sS --max-time 30 https://${HOST}/` });
         assert.deepEqual(ui.map((r) => [r.method, r.message, r.notifyType]), [
-          ["notify", `Domain proxy denied: ${REVIEWER_DENIES}`, "warning"],
+          ["notify", `Domain proxy denied: ${REVIEWER_DENIES} Use /auto-review-approve for one exact retry.`, "warning"],
         ]);
         assert.deepEqual(results, [
           {
@@ -744,9 +744,12 @@ describe("pi --mode rpc: abort", () => {
             (r) => r.type === "tool_execution_update" && JSON.stringify(r.partialResult ?? {}).includes("started"),
           ),
         );
-        // Pi itself (its working directory is the workspace) and serve are still running.
+        // Pi itself (its working directory is the workspace) and serve are still running, and so
+        // may serve's worker waiting with the next command's sandbox (docs/ARCHITECTURE.md, "A
+        // sandbox made ahead"), which is not the aborted command's.
         const serve = `${scratch.binary} serve`;
-        const others = (p: string) => !p.includes(serve) && !p.startsWith(`${pi.pid}: `);
+        const others = (p: string) =>
+          !p.includes(serve) && !p.startsWith(`${pi.pid}: `) && !/ serve-worker .*--ready$/.test(p);
         const running = scratch.leftovers().filter(others);
         assert.ok(running.some((p) => p.includes(`sleep 120; echo late > ${late}`)), `the command is not seen running: ${running}`);
         pi.abort();
