@@ -230,33 +230,21 @@ struct Report {
   std::optional<UnixBrokerChannels> unix;
 };
 
+/// Reads every pending record; returns false at end of stream.
 bool read_records(int fd, Report& report) {
-  char buffer[8192];
-  for (;;) {
-    iovec data{buffer, sizeof buffer};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 8)];
-    msghdr message{};
-    message.msg_iov = &data;
-    message.msg_iovlen = 1;
-    message.msg_control = control;
-    message.msg_controllen = sizeof control;
-    const ssize_t n = ::recvmsg(fd, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-    if (n == 0) return false;
-    if (n < 0) return errno == EAGAIN || errno == EINTR;
-    std::vector<UniqueFd> fds = core::received_rights(message);
-    const std::string text(buffer + 1, static_cast<std::size_t>(n - 1));
-    switch (static_cast<LaunchMessage>(buffer[0])) {
+  for (LaunchRecord record;;) {
+    const Received received = receive_record(fd, record);
+    if (received != Received::Record) return received == Received::Nothing;
+    switch (record.kind) {
       case LaunchMessage::Error:
-        report.error = text;
+        report.error = record.text;
         break;
       case LaunchMessage::Result:
-        if (text.starts_with("exit "))
-          report.result = Exited{std::atoi(text.c_str() + 5)};
-        else if (text.starts_with("signal "))
-          report.result = Signaled{std::atoi(text.c_str() + 7)};
+        if (auto result = parse_result(record.text)) report.result = *result;
         break;
       case LaunchMessage::UnixBroker:
-        if (fds.size() == 2) report.unix = UnixBrokerChannels{std::move(fds[0]), std::move(fds[1])};
+        if (record.fds.size() == 2)
+          report.unix = UnixBrokerChannels{std::move(record.fds[0]), std::move(record.fds[1])};
         break;
       default:
         break;

@@ -3,8 +3,11 @@
 
 #include <array>
 #include <optional>
+#include <string>
+#include <variant>
 #include <vector>
 
+#include "core/unique_fd.hpp"
 #include "policy/limits.hpp"
 #include "policy/proxy_environment.hpp"
 #include "sandbox/command.hpp"
@@ -85,6 +88,24 @@ enum class LaunchMessage : char {
                       ///< tmpfs devices) with two SCM_RIGHTS descriptors, the helper's channel
                       ///< and the seccomp listener (unix_broker.hpp)
 };
+
+/// One record pid 1 (or the weaker sandbox's reaper) sent over the launch socket: its type,
+/// its text and the descriptors it carried (SCM_RIGHTS, close-on-exec).
+struct LaunchRecord {
+  LaunchMessage kind = LaunchMessage::Error;
+  std::string text;
+  std::vector<core::UniqueFd> fds;
+};
+
+/// What receive_record() found: a record, nothing pending now (EAGAIN, EINTR), or the end of
+/// the stream (the sender is gone, or recvmsg(2) failed otherwise).
+enum class Received { Record, Nothing, Ended };
+
+/// Reads one pending record of the launch socket `fd` without waiting (launcher.cpp).
+Received receive_record(int fd, LaunchRecord& record);
+
+/// The exit of a Result record's text (`exit <code>`, `signal <number>`); nullopt for other text.
+std::optional<std::variant<Exited, Signaled>> parse_result(const std::string& text);
 
 /// Confines the calling process for `spec` (init.cpp: no_new_privs, Landlock, capabilities
 /// dropped, seccomp last; with Notify rows the Unix-socket broker's helper is started and the

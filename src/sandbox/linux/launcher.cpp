@@ -79,8 +79,9 @@ struct Report {
 };
 
 /// The descriptors of a Listeners record, in the order of its kind letters.
-void take_listeners(const std::string& kinds, msghdr& message, Report& report) {
-  std::vector<UniqueFd> fds = core::received_rights(message);
+void take_listeners(LaunchRecord& record, Report& report) {
+  const std::string& kinds = record.text;
+  std::vector<UniqueFd>& fds = record.fds;
   if (fds.size() != kinds.size()) return;  // malformed: the descriptors close here
   ProxyListeners listeners;
   for (std::size_t i = 0; i < fds.size(); ++i)
@@ -89,11 +90,11 @@ void take_listeners(const std::string& kinds, msghdr& message, Report& report) {
 }
 
 /// The helper's channel and the listener of a UnixBroker record, with the private devices.
-void take_unix_broker(const std::string& devices, msghdr& message, Report& report) {
-  std::vector<UniqueFd> fds = core::received_rights(message);
+void take_unix_broker(LaunchRecord& record, Report& report) {
+  std::vector<UniqueFd>& fds = record.fds;
   if (fds.size() != 2) return;  // malformed: nothing is brokered, every bind/connect fails
   UnixBrokerChannels channels{std::move(fds[0]), std::move(fds[1]), {}};
-  const char* text = devices.c_str();
+  const char* text = record.text.c_str();
   char* end = nullptr;
   for (unsigned long long device = std::strtoull(text, &end, 10); end != text;
        device = std::strtoull(text, &end, 10)) {
@@ -114,31 +115,49 @@ void parse_placeholder(const std::string& text, Report& report) {
   report.placeholders.push_back(std::move(p));
 }
 
+}  // namespace
+
+Received receive_record(int fd, LaunchRecord& record) {
+  char buffer[8192];
+  iovec data{buffer, sizeof buffer};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 8)];
+  msghdr message{};
+  message.msg_iov = &data;
+  message.msg_iovlen = 1;
+  message.msg_control = control;
+  message.msg_controllen = sizeof control;
+  const ssize_t n = ::recvmsg(fd, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+  if (n == 0) return Received::Ended;
+  if (n < 0) return errno == EAGAIN || errno == EINTR ? Received::Nothing : Received::Ended;
+  record.kind = static_cast<LaunchMessage>(buffer[0]);
+  record.text.assign(buffer + 1, static_cast<std::size_t>(n - 1));
+  record.fds = core::received_rights(message);
+  return Received::Record;
+}
+
+std::optional<std::variant<Exited, Signaled>> parse_result(const std::string& text) {
+  if (text.starts_with("exit ")) return Exited{std::atoi(text.c_str() + 5)};
+  if (text.starts_with("signal ")) return Signaled{std::atoi(text.c_str() + 7)};
+  return std::nullopt;
+}
+
+namespace {
+
 /// Reads every pending record; returns false at end of stream.
 bool read_records(int fd, Report& report) {
-  char buffer[8192];
-  for (;;) {
-    iovec data{buffer, sizeof buffer};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 8)];
-    msghdr message{};
-    message.msg_iov = &data;
-    message.msg_iovlen = 1;
-    message.msg_control = control;
-    message.msg_controllen = sizeof control;
-    const ssize_t n = ::recvmsg(fd, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-    if (n == 0) return false;
-    if (n < 0) return errno == EAGAIN || errno == EINTR;
-    const std::string text(buffer + 1, static_cast<std::size_t>(n - 1));
-    switch (static_cast<LaunchMessage>(buffer[0])) {
+  for (LaunchRecord record;;) {
+    const Received received = receive_record(fd, record);
+    if (received != Received::Record) return received == Received::Nothing;
+    const std::string& text = record.text;
+    switch (record.kind) {
       case LaunchMessage::Listeners:
-        take_listeners(text, message, report);
+        take_listeners(record, report);
         break;
       case LaunchMessage::UnixBroker:
-        take_unix_broker(text, message, report);
+        take_unix_broker(record, report);
         break;
       case LaunchMessage::Terminal:
-        if (auto fds = core::received_rights(message); fds.size() == 1)
-          report.terminal = std::move(fds[0]);
+        if (record.fds.size() == 1) report.terminal = std::move(record.fds[0]);
         break;
       case LaunchMessage::Error:
         report.error = text;
@@ -159,10 +178,7 @@ bool read_records(int fd, Report& report) {
         report.tmpfs_full = true;
         break;
       case LaunchMessage::Result:
-        if (text.starts_with("exit "))
-          report.result = Exited{std::atoi(text.c_str() + 5)};
-        else if (text.starts_with("signal "))
-          report.result = Signaled{std::atoi(text.c_str() + 7)};
+        if (auto result = parse_result(text)) report.result = *result;
         break;
       default:
         break;
