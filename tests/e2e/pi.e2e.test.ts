@@ -992,6 +992,85 @@ describe("pi --mode rpc: built-in subagents, each in its own sandbox", () => {
   });
 });
 
+// ---- external workers (integrations/pi/README.md, "External workers") ----
+
+const ORCHESTRATOR = join(HERE, "pi-subagents", "index.ts");
+const ISOLATED = "pi-subagents orchestration active; pi-sandbox protects Bash execution and runs each external worker in a sandbox of its own";
+
+/** A trusted configuration: provider pi-subagents, isolation enforced, workers load the faux model. */
+function externalConfig(scratch: Scratch): string {
+  const path = join(scratch.base, "config.json");
+  writeFileSync(path, JSON.stringify({ subagents: { provider: "pi-subagents", externalWorkerIsolation: "enforce", workerExtensions: [FAUX] } }));
+  return path;
+}
+
+describe("pi --mode rpc: external workers of pi-subagents (a stand-in), each in its own sandbox", () => {
+  it("a worker launched through PI_SUBAGENT_PI_BINARY reads no hidden home file, writes only its workspace, and its network request is asked as pi-subagents-worker:<id>", async () => {
+    await withScratch(async (scratch) => {
+      const brokerLog = join(scratch.base, "broker.jsonl");
+      writeFileSync(join(scratch.home, "secret"), "s3cret\n");
+      const env = { ...NO_PARENT, PI_SANDBOX_CONFIG: externalConfig(scratch), E2E_BROKER_LOG: brokerLog };
+      const pi = new RpcPi(scratch, { extensions: [EXTENSION, FAUX, BROKER, ORCHESTRATOR], env });
+      try {
+        await pi.until("the session notices", () => pi.notices().length >= 3);
+        assert.deepEqual(pi.notices(), [["info", ISOLATED], ["info", FILE_TOOLS], ["info", ENABLED]]);
+        pi.answer = () => assert.fail("the human must not be asked");
+        const inside = join(scratch.ws, "from-worker");
+        const outside = join(scratch.outside, "from-worker");
+        const command = `cat ${join(scratch.home, "secret")}; echo inside > ${inside} && cat ${inside}; echo escape > ${outside}`;
+        const confined = await pi.settle(pi.start({ tool: "subagent", args: { task: workerTask(command) } }));
+        assert.deepEqual(confined.results, [
+          {
+            text: `exit 0: done: cat: ${join(scratch.home, "secret")}: No such file or directory\ninside\n/bin/bash: line 1: ${outside}: Read-only file system\n\n\nCommand exited with code 1`,
+            isError: false,
+          },
+        ]);
+        assert.equal(readFileSync(inside, "utf8"), "inside\n");
+        assert.equal(existsSync(outside), false);
+
+        const network = await pi.settle(pi.start({ tool: "subagent", args: { task: workerTask(`curl -sS --max-time 30 https://${HOST}/`) } }));
+        assert.deepEqual(network.results, [{ text: `exit 0: done: ${CURL_403}\n\n\nCommand exited with code 56`, isError: false }]);
+        assert.deepEqual(network.ui.map((r) => [r.method, r.message, r.notifyType]), [
+          ["notify", `Domain proxy denied: ${BROKER_DENIES}`, "warning"],
+        ]);
+      } finally {
+        await pi.close();
+      }
+      const reviews = readFileSync(brokerLog, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+      assert.deepEqual(reviews.map((c) => [c.call, c.surface]), [["review", "network"]]);
+      const agentName: string = reviews[0].agentName;
+      assert.match(agentName, /^pi-subagents-worker:[0-9a-f]{16}$/);
+      assert.match(reviews[0].context.scopeKey, new RegExp(`:${agentName}$`));
+    });
+  });
+
+  it("fails closed: with PI_SUBAGENT_PI_BINARY already set, the session warns and every subagent call is refused", async () => {
+    await withScratch(async (scratch) => {
+      const marker = join(scratch.outside, "host-launch");
+      const other = join(scratch.base, "other-launcher");
+      writeFileSync(other, `#!/bin/sh\ntouch ${marker}\n`, { mode: 0o755 });
+      const env = { ...NO_PARENT, PI_SANDBOX_CONFIG: externalConfig(scratch), PI_SUBAGENT_PI_BINARY: other };
+      const pi = new RpcPi(scratch, { extensions: [EXTENSION, FAUX, ORCHESTRATOR], env });
+      try {
+        await pi.until("the session notices", () => pi.notices().length >= 3);
+        const failure = `PI_SUBAGENT_PI_BINARY is already set (${other}); pi-sandbox will not wrap another launcher`;
+        assert.deepEqual(pi.notices(), [
+          ["warning", `pi-sandbox: external worker isolation unavailable; child launches will fail closed: ${failure}`],
+          ["info", FILE_TOOLS],
+          ["info", ENABLED],
+        ]);
+        const { results } = await pi.settle(pi.start({ tool: "subagent", args: { task: workerTask("echo hi") } }));
+        assert.deepEqual(results, [
+          { text: `pi-sandbox: external worker isolation is unavailable; refusing host worker launch: ${failure}`, isError: true },
+        ]);
+        assert.equal(existsSync(marker), false);
+      } finally {
+        await pi.close();
+      }
+    });
+  });
+});
+
 // ---- Pi's file tools under the sandbox's policy (docs/security.md, "Pi's file tools") ----
 
 /** The faux model's call of `tool` with `args`. */
