@@ -1017,7 +1017,8 @@ describe("pi --mode rpc: external workers of pi-subagents (a stand-in), each in 
         pi.answer = () => assert.fail("the human must not be asked");
         const inside = join(scratch.ws, "from-worker");
         const outside = join(scratch.outside, "from-worker");
-        const command = `cat ${join(scratch.home, "secret")}; echo inside > ${inside} && cat ${inside}; echo escape > ${outside}`;
+        // One pipe for both streams: the worker's Pi's own bash may interleave two pipes.
+        const command = `(cat ${join(scratch.home, "secret")}; echo inside > ${inside} && cat ${inside}; echo escape > ${outside}) 2>&1`;
         const confined = await pi.settle(pi.start({ tool: "subagent", args: { task: workerTask(command) } }));
         assert.deepEqual(confined.results, [
           {
@@ -1041,6 +1042,31 @@ describe("pi --mode rpc: external workers of pi-subagents (a stand-in), each in 
       const agentName: string = reviews[0].agentName;
       assert.match(agentName, /^pi-subagents-worker:[0-9a-f]{16}$/);
       assert.match(reviews[0].context.scopeKey, new RegExp(`:${agentName}$`));
+    });
+  });
+
+  it("killing Pi stops a running external worker: nothing of it is left behind", async () => {
+    await withScratch(async (scratch) => {
+      const env = { ...NO_PARENT, PI_SANDBOX_CONFIG: externalConfig(scratch) };
+      const pi = new RpcPi(scratch, { extensions: [EXTENSION, FAUX, ORCHESTRATOR], env });
+      await pi.until("the session notices", () => pi.notices().length >= 3);
+      const late = join(scratch.ws, "late");
+      pi.start({ tool: "subagent", args: { task: workerTask(`echo started; sleep 120; echo late > ${late}`) } });
+      for (let i = 0; i < 300 && !scratch.leftovers().some((p) => p.includes(`sleep 120; echo late > ${late}`)); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.ok(
+        scratch.leftovers().some((p) => p.includes(`sleep 120; echo late > ${late}`)),
+        `the worker's command is not seen running: ${scratch.leftovers()}`,
+      );
+      await pi.kill();
+      let left = scratch.leftovers();
+      for (let i = 0; i < 200 && left.length > 0; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        left = scratch.leftovers();
+      }
+      assert.deepEqual(left, []);
+      assert.equal(existsSync(late), false);
     });
   });
 

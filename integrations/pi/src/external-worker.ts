@@ -32,6 +32,8 @@ class Supervisor {
   private seq = 0;
   private readonly prefix = randomBytes(8).toString("hex");
   closed = false;
+  /** Called once when the connection closes. */
+  onClose: () => void = () => {};
 
   private constructor(socket: Socket, capability: string) {
     this.socket = socket;
@@ -54,6 +56,7 @@ class Supervisor {
       this.closed = true;
       for (const answer of this.waiting.values()) answer({ action: "deny" });
       this.waiting.clear();
+      this.onClose();
     });
   }
 
@@ -92,10 +95,14 @@ function refuse(failure: string): never {
   process.exit(1);
 }
 
-/** The worker's exit status: its code, 128 + a signal, or 1 when it could not run. */
+/** The worker's exit status: its code, 128 + a signal, 143 when stopped, or 1 when it could not run. */
 function statusOf(outcome: ExecOutcome): number {
   if (typeof outcome.exit_code === "number") return outcome.exit_code;
   if (typeof outcome.signal === "number") return 128 + outcome.signal;
+  if (outcome.error === "aborted") {
+    process.stderr.write("pi-sandbox: the external worker was stopped: its Pi session ended, or the launcher got a signal\n");
+    return 143;
+  }
   process.stderr.write(`pi-sandbox: the external worker did not run: ${outcome.message ?? outcome.error ?? "no status"}\n`);
   return 1;
 }
@@ -118,18 +125,24 @@ async function main(): Promise<number> {
     refuse("the supervisor refused the worker");
   }
   const launch = registered.launch;
+  // Neither serve nor the worker gets the seam: the supervisor is the launcher's alone.
+  const env = stringEnv(process.env) ?? {};
+  for (const name of SEAM_ENV) delete env[name];
   let client: ServeClient;
   try {
-    client = await ServeClient.start({ binary: launch.binary, args: launch.serveArgs });
+    client = await ServeClient.start({ binary: launch.binary, args: launch.serveArgs, env });
   } catch (error) {
     await supervisor.request({ type: "unregister", workerId }, REGISTER_TIMEOUT_MS);
     supervisor.end();
     refuse(messageOf(error));
   }
-  const env = stringEnv(process.env) ?? {};
-  for (const name of SEAM_ENV) delete env[name];
   const stop = new AbortController();
+  /** Questions serve closed itself: the supervisor's late answer to one is dropped. */
+  const settled = new Set<string>();
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(signal, () => stop.abort());
+  // The Pi session is gone (ended, or Pi died): so is its worker, whose questions nobody answers.
+  supervisor.onClose = () => stop.abort();
+  if (supervisor.closed) stop.abort();
   const running = client.start(
     {
       argv: [...launch.pi, ...args],
@@ -144,6 +157,7 @@ async function main(): Promise<number> {
       onOutput: (stream, data) => (stream === "stdout" ? process.stdout : process.stderr).write(data),
       onApprovalRequest: (event) => {
         void supervisor.request({ type: "approval", workerId, event }).then((reply) => {
+          if (settled.delete(event.request_id)) return;
           const decision: ApprovalDecision =
             reply.action === "decision" && reply.decision
               ? reply.decision
@@ -152,6 +166,10 @@ async function main(): Promise<number> {
         });
       },
       // As a built-in worker's parent gets it (worker-launcher.ts, workerDenialLine()).
+      onApprovalSettled: (event) => {
+        settled.add(event.request_id);
+        void supervisor.request({ type: "settled", workerId, requestId: event.request_id });
+      },
       onDenied: (event) =>
         process.stderr.write(
           `pi-sandbox: the worker's sandbox refused ${event.surface}${event.target ? ` ${event.target}` : ""}: ${event.reason ?? "denied"}\n`,

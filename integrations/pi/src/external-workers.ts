@@ -11,6 +11,7 @@
 // (a replay is denied) and the 32-byte hex capability of this Pi session:
 //   register   {workerId, cwd (absolute, at most 4096)} -> {id, action: "allow", launch}
 //   approval   {workerId, event (serve's approval_request)} -> {id, action: "decision", decision}
+//   settled    {workerId, requestId} (serve closed that question itself) -> {id, action: "allow"}
 //   unregister {workerId} -> {id, action: "allow"}
 // and anything else, or anything invalid, -> {id?, action: "deny"}.
 
@@ -95,13 +96,27 @@ export interface SupervisorHost {
   launch(workerId: string, cwd: string, args: string[]): Promise<WorkerLaunch>;
   /** Decides one approval request of a worker (undefined: nobody answers; the launcher denies). */
   approve(workerId: string, event: ApprovalRequestEvent): Promise<ApprovalDecision | undefined>;
+  /** serve closed the worker's question `requestId` without an answer: its dialog closes. */
+  settled(workerId: string, requestId: string): void;
+  /** The worker has ended (unregistered, or its launcher's connection closed). */
+  ended(workerId: string): void;
   /** The Pi session id (FleetView's sessionId). */
   sessionId(): string;
   /** `pi-subagents/external-runs`, when the host offers it. */
   runs(): Promise<ExternalRuns | undefined>;
 }
 
-type Message = { version?: unknown; id?: unknown; capability?: unknown; type?: unknown; workerId?: unknown; cwd?: unknown; args?: unknown; event?: unknown };
+type Message = {
+  version?: unknown;
+  id?: unknown;
+  capability?: unknown;
+  type?: unknown;
+  workerId?: unknown;
+  cwd?: unknown;
+  args?: unknown;
+  event?: unknown;
+  requestId?: unknown;
+};
 
 /** The supervisor of one Pi session's external workers. */
 export class WorkerSupervisor {
@@ -261,6 +276,10 @@ export class WorkerSupervisor {
         const decision = await this.host.approve(workerId, event);
         return decision ? { action: "decision", decision } : { action: "deny" };
       }
+      case "settled":
+        if (this.workers.get(workerId) !== socket || typeof message.requestId !== "string") return { action: "deny" };
+        this.host.settled(workerId, message.requestId);
+        return { action: "allow" };
       case "unregister":
         if (this.workers.get(workerId) !== socket) return { action: "deny" };
         await this.unregister(workerId);
@@ -272,6 +291,7 @@ export class WorkerSupervisor {
 
   private async unregister(workerId: string): Promise<void> {
     if (!this.workers.delete(workerId)) return;
+    this.host.ended(workerId);
     await this.fleet((runs) => runs.unregisterExternalRun(this.host.sessionId(), workerId));
   }
 
@@ -303,7 +323,7 @@ export async function importExternalRuns(): Promise<ExternalRuns | undefined> {
 
 /** Why isolation cannot be set up in `env` now, or undefined. */
 export function seamProblem(env: NodeJS.ProcessEnv, launcher: string): string | undefined {
-  if (env[PI_BINARY_ENV] !== undefined && env[PI_BINARY_ENV] !== "") {
+  if (env[PI_BINARY_ENV]?.trim()) {
     return `${PI_BINARY_ENV} is already set (${env[PI_BINARY_ENV]}); pi-sandbox will not wrap another launcher`;
   }
   if (!existsSync(launcher)) return `the launcher ${launcher} is missing`;

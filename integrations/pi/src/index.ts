@@ -190,6 +190,8 @@ class SessionSandbox implements FileSandbox {
       sandbox = (await this.serve()).sandbox;
     } catch (error) {
       this.unavailableReason = messageOf(error);
+      // No sandbox, no isolated worker: the orchestrator's calls are refused as well.
+      if (this.externalIsolation) this.isolationFailure = messageOf(error);
       const text = unavailableNotice(messageOf(error));
       if (ctx.hasUI) ctx.ui.notify(text, "error");
       else process.stderr.write(`${text}\n`);
@@ -306,7 +308,8 @@ class SessionSandbox implements FileSandbox {
     this.externalRuns = runs;
     this.isolationFailure = seamProblem(this.env, launcher);
     // The seam set by another wins over nothing: `subagent` calls are blocked instead.
-    if (this.env[PI_BINARY_ENV] === undefined || this.env[PI_BINARY_ENV] === "") this.env[PI_BINARY_ENV] = launcher;
+    // (pi-subagents ignores a blank one.)
+    if (!this.env[PI_BINARY_ENV]?.trim()) this.env[PI_BINARY_ENV] = launcher;
     this.ownsSeam = this.env[PI_BINARY_ENV] === launcher;
   }
   private launcher = LAUNCHER;
@@ -322,6 +325,11 @@ class SessionSandbox implements FileSandbox {
       const supervisor = await WorkerSupervisor.start({
         launch: (workerId, cwd, args) => this.externalLaunch(workerId, cwd, args),
         approve: (workerId, event) => this.externalApprove(workerId, event),
+        settled: (workerId, requestId) => this.workerApprovals.get(workerId)?.open.get(requestId)?.abort(),
+        ended: (workerId) => {
+          this.workerApprovals.get(workerId)?.end.abort();
+          this.workerApprovals.delete(workerId);
+        },
         sessionId: () => this.ctx?.sessionManager.getSessionId() ?? "",
         runs: () => this.externalRuns(),
       });
@@ -349,6 +357,8 @@ class SessionSandbox implements FileSandbox {
     if (!ctx || this.shutDown || this.startFailed) throw new Error(this.unavailableReason);
     const sessionId = ctx.sessionManager.getSessionId();
     const scopeKey = `${sessionId}:pi-subagents-worker:${workerId}`;
+    const binary = findBinary(this.env);
+    const pi = [process.execPath, piCliPath(), ...this.workerExtensions.flatMap((path) => ["-e", path])];
     const end = new AbortController();
     this.workerApprovals.set(workerId, {
       scopeKey,
@@ -364,9 +374,9 @@ class SessionSandbox implements FileSandbox {
     const provider = args.includes("--model") && model?.includes("/") ? model.split("/")[0] : ctx.model?.provider;
     const configFile = this.configFile();
     return {
-      binary: findBinary(this.env),
+      binary,
       serveArgs: configFile ? ["--config", configFile] : [],
-      pi: [process.execPath, piCliPath(), ...this.workerExtensions.flatMap((path) => ["-e", path])],
+      pi,
       scopeKey,
       agentName: workerAgentName(workerId),
       envKeep: provider ? providerCredentialNames(this.env, ctx.modelRegistry?.getProviderAuthStatus?.(provider)) : [],

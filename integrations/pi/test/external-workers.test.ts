@@ -32,19 +32,22 @@ const LAUNCH: WorkerLaunch = {
 async function supervisor() {
   const runs: ExternalRun[] = [];
   const approvals: Array<{ workerId: string; event: ApprovalRequestEvent }> = [];
+  const events: string[] = [];
   const sup = await WorkerSupervisor.start({
     launch: async (workerId) => ({ ...LAUNCH, agentName: `pi-subagents-worker:${workerId}` }),
     approve: async (workerId, event) => {
       approvals.push({ workerId, event });
       return { choice: "deny", source: "reviewer", reason: "no" };
     },
+    settled: (workerId: string, requestId: string) => events.push(`settled ${workerId} ${requestId}`),
+    ended: (workerId: string) => events.push(`ended ${workerId}`),
     sessionId: () => "sess-1",
     runs: async () => ({
       registerExternalRun: (run: ExternalRun) => runs.push(run),
       unregisterExternalRun: (sessionId: string, id: string) => runs.splice(runs.findIndex((r) => r.sessionId === sessionId && r.id === id), 1),
     }),
   });
-  return { sup, runs, approvals };
+  return { sup, runs, approvals, events };
 }
 
 /** A client of the supervisor's socket: send() one line, next() the next reply. */
@@ -80,7 +83,7 @@ const event = (agentName: string): ApprovalRequestEvent => ({
 
 describe("the supervisor of external workers", () => {
   it("listens in a 0700 directory; registers, decides and unregisters a worker; mirrors it in FleetView", async () => {
-    const { sup, runs, approvals } = await supervisor();
+    const { sup, runs, approvals, events } = await supervisor();
     try {
       assert.equal(statSync(dirname(sup.socketPath)).mode & 0o777, 0o700);
       const c = await client(sup.socketPath);
@@ -96,9 +99,12 @@ describe("the supervisor of external workers", () => {
       c.send(JSON.stringify({ ...base, id: "2", type: "approval", event: event("subagent") }));
       assert.deepEqual(await c.next(), { id: "2", action: "decision", decision: { choice: "deny", source: "reviewer", reason: "no" } });
       assert.equal(approvals[0]!.event.request.agentName, "pi-subagents-worker:w1");
+      c.send(JSON.stringify({ ...base, id: "s", type: "settled", requestId: "r1" }));
+      assert.deepEqual(await c.next(), { id: "s", action: "allow" });
       c.send(JSON.stringify({ ...base, id: "3", type: "unregister" }));
       assert.deepEqual(await c.next(), { id: "3", action: "allow" });
       assert.deepEqual(sup.registered(), []);
+      assert.deepEqual(events, ["settled w1 r1", "ended w1"]);
       assert.deepEqual(runs, []);
       await c.close();
     } finally {
