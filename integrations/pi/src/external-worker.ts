@@ -12,6 +12,7 @@ import { messageOf, stringEnv } from "./common.ts";
 import {
   CAPABILITY_ENV,
   hostLaunchRefusal,
+  inlineHostFiles,
   SEAM_ENV,
   SUPERVISOR_ENV,
   type WorkerLaunch,
@@ -145,7 +146,7 @@ async function main(): Promise<number> {
   if (supervisor.closed) stop.abort();
   const running = client.start(
     {
-      argv: [...launch.pi, ...args],
+      argv: [...launch.pi, ...inlineHostFiles(args, process.cwd())],
       cwd: process.cwd(),
       env: { ...env, ...launch.env },
       ...(launch.envKeep.length > 0 ? { env_keep: launch.envKeep } : {}),

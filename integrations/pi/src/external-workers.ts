@@ -16,11 +16,11 @@
 // and anything else, or anything invalid, -> {id?, action: "deny"}.
 
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
-import { isAbsolute, join } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ApprovalDecision } from "./approval.ts";
 import type { ApprovalRequestEvent } from "./protocol.ts";
@@ -328,4 +328,44 @@ export function seamProblem(env: NodeJS.ProcessEnv, launcher: string): string | 
   }
   if (!existsSync(launcher)) return `the launcher ${launcher} is missing`;
   return undefined;
+}
+
+/** The largest file inlined into a worker's arguments (bytes; an argument may hold 128 KiB, execve(2)). */
+export const MAX_INLINE_BYTES = 100 * 1024;
+
+/** The text of `path` when it is a regular file outside `cwd` of at most MAX_INLINE_BYTES, else undefined. */
+function hostFileText(path: string, cwd: string): string | undefined {
+  const inside = relative(cwd, path);
+  if (inside === "" || (!inside.startsWith("..") && !isAbsolute(inside))) return undefined;
+  try {
+    const stat = statSync(path);
+    if (!stat.isFile() || stat.size > MAX_INLINE_BYTES) return undefined;
+    return readFileSync(path, "utf8").replace(/^\uFEFF/, "");
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The worker's Pi arguments with the files the orchestrator wrote for it on the host inlined:
+ * the text of `--system-prompt FILE` and `--append-system-prompt FILE` (Pi takes text or a
+ * file there, and would take the path of a file it cannot see as the prompt itself), and of an
+ * `@FILE` message (Pi's file argument). Only regular files outside `cwd` (the sandbox sees the
+ * workspace, not the host's temporary directory) of at most MAX_INLINE_BYTES; an `@FILE` whose
+ * text starts with `-` or `@`, which Pi would take for an option or a file, stays as it is.
+ */
+export function inlineHostFiles(args: readonly string[], cwd: string): string[] {
+  const out = [...args];
+  for (let i = 0; i < out.length; i++) {
+    const arg = out[i]!;
+    if ((arg === "--system-prompt" || arg === "--append-system-prompt") && i + 1 < out.length) {
+      const text = isAbsolute(out[i + 1]!) ? hostFileText(out[i + 1]!, cwd) : undefined;
+      if (text !== undefined) out[i + 1] = text;
+      i++;
+    } else if (arg.startsWith("@") && arg.length > 1) {
+      const text = hostFileText(resolve(cwd, arg.slice(1)), cwd);
+      if (text !== undefined && !/^[-@]/.test(text)) out[i] = text;
+    }
+  }
+  return out;
 }

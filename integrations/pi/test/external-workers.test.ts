@@ -3,14 +3,17 @@
 // real Unix socket, FleetView's records, and the launcher failing closed.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { connect, type Socket } from "node:net";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, it } from "node:test";
 import {
   FLEET_LABEL,
   FLEET_SOURCE,
+  inlineHostFiles,
   LAUNCHER,
+  MAX_INLINE_BYTES,
   MAX_LINE_BYTES,
   WorkerSupervisor,
   type ExternalRun,
@@ -195,6 +198,31 @@ describe("the launcher", () => {
       assert.deepEqual(sup.registered(), []);
     } finally {
       await sup.close();
+    }
+  });
+});
+
+describe("the worker's arguments", () => {
+  it("inline the prompt and task files the orchestrator wrote outside the workspace, and nothing else", () => {
+    const base = mkdtempSync(join(tmpdir(), "pi-sandbox-inline-"));
+    try {
+      const ws = join(base, "ws");
+      const host = join(base, "host");
+      mkdirSync(ws);
+      mkdirSync(host);
+      const write = (path: string, text: string) => (writeFileSync(path, text), path);
+      const prompt = write(join(host, "prompt.md"), "\uFEFFBe brief.");
+      const task = write(join(host, "task.md"), "Task: list the files");
+      const dash = write(join(host, "dash.md"), "--tools bash");
+      const big = write(join(host, "big.md"), "x".repeat(MAX_INLINE_BYTES + 1));
+      const local = write(join(ws, "notes.md"), "in the workspace");
+      const args = ["--mode", "json", "-p", "--append-system-prompt", prompt, "--system-prompt", "plain text", `@${task}`, `@${dash}`, `@${big}`, `@${local}`, "@notes.md", `@${join(host, "missing.md")}`, "--model", "a/b"];
+      assert.deepEqual(inlineHostFiles(args, ws), [
+        "--mode", "json", "-p", "--append-system-prompt", "Be brief.", "--system-prompt", "plain text", "Task: list the files",
+        `@${dash}`, `@${big}`, `@${local}`, "@notes.md", `@${join(host, "missing.md")}`, "--model", "a/b",
+      ]);
+    } finally {
+      rmSync(base, { recursive: true, force: true });
     }
   });
 });

@@ -3,13 +3,18 @@
 // whose call `{task}` starts one worker the way pi-subagents 0.49 starts a foreground child
 // (src/runs/foreground/execution.ts and src/runs/shared/pi-spawn.ts there):
 // `spawn($PI_SUBAGENT_PI_BINARY, ["--mode", "json", "-p", ...], {cwd, env: {...process.env},
-// stdio: ["ignore", "pipe", "pipe"]})`, `pi` when the variable is unset or blank. pi-subagents
+// stdio: ["ignore", "pipe", "pipe"]})`, `pi` when the variable is unset or blank; the task goes
+// as `@<file>` of `Task: <task>` in a new `pi-subagent-*` directory of the host's temporary
+// directory, as pi-subagents' file task delivery does (src/runs/shared/pi-args.ts there). pi-subagents
 // 0.65 and later run foreground children inside the parent and use the seam for panes only, so
 // the tests use this stand-in rather than the package.
 //
 // The result is `exit <status>: <the worker's last assistant text>`, then its stderr when
 // $E2E_ORCHESTRATOR_STDERR is set, or `spawn failed: <error>`.
 import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { ExtensionAPI, ToolDefinition } from "@earendil-works/pi-coding-agent";
 
 const MODEL = "e2e-faux/scripted";
@@ -37,7 +42,10 @@ export default function (pi: ExtensionAPI) {
     parameters: { type: "object", properties: { task: { type: "string" } }, required: ["task"] },
     async execute(_id: string, params: { task: string }, _signal: AbortSignal | undefined, _onUpdate: unknown, ctx: { cwd: string }) {
       const command = process.env.PI_SUBAGENT_PI_BINARY?.trim() || "pi";
-      const args = ["--mode", "json", "-p", "--no-session", "--no-context-files", "--no-skills", "--model", MODEL, params.task];
+      const dir = mkdtempSync(join(tmpdir(), "pi-subagent-"));
+      const taskFile = join(dir, "task.md");
+      writeFileSync(taskFile, `Task: ${params.task}`, { mode: 0o600 });
+      const args = ["--mode", "json", "-p", "--no-session", "--no-context-files", "--no-skills", "--model", MODEL, `@${taskFile}`];
       const text = await new Promise<string>((resolve) => {
         const child = spawn(command, args, { cwd: ctx.cwd, env: { ...process.env }, stdio: ["ignore", "pipe", "pipe"] });
         let stdout = "";
@@ -46,6 +54,7 @@ export default function (pi: ExtensionAPI) {
         child.stderr.on("data", (d) => (stderr += d));
         child.on("error", (error) => resolve(`spawn failed: ${error.message}`));
         child.on("close", (code, signal) => {
+          rmSync(dir, { recursive: true, force: true });
           const status = code ?? `signal ${signal}`;
           resolve(`exit ${status}: ${lastAssistantText(stdout)}${process.env.E2E_ORCHESTRATOR_STDERR ? `\nstderr: ${stderr.trim()}` : ""}`);
         });
