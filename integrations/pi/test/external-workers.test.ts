@@ -3,7 +3,7 @@
 // real Unix socket, FleetView's records, and the launcher failing closed.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { connect, type Socket } from "node:net";
 import { dirname, join } from "node:path";
@@ -178,6 +178,27 @@ describe("the launcher", () => {
       result.stderr,
       `${REFUSAL}: PI_SANDBOX_WORKER_SUPERVISOR and PI_SANDBOX_WORKER_CAPABILITY must be set by the pi-sandbox extension\n`,
     );
+  });
+
+  it("loads its TypeScript from an installed copy in node_modules too, where Node.js strips no types", () => {
+    const base = mkdtempSync(join(tmpdir(), "pi-sandbox-installed-"));
+    try {
+      const copy = join(base, "node_modules", "pi-sandbox-pi");
+      mkdirSync(copy, { recursive: true });
+      cpSync(join(dirname(LAUNCHER), ".."), copy, { recursive: true, filter: (path) => !path.includes("node_modules") });
+      const result = spawnSync(join(copy, "bin", "pi-sandbox-external-worker"), ["-p", "hi"], {
+        env: { PATH: process.env.PATH, PI_SANDBOX_WORKER_NODE: process.execPath },
+        encoding: "utf8",
+        timeout: 30_000,
+      });
+      assert.equal(result.status, 1);
+      assert.equal(
+        result.stderr,
+        `${REFUSAL}: PI_SANDBOX_WORKER_SUPERVISOR and PI_SANDBOX_WORKER_CAPABILITY must be set by the pi-sandbox extension\n`,
+      );
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
   });
 
   it("refuses when the supervisor is gone, and when it denies the worker", async () => {
