@@ -187,6 +187,25 @@ function extensionArgs(extensions: string[]): string[] {
   return extensions.flatMap((path) => ["-e", path]);
 }
 
+/**
+ * `pi install` of the extension's tarball into the scratch HOME: the tarball of scripts/package
+ * when tests/e2e/run was given one, else one packed here.
+ */
+function installPacked(scratch: Scratch): void {
+  let tarball = process.env.PI_SANDBOX_EXTENSION_TARBALL ?? "";
+  if (tarball === "") {
+    const pack = spawnSync("npm", ["pack", "--silent", "--pack-destination", scratch.base], {
+      cwd: EXTENSION,
+      env: scratch.env(),
+      encoding: "utf8",
+    });
+    assert.equal(pack.status, 0, pack.stderr);
+    tarball = join(scratch.base, pack.stdout.trim().split("\n").at(-1)!);
+  }
+  const name = JSON.parse(readFileSync(join(EXTENSION, "package.json"), "utf8")).name;
+  piInstall(scratch, `npm:${name}@file:${tarball}`);
+}
+
 /** `pi install SOURCE` into the scratch HOME. */
 function piInstall(scratch: Scratch, source: string): void {
   const run = spawnSync(PI, ["install", source], { cwd: scratch.ws, env: scratch.env(), encoding: "utf8", timeout: WAIT_MS });
@@ -523,19 +542,7 @@ describe("pi --mode json with the extension installed", () => {
 
   it("works installed from a packed tarball (npm:NAME@file:TARBALL), with the tool's timeout", async () => {
     await withScratch(async (scratch) => {
-      // The tarball of scripts/package when tests/e2e/run was given one, else packed here.
-      let tarball = process.env.PI_SANDBOX_EXTENSION_TARBALL ?? "";
-      if (tarball === "") {
-        const pack = spawnSync("npm", ["pack", "--silent", "--pack-destination", scratch.base], {
-          cwd: EXTENSION,
-          env: scratch.env(),
-          encoding: "utf8",
-        });
-        assert.equal(pack.status, 0, pack.stderr);
-        tarball = join(scratch.base, pack.stdout.trim().split("\n").at(-1)!);
-      }
-      const name = JSON.parse(readFileSync(join(EXTENSION, "package.json"), "utf8")).name;
-      piInstall(scratch, `npm:${name}@file:${tarball}`);
+      installPacked(scratch);
       // First show that the installed extension is the one running bash (Pi's own bash
       // would write there: the sandbox sees the host outside the workspace read-only), then
       // the timeout.
@@ -1042,6 +1049,21 @@ describe("pi --mode rpc: external workers of pi-subagents (a stand-in), each in 
       const agentName: string = reviews[0].agentName;
       assert.match(agentName, /^pi-subagents-worker:[0-9a-f]{16}$/);
       assert.match(reviews[0].context.scopeKey, new RegExp(`:${agentName}$`));
+    });
+  });
+
+  it("the installed extension's launcher (in node_modules) runs the worker in its sandbox", async () => {
+    await withScratch(async (scratch) => {
+      installPacked(scratch);
+      const env = { ...NO_PARENT, PI_SANDBOX_CONFIG: externalConfig(scratch) };
+      const inside = join(scratch.ws, "from-worker");
+      const outside = join(scratch.outside, "from-worker");
+      const task = workerTask(`(echo inside > ${inside} && cat ${inside}; echo escape > ${outside}) 2>&1`);
+      const run = await runJson(scratch, { tool: "subagent", args: { task } }, { extensions: [FAUX, ORCHESTRATOR], env });
+      assert.deepEqual(run.results, [
+        { text: `exit 0: done: inside\n/bin/bash: line 1: ${outside}: Read-only file system\n\n\nCommand exited with code 1`, isError: false },
+      ]);
+      assert.equal(existsSync(outside), false);
     });
   });
 

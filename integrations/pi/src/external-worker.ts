@@ -23,7 +23,7 @@ import { LineSplitter, ServeClient, type ExecOutcome } from "./serve-client.ts";
 /** How long the supervisor may take to answer a register or an unregister (milliseconds). */
 const REGISTER_TIMEOUT_MS = 30_000;
 
-type Reply = { id?: string; action?: string; launch?: WorkerLaunch; decision?: ApprovalDecision };
+type Reply = { id?: string; action?: string; reason?: string; launch?: WorkerLaunch; decision?: ApprovalDecision };
 
 /** One connection to the supervisor: requests with unique ids, their replies by id. */
 class Supervisor {
@@ -123,7 +123,7 @@ async function main(): Promise<number> {
   const registered = await supervisor.request({ type: "register", workerId, cwd: process.cwd(), args }, REGISTER_TIMEOUT_MS);
   if (registered.action !== "allow" || !registered.launch) {
     supervisor.end();
-    refuse("the supervisor refused the worker");
+    refuse(`the supervisor refused the worker${typeof registered.reason === "string" ? `: ${registered.reason}` : ""}`);
   }
   const launch = registered.launch;
   // Neither serve nor the worker gets the seam: the supervisor is the launcher's alone.

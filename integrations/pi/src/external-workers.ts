@@ -9,7 +9,8 @@
 // The supervisor's protocol: JSON lines of at most MAX_LINE_BYTES, each
 // `{version: 1, id, capability, type, ...}` with an `id` of at most 128 characters used once
 // (a replay is denied) and the 32-byte hex capability of this Pi session:
-//   register   {workerId, cwd (absolute, at most 4096)} -> {id, action: "allow", launch}
+//   register   {workerId, cwd (absolute, at most 4096), args} -> {id, action: "allow", launch}
+//              (or {id, action: "deny", reason} when the session cannot launch it)
 //   approval   {workerId, event (serve's approval_request)} -> {id, action: "decision", decision}
 //   settled    {workerId, requestId} (serve closed that question itself) -> {id, action: "allow"}
 //   unregister {workerId} -> {id, action: "allow"}
@@ -236,8 +237,9 @@ export class WorkerSupervisor {
     this.seen.add(message.id);
     try {
       this.reply(socket, message.id, await this.handle(socket, message));
-    } catch {
-      this.reply(socket, message.id, { action: "deny" });
+    } catch (error) {
+      // The launcher says why (a session that has ended, no pi-sandbox binary).
+      this.reply(socket, message.id, { action: "deny", reason: error instanceof Error ? error.message : String(error) });
     }
   }
 

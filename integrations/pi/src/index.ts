@@ -6,6 +6,7 @@
 // integrations/pi/README.md. Where serve cannot run, Bash fails closed: a command is never run
 // outside the sandbox by this extension.
 
+import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import type {
   BashOperations,
@@ -358,7 +359,7 @@ class SessionSandbox implements FileSandbox {
     const sessionId = ctx.sessionManager.getSessionId();
     const scopeKey = `${sessionId}:pi-subagents-worker:${workerId}`;
     const binary = findBinary(this.env);
-    const pi = [process.execPath, piCliPath(), ...this.workerExtensions.flatMap((path) => ["-e", path])];
+    const pi = [process.execPath, piCliPath(realArgv1()), ...this.workerExtensions.flatMap((path) => ["-e", path])];
     const end = new AbortController();
     this.workerApprovals.set(workerId, {
       scopeKey,
@@ -673,6 +674,18 @@ class SessionSandbox implements FileSandbox {
       // Never leave a question open: a failure here is nobody's answer.
       answer({ choice: "deny", source: "unavailable", reason: `Approval failed: ${messageOf(error)}` }),
     );
+  }
+}
+
+/**
+ * This process's script with its links resolved: Pi started as `node_modules/.bin/pi` (a link
+ * to its `dist/cli.js`) is found there, also when this extension is installed elsewhere.
+ */
+function realArgv1(): string | undefined {
+  try {
+    return process.argv[1] ? realpathSync(process.argv[1]) : undefined;
+  } catch {
+    return process.argv[1];
   }
 }
 
