@@ -1069,7 +1069,11 @@ describe("pi --mode rpc: external workers of pi-subagents (a stand-in), each in 
 
   it("killing Pi stops a running external worker: nothing of it is left behind", async () => {
     await withScratch(async (scratch) => {
-      const env = { ...NO_PARENT, PI_SANDBOX_CONFIG: externalConfig(scratch) };
+      // A killed Pi removes neither its supervisor's socket directory nor the orchestrator's task
+      // file: both go to a temporary directory in the scratch dir, removed with it.
+      const tmp = join(scratch.base, "tmp");
+      mkdirSync(tmp);
+      const env = { ...NO_PARENT, PI_SANDBOX_CONFIG: externalConfig(scratch), TMPDIR: tmp };
       const pi = new RpcPi(scratch, { extensions: [EXTENSION, FAUX, ORCHESTRATOR], env });
       await pi.until("the session notices", () => pi.notices().length >= 3);
       const late = join(scratch.ws, "late");
