@@ -312,7 +312,8 @@ std::optional<Choice> spelled(const Json& value, const std::array<Choice, N>& ch
 }
 
 std::expected<SubagentsConfig, ConfigError> parse_subagents(const Document& document) {
-  static constexpr std::array<std::string_view, 2> kKeys = {"provider", "workerExtensions"};
+  static constexpr std::array<std::string_view, 3> kKeys = {"provider", "workerExtensions",
+                                                            "externalWorkerIsolation"};
   SubagentsConfig out;
   auto object = section(document, "subagents", kKeys);
   if (!object) return Failure(std::move(object.error()));
@@ -329,6 +330,13 @@ std::expected<SubagentsConfig, ConfigError> parse_subagents(const Document& docu
       return invalid("subagents.workerExtensions must be an array of absolute paths");
     }
     for (const Json& path : *paths) append_unique(out.worker_extensions, path.get<std::string>());
+  }
+  if (const Json* isolation = member(**object, "externalWorkerIsolation")) {
+    static constexpr std::array kIsolations = {ExternalWorkerIsolation::Off,
+                                               ExternalWorkerIsolation::Enforce};
+    const auto found = spelled(*isolation, kIsolations);
+    if (!found) return invalid("subagents.externalWorkerIsolation must be off or enforce");
+    out.external_worker_isolation = *found;
   }
   return out;
 }
@@ -814,6 +822,10 @@ std::string_view to_string(SubagentProvider provider) {
   return "builtin";
 }
 
+std::string_view to_string(ExternalWorkerIsolation isolation) {
+  return isolation == ExternalWorkerIsolation::Enforce ? "enforce" : "off";
+}
+
 std::string_view to_string(HostIpcMode mode) {
   return mode == HostIpcMode::Ask ? "ask" : "off";
 }
@@ -865,7 +877,8 @@ std::string to_json(const Config& config) {
   const Ordered out = {
       {"subagents",
        {{"provider", to_string(config.subagents.provider)},
-        {"workerExtensions", config.subagents.worker_extensions}}},
+        {"workerExtensions", config.subagents.worker_extensions},
+        {"externalWorkerIsolation", to_string(config.subagents.external_worker_isolation)}}},
       {"filesystem",
        {{"additionalAllowRead", config.filesystem.additional_allow_read},
         {"additionalAllowWrite", config.filesystem.additional_allow_write},

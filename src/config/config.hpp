@@ -53,6 +53,12 @@ enum class ReviewerFailureMode { Deny, Defer };
 /// `subagents.provider` (compatibility C5): `builtin` (default), `pi-subagents`, `off`.
 enum class SubagentProvider { Builtin, PiSubagents, Off };
 
+/// `subagents.externalWorkerIsolation` (docs/configuration.md, "Schema"; integrations/pi/README.md,
+/// "External workers"): with provider `pi-subagents`, `off` (default) leaves the external
+/// orchestrator's workers as it starts them; `enforce` makes the Pi extension start each of them in
+/// a sandbox of its own, and refuse to start any where it cannot.
+enum class ExternalWorkerIsolation { Off, Enforce };
+
 /// `hostIPC.mode` (compatibility C7): `off` (default) or `ask`.
 enum class HostIpcMode { Off, Ask };
 
@@ -64,6 +70,8 @@ enum class PiFileTools { Sandboxed, Host };
 
 /// The configuration spelling of a provider: "builtin", "pi-subagents" or "off".
 std::string_view to_string(SubagentProvider provider);
+/// The configuration spelling of `subagents.externalWorkerIsolation`: "off" or "enforce".
+std::string_view to_string(ExternalWorkerIsolation isolation);
 /// The configuration spelling of a host-IPC mode: "off" or "ask".
 std::string_view to_string(HostIpcMode mode);
 /// The configuration spelling of `pi.fileTools`: "sandboxed" or "host".
@@ -76,9 +84,11 @@ std::string_view to_string(ReviewerFailureMode mode);
 ///   built-in worker loads with `-e` (docs/configuration.md, "Schema": a worker sees no Pi
 ///   configuration of the hidden home, so a model provider registered by an extension must be named
 ///   here), duplicates removed keeping the first.
+///   external_worker_isolation: `subagents.externalWorkerIsolation`, read by the Pi extension only.
 struct SubagentsConfig {
   SubagentProvider provider = SubagentProvider::Builtin;
   std::vector<std::string> worker_extensions;
+  ExternalWorkerIsolation external_worker_isolation = ExternalWorkerIsolation::Off;
   friend bool operator==(const SubagentsConfig&, const SubagentsConfig&) = default;
 };
 
@@ -228,6 +238,7 @@ struct ConfigError {
 ///     order); `<section> must be an object` (also for arrays and null);
 ///   - one message per field (see the docs/configuration.md schema), e.g.
 ///     `subagents.provider must be one of builtin, pi-subagents, off`,
+///     `subagents.externalWorkerIsolation must be off or enforce`,
 ///     `network.allowedDomains[0] contains an invalid domain pattern: https://github.com`,
 ///     `approval.reviewerTimeoutSeconds must be an integer between 1 and 600`,
 ///     `approval.questionTimeoutSeconds must be an integer between 0 and 86400`,

@@ -18,9 +18,12 @@ function textOf(message: Message): string {
     .join("");
 }
 
-/** The prompt's JSON object (a handoff's text ends with the task's JSON after `Next task:\n`). */
+/**
+ * The prompt's JSON object (a handoff's text ends with the task's JSON after `Next task:\n`; a
+ * pi-subagents worker's starts `Task: `).
+ */
 function parsed(text: string): Record<string, any> | undefined {
-  const task = text.includes("\nNext task:\n") ? text.slice(text.lastIndexOf("\nNext task:\n") + 12) : text;
+  const task = (text.includes("\nNext task:\n") ? text.slice(text.lastIndexOf("\nNext task:\n") + 12) : text).replace(/^Task: /, "");
   try {
     const value = JSON.parse(task);
     return typeof value === "object" && value !== null ? value : undefined;

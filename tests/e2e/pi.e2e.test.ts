@@ -187,6 +187,25 @@ function extensionArgs(extensions: string[]): string[] {
   return extensions.flatMap((path) => ["-e", path]);
 }
 
+/**
+ * `pi install` of the extension's tarball into the scratch HOME: the tarball of scripts/package
+ * when tests/e2e/run was given one, else one packed here.
+ */
+function installPacked(scratch: Scratch): void {
+  let tarball = process.env.PI_SANDBOX_EXTENSION_TARBALL ?? "";
+  if (tarball === "") {
+    const pack = spawnSync("npm", ["pack", "--silent", "--pack-destination", scratch.base], {
+      cwd: EXTENSION,
+      env: scratch.env(),
+      encoding: "utf8",
+    });
+    assert.equal(pack.status, 0, pack.stderr);
+    tarball = join(scratch.base, pack.stdout.trim().split("\n").at(-1)!);
+  }
+  const name = JSON.parse(readFileSync(join(EXTENSION, "package.json"), "utf8")).name;
+  piInstall(scratch, `npm:${name}@file:${tarball}`);
+}
+
 /** `pi install SOURCE` into the scratch HOME. */
 function piInstall(scratch: Scratch, source: string): void {
   const run = spawnSync(PI, ["install", source], { cwd: scratch.ws, env: scratch.env(), encoding: "utf8", timeout: WAIT_MS });
@@ -523,19 +542,7 @@ describe("pi --mode json with the extension installed", () => {
 
   it("works installed from a packed tarball (npm:NAME@file:TARBALL), with the tool's timeout", async () => {
     await withScratch(async (scratch) => {
-      // The tarball of scripts/package when tests/e2e/run was given one, else packed here.
-      let tarball = process.env.PI_SANDBOX_EXTENSION_TARBALL ?? "";
-      if (tarball === "") {
-        const pack = spawnSync("npm", ["pack", "--silent", "--pack-destination", scratch.base], {
-          cwd: EXTENSION,
-          env: scratch.env(),
-          encoding: "utf8",
-        });
-        assert.equal(pack.status, 0, pack.stderr);
-        tarball = join(scratch.base, pack.stdout.trim().split("\n").at(-1)!);
-      }
-      const name = JSON.parse(readFileSync(join(EXTENSION, "package.json"), "utf8")).name;
-      piInstall(scratch, `npm:${name}@file:${tarball}`);
+      installPacked(scratch);
       // First show that the installed extension is the one running bash (Pi's own bash
       // would write there: the sandbox sees the host outside the workspace read-only), then
       // the timeout.
@@ -988,6 +995,130 @@ describe("pi --mode rpc: built-in subagents, each in its own sandbox", () => {
       }
       assert.deepEqual(left, []);
       assert.equal(existsSync(late), false);
+    });
+  });
+});
+
+// ---- external workers (integrations/pi/README.md, "External workers") ----
+
+const ORCHESTRATOR = join(HERE, "pi-subagents", "index.ts");
+const ISOLATED = "pi-subagents orchestration active; pi-sandbox protects Bash execution and runs each external worker in a sandbox of its own";
+
+/** A trusted configuration: provider pi-subagents, isolation enforced, workers load the faux model. */
+function externalConfig(scratch: Scratch): string {
+  const path = join(scratch.base, "config.json");
+  writeFileSync(path, JSON.stringify({ subagents: { provider: "pi-subagents", externalWorkerIsolation: "enforce", workerExtensions: [FAUX] } }));
+  return path;
+}
+
+describe("pi --mode rpc: external workers of pi-subagents (a stand-in), each in its own sandbox", () => {
+  it("a worker launched through PI_SUBAGENT_PI_BINARY reads no hidden home file, writes only its workspace, and its network request is asked as pi-subagents-worker:<id>", async () => {
+    await withScratch(async (scratch) => {
+      const brokerLog = join(scratch.base, "broker.jsonl");
+      writeFileSync(join(scratch.home, "secret"), "s3cret\n");
+      const env = { ...NO_PARENT, PI_SANDBOX_CONFIG: externalConfig(scratch), E2E_BROKER_LOG: brokerLog };
+      const pi = new RpcPi(scratch, { extensions: [EXTENSION, FAUX, BROKER, ORCHESTRATOR], env });
+      try {
+        await pi.until("the session notices", () => pi.notices().length >= 3);
+        assert.deepEqual(pi.notices(), [["info", ISOLATED], ["info", FILE_TOOLS], ["info", ENABLED]]);
+        pi.answer = () => assert.fail("the human must not be asked");
+        const inside = join(scratch.ws, "from-worker");
+        const outside = join(scratch.outside, "from-worker");
+        // One pipe for both streams: the worker's Pi's own bash may interleave two pipes.
+        const command = `(cat ${join(scratch.home, "secret")}; echo inside > ${inside} && cat ${inside}; echo escape > ${outside}) 2>&1`;
+        const confined = await pi.settle(pi.start({ tool: "subagent", args: { task: workerTask(command) } }));
+        assert.deepEqual(confined.results, [
+          {
+            text: `exit 0: done: cat: ${join(scratch.home, "secret")}: No such file or directory\ninside\n/bin/bash: line 1: ${outside}: Read-only file system\n\n\nCommand exited with code 1`,
+            isError: false,
+          },
+        ]);
+        assert.equal(readFileSync(inside, "utf8"), "inside\n");
+        assert.equal(existsSync(outside), false);
+
+        const network = await pi.settle(pi.start({ tool: "subagent", args: { task: workerTask(`curl -sS --max-time 30 https://${HOST}/`) } }));
+        assert.deepEqual(network.results, [{ text: `exit 0: done: ${CURL_403}\n\n\nCommand exited with code 56`, isError: false }]);
+        assert.deepEqual(network.ui.map((r) => [r.method, r.message, r.notifyType]), [
+          ["notify", `Domain proxy denied: ${BROKER_DENIES}`, "warning"],
+        ]);
+      } finally {
+        await pi.close();
+      }
+      const reviews = readFileSync(brokerLog, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+      assert.deepEqual(reviews.map((c) => [c.call, c.surface]), [["review", "network"]]);
+      const agentName: string = reviews[0].agentName;
+      assert.match(agentName, /^pi-subagents-worker:[0-9a-f]{16}$/);
+      assert.match(reviews[0].context.scopeKey, new RegExp(`:${agentName}$`));
+    });
+  });
+
+  it("the installed extension's launcher (in node_modules) runs the worker in its sandbox", async () => {
+    await withScratch(async (scratch) => {
+      installPacked(scratch);
+      const env = { ...NO_PARENT, PI_SANDBOX_CONFIG: externalConfig(scratch) };
+      const inside = join(scratch.ws, "from-worker");
+      const outside = join(scratch.outside, "from-worker");
+      const task = workerTask(`(echo inside > ${inside} && cat ${inside}; echo escape > ${outside}) 2>&1`);
+      const run = await runJson(scratch, { tool: "subagent", args: { task } }, { extensions: [FAUX, ORCHESTRATOR], env });
+      assert.deepEqual(run.results, [
+        { text: `exit 0: done: inside\n/bin/bash: line 1: ${outside}: Read-only file system\n\n\nCommand exited with code 1`, isError: false },
+      ]);
+      assert.equal(existsSync(outside), false);
+    });
+  });
+
+  it("killing Pi stops a running external worker: nothing of it is left behind", async () => {
+    await withScratch(async (scratch) => {
+      // A killed Pi removes neither its supervisor's socket directory nor the orchestrator's task
+      // file: both go to a temporary directory in the scratch dir, removed with it.
+      const tmp = join(scratch.base, "tmp");
+      mkdirSync(tmp);
+      const env = { ...NO_PARENT, PI_SANDBOX_CONFIG: externalConfig(scratch), TMPDIR: tmp };
+      const pi = new RpcPi(scratch, { extensions: [EXTENSION, FAUX, ORCHESTRATOR], env });
+      await pi.until("the session notices", () => pi.notices().length >= 3);
+      const late = join(scratch.ws, "late");
+      pi.start({ tool: "subagent", args: { task: workerTask(`echo started; sleep 120; echo late > ${late}`) } });
+      for (let i = 0; i < 300 && !scratch.leftovers().some((p) => p.includes(`sleep 120; echo late > ${late}`)); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.ok(
+        scratch.leftovers().some((p) => p.includes(`sleep 120; echo late > ${late}`)),
+        `the worker's command is not seen running: ${scratch.leftovers()}`,
+      );
+      await pi.kill();
+      let left = scratch.leftovers();
+      for (let i = 0; i < 200 && left.length > 0; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        left = scratch.leftovers();
+      }
+      assert.deepEqual(left, []);
+      assert.equal(existsSync(late), false);
+    });
+  });
+
+  it("fails closed: with PI_SUBAGENT_PI_BINARY already set, the session warns and every subagent call is refused", async () => {
+    await withScratch(async (scratch) => {
+      const marker = join(scratch.outside, "host-launch");
+      const other = join(scratch.base, "other-launcher");
+      writeFileSync(other, `#!/bin/sh\ntouch ${marker}\n`, { mode: 0o755 });
+      const env = { ...NO_PARENT, PI_SANDBOX_CONFIG: externalConfig(scratch), PI_SUBAGENT_PI_BINARY: other };
+      const pi = new RpcPi(scratch, { extensions: [EXTENSION, FAUX, ORCHESTRATOR], env });
+      try {
+        await pi.until("the session notices", () => pi.notices().length >= 3);
+        const failure = `PI_SUBAGENT_PI_BINARY is already set (${other}); pi-sandbox will not wrap another launcher`;
+        assert.deepEqual(pi.notices(), [
+          ["warning", `pi-sandbox: external worker isolation unavailable; child launches will fail closed: ${failure}`],
+          ["info", FILE_TOOLS],
+          ["info", ENABLED],
+        ]);
+        const { results } = await pi.settle(pi.start({ tool: "subagent", args: { task: workerTask("echo hi") } }));
+        assert.deepEqual(results, [
+          { text: `pi-sandbox: external worker isolation is unavailable; refusing host worker launch: ${failure}`, isError: true },
+        ]);
+        assert.equal(existsSync(marker), false);
+      } finally {
+        await pi.close();
+      }
     });
   });
 });

@@ -419,6 +419,30 @@ TEST(ConfigParse, WorkerExtensionsAreAbsolutePathsDeduplicatedInOrder) {
   }
 }
 
+TEST(ConfigParse, ExternalWorkerIsolationIsOffOrEnforce) {
+  EXPECT_EQ(parse("{}")->subagents.external_worker_isolation, ExternalWorkerIsolation::Off);
+  auto enforce =
+      parse(R"({"subagents": {"provider": "pi-subagents", "externalWorkerIsolation": "enforce"}})");
+  ASSERT_TRUE(enforce.has_value()) << enforce.error().describe(kPath);
+  EXPECT_EQ(enforce->subagents.external_worker_isolation, ExternalWorkerIsolation::Enforce);
+  EXPECT_EQ(parse(R"({"subagents": {"externalWorkerIsolation": "off"}})")
+                ->subagents.external_worker_isolation,
+            ExternalWorkerIsolation::Off);
+  for (const char* bad :
+       {R"("Enforce")", R"("on")", R"("")", R"(true)", R"(null)", R"(["enforce"])"}) {
+    auto refused = parse(std::string(R"({"subagents": {"externalWorkerIsolation": )") + bad + "}}");
+    ASSERT_FALSE(refused.has_value()) << bad;
+    EXPECT_EQ(refused.error().describe(kPath),
+              "invalid pi-sandbox configuration: subagents.externalWorkerIsolation must be off or "
+              "enforce")
+        << bad;
+  }
+  auto unknown = parse(R"({"subagents": {"externalWorkerIsolations": "enforce"}})");
+  ASSERT_FALSE(unknown.has_value());
+  EXPECT_EQ(unknown.error().describe(kPath),
+            "invalid pi-sandbox configuration: unknown subagents key: externalWorkerIsolations");
+}
+
 TEST(ConfigParse, AdditionalAllowReadIsDeduplicatedInOrderAndNotTrimmed) {
   auto config = parse(R"({"filesystem": {"additionalAllowRead": ["/b", "/a ", "/b", "/a"]}})");
   ASSERT_TRUE(config.has_value()) << config.error().describe(kPath);
@@ -622,7 +646,8 @@ TEST(ConfigToJson, DefaultsFilledIn) {
   EXPECT_EQ(to_json(Config{}), R"({
   "subagents": {
     "provider": "builtin",
-    "workerExtensions": []
+    "workerExtensions": [],
+    "externalWorkerIsolation": "off"
   },
   "filesystem": {
     "additionalAllowRead": [],
@@ -848,7 +873,8 @@ TEST(ConfigToJson, IssueExampleWithCanonicalDomains) {
 TEST(ConfigToJson, RoundTrips) {
   for (std::string_view text : {std::string_view("{}"), kIssueExample,
                                 std::string_view(R"({"subagents": {"provider": "pi-subagents",
-                                            "workerExtensions": ["/x/e.ts"]},
+                                            "workerExtensions": ["/x/e.ts"],
+                                            "externalWorkerIsolation": "enforce"},
                              "hostIPC": {"preflightCommandPrefixes": [" a ", "b c"]},
                              "network": {"deniedDomains": ["*.X.org:8080", "*:22"]}})")}) {
     auto config = parse(text);

@@ -1,6 +1,6 @@
 // What the Pi extension reads of pi-sandbox's effective configuration (`pi-sandbox config check
-// --cwd`, docs/configuration.md): the subagent provider, `pi.fileTools` and
-// `subagents.workerExtensions`; and `pi-sandbox <command> --json` as a promise.
+// --cwd`, docs/configuration.md): the subagent provider, `pi.fileTools`,
+// `subagents.workerExtensions` and `subagents.externalWorkerIsolation`; and `pi-sandbox <command> --json` as a promise.
 
 import { execFile } from "node:child_process";
 import type { FileToolsMode } from "./file-tools.ts";
@@ -51,6 +51,15 @@ export function fileToolsOf(config: unknown): FileToolsMode {
 export function workerExtensionsOf(config: unknown): string[] {
   const paths = (config as { subagents?: { workerExtensions?: unknown } } | undefined)?.subagents?.workerExtensions;
   return Array.isArray(paths) ? paths.filter((p): p is string => typeof p === "string") : [];
+}
+
+/** `subagents.externalWorkerIsolation` (docs/configuration.md), `off` when absent. */
+export type ExternalWorkerIsolation = "off" | "enforce";
+
+/** `subagents.externalWorkerIsolation` of the effective configuration. */
+export function externalWorkerIsolationOf(config: unknown): ExternalWorkerIsolation {
+  const isolation = (config as { subagents?: { externalWorkerIsolation?: unknown } } | undefined)?.subagents?.externalWorkerIsolation;
+  return isolation === "enforce" ? "enforce" : "off";
 }
 
 /** `subagents.provider`, `builtin` when absent. */

@@ -6,6 +6,7 @@
 // integrations/pi/README.md. Where serve cannot run, Bash fails closed: a command is never run
 // outside the sandbox by this extension.
 
+import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import type {
   BashOperations,
@@ -26,15 +27,42 @@ import { findBinary } from "./binary.ts";
 import { DialogQueue } from "./dialog.ts";
 import { fileToolsNotice, registerFileTools, type FileSandbox, type FileToolsMode, type PolicyView, type SandboxRun } from "./file-tools.ts";
 import { messageOf, stringEnv, unavailable } from "./common.ts";
-import { checkConfig, fileToolsOf, providerOf, runJson, workerExtensionsOf, type SubagentProvider } from "./config-view.ts";
+import {
+  checkConfig,
+  externalWorkerIsolationOf,
+  fileToolsOf,
+  providerOf,
+  runJson,
+  workerExtensionsOf,
+  type SubagentProvider,
+} from "./config-view.ts";
+import {
+  hostLaunchRefusal,
+  importExternalRuns,
+  isolationUnavailableWarning,
+  LAUNCHER,
+  PI_BINARY_ENV,
+  SEAM_ENV,
+  seamProblem,
+  workerAgentName,
+  WorkerSupervisor,
+  type ExternalRuns,
+  type WorkerLaunch,
+} from "./external-workers.ts";
 import { DenialNotices, enabledNotice } from "./notices.ts";
 import { registerOverrideCommands } from "./overrides.ts";
 import type { ApprovalRequestEvent, DeniedEvent } from "./protocol.ts";
 import { ServeClient, type ExecOutcome } from "./serve-client.ts";
 import { depthFromEnv, SubagentManager, type WorkerLauncher } from "./subagent.ts";
-import { SUBAGENT_TOOL, subagentTool } from "./subagent-tool.ts";
+import { piCliPath, SUBAGENT_TOOL, subagentTool } from "./subagent-tool.ts";
 import { registerStatusCommand, unavailableNotice, type SandboxStatus } from "./status.ts";
-import { launchWorker, type CommandApprovals, type WorkerHost } from "./worker-launcher.ts";
+import {
+  launchWorker,
+  providerCredentialNames,
+  WORKER_AGENT_DIR,
+  type CommandApprovals,
+  type WorkerHost,
+} from "./worker-launcher.ts";
 
 export { providerCredentialNames, WORKER_AGENT_DIR, workerDenialLine } from "./worker-launcher.ts";
 
@@ -53,6 +81,10 @@ export type PiSandboxExtensionOptions = {
   brokerFailed?: () => boolean;
   /** Test override of FILE_OPERATION_TIMEOUT_S (seconds). */
   fileOperationTimeoutS?: number;
+  /** Test override of the external worker launcher (default: LAUNCHER). */
+  externalWorkerLauncher?: string;
+  /** Test override of FleetView (`pi-subagents/external-runs`). */
+  externalRuns?: () => Promise<ExternalRuns | undefined>;
 };
 
 const PLATFORM_NOTICES: Partial<Record<NodeJS.Platform, string>> = {
@@ -135,7 +167,9 @@ class SessionSandbox implements FileSandbox {
    */
   async start(ctx: ExtensionContext): Promise<void> {
     await this.stopSubagents();
+    await this.stopExternalWorkers();
     await this.stopServe();
+    this.ctx = ctx;
     this.shutDown = false;
     this.fileTools = undefined;
     this.startFailed = true;
@@ -157,6 +191,8 @@ class SessionSandbox implements FileSandbox {
       sandbox = (await this.serve()).sandbox;
     } catch (error) {
       this.unavailableReason = messageOf(error);
+      // No sandbox, no isolated worker: the orchestrator's calls are refused as well.
+      if (this.externalIsolation) this.isolationFailure = messageOf(error);
       const text = unavailableNotice(messageOf(error));
       if (ctx.hasUI) ctx.ui.notify(text, "error");
       else process.stderr.write(`${text}\n`);
@@ -164,6 +200,12 @@ class SessionSandbox implements FileSandbox {
     }
     this.fileTools = fileTools;
     this.startFailed = false;
+    await this.startExternalWorkers();
+    if (this.isolationFailure !== undefined) {
+      const text = isolationUnavailableWarning(this.isolationFailure);
+      if (ctx.hasUI) ctx.ui.notify(text, "warning");
+      else process.stderr.write(`${text}\n`);
+    }
     if (!ctx.hasUI) return;
     // Pi's TUI shows consecutive info notices in one line, the last one: the line that says
     // the sandbox is on comes last.
@@ -192,7 +234,12 @@ class SessionSandbox implements FileSandbox {
           `pi-sandbox provider pi-subagents selected, but the active subagent tool is owned by unexpected source ${tool.sourceInfo?.source} (${tool.sourceInfo?.path})`,
           "warning",
         );
-      } else {
+      } else if (this.externalIsolation && this.isolationFailure === undefined) {
+        ctx.ui.notify(
+          "pi-subagents orchestration active; pi-sandbox protects Bash execution and runs each external worker in a sandbox of its own",
+          "info",
+        );
+      } else if (!this.externalIsolation) {
         ctx.ui.notify(
           "pi-subagents orchestration active; pi-sandbox protects Bash execution. External workers are not yet wrapped in an outer Sandbox Runtime sandbox.",
           "info",
@@ -235,7 +282,118 @@ class SessionSandbox implements FileSandbox {
     this.shutDown = true;
     this.unavailableReason = "the Pi session has ended";
     await this.stopSubagents();
+    await this.stopExternalWorkers();
     await this.stopServe();
+  }
+
+  // ---- external workers (external-workers.ts) ----
+
+  /** `subagents.externalWorkerIsolation: "enforce"` with provider `pi-subagents`, read at registration. */
+  externalIsolation = false;
+  /** Why isolation is unavailable (launches fail closed, `subagent` calls are blocked), or undefined. */
+  isolationFailure: string | undefined;
+  /** The context of the running session: whom a worker's approvals are asked of. */
+  private ctx: ExtensionContext | undefined;
+  private supervisor: WorkerSupervisor | undefined;
+  /** The approvals of each registered worker: ended when it unregisters or the session ends. */
+  private readonly workerApprovals = new Map<string, CommandApprovals & { end: AbortController }>();
+
+  /**
+   * Points the orchestrator's seam at the launcher from now on (registration), so that no worker
+   * starts on the host even before the first session: until the supervisor runs, the launcher
+   * refuses. Refuses to replace a seam someone else set, and a launcher that is missing.
+   */
+  enforceExternalIsolation(launcher: string, runs: () => Promise<ExternalRuns | undefined>): void {
+    this.externalIsolation = true;
+    this.launcher = launcher;
+    this.externalRuns = runs;
+    this.isolationFailure = seamProblem(this.env, launcher);
+    // The seam set by another wins over nothing: `subagent` calls are blocked instead.
+    // (pi-subagents ignores a blank one.)
+    if (!this.env[PI_BINARY_ENV]?.trim()) this.env[PI_BINARY_ENV] = launcher;
+    this.ownsSeam = this.env[PI_BINARY_ENV] === launcher;
+  }
+  private launcher = LAUNCHER;
+  private ownsSeam = false;
+  private externalRuns: () => Promise<ExternalRuns | undefined> = importExternalRuns;
+
+  /** Starts the session's supervisor and gives the launcher its address (enforce only). */
+  private async startExternalWorkers(): Promise<void> {
+    if (!this.externalIsolation || !this.ownsSeam) return;
+    this.isolationFailure = seamProblem({}, this.launcher);
+    if (this.isolationFailure !== undefined) return;
+    try {
+      const supervisor = await WorkerSupervisor.start({
+        launch: (workerId, cwd, args) => this.externalLaunch(workerId, cwd, args),
+        approve: (workerId, event) => this.externalApprove(workerId, event),
+        settled: (workerId, requestId) => this.workerApprovals.get(workerId)?.open.get(requestId)?.abort(),
+        ended: (workerId) => {
+          this.workerApprovals.get(workerId)?.end.abort();
+          this.workerApprovals.delete(workerId);
+        },
+        sessionId: () => this.ctx?.sessionManager.getSessionId() ?? "",
+        runs: () => this.externalRuns(),
+      });
+      this.supervisor = supervisor;
+      Object.assign(this.env, supervisor.env(process.execPath), { [PI_BINARY_ENV]: this.launcher });
+    } catch (error) {
+      this.isolationFailure = `the supervisor could not start: ${messageOf(error)}`;
+    }
+  }
+
+  /** Stops the supervisor: running launchers lose it (their questions are denied), new ones refuse. */
+  private async stopExternalWorkers(): Promise<void> {
+    const supervisor = this.supervisor;
+    this.supervisor = undefined;
+    if (!supervisor) return;
+    for (const name of SEAM_ENV) if (name !== PI_BINARY_ENV) delete this.env[name];
+    for (const approvals of this.workerApprovals.values()) approvals.end.abort();
+    this.workerApprovals.clear();
+    await supervisor.close();
+  }
+
+  /** What a registered launcher runs: the real Pi through serve, named `pi-subagents-worker:<id>`. */
+  private async externalLaunch(workerId: string, _cwd: string, args: string[]): Promise<WorkerLaunch> {
+    const ctx = this.ctx;
+    if (!ctx || this.shutDown || this.startFailed) throw new Error(this.unavailableReason);
+    const sessionId = ctx.sessionManager.getSessionId();
+    const scopeKey = `${sessionId}:pi-subagents-worker:${workerId}`;
+    const binary = findBinary(this.env);
+    const pi = [process.execPath, piCliPath(realArgv1()), ...this.workerExtensions.flatMap((path) => ["-e", path])];
+    const end = new AbortController();
+    this.workerApprovals.set(workerId, {
+      scopeKey,
+      ended: end.signal,
+      end,
+      open: new Map(),
+      notices: new DenialNotices((text) => {
+        if (this.ctx?.hasUI) this.ctx.ui.notify(text, "warning");
+      }),
+    });
+    // The worker's model: `--model provider/id` of its arguments, else the parent's provider.
+    const model = args[args.indexOf("--model") + 1];
+    const provider = args.includes("--model") && model?.includes("/") ? model.split("/")[0] : ctx.model?.provider;
+    const configFile = this.configFile();
+    return {
+      binary,
+      serveArgs: configFile ? ["--config", configFile] : [],
+      pi,
+      scopeKey,
+      agentName: workerAgentName(workerId),
+      envKeep: provider ? providerCredentialNames(this.env, ctx.modelRegistry?.getProviderAuthStatus?.(provider)) : [],
+      env: { PI_CODING_AGENT_DIR: WORKER_AGENT_DIR, NODE_NO_WARNINGS: "1" },
+    };
+  }
+
+  /** Decides one approval of a worker's sandbox as a built-in worker's (approve()). */
+  private externalApprove(workerId: string, event: ApprovalRequestEvent): Promise<ApprovalDecision | undefined> {
+    const ctx = this.ctx;
+    const approvals = this.workerApprovals.get(workerId);
+    if (!ctx || !approvals) return Promise.resolve(undefined);
+    return new Promise((resolvePromise) => {
+      approvals.ended.addEventListener("abort", () => resolvePromise(undefined), { once: true });
+      this.approve(ctx, { respond: (_id, _requestId, decision) => resolvePromise(decision) }, event, approvals);
+    });
   }
 
   fileToolsMode(): FileToolsMode {
@@ -389,7 +547,7 @@ class SessionSandbox implements FileSandbox {
         return ServeClient.start({
           binary,
           args: configFile ? ["--config", configFile] : [],
-          env: this.env,
+          env: withoutSeam(this.env),
         });
       })();
       this.starting = starting;
@@ -443,7 +601,7 @@ class SessionSandbox implements FileSandbox {
             {
               command,
               cwd: resolve(cwd),
-              env: stringEnv(options.env),
+              env: stringEnv(withoutSeam(options.env)),
               ...(timeout !== undefined ? { timeout_s: timeout } : {}),
               scope_key: scopeKey,
               stdin: "closed",
@@ -482,7 +640,7 @@ class SessionSandbox implements FileSandbox {
    */
   private approve(
     ctx: ExtensionContext,
-    client: ServeClient,
+    client: Pick<ServeClient, "respond">,
     event: ApprovalRequestEvent,
     command: CommandApprovals,
   ): void {
@@ -517,6 +675,26 @@ class SessionSandbox implements FileSandbox {
       answer({ choice: "deny", source: "unavailable", reason: `Approval failed: ${messageOf(error)}` }),
     );
   }
+}
+
+/**
+ * This process's script with its links resolved: Pi started as `node_modules/.bin/pi` (a link
+ * to its `dist/cli.js`) is found there, also when this extension is installed elsewhere.
+ */
+function realArgv1(): string | undefined {
+  try {
+    return process.argv[1] ? realpathSync(process.argv[1]) : undefined;
+  } catch {
+    return process.argv[1];
+  }
+}
+
+/** `env` without the launcher seam's variables: a sandboxed command never sees the supervisor. */
+function withoutSeam<T extends NodeJS.ProcessEnv | undefined>(env: T): T {
+  if (!env) return env;
+  const out = { ...env };
+  for (const name of SEAM_ENV) delete out[name];
+  return out;
 }
 
 /** The exit code Pi's bash expects; throws `aborted`, `timeout:<s>` or a launch failure. */
@@ -576,6 +754,17 @@ async function registerSubagentTool(pi: ExtensionAPI, sandbox: SessionSandbox, o
   try {
     config = await sandbox.checkAtRegistration(resolve(process.cwd()));
   } catch {
+    return;
+  }
+  if (providerOf(config) === "pi-subagents" && externalWorkerIsolationOf(config) === "enforce") {
+    sandbox.workerExtensions = workerExtensionsOf(config);
+    sandbox.enforceExternalIsolation(options.externalWorkerLauncher ?? LAUNCHER, options.externalRuns ?? importExternalRuns);
+    // Where isolation is unavailable, the orchestrator's tool is refused before it launches anything.
+    pi.on("tool_call", (event) =>
+      event.toolName === SUBAGENT_TOOL && sandbox.isolationFailure !== undefined
+        ? { block: true, reason: hostLaunchRefusal(sandbox.isolationFailure) }
+        : undefined,
+    );
     return;
   }
   if (providerOf(config) !== "builtin") return;

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { BoundaryBroker, BoundaryDecision } from "../src/approval.ts";
-import { registerPiSandbox } from "../src/index.ts";
+import { registerPiSandbox, type PiSandboxExtensionOptions } from "../src/index.ts";
 
 const FAKE = fileURLToPath(new URL("./fake-pi-sandbox", import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), "pi-sandbox-ext-test-"));
@@ -56,6 +56,8 @@ function fakePi(
     /** Pi's other tools (getAllTools) and the active names (default: bash only). */
     allTools?: Array<{ name: string; sourceInfo?: { source?: string; path?: string; baseDir?: string } }>;
     activeTools?: string[];
+    /** More options of registerPiSandbox(). */
+    extra?: Partial<PiSandboxExtensionOptions>;
   } = {},
 ) {
   const log = join(scratch, `requests-${logCounter++}.jsonl`);
@@ -89,7 +91,7 @@ function fakePi(
     model: undefined,
     thinkingLevel: undefined,
   };
-  const env = { ...process.env, PI_SANDBOX_BIN: FAKE, FAKE_SERVE_LOG: log, ...options.env };
+  const env: NodeJS.ProcessEnv = { ...process.env, PI_SANDBOX_BIN: FAKE, FAKE_SERVE_LOG: log, ...options.env };
   const emit = async (event: string, payload: object) => {
     let result: unknown;
     for (const handler of handlers.get(event) ?? []) result = await handler({ type: event, ...payload }, ctx);
@@ -107,13 +109,14 @@ function fakePi(
       platform: options.platform ?? "linux",
       broker: () => options.broker,
       brokerFailed: () => options.brokerFailed ?? false,
+      ...options.extra,
     });
   const bash = (command: string, extra: { timeout?: number; signal?: AbortSignal } = {}) =>
     tools[0].execute("call-1", { command, timeout: extra.timeout }, extra.signal, undefined, ctx);
   const responses = () => requests().filter((r) => r.type === "approval_response");
   /** Waits until `n` dialogs have been shown. */
   const dialogs = (n: number) => until(`${n} dialog(s)`, () => asked.length >= n);
-  return { pi, tools, handlers, notices, asked, ctx, emit, requests, responses, dialogs, register, bash };
+  return { pi, tools, handlers, notices, asked, ctx, env, emit, requests, responses, dialogs, register, bash };
 }
 
 /** Waits until `test` holds (at most 10 s, then fails saying what it waited for). */
@@ -547,5 +550,68 @@ describe("failing closed", () => {
     await assert.rejects(fake.tools[0].execute("id", { command: "echo" }, undefined, undefined, undefined), {
       message: "pi-sandbox: missing extension context",
     });
+  });
+});
+
+// External workers (README, "External workers"): where isolation cannot be set up, the session
+// warns and the orchestrator's `subagent` calls are refused before anything is launched.
+describe("external worker isolation", () => {
+  const ORCHESTRATOR = { name: "subagent", sourceInfo: { source: "local", path: "/home/u/.pi/agent/extensions/pi-subagents/index.ts" } };
+  const enforce = { FAKE_PROVIDER: "pi-subagents", FAKE_EXTERNAL_ISOLATION: "enforce" };
+
+  it("with the launcher missing: the seam names it (a launch fails), the session warns, every subagent call is refused", async () => {
+    const missing = join(scratch, "no-such-launcher");
+    const fake = fakePi({
+      env: { ...enforce, PI_SUBAGENT_PI_BINARY: undefined },
+      allTools: [ORCHESTRATOR],
+      activeTools: ["bash", "subagent"],
+      extra: { externalWorkerLauncher: missing, externalRuns: async () => undefined },
+    });
+    await fake.register();
+    assert.equal(fake.env.PI_SUBAGENT_PI_BINARY, missing);
+    await fake.emit("session_start", { reason: "startup" });
+    const failure = `the launcher ${missing} is missing`;
+    assert.deepEqual(fake.notices, [
+      ["warning", `pi-sandbox: external worker isolation unavailable; child launches will fail closed: ${failure}`],
+      ["info", FILE_TOOLS],
+      ["info", ENABLED],
+    ]);
+    assert.deepEqual(await fake.emit("tool_call", { toolName: "subagent", toolCallId: "c1", input: {} }), {
+      block: true,
+      reason: `pi-sandbox: external worker isolation is unavailable; refusing host worker launch: ${failure}`,
+    });
+    assert.equal(await fake.emit("tool_call", { toolName: "bash", toolCallId: "c2", input: {} }), undefined);
+    assert.equal(fake.env.PI_SANDBOX_WORKER_SUPERVISOR, undefined);
+    await fake.emit("session_shutdown", { reason: "quit" });
+  });
+
+  it("with the launcher present: the seam, the supervisor's address for the launcher, the notice; none of it reaches a command", async () => {
+    const fake = fakePi({
+      env: { ...enforce, PI_SUBAGENT_PI_BINARY: undefined },
+      allTools: [ORCHESTRATOR],
+      activeTools: ["bash", "subagent"],
+      extra: { externalRuns: async () => undefined },
+    });
+    await fake.register();
+    await fake.emit("session_start", { reason: "startup" });
+    assert.deepEqual(fake.notices, [
+      ["info", "pi-subagents orchestration active; pi-sandbox protects Bash execution and runs each external worker in a sandbox of its own"],
+      ["info", FILE_TOOLS],
+      ["info", ENABLED],
+    ]);
+    assert.match(fake.env.PI_SUBAGENT_PI_BINARY ?? "", /\/bin\/pi-sandbox-external-worker$/);
+    assert.match(fake.env.PI_SANDBOX_WORKER_SUPERVISOR ?? "", /\/pi-sandbox-workers-[^/]+\/supervisor\.sock$/);
+    assert.match(fake.env.PI_SANDBOX_WORKER_CAPABILITY ?? "", /^[0-9a-f]{64}$/);
+    assert.equal(await fake.emit("tool_call", { toolName: "subagent", toolCallId: "c1", input: {} }), undefined);
+    // Pi's bash hands the command its own process's environment, where the seam is set.
+    process.env.PI_SANDBOX_WORKER_CAPABILITY = fake.env.PI_SANDBOX_WORKER_CAPABILITY;
+    try {
+      assert.equal(text(await fake.bash("env PI_SANDBOX_WORKER_CAPABILITY")), "(unset)\n");
+    } finally {
+      delete process.env.PI_SANDBOX_WORKER_CAPABILITY;
+    }
+    await fake.emit("session_shutdown", { reason: "quit" });
+    // The session has ended: a launcher finds no supervisor and refuses.
+    assert.equal(fake.env.PI_SANDBOX_WORKER_SUPERVISOR, undefined);
   });
 });
