@@ -6,7 +6,6 @@
 // integrations/pi/README.md. Where serve cannot run, Bash fails closed: a command is never run
 // outside the sandbox by this extension.
 
-import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import type {
   BashOperations,
@@ -54,7 +53,7 @@ import { registerOverrideCommands } from "./overrides.ts";
 import type { ApprovalRequestEvent, DeniedEvent } from "./protocol.ts";
 import { ServeClient, type ExecOutcome } from "./serve-client.ts";
 import { depthFromEnv, SubagentManager, type WorkerLauncher } from "./subagent.ts";
-import { piCliPath, SUBAGENT_TOOL, subagentTool } from "./subagent-tool.ts";
+import { piCliPath, realArgv1, SUBAGENT_TOOL, subagentTool } from "./subagent-tool.ts";
 import { registerStatusCommand, unavailableNotice, type SandboxStatus } from "./status.ts";
 import {
   launchWorker,
@@ -677,17 +676,6 @@ class SessionSandbox implements FileSandbox {
   }
 }
 
-/**
- * This process's script with its links resolved: Pi started as `node_modules/.bin/pi` (a link
- * to its `dist/cli.js`) is found there, also when this extension is installed elsewhere.
- */
-function realArgv1(): string | undefined {
-  try {
-    return process.argv[1] ? realpathSync(process.argv[1]) : undefined;
-  } catch {
-    return process.argv[1];
-  }
-}
 
 /** `env` without the launcher seam's variables: a sandboxed command never sees the supervisor. */
 function withoutSeam<T extends NodeJS.ProcessEnv | undefined>(env: T): T {

@@ -2,7 +2,7 @@
 // starts Pi workers, each in its own sandbox, and talks to them. The workers' lifecycle and
 // limits are subagent.ts; launching them through serve is index.ts.
 
-import { existsSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ExtensionContext, ToolDefinition } from "@earendil-works/pi-coding-agent";
@@ -37,12 +37,12 @@ export type SubagentDetails = { sandbox: typeof SUBAGENT_SANDBOX; sessionId?: st
 const PI_PACKAGE = join("node_modules", "@earendil-works", "pi-coding-agent");
 
 /**
- * Pi's CLI for workers: `process.argv[1]` when it is Pi's `cli.(js|mjs|cjs|ts)`,
+ * Pi's CLI for workers: `process.argv[1]` (links resolved) when it is Pi's `cli.(js|mjs|cjs|ts)`,
  * else `dist/cli.js` of the @earendil-works/pi-coding-agent package found the way Node resolves
  * it from this file (the nearest node_modules upward; the package exports no CommonJS entry to
  * resolve). Throws when there is none.
  */
-export function piCliPath(argv1: string | undefined = process.argv[1], from: string = dirname(fileURLToPath(import.meta.url))): string {
+export function piCliPath(argv1: string | undefined = realArgv1(), from: string = dirname(fileURLToPath(import.meta.url))): string {
   if (argv1 && /(^|[\\/])cli\.(js|mjs|cjs|ts)$/.test(argv1)) return argv1;
   for (let dir = from; ; dir = dirname(dir)) {
     const cli = join(dir, PI_PACKAGE, "dist", "cli.js");
@@ -50,6 +50,18 @@ export function piCliPath(argv1: string | undefined = process.argv[1], from: str
     if (dirname(dir) === dir) break;
   }
   throw new Error(`pi-sandbox: no Pi CLI (${PI_PACKAGE}/dist/cli.js) above ${from}; start Pi with its cli.js`);
+}
+
+/**
+ * This process's script with its links resolved: Pi started as `node_modules/.bin/pi` (a link
+ * to its `dist/cli.js`) is found there, also when this extension is installed elsewhere.
+ */
+export function realArgv1(): string | undefined {
+  try {
+    return process.argv[1] ? realpathSync(process.argv[1]) : undefined;
+  } catch {
+    return process.argv[1];
+  }
 }
 
 /** The handoff task (README, "Subagents": `handoff`). */

@@ -1,6 +1,9 @@
 // The subagent manager and tool against a scripted worker (integrations/pi/README.md, "Subagents"): the
 // RPC framing, every state, every limit and every message, without Pi and without a sandbox.
 import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, it } from "node:test";
 import { DEPTH_ENV, depthFromEnv, SubagentManager, type WorkerEvents, type WorkerSpec } from "../src/subagent.ts";
 import { handoffTask, piCliPath, resolveWorkerModel, SUBAGENT_LABEL, SUBAGENT_SANDBOX, subagentTool } from "../src/subagent-tool.ts";
@@ -430,5 +433,21 @@ describe("subagent tool", () => {
     assert.equal(piCliPath("/x/dist/cli.mjs"), "/x/dist/cli.mjs");
     assert.match(piCliPath("/usr/bin/pi"), /node_modules\/@earendil-works\/pi-coding-agent\/dist\/cli\.js$/);
     assert.throws(() => piCliPath("/usr/bin/pi", "/"), { message: /^pi-sandbox: no Pi CLI/ });
+  });
+
+  it("Pi's CLI: Pi started through the node_modules/.bin/pi link is found at the link's target, wherever the extension is", () => {
+    const dir = mkdtempSync(join(tmpdir(), "pi-cli-link-"));
+    const saved = process.argv[1];
+    try {
+      mkdirSync(join(dir, "pkg", "dist"), { recursive: true });
+      writeFileSync(join(dir, "pkg", "dist", "cli.js"), "");
+      mkdirSync(join(dir, "bin"));
+      symlinkSync(join(dir, "pkg", "dist", "cli.js"), join(dir, "bin", "pi"));
+      process.argv[1] = join(dir, "bin", "pi");
+      assert.equal(piCliPath(undefined, "/"), join(realpathSync(dir), "pkg", "dist", "cli.js"));
+    } finally {
+      process.argv[1] = saved;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
