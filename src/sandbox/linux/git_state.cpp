@@ -12,6 +12,7 @@
 #include "core/io.hpp"
 #include "core/unique_fd.hpp"
 #include "policy/git_index.hpp"
+#include "sandbox/linux/git_files.hpp"
 
 namespace pisandbox::sandbox::linux_ {
 
@@ -200,6 +201,9 @@ std::optional<GitStateSnapshot> GitStateSnapshot::take(const policy::SandboxPoli
   snapshot.inside_ = policy.workspace.lexically_relative(root).string();
   snapshot.files_ = std::move(state->files);
   snapshot.dirs_ = std::move(state->dirs);
+  for (const auto& e : policy.writable) snapshot.writable_.push_back(e.path);
+  for (const auto& e : policy.home_writable_entries) snapshot.writable_.push_back(e);
+  ::clock_gettime(CLOCK_REALTIME, &snapshot.started_);
   return snapshot;
 }
 
@@ -282,20 +286,32 @@ std::string GitStateSnapshot::settle(bool failed) const {
   const std::string needed =
       "git needed to change paths outside the workspace, which are read-only here: " +
       list(half.outside, ", ", as_is);
-  const std::string allow =
-      "to allow it, make the repository's root the workspace (--cwd " + root_.string() + ")";
+  const std::string allow = "; the command's exit status is " + std::to_string(kGitPutBackExit) +
+                            "; to allow it, make the repository's root the workspace (--cwd " +
+                            root_.string() + ")";
   if (auto restored = restore(); !restored)
     return needed +
-           "; putting the repository back as it was failed: " + restored.error().describe() + "; " +
-           allow;
+           "; putting the repository back as it was failed: " + restored.error().describe() + allow;
   if (!half.stash.empty())
     return needed + "; the repository is as it was before the command (the stash entry it made " +
-           "is kept as an object: `git stash apply " + half.stash + "`); " + allow;
+           "is kept as an object: `git stash apply " + half.stash + "`)" + allow;
   if (half.inside.empty())
-    return needed + "; the repository is as it was before the command; " + allow;
-  return needed + "; the repository is as it was before the command but for what git had " +
-         "written inside the workspace already (`git checkout -- " +
-         list(half.inside, " ", shell_word) + "` takes it back); " + allow;
+    return needed + "; the repository is as it was before the command" + allow;
+  PackageFiles files{root_, git_dir_, inside_, {}, half.inside, started_, writable_};
+  if (const auto index = files_.find("index"); index != files_.end())
+    files.before = entries_of(index->second);
+  auto left = put_back_files(files);
+  const auto checkout = [&](const std::vector<std::string>& paths) {
+    return "(`git checkout -- " + list(paths, " ", shell_word) + "` takes it back)";
+  };
+  if (!left)
+    return needed + "; the repository is as it was before the command but for what git had " +
+           "written inside the workspace, which could not be put back (" + left.error().describe() +
+           ") " + checkout(half.inside) + allow;
+  if (left->empty()) return needed + "; the repository is as it was before the command" + allow;
+  return needed + "; the repository is as it was before the command but for files git had " +
+         "written inside the workspace that a checkout may convert, left as they are " +
+         checkout(*left) + allow;
 }
 
 }  // namespace pisandbox::sandbox::linux_
