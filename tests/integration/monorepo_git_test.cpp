@@ -250,6 +250,37 @@ TEST(MonorepoGit, AFileACheckoutConvertsIsNamedNotRewritten) {
   EXPECT_EQ(repository_bytes(repo, {".git/index"}), bytes);
 }
 
+// A directory of the package the command replaced with a symlink after git wrote it leads no
+// write out of the workspace: that file is named, the others are put back.
+TEST(MonorepoGit, ASymlinkThePackageGainedLeadsNoWriteOutOfIt) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s), outside = s.root / "outside";
+  fs::create_directories(outside);
+  const RunResult r =
+      s.run("git checkout -q mixed; ln -s '" + outside.string() + "' sub", {}, repo / "pkg");
+  EXPECT_EQ(r.exit_code, 125) << r.err;
+  EXPECT_FALSE(fs::exists(outside / "gone.txt"));
+  // Then the line about the link itself (docs/security.md, "Links out of the workspace").
+  const std::string err = stderr_lines(r.err);
+  EXPECT_TRUE(err.starts_with(
+      "error: unable to unlink old 'top.txt': Read-only file system\n"
+      "pi-sandbox: git needed to change paths outside the workspace, which are read-only "
+      "here: " +
+      (repo / "top.txt").string() +
+      "; the repository is as it was before the command but for files git had written "
+      "inside the workspace that could not be put back (openat(" +
+      (repo / "pkg/sub").string() + "): ENOTDIR (Not a directory)) (`git checkout -- " +
+      (repo / "pkg/sub/gone.txt").string() +
+      "` takes it back); the command's exit status is 125; to allow it, make the "
+      "repository's root the workspace (--cwd " +
+      repo.string() + ")\n"))
+      << err;
+  EXPECT_EQ(read_file(repo / "pkg/p.txt"), "p\n");
+  EXPECT_EQ(fs::status(repo / "pkg/x.sh").permissions() & fs::perms::owner_exec, fs::perms::none);
+  EXPECT_EQ(fs::read_symlink(repo / "pkg/link"), "p.txt");
+  EXPECT_FALSE(fs::exists(repo / "pkg/new"));
+}
+
 // The line's way out: with the repository's root as the workspace, the checkout is complete.
 TEST(MonorepoGit, WithTheRootAsTheWorkspaceTheCheckoutIsComplete) {
   Scratch s;

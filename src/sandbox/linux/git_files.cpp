@@ -79,6 +79,8 @@ std::vector<std::string> git_environment(const PackageFiles& files, GitConfig co
   return env;
 }
 
+using Deadline = std::chrono::steady_clock::time_point;
+
 /// What a git run printed and how it ended.
 struct GitRun {
   int code = -1;
@@ -104,9 +106,7 @@ struct Spawn {
 /// Reads `out` (nonblocking, may be -1) into `run.out` (at most 16 MiB) until the child behind
 /// `pidfd` has exited and the pipe is closed, or the deadline passes; then reaps it.
 core::Result<void> wait_git(pid_t pid, int pidfd, UniqueFd out, GitRun& run,
-                            const std::string& shown) {
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::seconds(kGitRestoreTimeoutSeconds);
+                            const std::string& shown, Deadline deadline) {
   bool exited = false;
   while (out || !exited) {
     const auto left =
@@ -114,7 +114,7 @@ core::Result<void> wait_git(pid_t pid, int pidfd, UniqueFd out, GitRun& run,
     if (left.count() <= 0 || run.out.size() > (std::size_t{16} << 20)) {
       ::kill(pid, SIGKILL);
       ::waitpid(pid, nullptr, 0);
-      return core::fail(shown + ": no answer within " + std::to_string(kGitRestoreTimeoutSeconds) +
+      return core::fail(shown + ": not done within " + std::to_string(kGitRestoreTimeoutSeconds) +
                         " seconds");
     }
     pollfd fds[2] = {{out.get(), POLLIN, 0}, {exited ? -1 : pidfd, POLLIN, 0}};
@@ -136,9 +136,10 @@ core::Result<void> wait_git(pid_t pid, int pidfd, UniqueFd out, GitRun& run,
 
 /// Runs `git -c core.fsmonitor=false <args>` in the working tree's root, stdin from `in` (-1:
 /// /dev/null), stdout into `out` (-1: a pipe read into the result), stderr discarded, with
-/// git_environment(), in a process group of its own; killed after kGitRestoreTimeoutSeconds.
+/// git_environment(), in a process group of its own; killed at `deadline`.
 core::Result<GitRun> run_git(const std::string& git, const PackageFiles& files, GitConfig config,
-                             const std::vector<std::string>& args, int in = -1, int out = -1) {
+                             Deadline deadline, const std::vector<std::string>& args, int in = -1,
+                             int out = -1) {
   std::vector<std::string> argv = {git, "-c", "core.fsmonitor=false", "-c",
                                    "core.untrackedCache=false"};
   argv.insert(argv.end(), args.begin(), args.end());
@@ -184,7 +185,7 @@ core::Result<GitRun> run_git(const std::string& git, const PackageFiles& files, 
   }
   if (read_end) ::fcntl(read_end.get(), F_SETFL, O_NONBLOCK);
   GitRun run;
-  if (auto waited = wait_git(pid, pidfd.get(), std::move(read_end), run, shown); !waited)
+  if (auto waited = wait_git(pid, pidfd.get(), std::move(read_end), run, shown, deadline); !waited)
     return std::unexpected(waited.error());
   return run;
 }
@@ -212,9 +213,9 @@ bool config_true(std::string value) {
 /// `info/attributes`, the user's global and system files), and every symlink while
 /// `core.symlinks` is off.
 core::Result<std::set<std::string>> converted(
-    const std::string& git, const PackageFiles& files,
+    const std::string& git, const PackageFiles& files, Deadline deadline,
     const std::vector<const policy::GitIndexEntry*>& paths) {
-  auto settings = run_git(git, files, GitConfig::User,
+  auto settings = run_git(git, files, GitConfig::User, deadline,
                           {"config", "-z", "--get-regexp", "^core\\.(autocrlf|eol|symlinks)$"});
   if (!settings) return std::unexpected(settings.error());
   if (settings->code != 0 && settings->code != 1)
@@ -238,7 +239,7 @@ core::Result<std::set<std::string>> converted(
   if (memfd.get() < 0 || !core::write_all(memfd.get(), input) ||
       ::lseek(memfd.get(), 0, SEEK_SET) != 0)
     return core::fail_errno("memfd_create(pi-sandbox-check-attr)");
-  auto attrs = run_git(git, files, GitConfig::User,
+  auto attrs = run_git(git, files, GitConfig::User, deadline,
                        {"check-attr", "-z", "--stdin", "--cached", "text", "eol", "crlf", "filter",
                         "ident", "working-tree-encoding"},
                        memfd.get());
@@ -338,7 +339,7 @@ core::Result<void> remove_added(const PackageFiles& files, const std::string& pa
 
 /// Writes the object of `entry` at `parts` below the workspace: a new file (or symlink) at a
 /// temporary name, renamed over whatever is there.
-core::Result<void> put_back(const std::string& git, const PackageFiles& files,
+core::Result<void> put_back(const std::string& git, const PackageFiles& files, Deadline deadline,
                             const policy::GitIndexEntry& entry,
                             const std::vector<std::string>& parts) {
   const fs::path workspace = files.root / files.inside;
@@ -352,7 +353,7 @@ core::Result<void> put_back(const std::string& git, const PackageFiles& files,
     return core::fail_errno("unlinkat(" + shown.string() + ".pi-sandbox-restore)");
   const std::vector<std::string> cat = {"cat-file", "blob", hex(entry.oid)};
   if ((entry.mode & kTypeMask) == kSymlink) {
-    auto target = run_git(git, files, GitConfig::Isolated, cat);
+    auto target = run_git(git, files, GitConfig::Isolated, deadline, cat);
     if (!target) return std::unexpected(target.error());
     if (target->code != 0 || target->out.empty() || target->out.find('\0') != std::string::npos)
       return core::fail("git cat-file blob " + hex(entry.oid) + ": exit " +
@@ -364,7 +365,7 @@ core::Result<void> put_back(const std::string& git, const PackageFiles& files,
     UniqueFd fd(
         ::openat(dir, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
     if (fd.get() < 0) return core::fail_errno("openat(" + shown.string() + ".pi-sandbox-restore)");
-    auto wrote = run_git(git, files, GitConfig::Isolated, cat, -1, fd.get());
+    auto wrote = run_git(git, files, GitConfig::Isolated, deadline, cat, -1, fd.get());
     if (!wrote || wrote->code != 0) {
       ::unlinkat(dir, temp.c_str(), 0);
       if (!wrote) return std::unexpected(wrote.error());
@@ -382,7 +383,7 @@ core::Result<void> put_back(const std::string& git, const PackageFiles& files,
 
 }  // namespace
 
-core::Result<std::vector<std::string>> put_back_files(const PackageFiles& files) {
+PutBack put_back_files(const PackageFiles& files) {
   std::map<std::string, const policy::GitIndexEntry*> before;
   std::set<std::string> conflicted;
   for (const auto& e : files.before) {
@@ -391,14 +392,14 @@ core::Result<std::vector<std::string>> put_back_files(const PackageFiles& files)
     else
       conflicted.insert(e.path);
   }
-  std::vector<std::string> left;
+  PutBack result;
   std::vector<const policy::GitIndexEntry*> rewritten;
   std::vector<std::string> added;
   for (const auto& path : files.written) {
     const auto found = before.find(path);
     const bool plain = !parts_below(files.inside, path).empty();
     if (!plain || conflicted.contains(path)) {
-      left.push_back(path);
+      result.left.push_back(path);
     } else if (found == before.end()) {
       added.push_back(path);
     } else {
@@ -406,33 +407,47 @@ core::Result<std::vector<std::string>> put_back_files(const PackageFiles& files)
       if (type == kRegular || type == kSymlink)
         rewritten.push_back(found->second);
       else
-        left.push_back(path);  // a gitlink: git writes no file for it
+        result.left.push_back(path);  // a gitlink: git writes no file for it
     }
   }
-  const auto git = host_git(files.writable);
-  if (!git) return core::fail("no git outside the writable areas in PATH");
-  std::set<std::string> skip;
-  if (!rewritten.empty()) {
-    auto found = converted(*git, files, rewritten);
-    if (!found) return std::unexpected(found.error());
-    skip = std::move(*found);
-  }
+  const auto failed = [&](const std::string& path, const core::Error& error) {
+    result.failed.push_back(path);
+    if (result.error.empty()) result.error = error.describe();
+  };
   // Deepest first, so that a directory git made for a file is empty when it is reached.
   std::ranges::sort(added, [](const std::string& a, const std::string& b) {
     return a.size() != b.size() ? a.size() > b.size() : a < b;
   });
   for (const auto& path : added)
-    if (auto removed = remove_added(files, path); !removed) return std::unexpected(removed.error());
+    if (auto removed = remove_added(files, path); !removed) failed(path, removed.error());
+  const Deadline deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(kGitRestoreTimeoutSeconds);
+  const auto git = host_git(files.writable);
+  std::set<std::string> skip;
+  if (!git) {
+    for (const auto* e : rewritten)
+      failed(e->path, core::fail("no git outside the writable areas in PATH").error());
+    rewritten.clear();
+  } else if (!rewritten.empty()) {
+    auto found = converted(*git, files, deadline, rewritten);
+    if (!found) {
+      for (const auto* e : rewritten) failed(e->path, found.error());
+      rewritten.clear();
+    } else {
+      skip = std::move(*found);
+    }
+  }
   for (const auto* e : rewritten) {
     if (skip.contains(e->path)) {
-      left.push_back(e->path);
+      result.left.push_back(e->path);
       continue;
     }
-    if (auto put = put_back(*git, files, *e, parts_below(files.inside, e->path)); !put)
-      return std::unexpected(put.error());
+    if (auto put = put_back(*git, files, deadline, *e, parts_below(files.inside, e->path)); !put)
+      failed(e->path, put.error());
   }
-  std::ranges::sort(left);
-  return left;
+  std::ranges::sort(result.left);
+  std::ranges::sort(result.failed);
+  return result;
 }
 
 }  // namespace pisandbox::sandbox::linux_

@@ -26,8 +26,9 @@ namespace pisandbox::sandbox::linux_ {
 
 namespace fs = std::filesystem;
 
-/// How long each `git` the supervisor runs for putting files back may take (seconds); one that
-/// takes longer (a FIFO the command left among the objects) is killed and the file left.
+/// How long the `git` runs of putting a workspace's files back may take together (seconds): one
+/// still running then (a FIFO the command left among the objects) is killed, and the files not
+/// yet put back are left.
 inline constexpr int kGitRestoreTimeoutSeconds = 30;
 
 /// What to put back.
@@ -42,21 +43,30 @@ struct PackageFiles {
   std::vector<fs::path> writable;
 };
 
+/// What put_back_files() left as git wrote it (paths relative to the root, sorted).
+struct PutBack {
+  /// The paths the object's bytes would not restore: a conversion may apply to them on
+  /// checkout (gitattributes(5) `filter`, `ident`, `working-tree-encoding`, `eol=crlf`, `text`
+  /// with `core.autocrlf=true` or `core.eol=crlf`), a symlink while `core.symlinks` is off, a
+  /// gitlink, a conflicted path, or a path that is not plainly inside the workspace.
+  std::vector<std::string> left;
+  /// The paths whose putting back failed, and the first failure: no `git` outside the writable
+  /// areas in `PATH`, a git run that failed or was not done in time (`git cat-file blob
+  /// <object>: exit 128`), or the syscall with the path and errno (`openat(<root>/pkg/sub):
+  /// ELOOP`, a directory the command replaced with a symlink).
+  std::vector<std::string> failed;
+  std::string error;
+};
+
 /// Puts each path of `files.written` back as `files.before` holds it: a path the index held
 /// (stage 0, a regular file or a symlink) is rewritten with the object's bytes (a new file,
 /// mode 0777 or 0666 less the umask as git makes it, renamed over whatever is there; missing
 /// parent directories made); a path it did not hold is removed, and so is each directory
-/// above it, up to the workspace, that is then empty and was made after `files.started`
-/// (statx(2) birth time; none is removed where the file system does not record one). Paths
-/// that lie outside the workspace, have a `..`, `.` or `.git` component, or whose directory
-/// is reached through a symlink are never written.
-/// Returns the paths (relative to root) left as git wrote them: a conversion may apply to them
-/// on checkout (gitattributes(5) `filter`, `ident`, `working-tree-encoding`, `eol=crlf`, `text`
-/// with `core.autocrlf=true` or `core.eol=crlf`), a symlink while `core.symlinks` is off, or a
-/// gitlink.
-/// Errors: no `git` outside the writable areas in `PATH`, a git run that fails or times out
-/// (`git cat-file blob <object>: exit 128`), or the syscall that failed with the path and
-/// errno (`renameat(<root>/pkg/a.txt)`); the paths already put back stay put back.
-core::Result<std::vector<std::string>> put_back_files(const PackageFiles& files);
+/// above it, up to the workspace, that is then empty and was born after `files.started`
+/// (statx(2) birth time; none is removed where the file system does not record one). Each
+/// path is reached from the workspace one directory at a time without following a symlink,
+/// and one with a `..`, `.` or `.git` component is never written. What could not be put back
+/// is in the result; the rest is put back whatever failed for another path.
+[[nodiscard]] PutBack put_back_files(const PackageFiles& files);
 
 }  // namespace pisandbox::sandbox::linux_

@@ -300,18 +300,23 @@ std::string GitStateSnapshot::settle(bool failed) const {
   PackageFiles files{root_, git_dir_, inside_, {}, half.inside, started_, writable_};
   if (const auto index = files_.find("index"); index != files_.end())
     files.before = entries_of(index->second);
-  auto left = put_back_files(files);
-  const auto checkout = [&](const std::vector<std::string>& paths) {
+  const PutBack back = put_back_files(files);
+  const auto checkout = [&](std::vector<std::string> paths) {
+    std::ranges::sort(paths);
     return "(`git checkout -- " + list(paths, " ", shell_word) + "` takes it back)";
   };
-  if (!left)
-    return needed + "; the repository is as it was before the command but for what git had " +
-           "written inside the workspace, which could not be put back (" + left.error().describe() +
-           ") " + checkout(half.inside) + allow;
-  if (left->empty()) return needed + "; the repository is as it was before the command" + allow;
-  return needed + "; the repository is as it was before the command but for files git had " +
-         "written inside the workspace that a checkout may convert, left as they are " +
-         checkout(*left) + allow;
+  if (!back.failed.empty()) {
+    std::vector<std::string> paths = back.failed;
+    paths.insert(paths.end(), back.left.begin(), back.left.end());
+    return needed + "; the repository is as it was before the command but for files git had " +
+           "written inside the workspace that could not be put back (" + back.error + ") " +
+           checkout(paths) + allow;
+  }
+  if (!back.left.empty())
+    return needed + "; the repository is as it was before the command but for files git had " +
+           "written inside the workspace that a checkout may convert, left as they are " +
+           checkout(back.left) + allow;
+  return needed + "; the repository is as it was before the command" + allow;
 }
 
 }  // namespace pisandbox::sandbox::linux_
