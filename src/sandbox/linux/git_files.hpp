@@ -38,7 +38,7 @@ struct PackageFiles {
   std::string inside;  ///< the workspace, relative to root (`/`-separated, no trailing `/`)
   std::vector<policy::GitIndexEntry> before;  ///< the index before the command
   std::vector<std::string> written;           ///< relative to root: the files git wrote or removed
-  struct timespec started {};                 ///< when the command started (CLOCK_REALTIME)
+  struct timespec started {};                 ///< when the command started (CLOCK_REALTIME_COARSE)
   /// The areas the command could write: a `git` found there is never run.
   std::vector<fs::path> writable;
 };

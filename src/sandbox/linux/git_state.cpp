@@ -203,7 +203,9 @@ std::optional<GitStateSnapshot> GitStateSnapshot::take(const policy::SandboxPoli
   snapshot.dirs_ = std::move(state->dirs);
   for (const auto& e : policy.writable) snapshot.writable_.push_back(e.path);
   for (const auto& e : policy.home_writable_entries) snapshot.writable_.push_back(e);
-  ::clock_gettime(CLOCK_REALTIME, &snapshot.started_);
+  // The coarse clock: file systems stamp a new inode with it or a finer one, so a directory
+  // made after this is never stamped earlier.
+  ::clock_gettime(CLOCK_REALTIME_COARSE, &snapshot.started_);
   return snapshot;
 }
 

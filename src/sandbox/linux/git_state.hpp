@@ -66,7 +66,7 @@ class GitStateSnapshot {
   std::map<std::string, std::string> files_;  ///< relative to git_dir_: content
   std::set<std::string> dirs_;                ///< relative to git_dir_
   std::vector<fs::path> writable_;            ///< what the command can write
-  struct timespec started_ {};                ///< when the snapshot was taken (CLOCK_REALTIME)
+  struct timespec started_ {};  ///< when the snapshot was taken (CLOCK_REALTIME_COARSE)
 
   /// What git left half done: the paths outside the workspace it could not change, and those
   /// inside it already wrote (relative to root_).
