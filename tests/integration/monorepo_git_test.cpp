@@ -169,6 +169,26 @@ TEST(MonorepoGit, AStashOfAChangeOutsideThePackageLeavesTheRepositoryAsItWas) {
       [](const fs::path& repo) { write_file(repo / "top.txt", "dirty\n"); }, s);
 }
 
+// The stash resets the package's files in index order before it fails on `top.txt`: they are
+// put back from what the entry saved (a change, a staged change, a deletion, an executable
+// bit; the index's entries are compared by `git status`). Today: those files reset to HEAD,
+// their changes only in the stash entry.
+TEST(MonorepoGit, AStashOfChangesInsideAndOutsideThePackageLeavesEveryFileAsItWas) {
+  Scratch s;
+  expect_untouched(
+      "git stash -q", 125, Line::Stashed,
+      [&](const fs::path& repo) {
+        write_file(repo / "top.txt", "dirty\n");
+        write_file(repo / "pkg/p.txt", "changed\n");
+        fs::remove(repo / "pkg/sub/gone.txt");
+        fs::permissions(repo / "pkg/x.sh", fs::perms(0755));
+        fs::remove(repo / "pkg/link");
+        fs::create_symlink("x.sh", repo / "pkg/link");
+        ASSERT_EQ(git(repo, "add pkg/link", s).exit_code, 0);
+      },
+      s, {".git/index"});  // the host `git status` after records the rewritten files' stat data
+}
+
 // git detaches HEAD onto `other` first and stops when it cannot ("could not detach HEAD"),
 // before it changes anything: git's own error says which file.
 TEST(MonorepoGit, ARebaseOntoAChangeOutsideThePackageFailsBeforeItChangesAnything) {
@@ -279,6 +299,34 @@ TEST(MonorepoGit, ASymlinkThePackageGainedLeadsNoWriteOutOfIt) {
   EXPECT_EQ(fs::status(repo / "pkg/x.sh").permissions() & fs::perms::owner_exec, fs::perms::none);
   EXPECT_EQ(fs::read_symlink(repo / "pkg/link"), "p.txt");
   EXPECT_FALSE(fs::exists(repo / "pkg/new"));
+}
+
+// A repository that borrows objects from another (`objects/info/alternates`) has none of the
+// package's files read from them (the command may not be able to read that repository): they
+// are named; the file git added is removed all the same.
+TEST(MonorepoGit, ARepositoryThatBorrowsObjectsHasThePackageNamed) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s);
+  write_file(repo / ".git/objects/info/alternates", (repo / "up.git/objects").string() + "\n");
+  const RunResult r = s.run("git checkout -q mixed", {}, repo / "pkg");
+  EXPECT_EQ(r.exit_code, 125) << r.err;
+  const auto at = [&](const char* path) { return (repo / path).string(); };
+  EXPECT_EQ(stderr_lines(r.err),
+            "error: unable to unlink old 'top.txt': Read-only file system\n"
+            "pi-sandbox: git needed to change paths outside the workspace, which are read-only "
+            "here: " +
+                at("top.txt") +
+                "; the repository is as it was before the command but for files git had written "
+                "inside the workspace that could not be put back (the repository borrows objects "
+                "(" +
+                at(".git/objects/info/alternates") + "): they are not read) (`git checkout -- " +
+                at("pkg/link") + " " + at("pkg/p.txt") + " " + at("pkg/sub/gone.txt") + " " +
+                at("pkg/x.sh") +
+                "` takes it back); the command's exit status is 125; to allow it, make the "
+                "repository's root the workspace (--cwd " +
+                repo.string() + ")\n");
+  EXPECT_FALSE(fs::exists(repo / "pkg/new"));
+  EXPECT_EQ(read_file(repo / "pkg/p.txt"), "mixed\n");
 }
 
 // The line's way out: with the repository's root as the workspace, the checkout is complete.

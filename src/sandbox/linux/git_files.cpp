@@ -65,7 +65,8 @@ std::vector<std::string> git_environment(const PackageFiles& files, GitConfig co
                                   "GIT_NO_REPLACE_OBJECTS=1",
                                   "GIT_NO_LAZY_FETCH=1",
                                   "GIT_TERMINAL_PROMPT=0",
-                                  "GIT_OPTIONAL_LOCKS=0"};
+                                  "GIT_OPTIONAL_LOCKS=0",
+                                  "GIT_LITERAL_PATHSPECS=1"};
   if (config == GitConfig::Isolated) {
     for (const char* e : {"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
                           "GIT_ATTR_NOSYSTEM=1", "HOME=/nonexistent"})
@@ -381,6 +382,108 @@ core::Result<void> put_back(const std::string& git, const PackageFiles& files, D
   return {};
 }
 
+/// Whether the repository reads objects only from its own object directory: never from another
+/// repository's, which the command may not read (gitrepository-layout(5),
+/// `objects/info/alternates`, `objects/info/http-alternates`), since the bytes read end up
+/// in the workspace.
+core::Result<void> own_objects(const PackageFiles& files) {
+  struct stat st {};
+  const fs::path objects = files.git_dir / "objects";
+  if (::lstat(objects.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return core::fail(objects.string() + " is not a directory of its own");
+  for (const char* name : {"info/alternates", "info/http-alternates"})
+    if (::lstat((objects / name).c_str(), &st) == 0 || errno != ENOENT)
+      return core::fail("the repository borrows objects (" + (objects / name).string() +
+                        "): they are not read");
+  return {};
+}
+
+/// Removes each of `removed` (deepest first) and writes each of `rewritten` (but those a
+/// checkout may convert, which go to `result.left`), recording what fails.
+void apply(const PackageFiles& files, std::vector<std::string> removed,
+           const std::vector<policy::GitIndexEntry>& rewritten, PutBack& result) {
+  const auto failed = [&](const std::string& path, const core::Error& error) {
+    result.failed.push_back(path);
+    if (result.error.empty()) result.error = error.describe();
+  };
+  // Deepest first, so that a directory git made for a file is empty when it is reached.
+  std::ranges::sort(removed, [](const std::string& a, const std::string& b) {
+    return a.size() != b.size() ? a.size() > b.size() : a < b;
+  });
+  for (const auto& path : removed)
+    if (auto gone = remove_added(files, path); !gone) failed(path, gone.error());
+  if (rewritten.empty()) return;
+  const Deadline deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(kGitRestoreTimeoutSeconds);
+  const auto git = host_git(files.writable);
+  auto ready = git ? own_objects(files)
+                   : core::Result<void>(core::fail("no git outside the writable areas in PATH"));
+  std::vector<const policy::GitIndexEntry*> asked;
+  for (const auto& e : rewritten) asked.push_back(&e);
+  auto skip = ready ? converted(*git, files, deadline, asked)
+                    : core::Result<std::set<std::string>>(std::unexpected(ready.error()));
+  for (const auto& e : rewritten) {
+    if (!skip) {
+      failed(e.path, skip.error());
+    } else if (skip->contains(e.path)) {
+      result.left.push_back(e.path);
+    } else if (auto put = put_back(*git, files, deadline, e, parts_below(files.inside, e.path));
+               !put) {
+      failed(e.path, put.error());
+    }
+  }
+}
+
+/// A regular file or a symlink: what git writes a file for.
+bool has_file(std::uint32_t mode) {
+  return (mode & kTypeMask) == kRegular || (mode & kTypeMask) == kSymlink;
+}
+
+/// The raw bytes of the hexadecimal object name `hex` (lower case), or empty.
+std::string from_hex(std::string_view hex) {
+  std::string out;
+  if (hex.size() % 2 != 0) return {};
+  for (std::size_t i = 0; i < hex.size(); i += 2) {
+    const auto digit = [](char c) {
+      return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    };
+    const int high = digit(hex[i]), low = digit(hex[i + 1]);
+    if (high < 0 || low < 0) return {};
+    out += static_cast<char>(high * 16 + low);
+  }
+  return out;
+}
+
+/// The entries of the tree of `commit` below the workspace that git writes a file for
+/// (`git ls-tree -r -z --full-tree <commit> -- <inside>`, git-ls-tree(1) "Output format":
+/// `<mode> SP <type> SP <object> TAB <path>` NUL-terminated), by path.
+core::Result<std::map<std::string, policy::GitIndexEntry>> tree_of(const std::string& git,
+                                                                   const PackageFiles& files,
+                                                                   Deadline deadline,
+                                                                   const std::string& commit) {
+  auto listed = run_git(git, files, GitConfig::Isolated, deadline,
+                        {"ls-tree", "-r", "-z", "--full-tree", commit, "--", files.inside});
+  if (!listed) return std::unexpected(listed.error());
+  if (listed->code != 0)
+    return core::fail("git ls-tree " + commit + ": exit " + std::to_string(listed->code));
+  std::map<std::string, policy::GitIndexEntry> out;
+  for (std::string_view rest = listed->out; !rest.empty();) {
+    const auto end = rest.find('\0');
+    const std::string_view line = rest.substr(0, end);
+    rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 1);
+    const auto space = line.find(' '), tab = line.find('\t');
+    if (space == std::string_view::npos || tab == std::string_view::npos || tab < space)
+      return core::fail("git ls-tree " + commit + ": an entry git does not print");
+    policy::GitIndexEntry e;
+    e.mode = static_cast<std::uint32_t>(std::stoul(std::string(line.substr(0, space)), nullptr, 8));
+    e.oid = from_hex(line.substr(line.rfind(' ', tab) + 1, tab - line.rfind(' ', tab) - 1));
+    e.path = std::string(line.substr(tab + 1));
+    if (e.oid.empty()) return core::fail("git ls-tree " + commit + ": an entry git does not print");
+    if (has_file(e.mode)) out.emplace(e.path, std::move(e));
+  }
+  return out;
+}
+
 }  // namespace
 
 PutBack put_back_files(const PackageFiles& files) {
@@ -393,58 +496,59 @@ PutBack put_back_files(const PackageFiles& files) {
       conflicted.insert(e.path);
   }
   PutBack result;
-  std::vector<const policy::GitIndexEntry*> rewritten;
+  std::vector<policy::GitIndexEntry> rewritten;
   std::vector<std::string> added;
   for (const auto& path : files.written) {
     const auto found = before.find(path);
     const bool plain = !parts_below(files.inside, path).empty();
-    if (!plain || conflicted.contains(path)) {
+    if (!plain || conflicted.contains(path))
       result.left.push_back(path);
-    } else if (found == before.end()) {
+    else if (found == before.end())
       added.push_back(path);
-    } else {
-      const auto type = found->second->mode & kTypeMask;
-      if (type == kRegular || type == kSymlink)
-        rewritten.push_back(found->second);
-      else
-        result.left.push_back(path);  // a gitlink: git writes no file for it
-    }
+    else if (has_file(found->second->mode))
+      rewritten.push_back(*found->second);
+    else
+      result.left.push_back(path);  // a gitlink: git writes no file for it
   }
-  const auto failed = [&](const std::string& path, const core::Error& error) {
-    result.failed.push_back(path);
-    if (result.error.empty()) result.error = error.describe();
-  };
-  // Deepest first, so that a directory git made for a file is empty when it is reached.
-  std::ranges::sort(added, [](const std::string& a, const std::string& b) {
-    return a.size() != b.size() ? a.size() > b.size() : a < b;
-  });
-  for (const auto& path : added)
-    if (auto removed = remove_added(files, path); !removed) failed(path, removed.error());
+  apply(files, std::move(added), rewritten, result);
+  std::ranges::sort(result.left);
+  std::ranges::sort(result.failed);
+  return result;
+}
+
+PutBack put_back_stashed(const PackageFiles& files, const std::string& stash) {
+  PutBack result;
   const Deadline deadline =
       std::chrono::steady_clock::now() + std::chrono::seconds(kGitRestoreTimeoutSeconds);
   const auto git = host_git(files.writable);
-  std::set<std::string> skip;
-  if (!git) {
-    for (const auto* e : rewritten)
-      failed(e->path, core::fail("no git outside the writable areas in PATH").error());
-    rewritten.clear();
-  } else if (!rewritten.empty()) {
-    auto found = converted(*git, files, deadline, rewritten);
-    if (!found) {
-      for (const auto* e : rewritten) failed(e->path, found.error());
-      rewritten.clear();
-    } else {
-      skip = std::move(*found);
-    }
+  auto ready = git ? own_objects(files)
+                   : core::Result<void>(core::fail("no git outside the writable areas in PATH"));
+  auto worktree =
+      ready ? tree_of(*git, files, deadline, stash)
+            : decltype(tree_of(*git, files, deadline, stash))(std::unexpected(ready.error()));
+  auto head = worktree ? tree_of(*git, files, deadline, stash + "^1") : worktree;
+  std::vector<policy::GitIndexEntry> rewritten;
+  std::vector<std::string> removed;
+  for (const auto& e : files.before) {
+    if (e.stage != 0 || !has_file(e.mode) || parts_below(files.inside, e.path).empty()) continue;
+    if (!head) break;
+    const auto saved = worktree->find(e.path), reset = head->find(e.path);
+    const auto same = [](const policy::GitIndexEntry& a, const policy::GitIndexEntry& b) {
+      return a.mode == b.mode && a.oid == b.oid;
+    };
+    // What the stash saved of the file (its working-tree bytes) against what its reset to HEAD
+    // wrote there.
+    if (saved == worktree->end() && reset != head->end())
+      removed.push_back(e.path);
+    else if (saved != worktree->end() &&
+             (reset == head->end() || !same(saved->second, reset->second)))
+      rewritten.push_back(saved->second);
   }
-  for (const auto* e : rewritten) {
-    if (skip.contains(e->path)) {
-      result.left.push_back(e->path);
-      continue;
-    }
-    if (auto put = put_back(*git, files, deadline, *e, parts_below(files.inside, e->path)); !put)
-      failed(e->path, put.error());
+  if (!head) {
+    result.error = head.error().describe();
+    return result;
   }
+  apply(files, std::move(removed), rewritten, result);
   std::ranges::sort(result.left);
   std::ranges::sort(result.failed);
   return result;

@@ -43,7 +43,8 @@ struct PackageFiles {
   std::vector<fs::path> writable;
 };
 
-/// What put_back_files() left as git wrote it (paths relative to the root, sorted).
+/// What put_back_files() or put_back_stashed() left as git wrote it (paths relative to the root,
+/// sorted).
 struct PutBack {
   /// The paths the object's bytes would not restore: a conversion may apply to them on
   /// checkout (gitattributes(5) `filter`, `ident`, `working-tree-encoding`, `eol=crlf`, `text`
@@ -52,8 +53,10 @@ struct PutBack {
   std::vector<std::string> left;
   /// The paths whose putting back failed, and the first failure: no `git` outside the writable
   /// areas in `PATH`, a git run that failed or was not done in time (`git cat-file blob
-  /// <object>: exit 128`), or the syscall with the path and errno (`openat(<root>/pkg/sub):
-  /// ELOOP`, a directory the command replaced with a symlink).
+  /// <object>: exit 128`), a repository that borrows objects from another one
+  /// (`objects/info/alternates`: those are never read, the command may not be able to), or
+  /// the syscall with the path and errno (`openat(<root>/pkg/sub): ENOTDIR`, a directory the
+  /// command replaced with a symlink).
   std::vector<std::string> failed;
   std::string error;
 };
@@ -68,5 +71,15 @@ struct PutBack {
 /// and one with a `..`, `.` or `.git` component is never written. What could not be put back
 /// is in the result; the rest is put back whatever failed for another path.
 [[nodiscard]] PutBack put_back_files(const PackageFiles& files);
+
+/// After a `git stash` that saved its entry `stash` (a commit name) and then failed to reset
+/// the working tree outside the workspace: puts back the workspace's tracked files (those
+/// `files.before` holds at stage 0) its reset had rewritten, from what the entry saved of the
+/// working tree (the entry's tree, git-stash(1) "Discussion"): a file whose saved object (or
+/// mode) is not its first parent's is written as saved, one the entry does not hold but the
+/// parent does (deleted in the working tree) is removed; the way put_back_files() writes and
+/// removes them, with the same result; when the entry cannot be read, `error` says why and no
+/// path is named. `files.written` is not used.
+[[nodiscard]] PutBack put_back_stashed(const PackageFiles& files, const std::string& stash);
 
 }  // namespace pisandbox::sandbox::linux_

@@ -294,14 +294,26 @@ std::string GitStateSnapshot::settle(bool failed) const {
   if (auto restored = restore(); !restored)
     return needed +
            "; putting the repository back as it was failed: " + restored.error().describe() + allow;
-  if (!half.stash.empty())
-    return needed + "; the repository is as it was before the command (the stash entry it made " +
-           "is kept as an object: `git stash apply " + half.stash + "`)" + allow;
-  if (half.inside.empty())
-    return needed + "; the repository is as it was before the command" + allow;
   PackageFiles files{root_, git_dir_, inside_, {}, half.inside, started_, writable_};
   if (const auto index = files_.find("index"); index != files_.end())
     files.before = entries_of(index->second);
+  if (!half.stash.empty()) {
+    const std::string kept =
+        "the stash entry it made is kept as an object: `git stash apply " + half.stash + "`";
+    const PutBack back = put_back_stashed(files, half.stash);
+    std::vector<std::string> paths = back.failed;
+    paths.insert(paths.end(), back.left.begin(), back.left.end());
+    std::ranges::sort(paths);
+    if (paths.empty() && back.error.empty())
+      return needed + "; the repository is as it was before the command (" + kept + ")" + allow;
+    return needed + "; the repository is as it was before the command but for files of the " +
+           "workspace the stash had reset, which could not be put back" +
+           (back.error.empty() ? "" : " (" + back.error + ")") +
+           (paths.empty() ? "" : ": " + list(paths, ", ", as_is)) + " (" + kept +
+           " takes them back)" + allow;
+  }
+  if (half.inside.empty())
+    return needed + "; the repository is as it was before the command" + allow;
   const PutBack back = put_back_files(files);
   const auto checkout = [&](std::vector<std::string> paths) {
     std::ranges::sort(paths);
