@@ -295,8 +295,16 @@ std::string GitStateSnapshot::settle(bool failed) const {
     return needed +
            "; putting the repository back as it was failed: " + restored.error().describe() + allow;
   PackageFiles files{root_, git_dir_, inside_, {}, half.inside, started_, writable_};
-  if (const auto index = files_.find("index"); index != files_.end())
-    files.before = entries_of(index->second);
+  // Without the index as it was, no file can be told to be the command's: none is touched.
+  const auto index = files_.find("index");
+  auto before = index == files_.end() ? std::nullopt
+                                      : std::optional(policy::index_entries(index->second, 20));
+  if (before && !*before) before = policy::index_entries(index->second, 32);
+  if (!before || !*before)
+    return needed + "; the repository is as it was before the command but for what git had " +
+           "written inside the workspace, which could not be put back (the index before the " +
+           "command cannot be read)" + allow;
+  files.before = std::move(**before);
   if (!half.stash.empty()) {
     const std::string kept =
         "the stash entry it made is kept as an object: `git stash apply " + half.stash + "`";

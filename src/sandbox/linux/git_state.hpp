@@ -51,7 +51,8 @@ class GitStateSnapshot {
   /// Otherwise the state is put back (files the command added are removed, changed ones
   /// rewritten, directories it made removed), then the files inside the workspace git had
   /// already written (policy::written_paths()) as the index before the command held them
-  /// (put_back_files()), and the result is the line (without its `pi-sandbox: `) naming the
+  /// (put_back_files()), or, after a stash, those its reset rewrote as the entry saved them
+  /// (put_back_stashed()), and the result is the line (without its `pi-sandbox: `) naming the
   /// paths and how to allow them, the exit status kGitPutBackExit the command gets, the files
   /// inside that could not be put back (a conversion may apply to them on checkout) with the
   /// `git checkout --` that does it, or the commit of the stash entry taken away (it stays as
