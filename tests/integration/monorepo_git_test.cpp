@@ -32,6 +32,7 @@ std::string repository_bytes(const fs::path& root, const std::vector<std::string
     out << relative << " " << std::oct << st.st_mode << std::dec;
     if (S_ISREG(st.st_mode))
       out << " " << st.st_size << " " << std::hash<std::string>{}(read_file(it->path()));
+    if (S_ISLNK(st.st_mode)) out << " -> " << fs::read_symlink(it->path(), error).string();
     out << "\n";
   }
   return out.str();
@@ -49,8 +50,11 @@ std::string git_state(const fs::path& repo, const Scratch& s) {
          git(repo, "for-each-ref refs/heads refs/tags refs/stash", s).out;
 }
 
-/// `home/repo`: `main` holds `top.txt` ("main") and `pkg/p.txt`; `other` changes `top.txt`
-/// ("other") on it, `mixed` both `top.txt` and `pkg/p.txt`; the bare `up.git` inside
+/// `home/repo`: `main` holds `top.txt` ("main"), `pkg/p.txt`, `pkg/sub/gone.txt`, `pkg/x.sh`
+/// (not executable) and the symlink `pkg/link` (to `p.txt`); `other` changes `top.txt`
+/// ("other") on it; `mixed` changes `top.txt` and `pkg/p.txt`, deletes `pkg/sub/gone.txt`,
+/// adds `pkg/new/added.txt`, makes `pkg/x.sh` executable and `pkg/link` point to `x.sh`;
+/// the bare `up.git` inside
 /// (ignored) is `origin`, whose `main` has one more commit changing `top.txt` ("up") that the
 /// repository has not fetched yet. Returns the repository's root.
 fs::path make_monorepo(const Scratch& s) {
@@ -58,12 +62,19 @@ fs::path make_monorepo(const Scratch& s) {
   fs::create_directories(repo / "pkg");
   write_file(repo / "top.txt", "main\n");
   write_file(repo / "pkg/p.txt", "p\n");
+  fs::create_directories(repo / "pkg/sub");
+  write_file(repo / "pkg/sub/gone.txt", "gone\n");
+  write_file(repo / "pkg/x.sh", "#!/bin/sh\n");
+  fs::permissions(repo / "pkg/x.sh", fs::perms(0644));
+  fs::create_symlink("p.txt", repo / "pkg/link");
   write_file(repo / ".gitignore", "up.git/\n");
   const std::string script =
       "git -c init.defaultBranch=main init -q && git add -A && git commit -qm first && "
       "git checkout -qb other && echo other > top.txt && git commit -qam other && "
       "git checkout -q main && git checkout -qb mixed && echo mixed > top.txt && "
-      "echo mixed > pkg/p.txt && git commit -qam mixed && git checkout -q main && "
+      "echo mixed > pkg/p.txt && git rm -q pkg/sub/gone.txt && mkdir pkg/new && "
+      "echo added > pkg/new/added.txt && chmod +x pkg/x.sh && ln -sfn x.sh pkg/link && "
+      "git add -A && git commit -qm mixed && git checkout -q main && "
       "git clone -q --bare . up.git && git checkout -qb up && echo up > top.txt && "
       "git commit -qam up && git push -q up.git up:main && git checkout -q main && "
       "git branch -qD up && git remote add origin up.git && "
@@ -90,7 +101,8 @@ enum class Line {
   None,     ///< none: git's own error is all
 };
 
-/// Runs `command` in `repo/pkg` and checks that it exits with `exit_code` (git's own), that
+/// Runs `command` in `repo/pkg` and checks that it exits with `exit_code` (git's own, or 125
+/// once pi-sandbox has put the repository back), that
 /// the repository is byte-identical to before but for `skip` (relative to the root), with
 /// HEAD, the stash, the status and every ref but those below `refs/remotes` the same, and
 /// that stderr ends as `line` says.
@@ -109,7 +121,9 @@ void expect_untouched(const std::string& command, int exit_code, Line line,
       "pi-sandbox: git needed to change paths outside the workspace, which are read-only here: " +
       (repo / "top.txt").string() + "; the repository is as it was before the command";
   const std::string allow =
-      "; to allow it, make the repository's root the workspace (--cwd " + repo.string() + ")\n";
+      "; the command's exit status is 125; to allow it, make the repository's root the "
+      "workspace (--cwd " +
+      repo.string() + ")\n";
   if (line == Line::Named) {
     EXPECT_TRUE(err.ends_with(needed + allow)) << command << "\n" << err;
   }
@@ -144,15 +158,35 @@ const auto clean = [](const fs::path&) {};
 // HEAD on `other` with main's `top.txt`.
 TEST(MonorepoGit, ACheckoutOfAChangeOutsideThePackageLeavesTheRepositoryAsItWas) {
   Scratch s;
-  expect_untouched("git checkout -q other", 0, Line::Named, clean, s);
+  expect_untouched("git checkout -q other", 125, Line::Named, clean, s);
 }
 
 // Today: the stash is saved, then "Could not reset index file": a stash entry and a dirty tree.
 TEST(MonorepoGit, AStashOfAChangeOutsideThePackageLeavesTheRepositoryAsItWas) {
   Scratch s;
   expect_untouched(
-      "git stash -q", 1, Line::Stashed,
+      "git stash -q", 125, Line::Stashed,
       [](const fs::path& repo) { write_file(repo / "top.txt", "dirty\n"); }, s);
+}
+
+// The stash resets the package's files in index order before it fails on `top.txt`: they are
+// put back from what the entry saved (a change, a staged change, a deletion, an executable
+// bit; the index's entries are compared by `git status`). Today: those files reset to HEAD,
+// their changes only in the stash entry.
+TEST(MonorepoGit, AStashOfChangesInsideAndOutsideThePackageLeavesEveryFileAsItWas) {
+  Scratch s;
+  expect_untouched(
+      "git stash -q", 125, Line::Stashed,
+      [&](const fs::path& repo) {
+        write_file(repo / "top.txt", "dirty\n");
+        write_file(repo / "pkg/p.txt", "changed\n");
+        fs::remove(repo / "pkg/sub/gone.txt");
+        fs::permissions(repo / "pkg/x.sh", fs::perms(0755));
+        fs::remove(repo / "pkg/link");
+        fs::create_symlink("x.sh", repo / "pkg/link");
+        ASSERT_EQ(git(repo, "add pkg/link", s).exit_code, 0);
+      },
+      s, {".git/index"});  // the host `git status` after records the rewritten files' stat data
 }
 
 // git detaches HEAD onto `other` first and stops when it cannot ("could not detach HEAD"),
@@ -172,31 +206,127 @@ TEST(MonorepoGit, APullOfAChangeOutsideThePackageFetchesAndMergesNothing) {
       {".git/FETCH_HEAD", ".git/ORIG_HEAD", ".git/refs/remotes", ".git/logs/refs/remotes"});
 }
 
-// `pkg/p.txt` comes before `top.txt` in the index, so git has rewritten it when it fails:
-// the line names it with the command that takes it back, which leaves every byte as before
-// (the index's entries too; its stat data of the rewritten file is new).
-TEST(MonorepoGit, ACheckoutThatAlsoChangesThePackageNamesWhatItWroteThere) {
+// `pkg/...` comes before `top.txt` in the index, so git has written the package's files when
+// it fails: they are put back as they were too (the changed `p.txt`, the deleted
+// `sub/gone.txt`, the added `new/added.txt` and its directory, `x.sh`'s executable bit, the
+// symlink `link`), the user's untracked file is kept, and the exit status is 125, not git's 0.
+// Today: exit 0, and the package on `mixed` with HEAD on `main`.
+TEST(MonorepoGit, ACheckoutThatAlsoChangesThePackagePutsThePackageBackToo) {
   Scratch s;
   const fs::path repo = make_monorepo(s);
-  const std::string bytes = repository_bytes(repo, {".git/index"}), state = git_state(repo, s),
-                    staged = git(repo, "ls-files --stage", s).out;
+  write_file(repo / "pkg/untracked.txt", "mine\n");
+  const std::string state = git_state(repo, s), staged = git(repo, "ls-files --stage", s).out,
+                    bytes = repository_bytes(repo);
   const RunResult r = s.run("git checkout -q mixed", {}, repo / "pkg");
-  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.exit_code, 125) << r.err;
+  EXPECT_EQ(repository_bytes(repo), bytes) << r.err;
   EXPECT_EQ(stderr_lines(r.err),
             "error: unable to unlink old 'top.txt': Read-only file system\n"
             "pi-sandbox: git needed to change paths outside the workspace, which are read-only "
             "here: " +
                 (repo / "top.txt").string() +
-                "; the repository is as it was before the command but for what git had written "
-                "inside the workspace already (`git checkout -- " +
-                (repo / "pkg/p.txt").string() +
-                "` takes it back); to allow it, make the repository's root the workspace (--cwd " +
+                "; the repository is as it was before the command; the command's exit status is "
+                "125; to allow it, make the repository's root the workspace (--cwd " +
                 repo.string() + ")\n");
-  EXPECT_EQ(git(repo, "status --porcelain", s).out, " M pkg/p.txt\n");
-  EXPECT_EQ(git(repo, "checkout -- " + (repo / "pkg/p.txt").string(), s).exit_code, 0);
   EXPECT_EQ(git_state(repo, s), state);
   EXPECT_EQ(git(repo, "ls-files --stage", s).out, staged);
+  EXPECT_EQ(read_file(repo / "pkg/untracked.txt"), "mine\n");
+}
+
+// A file a checkout converts (gitattributes(5) `ident`) is not rewritten from its object,
+// which would not be the bytes git writes: the line names it with the `git checkout --` that
+// puts it back; everything else is as it was.
+TEST(MonorepoGit, AFileACheckoutConvertsIsNamedNotRewritten) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s);
+  const std::string script =
+      "printf 'id.txt ident\\n' > pkg/.gitattributes && printf '$Id$\\n' > pkg/id.txt && "
+      "git add -A && git commit -qm ident && git checkout -q mixed && git merge -q main && "
+      "printf '$Id$ mixed\\n' > pkg/id.txt && git commit -qam id && git checkout -q main && "
+      "rm pkg/id.txt && git checkout -- pkg/id.txt";
+  ASSERT_EQ(git(repo, "status --porcelain", s).out, "");
+  const RunResult made =
+      run_process({"/bin/sh", "-c", "cd '" + repo.string() + "' && " + script}, s.env());
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  ASSERT_TRUE(read_file(repo / "pkg/id.txt").starts_with("$Id: "))
+      << read_file(repo / "pkg/id.txt");
+  const std::string state = git_state(repo, s), bytes = repository_bytes(repo, {".git/index"});
+  const RunResult r = s.run("git checkout -q mixed", {}, repo / "pkg");
+  EXPECT_EQ(r.exit_code, 125) << r.err;
+  EXPECT_EQ(stderr_lines(r.err),
+            "error: unable to unlink old 'top.txt': Read-only file system\n"
+            "pi-sandbox: git needed to change paths outside the workspace, which are read-only "
+            "here: " +
+                (repo / "top.txt").string() +
+                "; the repository is as it was before the command but for files git had written "
+                "inside the workspace that a checkout may convert, left as they are (`git "
+                "checkout -- " +
+                (repo / "pkg/id.txt").string() +
+                "` takes it back); the command's exit status is 125; to allow it, make the "
+                "repository's root the workspace (--cwd " +
+                repo.string() + ")\n");
+  EXPECT_EQ(git(repo, "checkout -- " + (repo / "pkg/id.txt").string(), s).exit_code, 0);
+  EXPECT_EQ(git_state(repo, s), state);
   EXPECT_EQ(repository_bytes(repo, {".git/index"}), bytes);
+}
+
+// A directory of the package the command replaced with a symlink after git wrote it leads no
+// write out of the workspace: that file is named, the others are put back.
+TEST(MonorepoGit, ASymlinkThePackageGainedLeadsNoWriteOutOfIt) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s), outside = s.root / "outside";
+  fs::create_directories(outside);
+  const RunResult r =
+      s.run("git checkout -q mixed; ln -s '" + outside.string() + "' sub", {}, repo / "pkg");
+  EXPECT_EQ(r.exit_code, 125) << r.err;
+  EXPECT_FALSE(fs::exists(outside / "gone.txt"));
+  // Then the line about the link itself (docs/security.md, "Links out of the workspace").
+  const std::string err = stderr_lines(r.err);
+  EXPECT_TRUE(err.starts_with(
+      "error: unable to unlink old 'top.txt': Read-only file system\n"
+      "pi-sandbox: git needed to change paths outside the workspace, which are read-only "
+      "here: " +
+      (repo / "top.txt").string() +
+      "; the repository is as it was before the command but for files git had written "
+      "inside the workspace that could not be put back (openat(" +
+      (repo / "pkg/sub").string() + "): ENOTDIR (Not a directory)) (`git checkout -- " +
+      (repo / "pkg/sub/gone.txt").string() +
+      "` takes it back); the command's exit status is 125; to allow it, make the "
+      "repository's root the workspace (--cwd " +
+      repo.string() + ")\n"))
+      << err;
+  EXPECT_EQ(read_file(repo / "pkg/p.txt"), "p\n");
+  EXPECT_EQ(fs::status(repo / "pkg/x.sh").permissions() & fs::perms::owner_exec, fs::perms::none);
+  EXPECT_EQ(fs::read_symlink(repo / "pkg/link"), "p.txt");
+  EXPECT_FALSE(fs::exists(repo / "pkg/new"));
+}
+
+// A repository that borrows objects from another (`objects/info/alternates`) has none of the
+// package's files read from them (the command may not be able to read that repository): they
+// are named; the file git added is removed all the same.
+TEST(MonorepoGit, ARepositoryThatBorrowsObjectsHasThePackageNamed) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s);
+  write_file(repo / ".git/objects/info/alternates", (repo / "up.git/objects").string() + "\n");
+  const RunResult r = s.run("git checkout -q mixed", {}, repo / "pkg");
+  EXPECT_EQ(r.exit_code, 125) << r.err;
+  const auto at = [&](const char* path) { return (repo / path).string(); };
+  EXPECT_EQ(stderr_lines(r.err),
+            "error: unable to unlink old 'top.txt': Read-only file system\n"
+            "pi-sandbox: git needed to change paths outside the workspace, which are read-only "
+            "here: " +
+                at("top.txt") +
+                "; the repository is as it was before the command but for files git had written "
+                "inside the workspace that could not be put back (the repository borrows objects "
+                "(" +
+                at(".git/objects/info/alternates") + "): they are not read) (`git checkout -- " +
+                at("pkg/link") + " " + at("pkg/p.txt") + " " + at("pkg/sub/gone.txt") + " " +
+                at("pkg/x.sh") +
+                "` takes it back); the command's exit status is 125; to allow it, make the "
+                "repository's root the workspace (--cwd " +
+                repo.string() + ")\n");
+  EXPECT_FALSE(fs::exists(repo / "pkg/new"));
+  EXPECT_EQ(read_file(repo / "pkg/p.txt"), "mixed\n");
 }
 
 // The line's way out: with the repository's root as the workspace, the checkout is complete.

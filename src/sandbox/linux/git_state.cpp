@@ -12,6 +12,7 @@
 #include "core/io.hpp"
 #include "core/unique_fd.hpp"
 #include "policy/git_index.hpp"
+#include "sandbox/linux/git_files.hpp"
 
 namespace pisandbox::sandbox::linux_ {
 
@@ -200,6 +201,11 @@ std::optional<GitStateSnapshot> GitStateSnapshot::take(const policy::SandboxPoli
   snapshot.inside_ = policy.workspace.lexically_relative(root).string();
   snapshot.files_ = std::move(state->files);
   snapshot.dirs_ = std::move(state->dirs);
+  for (const auto& e : policy.writable) snapshot.writable_.push_back(e.path);
+  for (const auto& e : policy.home_writable_entries) snapshot.writable_.push_back(e);
+  // The coarse clock: file systems stamp a new inode with it or a finer one, so a directory
+  // made after this is never stamped earlier.
+  ::clock_gettime(CLOCK_REALTIME_COARSE, &snapshot.started_);
   return snapshot;
 }
 
@@ -282,20 +288,57 @@ std::string GitStateSnapshot::settle(bool failed) const {
   const std::string needed =
       "git needed to change paths outside the workspace, which are read-only here: " +
       list(half.outside, ", ", as_is);
-  const std::string allow =
-      "to allow it, make the repository's root the workspace (--cwd " + root_.string() + ")";
+  const std::string allow = "; the command's exit status is " + std::to_string(kGitPutBackExit) +
+                            "; to allow it, make the repository's root the workspace (--cwd " +
+                            root_.string() + ")";
   if (auto restored = restore(); !restored)
     return needed +
-           "; putting the repository back as it was failed: " + restored.error().describe() + "; " +
-           allow;
-  if (!half.stash.empty())
-    return needed + "; the repository is as it was before the command (the stash entry it made " +
-           "is kept as an object: `git stash apply " + half.stash + "`); " + allow;
+           "; putting the repository back as it was failed: " + restored.error().describe() + allow;
+  PackageFiles files{root_, git_dir_, inside_, {}, half.inside, started_, writable_};
+  // Without the index as it was, no file can be told to be the command's: none is touched.
+  const auto index = files_.find("index");
+  auto before = index == files_.end() ? std::nullopt
+                                      : std::optional(policy::index_entries(index->second, 20));
+  if (before && !*before) before = policy::index_entries(index->second, 32);
+  if (!before || !*before)
+    return needed + "; the repository is as it was before the command but for what git had " +
+           "written inside the workspace, which could not be put back (the index before the " +
+           "command cannot be read)" + allow;
+  files.before = std::move(**before);
+  if (!half.stash.empty()) {
+    const std::string kept =
+        "the stash entry it made is kept as an object: `git stash apply " + half.stash + "`";
+    const PutBack back = put_back_stashed(files, half.stash);
+    std::vector<std::string> paths = back.failed;
+    paths.insert(paths.end(), back.left.begin(), back.left.end());
+    std::ranges::sort(paths);
+    if (paths.empty() && back.error.empty())
+      return needed + "; the repository is as it was before the command (" + kept + ")" + allow;
+    return needed + "; the repository is as it was before the command but for files of the " +
+           "workspace the stash had reset, which could not be put back" +
+           (back.error.empty() ? "" : " (" + back.error + ")") +
+           (paths.empty() ? "" : ": " + list(paths, ", ", as_is)) + " (" + kept +
+           " takes them back)" + allow;
+  }
   if (half.inside.empty())
-    return needed + "; the repository is as it was before the command; " + allow;
-  return needed + "; the repository is as it was before the command but for what git had " +
-         "written inside the workspace already (`git checkout -- " +
-         list(half.inside, " ", shell_word) + "` takes it back); " + allow;
+    return needed + "; the repository is as it was before the command" + allow;
+  const PutBack back = put_back_files(files);
+  const auto checkout = [&](std::vector<std::string> paths) {
+    std::ranges::sort(paths);
+    return "(`git checkout -- " + list(paths, " ", shell_word) + "` takes it back)";
+  };
+  if (!back.failed.empty()) {
+    std::vector<std::string> paths = back.failed;
+    paths.insert(paths.end(), back.left.begin(), back.left.end());
+    return needed + "; the repository is as it was before the command but for files git had " +
+           "written inside the workspace that could not be put back (" + back.error + ") " +
+           checkout(paths) + allow;
+  }
+  if (!back.left.empty())
+    return needed + "; the repository is as it was before the command but for files git had " +
+           "written inside the workspace that a checkout may convert, left as they are " +
+           checkout(back.left) + allow;
+  return needed + "; the repository is as it was before the command" + allow;
 }
 
 }  // namespace pisandbox::sandbox::linux_

@@ -11,6 +11,7 @@
 // outside the workspace and could not.
 #pragma once
 
+#include <ctime>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -29,6 +30,11 @@ namespace fs = std::filesystem;
 /// hold more is not kept, and its half-done operations are not undone.
 inline constexpr std::size_t kGitStateBound = std::size_t{64} << 20;
 
+/// The exit status of a command whose git operation was put back: pi-sandbox's own, as for a
+/// sandbox that could not be set up or a command the guard stopped (README, "Exit status"), so
+/// that no caller takes the operation for done.
+inline constexpr int kGitPutBackExit = 125;
+
 /// The git state of the repository around the workspace as the command started.
 class GitStateSnapshot {
  public:
@@ -43,11 +49,15 @@ class GitStateSnapshot {
   /// entry and a failed command, the tracked files outside whose stat data differs from the
   /// index, which the stash meant to reset). None: nothing is done and the result is empty.
   /// Otherwise the state is put back (files the command added are removed, changed ones
-  /// rewritten, directories it made removed) and the result is the line (without its
-  /// `pi-sandbox: `) naming the paths and how to allow them, and the files inside the workspace
-  /// git had already rewritten (policy::written_paths()), which keep their new content, or the
-  /// commit of the stash entry taken away (it stays as an object, so nothing saved is lost);
-  /// when putting back fails, the line says so with the error.
+  /// rewritten, directories it made removed), then the files inside the workspace git had
+  /// already written (policy::written_paths()) as the index before the command held them
+  /// (put_back_files()), or, after a stash, those its reset rewrote as the entry saved them
+  /// (put_back_stashed()), and the result is the line (without its `pi-sandbox: `) naming the
+  /// paths and how to allow them, the exit status kGitPutBackExit the command gets, the files
+  /// inside that could not be put back (a conversion may apply to them on checkout) with the
+  /// `git checkout --` that does it, or the commit of the stash entry taken away (it stays as
+  /// an object, so nothing saved is lost); when putting back fails, the line says so with the
+  /// error.
   [[nodiscard]] std::string settle(bool failed) const;
 
  private:
@@ -56,6 +66,8 @@ class GitStateSnapshot {
   std::string inside_;                        ///< the workspace, relative to root_
   std::map<std::string, std::string> files_;  ///< relative to git_dir_: content
   std::set<std::string> dirs_;                ///< relative to git_dir_
+  std::vector<fs::path> writable_;            ///< what the command can write
+  struct timespec started_ {};  ///< when the snapshot was taken (CLOCK_REALTIME_COARSE)
 
   /// What git left half done: the paths outside the workspace it could not change, and those
   /// inside it already wrote (relative to root_).

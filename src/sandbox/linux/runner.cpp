@@ -7,8 +7,8 @@
 #include <algorithm>
 
 #include "core/phase_trace.hpp"
-#include "sandbox/linux/landlock_only.hpp"
 #include "sandbox/linux/git_state.hpp"
+#include "sandbox/linux/landlock_only.hpp"
 #include "sandbox/linux/placeholders.hpp"
 
 namespace pisandbox::sandbox::linux_ {
@@ -261,7 +261,11 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
   if (git_state) {
     const bool succeeded =
         outcome && std::holds_alternative<Exited>(*outcome) && std::get<Exited>(*outcome).code == 0;
-    if (auto line = git_state->settle(!succeeded); !line.empty()) with_notices.notice(line);
+    if (auto line = git_state->settle(!succeeded); !line.empty()) {
+      with_notices.notice(line);
+      // Put back, the operation did not happen: no exit status of git's may say it did.
+      if (outcome && std::holds_alternative<Exited>(*outcome)) outcome = Exited{kGitPutBackExit};
+    }
   }
   core::phases::mark(core::phases::Mark::CleanedUp);
   return outcome;

@@ -25,13 +25,14 @@ attempt() {
   head="$(host_git rev-parse HEAD)"
   capture env HOME="$FAKE_HOME" "$PI_BIN" run --no-prompt --cwd "$MONO/packages/app" -c \
     'git checkout -q other'
+  expect_rc 125
   [ "$(host_git rev-parse HEAD)" = "$head" ] || escaped "the host repository's HEAD moved to other"
   [ -z "$(host_git status --porcelain)" ] || escaped "host git status: $(host_git status --porcelain)"
   expect_err "pi-sandbox: git needed to change paths outside the workspace, which are read-only here: $MONO/README.md; the repository is as it was before the command"
   echo dirty >"$MONO/README.md"
   status="$(host_git status --porcelain)"
   capture env HOME="$FAKE_HOME" "$PI_BIN" run --no-prompt --cwd "$MONO/packages/app" -c 'git stash -q'
-  expect_rc 1
+  expect_rc 125
   [ -z "$(host_git stash list)" ] || escaped "a stash entry was left: $(host_git stash list)"
   [ "$(host_git status --porcelain)" = "$status" ] || escaped "host git status changed"
   host_git checkout -q -- README.md
