@@ -304,8 +304,8 @@ void Broker::note_denial(const BoundaryRequest& request, const ApprovalContext& 
                              : request.path      ? *request.path
                                                  : std::string();
   ledger_->note_denial(RecentDenial{*hash, context.scope_key, recovery,
-                                    std::string(to_string(request.surface)), target,
-                                    result.reason});
+                                    std::string(to_string(request.surface)), target, result.reason,
+                                    request.command.value_or("")});
 }
 
 ApprovalResult Broker::ask_human(const BoundaryRequest& request, const ApprovalContext& context,

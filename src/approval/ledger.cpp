@@ -41,6 +41,10 @@ void LocalLedger::prune(std::chrono::steady_clock::time_point now) {
 void LocalLedger::note_denial(const RecentDenial& denial) {
   std::lock_guard lock(mutex_);
   const auto now = now_();
+  // One entry per request: a command the agent repeats must not push the others out.
+  std::erase_if(denials_, [&](const Noted& noted) {
+    return noted.denial.request_hash == denial.request_hash;
+  });
   denials_.push_front(Noted{denial, now});
   prune(now);
 }

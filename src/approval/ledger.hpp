@@ -47,6 +47,8 @@ enum class Recovery { Retry, BreakGlass };
 ///   request_hash: request_hash() of the denied request (64 hex digits).
 ///   scope: the scope_key it was denied in.
 ///   recovery: what may override it. surface, target, reason: what the user is shown.
+///   command: the request's command (empty when it has none), so that the user can tell
+///     apart two denials of the same target (two commands reaching one destination).
 struct RecentDenial {
   std::string request_hash;
   std::string scope;
@@ -54,6 +56,7 @@ struct RecentDenial {
   std::string surface;
   std::string target;
   std::string reason;
+  std::string command = {};
 };
 
 /// How long an override stays usable, and how long a critical denial stays open to
@@ -86,7 +89,8 @@ class ScopeLedger {
   /// requests for it, from any command of the session, pass without a question.
   virtual void allow_for_session(std::string_view destination) = 0;
 
-  /// Notes an automatic denial the user may override (LocalLedger::authorise()).
+  /// Notes an automatic denial the user may override (LocalLedger::authorise()); a newer
+  /// denial of the same request (request_hash) replaces the older one.
   virtual void note_denial(const RecentDenial& denial) = 0;
 
   /// Takes (uses up) the user's unexpired `kind` authorisation for the request with

@@ -282,12 +282,15 @@ std::string output_event(std::string_view id, bool stderr_stream, std::string_vi
 
 std::string recent_denials_event(const std::vector<DenialEntry>& denials) {
   Event list = Event::array();
-  for (const DenialEntry& d : denials)
-    list.push_back({{"request_hash", d.request_hash},
-                    {"recovery", d.recovery},
-                    {"surface", d.surface},
-                    {"target", d.target},
-                    {"reason", d.reason}});
+  for (const DenialEntry& d : denials) {
+    Event entry = {{"request_hash", d.request_hash},
+                   {"recovery", d.recovery},
+                   {"surface", d.surface},
+                   {"target", d.target},
+                   {"reason", d.reason}};
+    if (!d.command.empty()) entry["command"] = d.command;
+    list.push_back(std::move(entry));
+  }
   return dump({{"type", "recent_denials"}, {"denials", list}});
 }
 

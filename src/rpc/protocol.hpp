@@ -151,9 +151,10 @@ struct DenialEntry {
   std::string surface;
   std::string target;
   std::string reason;
+  std::string command = {};  ///< left out of the event when empty
 };
-/// `{"type":"recent_denials","denials":[{request_hash, recovery, surface, target, reason}]}`,
-/// newest first.
+/// `{"type":"recent_denials","denials":[{request_hash, recovery, surface, target, reason,
+/// command?}]}`, newest first.
 [[nodiscard]] std::string recent_denials_event(const std::vector<DenialEntry>& denials);
 /// `{"type":"override","request_hash":…,"kind":…,"expires_in_s":…}`.
 [[nodiscard]] std::string override_event(std::string_view request_hash, std::string_view kind,

@@ -57,6 +57,7 @@ std::string ledger_request_line(const LedgerRequest& request) {
     line["surface"] = request.surface;
     line["target"] = request.target;
     line["reason"] = request.reason;
+    line["command"] = request.command;
   }
   return dump(line);
 }
@@ -94,6 +95,7 @@ std::optional<LedgerRequest> parse_ledger_request(std::string_view line) {
     request.surface = value.value("surface", "");
     request.target = value.value("target", "");
     request.reason = value.value("reason", "");
+    request.command = value.value("command", "");
   }
   return request;
 }

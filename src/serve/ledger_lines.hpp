@@ -30,7 +30,7 @@ enum class LedgerOp {
 /// One question of a worker: `{"type":"ledger","seq":N,"op":"<op>",...}`.
 ///   seq: the worker's number for the call (the reply names it).
 ///   scope / outcome: for tripped, record, clear. destination: for session_allowed,
-///   allow_session. scope, request_hash, recovery (and surface, target, reason for
+///   allow_session. scope, request_hash, recovery (and surface, target, reason, command for
 ///   note_denial): for note_denial and take_override (approval::ScopeLedger).
 struct LedgerRequest {
   std::uint64_t seq = 0;
@@ -43,6 +43,7 @@ struct LedgerRequest {
   std::string surface = {};
   std::string target = {};
   std::string reason = {};
+  std::string command = {};
 };
 
 /// The line of `request` (JSON ending in "\n").

@@ -46,6 +46,7 @@ void RemoteLedger::note_denial(const approval::RecentDenial& denial) {
   request.surface = denial.surface;
   request.target = denial.target;
   request.reason = denial.reason;
+  request.command = denial.command;
   (void)call(std::move(request));
 }
 

@@ -256,7 +256,7 @@ class Server {
     std::vector<rpc::DenialEntry> entries;
     for (const auto& d : book_.ledger().recent_denials())
       entries.push_back({d.request_hash, std::string(approval::to_string(d.recovery)), d.surface,
-                         d.target, d.reason});
+                         d.target, d.reason, d.command});
     emit(rpc::recent_denials_event(entries));
   }
   void take(const rpc::Override& request, const std::string&) {

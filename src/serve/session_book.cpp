@@ -29,7 +29,7 @@ void SessionBook::answer(const std::string& id, std::string_view line) {
       break;
     case LedgerOp::NoteDenial:
       ledger_.note_denial({request->request_hash, request->scope, request->recovery,
-                           request->surface, request->target, request->reason});
+                           request->surface, request->target, request->reason, request->command});
       break;
     case LedgerOp::TakeOverride:
       value = ledger_.take_override(request->request_hash, request->scope, request->recovery);

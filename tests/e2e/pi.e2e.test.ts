@@ -6,7 +6,7 @@
 // Run by tests/e2e/run.
 import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import {
   existsSync,
   linkSync,
@@ -43,9 +43,19 @@ const DENIED_BY_USER = "Denied by the user.";
 const NO_HUMAN = "Approval needs a human, and none could be asked (Pi has no interactive UI in this mode).";
 const BROKER_DENIES = "e2e broker: this command is not allowed";
 const REVIEWER_DENIES = "e2e reviewer: not this host";
+const REVIEWER_ALLOWS = "e2e reviewer: the user vouches for it";
+const REVIEWER_CRITICAL = "e2e reviewer: this would send the workspace away";
+/** The recovery hints after an automatic denial (docs/approvals.md, "After a wrong denial"). */
+const RETRY_HINT = "Use /auto-review-approve for one exact retry.";
+const HARD_DENY_HINT = "This local safety denial cannot be overridden.";
+const BREAK_GLASS_REASON = "Allowed once by the user's break-glass confirmation.";
 /** A name that is never looked up: the questions about it go through a parent proxy. */
 const HOST = "e2e.pi-sandbox.example";
 const CURL_403 = "curl: (56) CONNECT tunnel failed, response 403";
+/** The body of the proxy's 403 to a plain HTTP request, which `curl -sS` prints (exit 0). */
+const CURL_PROXY_403 = "Connection blocked by network allowlist";
+/** serve's hard deny of `curl -k` (compatibility C77). */
+const HARD_DENY_CURL_K = "Hard deny (transport-security-weakening): `curl -k` turns off TLS certificate verification.";
 
 /** The four choices of a network question, in serve's order (Deny first). */
 function networkChoices(destination: string): string[] {
@@ -354,6 +364,26 @@ class RpcPi {
     return { results, ui: this.ui.slice(firstUi) };
   }
 
+  /**
+   * Types `text` (a slash command, `/name args`) as the user would: an RPC `prompt`, which Pi
+   * dispatches to the extension's command before any model sees it. Waits for its response,
+   * which Pi sends once the command's handler has returned; asserts that a command handled it
+   * (disposition `handled`, not a prompt started for the model). Its dialogs and notices.
+   */
+  async command(text: string): Promise<UiRequest[]> {
+    const id = `c${this.nextId++}`;
+    const firstUi = this.ui.length;
+    this.send({ id, type: "prompt", message: text });
+    await this.until(`command ${id}`, () => this.records.some((r) => r.type === "response" && r.id === id));
+    const response = this.records.find((r) => r.type === "response" && r.id === id);
+    assert.deepEqual(
+      [response.success, response.data?.disposition],
+      [true, "handled"],
+      `${text} was not handled by a command: ${JSON.stringify(response)}`,
+    );
+    return this.ui.slice(firstUi);
+  }
+
   /** The RPC `abort` command: aborts the running prompt (Esc in the TUI). */
   abort(): void {
     this.send({ id: `a${this.nextId++}`, type: "abort" });
@@ -475,6 +505,55 @@ function reviewerConfig(scratch: Scratch, outcome: "allow" | "deny", rationale: 
     JSON.stringify({ hostIPC: { mode: "ask", preflightCommandPrefixes: ["printf"] }, approval: { reviewer: [reviewer] } }),
   );
   return path;
+}
+
+/**
+ * A trusted configuration whose reviewer program appends each request it reads (its stdin,
+ * one JSON line) to the returned `log` and answers: an allow for a request that carries the
+ * user's word (`"userRetry":true`), else a deny rated `riskLevel` with `rationale`.
+ */
+function recordingReviewerConfig(scratch: Scratch, riskLevel: "high" | "critical", rationale: string): { config: string; log: string } {
+  const log = join(scratch.base, "reviewer-stdin.jsonl");
+  const reviewer = join(scratch.base, "reviewer.sh");
+  const allow = JSON.stringify({ outcome: "allow", risk_level: "low", rationale: REVIEWER_ALLOWS });
+  const deny = JSON.stringify({ outcome: "deny", risk_level: riskLevel, rationale });
+  writeFileSync(
+    reviewer,
+    `#!/bin/sh\nrequest=$(cat)\nprintf '%s\\n' "$request" >> '${log}'\n` +
+      `case "$request" in\n*'"userRetry":true'*) printf '%s\\n' '${allow}' ;;\n*) printf '%s\\n' '${deny}' ;;\nesac\n`,
+    { mode: 0o755 },
+  );
+  const config = join(scratch.base, "config.json");
+  writeFileSync(config, JSON.stringify({ approval: { reviewer: [reviewer] } }));
+  return { config, log };
+}
+
+/** The requests the reviewer of recordingReviewerConfig() has read, in order. */
+function reviewerCalls(log: string): Array<Record<string, unknown>> {
+  if (!existsSync(log)) return [];
+  return readFileSync(log, "utf8").trim().split("\n").filter(Boolean).map((line) => JSON.parse(line));
+}
+
+/**
+ * docs/approvals.md, "The hash": the SHA-256 of the request's canonical JSON (every field but
+ * `id`, keys sorted, no whitespace), computed here from what the reviewer read; the user's word
+ * (`userRetry`) is evidence, not part of the request. String fields only (a network request).
+ */
+function requestHash(request: Record<string, unknown>): string {
+  const { id: _id, userRetry: _userRetry, ...fields } = request;
+  const canonical = Object.keys(fields)
+    .sort()
+    .map((key) => `${JSON.stringify(key)}:${JSON.stringify(fields[key])}`);
+  return createHash("sha256").update(`{${canonical.join(",")}}`).digest("hex");
+}
+
+/** The audit log's lines (JSON objects) that concern the request `hash`. */
+function auditOf(scratch: Scratch, hash: string): Array<Record<string, unknown>> {
+  return readFileSync(join(scratch.home, ".pi/agent/logs/pi-sandbox-audit.jsonl"), "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line))
+    .filter((entry) => entry.request_hash === hash);
 }
 
 /** The dialog text of a host-IPC question without a broker: no reason line (no reviewer is configured, which is no fault). */
@@ -822,6 +901,189 @@ describe("pi --mode rpc: approvals through the pi-auto-review broker", () => {
       }
       const audit = readFileSync(join(scratch.home, ".pi/agent/logs/pi-sandbox-audit.jsonl"), "utf8");
       assert.ok(audit.includes(`"reason":"${BROKER_DENIES}"`), audit);
+    });
+  });
+});
+
+describe("pi --mode rpc: after a wrong automatic denial (docs/approvals.md)", () => {
+  /** [method, title or message, options or notice type] of each dialog and notice. */
+  const shown = (ui: UiRequest[]) => ui.map((r) => [r.method, r.title ?? r.message, r.options ?? r.notifyType]);
+
+  it("/auto-review-approve: one retry of exactly the denied request, which the reviewer sees as the user's word; once per hash", async () => {
+    await withScratch(async (scratch) => {
+      const { config, log } = recordingReviewerConfig(scratch, "high", REVIEWER_DENIES);
+      await withParentProxy(async (parent) => {
+        await withRpc(scratch, { env: { ...parentProxyEnv(parent.url), PI_SANDBOX_CONFIG: config } }, async (pi) => {
+          pi.answer = () => assert.fail("the human must not be asked");
+          const destination = `${HOST}:80`;
+          const command = `curl -sS --max-time 30 http://${HOST}/`;
+          const refused = (reason: string) => [
+            { text: `pi-sandbox: network: refused ${destination}: ${reason}\n${CURL_PROXY_403}`, isError: false },
+          ];
+
+          const denied = await pi.prompt({ command });
+          assert.deepEqual(shown(denied.ui), [["notify", `Domain proxy denied: ${REVIEWER_DENIES} ${RETRY_HINT}`, "warning"]]);
+          assert.deepEqual(denied.results, refused(REVIEWER_DENIES));
+          const [first] = reviewerCalls(log);
+          assert.deepEqual([first.command, first.destination, first.userRetry], [command, destination, undefined]);
+          const hash = requestHash(first);
+
+          assert.deepEqual(shown(await pi.command("/auto-review-approve")), [
+            [
+              "notify",
+              `pi-sandbox: one retry of ${destination} authorised for 60 s: the reviewer decides again, knowing you asked for it. Ask the agent to run the same command again.`,
+              "info",
+            ],
+          ]);
+
+          // Another command to the same destination is another request: not covered.
+          const other = `${command} && echo other`;
+          const notCovered = await pi.prompt({ command: other });
+          assert.deepEqual(notCovered.results, [
+            { text: `pi-sandbox: network: refused ${destination}: ${REVIEWER_DENIES}\n${CURL_PROXY_403}other\n`, isError: false },
+          ]);
+          assert.deepEqual(
+            reviewerCalls(log).slice(1).map((c) => [c.command, c.userRetry]),
+            [[other, undefined]],
+          );
+
+          // The same command again: reviewed once more, the user's word on the reviewer's stdin.
+          const retried = await pi.prompt({ command });
+          assert.deepEqual(retried.results, [{ text: "from the parent proxy\n", isError: false }]);
+          assert.deepEqual(retried.ui, []);
+          const third = reviewerCalls(log)[2];
+          assert.equal(third.userRetry, true);
+          assert.equal(requestHash(third), hash);
+          assert.deepEqual(parent.requests, [`CONNECT ${destination} HTTP/1.1`, "GET / HTTP/1.1"]);
+
+          // A second retry of the same request is refused by serve, in serve's words; the user
+          // picks it among the two denials (newest first), each named by its command.
+          const labels = [`network ${destination}: ${REVIEWER_DENIES} (command: ${other})`, `network ${destination}: ${REVIEWER_DENIES} (command: ${command})`];
+          pi.answer = (request) => (request.method === "select" ? labels[1] : assert.fail(JSON.stringify(request)));
+          const again = await pi.command("/auto-review-approve");
+          pi.answer = () => assert.fail("the human must not be asked");
+          assert.deepEqual(shown(again), [
+            ["select", "Retry which automatic denial once?", labels],
+            ["notify", `pi-sandbox: override: a retry of ${hash} was already authorised in this session`, "warning"],
+          ]);
+
+          // So the same command is reviewed as any other again, and denied.
+          const afterwards = await pi.prompt({ command });
+          assert.deepEqual(afterwards.results, refused(REVIEWER_DENIES));
+          assert.deepEqual(
+            reviewerCalls(log).map((c) => [c.command, c.userRetry]),
+            [
+              [command, undefined],
+              [other, undefined],
+              [command, true],
+              [command, undefined],
+            ],
+          );
+        });
+      });
+      assert.deepEqual(
+        auditOf(scratch, requestHash(reviewerCalls(log)[0])).map((e) => [e.event, e.action ?? null, e.source, e.reason ?? null]),
+        [
+          ["review_decision", "deny", "reviewer", REVIEWER_DENIES],
+          ["review_decision", "allow", "reviewer", REVIEWER_ALLOWS],
+          // A reviewer's allow of a destination holds for the rest of its command (approvals.md).
+          ["grant_issued", null, "broker", "valid for the rest of this command"],
+          ["grant_consumed", null, "broker", null],
+          ["review_decision", "deny", "reviewer", REVIEWER_DENIES],
+        ],
+      );
+    });
+  });
+
+  it("a hard deny has no way out; a critical denial: no retry, break-glass after the typed phrase skips the reviewer once, with its grant", async () => {
+    await withScratch(async (scratch) => {
+      const { config, log } = recordingReviewerConfig(scratch, "critical", REVIEWER_CRITICAL);
+      await withParentProxy(async (parent) => {
+        await withRpc(scratch, { env: { ...parentProxyEnv(parent.url), PI_SANDBOX_CONFIG: config } }, async (pi) => {
+          pi.answer = () => assert.fail("the human must not be asked");
+          const NO_RETRY = "pi-sandbox: no automatic denial to retry in this session (hard denies cannot be overridden; critical ones need /auto-review-break-glass)";
+          const NO_CRITICAL = "pi-sandbox: no critical automatic denial in the last 5 minutes (others: /auto-review-approve)";
+
+          // A hard deny (compatibility C77): serve refuses before any review, and says there is no way out.
+          const insecure = `curl -sS -k --max-time 30 http://${HOST}/`;
+          const hard = await pi.prompt({ command: insecure });
+          assert.equal(hard.results.length, 1);
+          const hardReason = HARD_DENY_CURL_K;
+          assert.deepEqual(shown(hard.ui), [["notify", `Domain proxy denied: ${hardReason} ${HARD_DENY_HINT}`, "warning"]]);
+          assert.deepEqual(hard.results, [
+            { text: `pi-sandbox: network: refused ${HOST}:80: ${hardReason}\n${CURL_PROXY_403}`, isError: false },
+          ]);
+          assert.deepEqual(shown(await pi.command("/auto-review-approve")), [["notify", NO_RETRY, "warning"]]);
+          assert.deepEqual(shown(await pi.command("/auto-review-break-glass")), [["notify", NO_CRITICAL, "warning"]]);
+          assert.deepEqual(reviewerCalls(log), []);
+
+          // A critical denial by the reviewer.
+          const destination = `${HOST}:80`;
+          const command = `curl -sS --max-time 30 http://${HOST}/`;
+          const denied = await pi.prompt({ command });
+          assert.deepEqual(denied.results, [
+            { text: `pi-sandbox: network: refused ${destination}: ${REVIEWER_CRITICAL}\n${CURL_PROXY_403}`, isError: false },
+          ]);
+          // serve's reviewer denial names the retry (docs/approvals.md), which tells of break-glass.
+          assert.deepEqual(shown(denied.ui), [["notify", `Domain proxy denied: ${REVIEWER_CRITICAL} ${RETRY_HINT}`, "warning"]]);
+          const hash = requestHash(reviewerCalls(log)[0]);
+          const phrase = `break glass ${hash.slice(0, 8)}`;
+          const question = `Allow ${destination} once WITHOUT review? It was denied as critical: ${REVIEWER_CRITICAL} Type "${phrase}" to confirm.`;
+
+          // Not by a retry: only break-glass, and only with the exact phrase.
+          assert.deepEqual(shown(await pi.command("/auto-review-approve")), [["notify", NO_RETRY, "warning"]]);
+          pi.answer = (request) => (request.method === "input" ? `break glass ${"0".repeat(8)}` : assert.fail(JSON.stringify(request)));
+          assert.deepEqual(shown(await pi.command("/auto-review-break-glass")), [
+            ["input", question, undefined],
+            ["notify", "pi-sandbox: break-glass cancelled: the phrase did not match", "warning"],
+          ]);
+          pi.answer = (request) => (request.method === "input" ? phrase : assert.fail(JSON.stringify(request)));
+          assert.deepEqual(shown(await pi.command("/auto-review-break-glass")), [
+            ["input", question, undefined],
+            [
+              "notify",
+              `pi-sandbox: ${destination} may be reached once without review in the next 60 s (break-glass; hard denies still apply). Ask the agent to run the same command again.`,
+              "info",
+            ],
+          ]);
+          pi.answer = () => assert.fail("the human must not be asked");
+
+          // The retry: allowed without the reviewer, once.
+          const allowed = await pi.prompt({ command });
+          assert.deepEqual(allowed.results, [{ text: "from the parent proxy\n", isError: false }]);
+          assert.deepEqual(allowed.ui, []);
+          assert.equal(reviewerCalls(log).length, 1);
+          assert.deepEqual(parent.requests, [`CONNECT ${destination} HTTP/1.1`, "GET / HTTP/1.1"]);
+          const once = await pi.prompt({ command });
+          assert.deepEqual(once.results, [
+            { text: `pi-sandbox: network: refused ${destination}: ${REVIEWER_CRITICAL}\n${CURL_PROXY_403}`, isError: false },
+          ]);
+          assert.deepEqual(
+            reviewerCalls(log).map((c) => [c.command, c.userRetry]),
+            [
+              [command, undefined],
+              [command, undefined],
+            ],
+          );
+
+          // The break-glass of the critical denial never covers the hard-denied command.
+          const stillHard = await pi.prompt({ command: insecure });
+          assert.deepEqual(stillHard.results, hard.results);
+          assert.equal(reviewerCalls(log).length, 2);
+          assert.deepEqual(parent.requests, [`CONNECT ${destination} HTTP/1.1`, "GET / HTTP/1.1"]);
+        });
+      });
+      const hash = requestHash(reviewerCalls(log)[0]);
+      assert.deepEqual(
+        auditOf(scratch, hash).map((e) => [e.event, e.action ?? null, e.source, e.reason ?? null]),
+        [
+          ["review_decision", "deny", "reviewer", REVIEWER_CRITICAL],
+          ["review_decision", "allow", "human", BREAK_GLASS_REASON],
+          ["grant_issued", null, "broker", null],
+          ["grant_consumed", null, "broker", null],
+          ["review_decision", "deny", "reviewer", REVIEWER_CRITICAL],
+        ],
+      );
     });
   });
 });

@@ -1065,6 +1065,7 @@ TEST_F(ServeApprovals, AfterAWrongDenialTheUserGetsOneRetryThatTheReviewerSeesAs
   EXPECT_EQ(denial["surface"], "network");
   EXPECT_EQ(denial["target"], "asked.test:80");
   EXPECT_EQ(denial["reason"], "Unknown host.");
+  EXPECT_EQ(denial["command"], command);
   const std::string hash = denial["request_hash"];
   EXPECT_EQ(hash.size(), 64u);
   // Break-glass is only for critical denials.
@@ -1084,6 +1085,11 @@ TEST_F(ServeApprovals, AfterAWrongDenialTheUserGetsOneRetryThatTheReviewerSeesAs
             "override: a retry of " + hash + " was already authorised in this session");
   serve.send(exec("again", command, scratch_.ws));
   EXPECT_EQ(streams(serve.until_exit("again")).first, "403\n");
+  // Denied again, the request is still listed once.
+  serve.send(json{{"type", "recent_denials"}});
+  const json listed = serve.next();
+  ASSERT_EQ(listed["denials"].size(), 1u) << listed;
+  EXPECT_EQ(listed["denials"][0], denial);
 }
 
 TEST_F(ServeApprovals, TheCommandsTimeoutIsTheQuestionsDeadline) {

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "approval/broker.hpp"
@@ -86,6 +87,31 @@ TEST(OverrideLedger, KeepsTheTenNewestRetryableDenialsNewestFirst) {
   EXPECT_EQ(recent.back().request_hash, std::string(64, 'c'));
 }
 
+TEST(OverrideLedger, ARepeatedDenialOfOneRequestIsListedOnceAndPushesNoOtherOut) {
+  ClockedLedger c;
+  c.ledger->note_denial(denial(kHashA, Recovery::Retry));
+  for (char h = 'b'; h < 'b' + 9; ++h)
+    c.ledger->note_denial(denial(std::string(64, h), Recovery::Retry));
+  // The agent runs the newest denied command three times more.
+  for (int i = 0; i < 3; ++i) c.ledger->note_denial(denial(std::string(64, 'j'), Recovery::Retry));
+  auto recent = c.ledger->recent_denials();
+  ASSERT_EQ(recent.size(), 10u);
+  EXPECT_EQ(recent.front().request_hash, std::string(64, 'j'));
+  EXPECT_EQ(recent.back().request_hash, kHashA);
+  // Denied again, a request moves to the front, with what the reviewer said this time.
+  RecentDenial again = denial(kHashA, Recovery::BreakGlass);
+  again.reason = "Critical.";
+  again.command = "curl https://example.com/";
+  c.ledger->note_denial(again);
+  recent = c.ledger->recent_denials();
+  ASSERT_EQ(recent.size(), 10u);
+  EXPECT_EQ(std::make_tuple(recent.front().request_hash, recent.front().recovery,
+                            recent.front().reason, recent.front().command),
+            std::make_tuple(kHashA, Recovery::BreakGlass, std::string("Critical."),
+                            std::string("curl https://example.com/")));
+  EXPECT_EQ(recent.back().request_hash, std::string(64, 'b'));
+}
+
 /// A broker whose reviewer denies, on a ledger the test can authorise overrides in.
 struct Overrides {
   ClockedLedger clock;
@@ -117,6 +143,7 @@ TEST(BrokerOverrides, ADeniedRequestIsNotedAndARetryIsReviewedAgainWithTheUsersW
   EXPECT_EQ(recent[0].recovery, Recovery::Retry);
   EXPECT_EQ(recent[0].target, "example.com:443");
   EXPECT_EQ(recent[0].reason, "Unknown host.");
+  EXPECT_EQ(recent[0].command, "curl https://example.com");
   ASSERT_TRUE(o.clock.ledger->authorise(recent[0].request_hash, Recovery::Retry).has_value());
   // The retry is the reviewer's to decide, with the evidence; this time it allows.
   o.reviewer.answer = verdict(ReviewOutcome::Allow, "The user vouches for it.");

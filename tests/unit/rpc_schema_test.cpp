@@ -39,6 +39,8 @@ std::vector<std::string> built_events() {
       error_event("unknown request type \"x\""),
       error_event("unknown command id \"c9\"", "c9"),
       recent_denials_event({{std::string(64, 'a'), "retry", "network", "a.test:443", "No."}}),
+      recent_denials_event(
+          {{std::string(64, 'b'), "break-glass", "network", "a.test:443", "No.", "curl a.test"}}),
       recent_denials_event({}),
       override_event(std::string(64, 'a'), "retry", 60),
   };

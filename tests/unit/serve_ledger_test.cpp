@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -67,6 +68,28 @@ TEST(LedgerLines, RequestsRoundTrip) {
       EXPECT_EQ(parsed->outcome, sent.outcome);
     }
   }
+}
+
+TEST(LedgerLines, ADenialCarriesWhatTheUserIsShownWithItsCommand) {
+  LedgerRequest sent = request(11, LedgerOp::NoteDenial, "s:turn:1", "");
+  sent.request_hash = std::string(64, 'a');
+  sent.recovery = approval::Recovery::BreakGlass;
+  sent.surface = "network";
+  sent.target = "a.test:443";
+  sent.reason = "No.";
+  sent.command = "curl https://a.test/";
+  const std::string line = unframed(ledger_request_line(sent));
+  EXPECT_EQ(line,
+            R"({"type":"ledger","seq":11,"op":"note_denial","scope":"s:turn:1","request_hash":")" +
+                sent.request_hash +
+                R"(","recovery":"break-glass","surface":"network","target":"a.test:443",)"
+                R"("reason":"No.","command":"curl https://a.test/"})");
+  const auto parsed = parse_ledger_request(line);
+  ASSERT_TRUE(parsed.has_value()) << line;
+  EXPECT_EQ(std::make_tuple(parsed->request_hash, parsed->recovery, parsed->surface, parsed->target,
+                            parsed->reason, parsed->command),
+            std::make_tuple(sent.request_hash, sent.recovery, sent.surface, sent.target,
+                            sent.reason, sent.command));
 }
 
 TEST(LedgerLines, MalformedRequestsAreRefused) {

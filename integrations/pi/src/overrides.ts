@@ -24,14 +24,23 @@ function say(ctx: ExtensionCommandContext, text: string, level: "info" | "warnin
   else writeSync(ctx.mode === "json" ? 2 : 1, `${text}\n`);
 }
 
-function label(denial: RecentDenial): string {
-  return `${denial.surface} ${denial.target}: ${denial.reason}`;
+/**
+ * What the user picks among: surface, target and reason, then the command (two commands may be
+ * denied the same destination for the same reason); a label that is still not unique gets the
+ * start of its request hash, so that each pick names exactly one denial.
+ */
+export function denialLabels(denials: RecentDenial[]): string[] {
+  const plain = denials.map((d) => {
+    const command = d.command && d.command !== d.target ? ` (command: ${d.command})` : "";
+    return `${d.surface} ${d.target}: ${d.reason}${command}`;
+  });
+  return plain.map((text, i) => (plain.indexOf(text) === plain.lastIndexOf(text) ? text : `${text} [request ${denials[i]!.request_hash.slice(0, 8)}]`));
 }
 
 /** The denial to override: the only one, else the user's pick (undefined: cancelled). */
 async function choose(ctx: ExtensionCommandContext, denials: RecentDenial[], title: string): Promise<RecentDenial | undefined> {
   if (denials.length === 1 || !ctx.hasUI) return denials[0];
-  const labels = denials.map(label);
+  const labels = denialLabels(denials);
   const picked = await ctx.ui.select(title, labels);
   return picked === undefined ? undefined : denials[labels.indexOf(picked)];
 }

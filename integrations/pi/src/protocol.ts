@@ -167,7 +167,8 @@ export type ExitEvent = {
 };
 export type ErrorEvent = { type: "error"; message: string; id?: string };
 /** One automatic denial the user may override: `recovery` says how. */
-export type RecentDenial = { request_hash: string; recovery: OverrideKind; surface: string; target: string; reason: string };
+/** One overridable denial; `command`: the denied request's command (absent when it had none, or from an older serve). */
+export type RecentDenial = { request_hash: string; recovery: OverrideKind; surface: string; target: string; reason: string; command?: string };
 export type RecentDenialsEvent = { type: "recent_denials"; denials: RecentDenial[] };
 export type OverrideEvent = { type: "override"; request_hash: string; kind: OverrideKind; expires_in_s: number };
 

@@ -4,7 +4,7 @@
 // tests/integration/serve_test.cpp, "AfterAWrongDenial...").
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { approveRetry, breakGlass, breakGlassPhrase, registerOverrideCommands, type OverrideClient } from "../src/overrides.ts";
+import { approveRetry, breakGlass, breakGlassPhrase, denialLabels, registerOverrideCommands, type OverrideClient } from "../src/overrides.ts";
 import type { OverrideKind, RecentDenial } from "../src/protocol.ts";
 import { ServeClient } from "../src/serve-client.ts";
 import { FAKE } from "./serve-client.test.ts";
@@ -72,6 +72,34 @@ describe("/auto-review-approve", () => {
         "warning",
         "pi-sandbox: no automatic denial to retry in this session (hard denies cannot be overridden; critical ones need /auto-review-break-glass)",
       ],
+    ]);
+  });
+});
+
+describe("the denials to pick among", () => {
+  it("name the command, so that two commands denied the same destination are told apart; the pick is the one named", async () => {
+    const first = { ...RETRY, command: "curl https://asked.test/" };
+    const second = { ...RETRY, request_hash: "c".repeat(64), command: "curl https://asked.test/ && echo other" };
+    const serve = client([second, first]);
+    const labels = [
+      "network asked.test:443: Unknown host. (command: curl https://asked.test/ && echo other)",
+      "network asked.test:443: Unknown host. (command: curl https://asked.test/)",
+    ];
+    assert.deepEqual(denialLabels([second, first]), labels);
+    const { ctx, asked } = context({ pick: labels[1] });
+    await approveRetry(serve, ctx);
+    assert.deepEqual(asked, [`Retry which automatic denial once? ${labels.join(" | ")}`]);
+    assert.deepEqual(serve.overrides, [[first.request_hash, "retry"]]);
+  });
+
+  it("a label still alike (the same command in two directories) ends with the start of its request hash", () => {
+    const here = { ...RETRY, command: "curl https://asked.test/" };
+    const there = { ...here, request_hash: "d".repeat(64) };
+    const host = { ...RETRY, surface: "host-ipc", target: "printf x", command: "printf x", request_hash: "e".repeat(64) };
+    assert.deepEqual(denialLabels([here, there, host]), [
+      "network asked.test:443: Unknown host. (command: curl https://asked.test/) [request aaaaaaaa]",
+      "network asked.test:443: Unknown host. (command: curl https://asked.test/) [request dddddddd]",
+      "host-ipc printf x: Unknown host.",
     ]);
   });
 });
