@@ -28,9 +28,15 @@ namespace pisandbox::proxy {
 
 /// The answer for one destination. `reason` says why it was refused; it is logged, never sent
 /// to the sandboxed client (which gets the fixed 403 / SOCKS reply 0x02).
+/// `grant`: for an allowed destination, the standing rule it was allowed under (for example the
+/// `network.allowedDomains` entry), the same text each time that rule allows it; empty when the
+/// allowance covers this one connection or request only (a one-shot approval). An upstream
+/// connection an absolute-form request opened is kept for a later request only when that
+/// request is allowed under the same non-empty grant (UpstreamPool).
 struct Decision {
   bool allowed = false;
   std::string reason;
+  std::string grant;
 };
 
 /// Decides one destination (docs/network.md, "Deciding a destination": allowedDomains, then the
@@ -115,6 +121,10 @@ using AddressFilter = std::function<bool(const asio::ip::address&, std::string& 
 ///                    one below is in use, whoever opened them); 0: none.
 ///   capped:          told once, on the I/O thread, when the first connection past
 ///                    max_connections or descriptor_ceiling is closed, with both; may be empty.
+///   max_idle_upstreams: the most idle upstream connections of absolute-form requests kept
+///                    for a next request to the same destination (UpstreamPool); 0: none kept.
+///   upstream_idle_timeout: a kept upstream connection not used again within this many
+///                    seconds is closed.
 ///   credential:      when set, every client must present it before anything is decided
 ///                    (proxy/protocol/credential.hpp; docs/macos.md: the listeners are then on
 ///                    the host's loopback, reachable by any local process): each HTTP request
@@ -141,6 +151,8 @@ struct ServerOptions {
   std::size_t max_connections = 0;
   int descriptor_ceiling = 0;
   std::function<void(std::size_t max_connections, int descriptor_ceiling)> capped;
+  std::size_t max_idle_upstreams = 8;
+  std::chrono::seconds upstream_idle_timeout{30};
   std::optional<ProxyCredential> credential;
 };
 

@@ -64,7 +64,8 @@ proxy::Decision NetworkDecider::decide(const std::string& raw_host, std::uint16_
   for (const auto& pattern : network_.denied_domains)
     if (pattern.matches(*host, port)) return refuse(destination, denied_reason(pattern));
   for (const auto& pattern : network_.allowed_domains)
-    if (pattern.matches(*host, port)) return proxy::Decision{true, {}};
+    if (pattern.matches(*host, port))
+      return proxy::Decision{true, {}, "network.allowedDomains " + pattern.text()};
   approval::BoundaryRequest request;
   request.id = new_id("sandbox-runtime-network-");
   request.source = "sandbox-runtime";

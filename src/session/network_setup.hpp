@@ -43,7 +43,9 @@ inline constexpr std::string_view kPolicySource = "policy";
 /// (`network.allowedDomains` match → allow → else the broker with a `network`/`connect` request,
 /// `destination` = `host:port`, which answers from what the human allowed or denied earlier in the
 /// command or the session first and may offer the remembered choices). One approval covers one
-/// connection. Thread-safe: the proxy calls it from several threads at once.
+/// connection: only an `allowedDomains` match carries a proxy::Decision::grant (the entry), so
+/// only what it allowed may be served by a kept upstream connection. Thread-safe: the proxy calls
+/// it from several threads at once.
 class NetworkDecider {
  public:
   /// `broker` must stay valid as long as `keep_alive` (which the decider holds). `log`
