@@ -165,7 +165,9 @@ asio::awaitable<bool> HttpSession::handle(const RequestHead& head) {
   }
   const ParentUse use =
       head.form == TargetForm::Authority ? ParentUse::Tunnel : ParentUse::PlainHttp;
-  const Verdict verdict = co_await check_destination(*host, head.port, use);
+  const bool kept_first = head.form == TargetForm::Absolute && may_retry(head);
+  Verdict verdict = co_await check_destination(*host, head.port, use,
+                                               kept_first ? KeptFirst::Yes : KeptFirst::No);
   if (closed_) co_return false;
   if (verdict.kind == Verdict::Kind::Refused) {
     if (!verdict.reported) note_refusal(target_text(*host, head.port), verdict.reason);
@@ -182,14 +184,31 @@ asio::awaitable<bool> HttpSession::handle(const RequestHead& head) {
     co_return false;
   }
   // A kept connection opened for the same destination under the same grant, to an address
-  // this request's own lookup checked (UpstreamPool); else a new one.
+  // this request's own lookup checked, or, when the lookup was left out for it, that the same
+  // AddressFilter passed when it was opened (UpstreamPool); else a new one.
   bool reused = false;
-  if (!verdict.grant.empty() && may_retry(head)) {
+  if (!verdict.grant.empty() && kept_first) {
     const UpstreamKey key{*host, head.port, verdict.grant, verdict.via};
-    if (auto kept = context_.upstreams.take(key, verdict.endpoints)) {
+    if (auto kept =
+            context_.upstreams.take(key, verdict.looked_up ? &verdict.endpoints : nullptr)) {
       upstream_ = std::move(*kept);
       reused = true;
     }
+  }
+  if (!reused && !verdict.looked_up) {
+    // None was left after all: the lookup and the address check first, as for any connection.
+    Verdict resolved = co_await look_up_and_check(*host, head.port);
+    if (closed_) co_return false;
+    if (resolved.kind == Verdict::Kind::Refused) {
+      co_await refuse(refused, resolved.reason);
+      co_return false;
+    }
+    if (resolved.kind == Verdict::Kind::Unreachable) {
+      co_await answer(502, failed, resolved.reason);
+      co_return false;
+    }
+    verdict.endpoints = std::move(resolved.endpoints);
+    verdict.looked_up = true;
   }
   if (!reused && !co_await open_upstream(head, *host, verdict, failed)) co_return false;
   co_return co_await exchange(head, *host, verdict, reused);

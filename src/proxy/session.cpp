@@ -321,7 +321,7 @@ asio::awaitable<bool> Session::write_client(std::string_view bytes) {
 }
 
 asio::awaitable<Verdict> Session::check_destination(const std::string& host, std::uint16_t port,
-                                                    ParentUse use) {
+                                                    ParentUse use, KeptFirst kept) {
   phase_ = Phase::Deciding;
   set_deadline(Clock::duration::max(), Extend::Never);
   const auto& options = context_.options;
@@ -329,7 +329,9 @@ asio::awaitable<Verdict> Session::check_destination(const std::string& host, std
   if (auto refusal = run_screen(options.screen, host, port)) co_return std::move(*refusal);
   const ParentSetting* via = options.parents.route(host, use);
   Verdict checked{Verdict::Kind::Allowed, {}, {}};
-  if (via == nullptr) {
+  if (via == nullptr && kept == KeptFirst::Yes && context_.upstreams.holds(host, port, nullptr)) {
+    checked.looked_up = false;
+  } else if (via == nullptr) {
     // Step 3 before the decision, which may ask a human: a name that will be refused is
     // refused without a question (docs/approvals.md, "The order of a decision", step 3).
     checked = co_await look_up_and_check(host, port);

@@ -60,6 +60,9 @@ struct Verdict {
                           ///< check_destination() through ServerOptions::refused)
   const ParentSetting* via = nullptr;
   std::string grant;
+  /// False when check_destination() left the lookup out for a kept connection (KeptFirst):
+  /// `endpoints` is then empty, and look_up_and_check() is still due before a new connection.
+  bool looked_up = true;
 };
 
 /// Lets a worker hand a result to the I/O thread only while the io_context exists: a worker
@@ -151,8 +154,16 @@ class Session : public std::enable_shared_from_this<Session> {
   /// asked), then the Decider. When ServerOptions::parents routes the destination reached by `use`
   /// through a parent proxy: the Screen, the Decider, then the lookup of the parent (Verdict::via
   /// set).
+  /// KeptFirst::Yes (an absolute-form request that may take a kept connection): when the
+  /// UpstreamPool holds a direct connection to `host:port`, the lookup is left out before the
+  /// Decider (Verdict::looked_up false): that connection's address passed the same
+  /// AddressFilter when it was opened, and the caller looks up before opening another.
+  enum class KeptFirst { No, Yes };
   asio::awaitable<Verdict> check_destination(const std::string& host, std::uint16_t port,
-                                             ParentUse use);
+                                             ParentUse use, KeptFirst kept = KeptFirst::No);
+  /// Step 3 alone, on a worker within connect_timeout: the lookup and the check of every
+  /// address (resolve_and_check()); a failure is reported (ServerOptions::refused).
+  asio::awaitable<Verdict> look_up_and_check(const std::string& host, std::uint16_t port);
   /// What failed when connecting: `message` is the cause (connect_cause() per address, or the
   /// parent's failure naming it). `parent`: the failure is the parent proxy's (its address, or
   /// its answer to CONNECT).
@@ -214,7 +225,6 @@ class Session : public std::enable_shared_from_this<Session> {
  private:
   asio::awaitable<void> watchdog();
   asio::awaitable<Verdict> look_up_parent(const ParentSetting& via);
-  asio::awaitable<Verdict> look_up_and_check(const std::string& host, std::uint16_t port);
   asio::awaitable<Verdict> run_decider_call(const std::string& host, std::uint16_t port);
   asio::awaitable<std::optional<std::string>> open_parent_tunnel(const std::string& host,
                                                                  std::uint16_t port,

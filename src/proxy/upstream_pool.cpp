@@ -64,10 +64,12 @@ void UpstreamPool::put(const UpstreamKey& key, tcp::socket socket) {
 }
 
 std::optional<tcp::socket> UpstreamPool::take(const UpstreamKey& key,
-                                              const std::vector<tcp::endpoint>& endpoints) {
+                                              const std::vector<tcp::endpoint>* endpoints) {
   for (auto it = entries_.end(); it != entries_.begin();) {
     --it;
-    if (it->key != key || std::ranges::find(endpoints, it->peer) == endpoints.end()) continue;
+    if (it->key != key) continue;
+    if (endpoints != nullptr && std::ranges::find(*endpoints, it->peer) == endpoints->end())
+      continue;
     Entry entry = std::move(*it);
     entries_.erase(it);
     entry.timer->cancel();
@@ -78,6 +80,13 @@ std::optional<tcp::socket> UpstreamPool::take(const UpstreamKey& key,
     return take(key, endpoints);  // an older one may still be good
   }
   return std::nullopt;
+}
+
+bool UpstreamPool::holds(const std::string& host, std::uint16_t port,
+                         const ParentSetting* via) const {
+  return std::ranges::any_of(entries_, [&](const Entry& entry) {
+    return entry.key.host == host && entry.key.port == port && entry.key.via == via;
+  });
 }
 
 void UpstreamPool::drop(std::uint64_t id) {

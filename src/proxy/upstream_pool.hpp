@@ -53,11 +53,17 @@ class UpstreamPool {
   /// Does nothing (the socket is closed) when `key.grant` is empty or nothing may be kept.
   void put(const UpstreamKey& key, asio::ip::tcp::socket socket);
 
-  /// The most recently kept connection for exactly `key` whose peer is one of `endpoints`
+  /// The most recently kept connection for exactly `key` whose peer is one of `*endpoints`
   /// (the addresses the current request's lookup checked), still open and with nothing to read;
   /// nullopt when there is none. Stale connections met on the way are closed.
+  /// `endpoints` nullptr: any peer (the caller skipped the lookup because a connection was
+  /// kept, Session::KeptFirst; every kept peer passed the AddressFilter when it was opened).
   std::optional<asio::ip::tcp::socket> take(const UpstreamKey& key,
-                                            const std::vector<asio::ip::tcp::endpoint>& endpoints);
+                                            const std::vector<asio::ip::tcp::endpoint>* endpoints);
+
+  /// Whether a connection to `host:port` through `via` is kept, under any grant.
+  [[nodiscard]] bool holds(const std::string& host, std::uint16_t port,
+                           const ParentSetting* via) const;
 
   /// Closes every kept connection (Server::stop(): the command's end).
   void clear();
