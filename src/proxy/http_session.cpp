@@ -48,7 +48,8 @@ class HttpSession final : public Session {
   asio::awaitable<void> upload_body(BodyFraming framing);
   asio::awaitable<bool> read_upstream(std::string& into);
   asio::awaitable<bool> write_upstream(std::string_view bytes);
-  asio::awaitable<bool> forward_response_body(const BodyFraming& framing, std::string& pending);
+  asio::awaitable<bool> forward_response_body(const BodyFraming& framing, std::string& head,
+                                              std::string& pending);
   asio::awaitable<void> answer(int status, std::string_view what, std::string_view detail);
   asio::awaitable<void> refuse(std::string_view what, std::string_view detail);
 
@@ -290,31 +291,34 @@ asio::awaitable<void> HttpSession::upload_body(BodyFraming framing) {
   if (client_failed) close_all();
 }
 
-// Forwards the response body, server → client, per its framing. `pending` holds the bytes
-// read after the head. Returns false when the body ended early or a write failed. A body of
-// known length (or one that ends with the connection) is moved with splice(2) once `pending`
-// is sent; a chunked one passes through the scanner. Bytes after the end of the message are
-// the server's mistake: dropped, and the connection is not used again.
+// Writes the response `head` and forwards the body, server → client, per its framing.
+// `pending` holds the bytes read after the head. Returns false when the body ended early or a write
+// failed. A body of known length (or one that ends with the connection) is moved with splice(2)
+// once `pending` is sent; a chunked one passes through the scanner. Bytes after the end of the
+// message are the server's mistake: dropped, and the connection is not used again.
 asio::awaitable<bool> HttpSession::forward_response_body(const BodyFraming& framing,
-                                                         std::string& pending) {
+                                                         std::string& head, std::string& pending) {
   using Kind = BodyFraming::Kind;
   if (framing.kind == Kind::None) {
     upstream_reusable_ = upstream_reusable_ && pending.empty();
-    co_return true;
+    co_return co_await write_client(head);
   }
   if (framing.kind != Kind::Chunked) {
     std::uint64_t remaining = framing.length;
     std::size_t take = pending.size();
     if (framing.kind == Kind::Length)
       take = static_cast<std::size_t>(std::min<std::uint64_t>(remaining, pending.size()));
-    if (take > 0 && !co_await write_client(std::string_view(pending).substr(0, take)))
-      co_return false;
+    // The head and the body bytes that came with it in one write: one segment for a small
+    // response, and the client's first byte is not held back behind a second write.
+    head.append(pending, 0, take);
+    if (!co_await write_client(head)) co_return false;
     upstream_reusable_ = upstream_reusable_ && pending.size() == take;
     pending.clear();
     if (framing.kind == Kind::UntilClose) co_return co_await move_until_eof(upstream_, client_);
     remaining -= take;
     co_return co_await move_exactly(upstream_, client_, remaining);
   }
+  if (!co_await write_client(head)) co_return false;
   ChunkedBodyScanner scanner(502);
   while (true) {
     if (pending.empty() && !co_await read_upstream(pending)) co_return false;
@@ -444,12 +448,11 @@ asio::awaitable<HttpSession::Outcome> HttpSession::relay_response(const RequestH
     // An unfinished request body ends the connection after this response (see exchange()).
     const bool keep_alive =
         wants_keep_alive(head) && framing->kind != BodyFraming::Kind::UntilClose && body_done_;
-    const std::string response_head = downstream_response_head(
+    std::string response_head = downstream_response_head(
         response, *framing, keep_alive ? ClientConnection::KeepAlive : ClientConnection::Close);
-    if (!co_await write_client(response_head)) co_return Outcome::Failed;
     upstream_reusable_ =
         server_keeps_connection(response) && framing->kind != BodyFraming::Kind::UntilClose;
-    if (!co_await forward_response_body(*framing, pending)) {
+    if (!co_await forward_response_body(*framing, response_head, pending)) {
       close_all();  // a truncated body must reach the client as a truncated connection
       co_return Outcome::Failed;
     }

@@ -27,6 +27,7 @@ constexpr std::size_t kRelayChunk = 64 * 1024;
 // /proc/sys/fs/pipe-max-size for an unprivileged process, 1 MiB by default). The pages are the
 // kernel's, filled only as far as the data in flight.
 constexpr std::size_t kSplicePipe = 256 * 1024;
+constexpr std::uint64_t kGrowPipeAfter = 1024 * 1024;
 // No limit on the bytes a tunnel direction moves.
 constexpr std::uint64_t kNoLimit = std::numeric_limits<std::uint64_t>::max();
 // send(2) without SIGPIPE where the flag exists (macOS has none: there the proxy thread blocks
@@ -612,9 +613,11 @@ asio::awaitable<Session::Moved> Session::copy_bytes(tcp::socket& from, tcp::sock
 
 #ifndef PI_SANDBOX_PORTABLE_RELAY
 // The zero-copy path (docs/network.md): splice(2) socket → pipe → socket. Waits for readiness
-// only after EAGAIN, which keeps Asio's edge-triggered reactor exact. The pipe is enlarged to
-// kSplicePipe (fcntl(2) F_SETPIPE_SZ; kept at its default size when the kernel refuses), so
-// one splice moves up to that much: fewer system calls and wake-ups per byte. Unsupported,
+// only after EAGAIN, which keeps Asio's edge-triggered reactor exact. Once kGrowPipeAfter bytes
+// went through, the pipe is enlarged to kSplicePipe (fcntl(2) F_SETPIPE_SZ; kept at its default
+// size when the kernel refuses), so one splice moves up to that much: fewer system calls and
+// wake-ups per byte on a bulk transfer, while short connections keep default pipes, which
+// count against the user's pipe-user-pages-soft (pipe(7)) like the command's own. Unsupported,
 // having moved nothing, when no pipe can be made or the kernel cannot splice these sockets.
 asio::awaitable<Session::Moved> Session::splice_bytes(tcp::socket& from, tcp::socket& to,
                                                       std::uint64_t limit) {
@@ -622,14 +625,21 @@ asio::awaitable<Session::Moved> Session::splice_bytes(tcp::socket& from, tcp::so
   if (::pipe2(fds, O_NONBLOCK | O_CLOEXEC) != 0) co_return Moved::Unsupported;
   const core::UniqueFd pipe_out(fds[0]);
   const core::UniqueFd pipe_in(fds[1]);
-  const int grown = ::fcntl(pipe_in.get(), F_SETPIPE_SZ, static_cast<int>(kSplicePipe));
-  const std::size_t chunk = grown > 0 ? static_cast<std::size_t>(grown) : kRelayChunk;
+  std::size_t chunk = kRelayChunk;
+  std::uint64_t total = 0;
+  bool grow_asked = false;
   asio::error_code error;
   from.non_blocking(true, error);
   to.non_blocking(true, error);
   constexpr unsigned kFlags = SPLICE_F_MOVE | SPLICE_F_NONBLOCK;
   bool moved = false;
   while (!closed_ && limit > 0) {
+    if (!grow_asked && total >= kGrowPipeAfter) {
+      // A bulk transfer: a larger pipe, asked once, while it is empty.
+      grow_asked = true;
+      const int grown = ::fcntl(pipe_in.get(), F_SETPIPE_SZ, static_cast<int>(kSplicePipe));
+      if (grown > 0) chunk = static_cast<std::size_t>(grown);
+    }
     const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(limit, chunk));
     const ssize_t n = ::splice(from.native_handle(), nullptr, pipe_in.get(), nullptr, want, kFlags);
     if (n == 0) co_return Moved::EndOfFile;
@@ -645,6 +655,7 @@ asio::awaitable<Session::Moved> Session::splice_bytes(tcp::socket& from, tcp::so
     }
     touch();
     moved = true;
+    total += static_cast<std::uint64_t>(n);
     if (limit != kNoLimit) limit -= static_cast<std::uint64_t>(n);
     std::size_t in_pipe = static_cast<std::size_t>(n);
     while (in_pipe > 0 && !closed_) {
