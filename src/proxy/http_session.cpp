@@ -37,9 +37,9 @@ class HttpSession final : public Session {
   asio::awaitable<std::optional<RequestHead>> read_request_head();
   asio::awaitable<bool> handle(const RequestHead& head);
   asio::awaitable<bool> open_upstream(const RequestHead& head, const std::string& host,
-                                      const Verdict& verdict, const std::string& failed);
-  asio::awaitable<bool> exchange(const RequestHead& head, const std::string& host,
-                                 const Verdict& verdict, bool reused);
+                                      Verdict& verdict, const std::string& failed);
+  asio::awaitable<bool> exchange(const RequestHead& head, const std::string& host, Verdict& verdict,
+                                 bool reused);
   // Stale: a kept connection gave no byte of a response (the server closed it meanwhile); the
   // request may be sent again on a new one (RFC 9112 section 9.3.1).
   enum class Outcome { Failed, KeepAlive, Close, Stale };
@@ -196,12 +196,21 @@ asio::awaitable<bool> HttpSession::handle(const RequestHead& head) {
       reused = true;
     }
   }
-  if (!reused && !verdict.looked_up) {
-    // None was left after all: the lookup and the address check first, as for any connection.
-    Verdict resolved = co_await look_up_and_check(*host, head.port);
+  if (!reused && !co_await open_upstream(head, *host, verdict, failed)) co_return false;
+  co_return co_await exchange(head, *host, verdict, reused);
+}
+
+// Step 5 for one request: connects upstream_, or answers (403, 502) and returns false. When the
+// lookup was left out for a kept connection (Verdict::looked_up), it comes first, as for any
+// connection.
+asio::awaitable<bool> HttpSession::open_upstream(const RequestHead& head, const std::string& host,
+                                                 Verdict& verdict, const std::string& failed) {
+  if (!verdict.looked_up) {
+    Verdict resolved = co_await look_up_and_check(host, head.port);
     if (closed_) co_return false;
     if (resolved.kind == Verdict::Kind::Refused) {
-      co_await refuse(refused, resolved.reason);
+      co_await refuse(head.method + " " + target_text(head.host, head.port) + " refused",
+                      resolved.reason);
       co_return false;
     }
     if (resolved.kind == Verdict::Kind::Unreachable) {
@@ -211,14 +220,6 @@ asio::awaitable<bool> HttpSession::handle(const RequestHead& head) {
     verdict.endpoints = std::move(resolved.endpoints);
     verdict.looked_up = true;
   }
-  if (!reused && !co_await open_upstream(head, *host, verdict, failed)) co_return false;
-  co_return co_await exchange(head, *host, verdict, reused);
-}
-
-// Step 5 for one request: connects upstream_, or answers 502 and returns false.
-asio::awaitable<bool> HttpSession::open_upstream(const RequestHead& head, const std::string& host,
-                                                 const Verdict& verdict,
-                                                 const std::string& failed) {
   const auto failure = co_await connect_destination(verdict, host, head.port);
   if (closed_) co_return false;
   if (failure) {
@@ -342,7 +343,7 @@ asio::awaitable<bool> HttpSession::forward_response_body(const BodyFraming& fram
 // from the pool, and if it turns out stale the request goes once more on a new connection.
 // Returns whether the client connection stays open for another request.
 asio::awaitable<bool> HttpSession::exchange(const RequestHead& head, const std::string& host,
-                                            const Verdict& verdict, bool reused) {
+                                            Verdict& verdict, bool reused) {
   const std::string failed = head.method + " " + target_text(host, head.port) + " failed";
   // Kept only under a grant, and only where both sides speak HTTP/1.1 (an HTTP/1.0 request
   // goes upstream as HTTP/1.0, and the server then closes).

@@ -59,6 +59,13 @@ using Decider = std::function<Decision(const std::string& host, std::uint16_t po
 using Screen =
     std::function<std::optional<std::string>(const std::string& host, std::uint16_t port)>;
 
+/// The Decider's answer when it needs nobody and nothing that blocks (a pattern match such as
+/// `network.allowedDomains`, docs/network.md, "Deciding a destination", step 4), given on the
+/// proxy's I/O thread at the point where the Decider would be called, with the same arguments;
+/// nullopt: ask the Decider. Must not block. An exception counts as a refusal.
+using QuickDecider =
+    std::function<std::optional<Decision>(const std::string& host, std::uint16_t port)>;
+
 /// Whether the proxy may connect to one resolved address (docs/network.md, "Deciding a
 /// destination"). Returns false with `why_not` set to a short reason ("127.0.0.1 is loopback").
 /// Called on worker threads.
@@ -76,6 +83,8 @@ using AddressFilter = std::function<bool(const asio::ip::address&, std::string& 
 ///   socks_listeners: listening TCP sockets for SOCKS5 (RFC 1928), likewise owned.
 ///   screen:          the Screen; when empty nothing is refused before the lookup.
 ///   decide:          the Decider; when empty every destination is refused (fail closed).
+///   decide_at_once:  the QuickDecider, tried before the Decider; may be empty. It saves the
+///                    hand-over to a worker thread and back for what a rule decides.
 ///   address_allowed: the AddressFilter; when empty (production) public_address_filter() with
 ///                    the host's interface addresses collected when the Server is built (if
 ///                    they cannot be collected every address is refused). Tests pass their own
@@ -139,6 +148,7 @@ struct ServerOptions {
   std::vector<int> socks_listeners;
   Screen screen;
   Decider decide;
+  QuickDecider decide_at_once;
   AddressFilter address_allowed;
   std::chrono::seconds connect_timeout{30};
   std::chrono::seconds idle_timeout{600};

@@ -72,6 +72,26 @@ Verdict run_decider(const Decider& decide, const std::string& host, std::uint16_
   }
 }
 
+// The QuickDecider on the I/O thread: its Verdict, or nullopt to ask the Decider.
+std::optional<Verdict> run_quick_decider(const QuickDecider& quick, const std::string& host,
+                                         std::uint16_t port) {
+  try {
+    std::optional<Decision> decision = quick(host, port);
+    if (!decision) return std::nullopt;
+    if (decision->allowed) {
+      Verdict allowed{Verdict::Kind::Allowed, {}, {}};
+      allowed.grant = std::move(decision->grant);
+      return allowed;
+    }
+    if (decision->reason.empty()) decision->reason = "refused";
+    return Verdict{Verdict::Kind::Refused, std::move(decision->reason), {}, true};
+  } catch (const std::exception& e) {
+    return Verdict{Verdict::Kind::Refused, std::string("the decision failed: ") + e.what(), {}};
+  } catch (...) {
+    return Verdict{Verdict::Kind::Refused, "the decision failed", {}};
+  }
+}
+
 // The Screen on the I/O thread: nullopt to go on, else the refusal.
 std::optional<Verdict> run_screen(const Screen& screen, const std::string& host,
                                   std::uint16_t port) {
@@ -375,6 +395,11 @@ asio::awaitable<Verdict> Session::look_up_and_check(const std::string& host, std
 
 asio::awaitable<Verdict> Session::run_decider_call(const std::string& host, std::uint16_t port) {
   const auto& options = context_.options;
+  if (options.decide_at_once) {
+    const QuickDecider& quick = options.decide_at_once;
+    std::optional<Verdict> at_once = run_quick_decider(quick, host, port);
+    if (at_once) co_return std::move(*at_once);
+  }
   std::function<Verdict()> decide = [decider = context_.decide, host, port] {
     return run_decider(*decider, host, port);
   };

@@ -62,6 +62,13 @@ class NetworkDecider {
   /// non-blocking: the proxy runs it on its I/O thread.
   [[nodiscard]] std::optional<std::string> screen(const std::string& host, std::uint16_t port);
 
+  /// The proxy's QuickDecider (proxy::ServerOptions::decide_at_once): decide()'s answer when a
+  /// `network.allowedDomains` entry matches (allowed, the entry as its grant), nullopt
+  /// otherwise (decide() is then asked: a denied name is refused there, anything else goes to
+  /// the broker). A pattern match: fast and non-blocking, run on the proxy's I/O thread.
+  [[nodiscard]] std::optional<proxy::Decision> decide_at_once(const std::string& host,
+                                                              std::uint16_t port) const;
+
   /// `host` as the client sent it; `port` 1-65535. Called after screen() let the destination
   /// pass (deniedDomains is checked again: a caller without the screen still fails closed).
   [[nodiscard]] proxy::Decision decide(const std::string& host, std::uint16_t port);

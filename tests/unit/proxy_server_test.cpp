@@ -28,6 +28,7 @@
 #include <functional>
 #include <list>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -955,6 +956,38 @@ TEST(ProxyServer, AKeptConnectionTheServerClosedIsReplacedWithoutAnError) {
     ASSERT_EQ(read_exactly(client.get(), 5), "hello");
   }
   EXPECT_EQ(origin.accepted(), 20);
+}
+
+TEST(ProxyServer, AKeptConnectionClosedUnderTheRequestIsReplacedOnce) {
+  REQUIRE_TEST_NAMES();
+  // Each connection answers its first request and closes on its second without a byte of
+  // answer, as a server whose keep-alive time ran out just then.
+  Origin origin([](int fd) {
+    read_head(fd);
+    write_all(fd, kHello);
+    read_head(fd);
+  });
+  // The rule decides at once (no worker, no Decider call); the kept connection then also
+  // saves the lookup, which must still come before the replacement is opened.
+  Proxy proxy([](ServerOptions& options) {
+    options.decide_at_once = [](const std::string& host, std::uint16_t) {
+      return host == "origin.test" ? std::optional<Decision>(Decision{true, "", "rule"})
+                                   : std::nullopt;
+    };
+  });
+  UniqueFd client = connect_loopback(proxy.http_port);
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(write_all(client.get(), get("origin.test", origin.port(), "/")));
+    ASSERT_EQ(read_head(client.get()), "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n") << i;
+    ASSERT_EQ(read_exactly(client.get(), 5), "hello");
+  }
+  EXPECT_EQ(origin.accepted(), 2);
+  EXPECT_TRUE(proxy.script->seen().empty());
+  // What the rule does not decide goes to the Decider.
+  ASSERT_TRUE(write_all(client.get(), get("other.test", origin.port(), "/")));
+  ASSERT_EQ(read_head(client.get()), "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n");
+  EXPECT_EQ(proxy.script->seen(),
+            std::vector<std::string>{"other.test:" + std::to_string(origin.port())});
 }
 
 TEST(ProxyServer, AbsoluteFormForwardsBodiesWithTheirFraming) {
