@@ -168,9 +168,9 @@ def network_section(results_dir):
             f"{params['kept_runs'] // params['rounds'] + 1} requests on one connection, the first "
             "(which opens it) dropped: request to first byte. CONNECT and SOCKS5 reuse their "
             "tunnel; absolute-form keeps the connection to the proxy and the proxy keeps its "
-            "upstream connection (docs/network.md), but it still decides each request "
-            "(a worker thread's round trip), so that column holds a decision, without a "
-            "lookup or an upstream connect.",
+            "upstream connection (docs/network.md); it still decides each request (an "
+            "`allowedDomains` match on its own thread, no worker), without a lookup or an "
+            "upstream connect.",
             "- The least disturbed tenth of the first-byte samples (10th percentile), Δ direct: "
             + "; ".join(f"{NETWORK_PATHS[p][0]} {p10['new'][p] - p10['new']['direct']:+.3f} ms "
                         f"new, {p10['kept'][p] - p10['kept']['direct']:+.3f} ms kept-alive"
