@@ -3,6 +3,8 @@
 // on a keep-alive connection, each decided separately; everything else answered with an error.
 // Through a parent proxy both kinds are tunnelled with CONNECT (docs/network.md, "A parent
 // proxy"): the absolute-form request then goes to the destination in origin-form, as directly.
+#include <algorithm>
+#include <array>
 #include <asio/co_spawn.hpp>
 #include <asio/detached.hpp>
 #include <asio/write.hpp>
@@ -11,6 +13,7 @@
 #include "proxy/protocol/credential.hpp"
 #include "proxy/protocol/destination.hpp"
 #include "proxy/protocol/http.hpp"
+#include "proxy/protocol/http_syntax.hpp"
 #include "proxy/session.hpp"
 
 namespace pisandbox::proxy {
@@ -33,13 +36,20 @@ class HttpSession final : public Session {
  private:
   asio::awaitable<std::optional<RequestHead>> read_request_head();
   asio::awaitable<bool> handle(const RequestHead& head);
-  asio::awaitable<bool> exchange(const RequestHead& head, const std::string& host);
-  enum class Outcome { Failed, KeepAlive, Close };
-  asio::awaitable<Outcome> relay_response(const RequestHead& head, const std::string& failed);
+  asio::awaitable<bool> open_upstream(const RequestHead& head, const std::string& host,
+                                      Verdict& verdict, const std::string& failed);
+  asio::awaitable<bool> exchange(const RequestHead& head, const std::string& host, Verdict& verdict,
+                                 bool reused);
+  // Stale: a kept connection gave no byte of a response (the server closed it meanwhile); the
+  // request may be sent again on a new one (RFC 9112 section 9.3.1).
+  enum class Outcome { Failed, KeepAlive, Close, Stale };
+  asio::awaitable<Outcome> relay_response(const RequestHead& head, const std::string& failed,
+                                          bool may_retry);
   asio::awaitable<void> upload_body(BodyFraming framing);
   asio::awaitable<bool> read_upstream(std::string& into);
   asio::awaitable<bool> write_upstream(std::string_view bytes);
-  asio::awaitable<bool> forward_response_body(const BodyFraming& framing, std::string& pending);
+  asio::awaitable<bool> forward_response_body(const BodyFraming& framing, std::string& head,
+                                              std::string& pending);
   asio::awaitable<void> answer(int status, std::string_view what, std::string_view detail);
   asio::awaitable<void> refuse(std::string_view what, std::string_view detail);
 
@@ -56,7 +66,28 @@ class HttpSession final : public Session {
   bool body_done_ = true;
   bool upload_running_ = false;
   bool upload_stopped_ = false;
+  // The last response ended exactly where its framing said, on an HTTP/1.1 connection the
+  // server did not close: upstream_ may carry another request.
+  bool upstream_reusable_ = false;
 };
+
+// Whether a request may be sent again on a new connection after a kept one failed before any
+// byte of the answer (RFC 9112 section 9.3.1; idempotent methods, RFC 9110 section 9.2.2), and
+// so may be given a kept connection at all: an idempotent method without a body.
+bool may_retry(const RequestHead& head) {
+  static constexpr std::array<std::string_view, 5> kIdempotent = {"GET", "HEAD", "OPTIONS", "TRACE",
+                                                                  "DELETE"};
+  return head.body.kind == BodyFraming::Kind::None &&
+         std::ranges::find(kIdempotent, head.method) != kIdempotent.end();
+}
+
+// Whether the server leaves the connection open after this response (RFC 9112 section 9.3):
+// HTTP/1.1 without `Connection: close`.
+bool server_keeps_connection(const ResponseHead& response) {
+  if (response.minor_version == 0) return false;
+  const auto tokens = connection_tokens(response.headers);
+  return std::ranges::find(tokens, "close") == tokens.end();
+}
 
 asio::awaitable<void> HttpSession::run() {
   while (!closed_) {
@@ -135,7 +166,9 @@ asio::awaitable<bool> HttpSession::handle(const RequestHead& head) {
   }
   const ParentUse use =
       head.form == TargetForm::Authority ? ParentUse::Tunnel : ParentUse::PlainHttp;
-  const Verdict verdict = co_await check_destination(*host, head.port, use);
+  const bool kept_first = head.form == TargetForm::Absolute && may_retry(head);
+  Verdict verdict = co_await check_destination(*host, head.port, use,
+                                               kept_first ? KeptFirst::Yes : KeptFirst::No);
   if (closed_) co_return false;
   if (verdict.kind == Verdict::Kind::Refused) {
     if (!verdict.reported) note_refusal(target_text(*host, head.port), verdict.reason);
@@ -146,21 +179,58 @@ asio::awaitable<bool> HttpSession::handle(const RequestHead& head) {
     co_await answer(502, failed, verdict.reason);
     co_return false;
   }
-  const auto failure = co_await connect_destination(verdict, *host, head.port);
+  if (head.form == TargetForm::Authority) {
+    if (!co_await open_upstream(head, *host, verdict, failed)) co_return false;
+    if (co_await write_client(kConnectEstablished)) co_await relay();
+    co_return false;
+  }
+  // A kept connection opened for the same destination under the same grant, to an address
+  // this request's own lookup checked, or, when the lookup was left out for it, that the same
+  // AddressFilter passed when it was opened (UpstreamPool); else a new one.
+  bool reused = false;
+  if (!verdict.grant.empty() && kept_first) {
+    const UpstreamKey key{*host, head.port, verdict.grant, verdict.via};
+    if (auto kept =
+            context_.upstreams.take(key, verdict.looked_up ? &verdict.endpoints : nullptr)) {
+      upstream_ = std::move(*kept);
+      reused = true;
+    }
+  }
+  if (!reused && !co_await open_upstream(head, *host, verdict, failed)) co_return false;
+  co_return co_await exchange(head, *host, verdict, reused);
+}
+
+// Step 5 for one request: connects upstream_, or answers (403, 502) and returns false. When the
+// lookup was left out for a kept connection (Verdict::looked_up), it comes first, as for any
+// connection.
+asio::awaitable<bool> HttpSession::open_upstream(const RequestHead& head, const std::string& host,
+                                                 Verdict& verdict, const std::string& failed) {
+  if (!verdict.looked_up) {
+    Verdict resolved = co_await look_up_and_check(host, head.port);
+    if (closed_) co_return false;
+    if (resolved.kind == Verdict::Kind::Refused) {
+      co_await refuse(head.method + " " + target_text(head.host, head.port) + " refused",
+                      resolved.reason);
+      co_return false;
+    }
+    if (resolved.kind == Verdict::Kind::Unreachable) {
+      co_await answer(502, failed, resolved.reason);
+      co_return false;
+    }
+    verdict.endpoints = std::move(resolved.endpoints);
+    verdict.looked_up = true;
+  }
+  const auto failure = co_await connect_destination(verdict, host, head.port);
   if (closed_) co_return false;
   if (failure) {
     const std::string detail =
         failure->parent
             ? failure->message
-            : "could not connect to " + target_text(*host, head.port) + ": " + failure->message;
+            : "could not connect to " + target_text(host, head.port) + ": " + failure->message;
     co_await answer(502, failed, detail);
     co_return false;
   }
-  if (head.form == TargetForm::Authority) {
-    if (co_await write_client(kConnectEstablished)) co_await relay();
-    co_return false;
-  }
-  co_return co_await exchange(head, *host);
+  co_return true;
 }
 
 asio::awaitable<bool> HttpSession::read_upstream(std::string& into) {
@@ -222,72 +292,109 @@ asio::awaitable<void> HttpSession::upload_body(BodyFraming framing) {
   if (client_failed) close_all();
 }
 
-// Forwards the response body, server → client, per its framing. `pending` holds the bytes
-// read after the head. Returns false when the body ended early or a write failed.
+// Writes the response `head` and forwards the body, server → client, per its framing.
+// `pending` holds the bytes read after the head. Returns false when the body ended early or a write
+// failed. A body of known length (or one that ends with the connection) is moved with splice(2)
+// once `pending` is sent; a chunked one passes through the scanner. Bytes after the end of the
+// message are the server's mistake: dropped, and the connection is not used again.
 asio::awaitable<bool> HttpSession::forward_response_body(const BodyFraming& framing,
-                                                         std::string& pending) {
+                                                         std::string& head, std::string& pending) {
   using Kind = BodyFraming::Kind;
-  if (framing.kind == Kind::None) co_return true;
-  std::uint64_t remaining = framing.length;
+  if (framing.kind == Kind::None) {
+    upstream_reusable_ = upstream_reusable_ && pending.empty();
+    co_return co_await write_client(head);
+  }
+  if (framing.kind != Kind::Chunked) {
+    std::uint64_t remaining = framing.length;
+    std::size_t take = pending.size();
+    if (framing.kind == Kind::Length)
+      take = static_cast<std::size_t>(std::min<std::uint64_t>(remaining, pending.size()));
+    // The head and the body bytes that came with it in one write: one segment for a small
+    // response, and the client's first byte is not held back behind a second write.
+    head.append(pending, 0, take);
+    if (!co_await write_client(head)) co_return false;
+    upstream_reusable_ = upstream_reusable_ && pending.size() == take;
+    pending.clear();
+    if (framing.kind == Kind::UntilClose) co_return co_await move_until_eof(upstream_, client_);
+    remaining -= take;
+    co_return co_await move_exactly(upstream_, client_, remaining);
+  }
+  if (!co_await write_client(head)) co_return false;
   ChunkedBodyScanner scanner(502);
   while (true) {
-    if (framing.kind == Kind::Length && remaining == 0) co_return true;
-    if (pending.empty()) {
-      if (co_await read_upstream(pending)) continue;
-      co_return framing.kind == Kind::UntilClose && !closed_;
+    if (pending.empty() && !co_await read_upstream(pending)) co_return false;
+    const auto step = scanner.scan(pending);
+    if (!step) {
+      report("response body refused", step.error().reason);
+      co_return false;
     }
-    std::size_t take = pending.size();
-    bool done = false;
-    if (framing.kind == Kind::Length) {
-      take = static_cast<std::size_t>(std::min<std::uint64_t>(remaining, pending.size()));
-      remaining -= take;
-      done = remaining == 0;
-    } else if (framing.kind == Kind::Chunked) {
-      const auto step = scanner.scan(pending);
-      if (!step) {
-        report("response body refused", step.error().reason);
-        co_return false;
-      }
-      take = step->consumed;
-      done = step->done;
+    if (!co_await write_client(std::string_view(pending).substr(0, step->consumed)))
+      co_return false;
+    if (step->done) {
+      upstream_reusable_ = upstream_reusable_ && pending.size() == step->consumed;
+      co_return true;
     }
-    if (!co_await write_client(std::string_view(pending).substr(0, take))) co_return false;
-    pending.clear();  // bytes after the message end: the server's mistake, dropped
-    if (done) co_return true;
+    pending.clear();
   }
 }
 
-// One absolute-form request: head and body upstream, interim and final response back.
+// One absolute-form request: head and body upstream, interim and final response back; then
+// upstream_ is kept for a later request (UpstreamPool) or closed. `reused`: upstream_ came
+// from the pool, and if it turns out stale the request goes once more on a new connection.
 // Returns whether the client connection stays open for another request.
-asio::awaitable<bool> HttpSession::exchange(const RequestHead& head, const std::string& host) {
-  phase_ = Phase::Relaying;
-  set_deadline(context_.options.idle_timeout, Extend::OnActivity);
+asio::awaitable<bool> HttpSession::exchange(const RequestHead& head, const std::string& host,
+                                            Verdict& verdict, bool reused) {
   const std::string failed = head.method + " " + target_text(host, head.port) + " failed";
-  const std::string request_head = upstream_request_head(head, host, head.port);
-  if (!co_await write_upstream(request_head)) {
-    co_await answer(502, failed, "the server closed the connection");
-    co_return false;
+  // Kept only under a grant, and only where both sides speak HTTP/1.1 (an HTTP/1.0 request
+  // goes upstream as HTTP/1.0, and the server then closes).
+  const bool keep_upstream =
+      !verdict.grant.empty() && head.minor_version > 0 && context_.options.max_idle_upstreams > 0;
+  const std::string request_head = upstream_request_head(
+      head, host, head.port,
+      keep_upstream ? UpstreamConnection::KeepAlive : UpstreamConnection::Close);
+  Outcome outcome = Outcome::Failed;
+  while (true) {
+    phase_ = Phase::Relaying;
+    set_deadline(context_.options.idle_timeout, Extend::OnActivity);
+    const bool written = co_await write_upstream(request_head);
+    if (!written && !(reused && !closed_)) {
+      co_await answer(502, failed, "the server closed the connection");
+      co_return false;
+    }
+    body_done_ = head.body.kind == BodyFraming::Kind::None ||
+                 (head.body.kind == BodyFraming::Kind::Length && head.body.length == 0);
+    upload_stopped_ = false;
+    if (written && !body_done_) {
+      upload_running_ = true;
+      auto self = std::static_pointer_cast<HttpSession>(shared_from_this());
+      asio::co_spawn(
+          context_.io,
+          [self, framing = head.body]() -> asio::awaitable<void> {
+            co_await self->upload_body(framing);
+          },
+          asio::detached);
+    }
+    outcome = written ? co_await relay_response(head, failed, reused) : Outcome::Stale;
+    if (outcome != Outcome::Stale) break;
+    // A kept connection the server had closed: once more on a new one.
+    asio::error_code ignored;
+    upstream_.close(ignored);
+    reused = false;
+    if (!co_await open_upstream(head, host, verdict, failed)) co_return false;
   }
-  body_done_ = head.body.kind == BodyFraming::Kind::None ||
-               (head.body.kind == BodyFraming::Kind::Length && head.body.length == 0);
-  upload_stopped_ = false;
-  if (!body_done_) {
-    upload_running_ = true;
-    auto self = std::static_pointer_cast<HttpSession>(shared_from_this());
-    asio::co_spawn(
-        context_.io,
-        [self, framing = head.body]() -> asio::awaitable<void> {
-          co_await self->upload_body(framing);
-        },
-        asio::detached);
-  }
-  const auto outcome = co_await relay_response(head, failed);
   if (outcome == Outcome::Failed) co_return false;
-  asio::error_code ignored;
-  upstream_.close(ignored);
   // The server answered before the request body ended: the rest of it cannot be told apart
-  // from a next request, so the connection ends here.
-  if (!body_done_ || upload_running_ || outcome == Outcome::Close) {
+  // from a next request, so both connections end here.
+  const bool upload_unfinished = !body_done_ || upload_running_;
+  if (keep_upstream && upstream_reusable_ && !upload_unfinished && !closed_) {
+    context_.upstreams.put(UpstreamKey{host, head.port, verdict.grant, verdict.via},
+                           std::move(upstream_));
+    upstream_ = tcp::socket(context_.io);
+  } else {
+    asio::error_code ignored;
+    upstream_.close(ignored);
+  }
+  if (upload_unfinished || outcome == Outcome::Close) {
     end_upload();
     co_await close_gracefully();
     co_return false;
@@ -297,16 +404,22 @@ asio::awaitable<bool> HttpSession::exchange(const RequestHead& head, const std::
 
 // Reads response heads from the server: interim (1xx) ones are forwarded and the next is
 // read; the final one is forwarded with its body. Failed: the client got a 502 or a truncated
-// connection; otherwise whether the client connection may stay open.
+// connection; Stale (only when `may_retry`): the server sent nothing and the client nothing
+// yet; otherwise whether the client connection may stay open.
 asio::awaitable<HttpSession::Outcome> HttpSession::relay_response(const RequestHead& head,
-                                                                  const std::string& failed) {
+                                                                  const std::string& failed,
+                                                                  bool may_retry) {
   ResponseHeadParser parser;
   std::string pending = std::exchange(early_download_, {});  // through a parent: its first bytes
+  bool received = !pending.empty();
+  upstream_reusable_ = false;
   while (true) {
     if (pending.empty() && !co_await read_upstream(pending)) {
+      if (may_retry && !received && !closed_) co_return Outcome::Stale;
       if (!closed_) co_await answer(502, failed, "the server sent no complete response");
       co_return Outcome::Failed;
     }
+    received = true;
     auto result = parser.feed(pending);
     if (auto* error = std::get_if<HttpError>(&result)) {
       co_await answer(502, failed, error->reason);
@@ -336,10 +449,11 @@ asio::awaitable<HttpSession::Outcome> HttpSession::relay_response(const RequestH
     // An unfinished request body ends the connection after this response (see exchange()).
     const bool keep_alive =
         wants_keep_alive(head) && framing->kind != BodyFraming::Kind::UntilClose && body_done_;
-    const std::string response_head = downstream_response_head(
+    std::string response_head = downstream_response_head(
         response, *framing, keep_alive ? ClientConnection::KeepAlive : ClientConnection::Close);
-    if (!co_await write_client(response_head)) co_return Outcome::Failed;
-    if (!co_await forward_response_body(*framing, pending)) {
+    upstream_reusable_ =
+        server_keeps_connection(response) && framing->kind != BodyFraming::Kind::UntilClose;
+    if (!co_await forward_response_body(*framing, response_head, pending)) {
       close_all();  // a truncated body must reach the client as a truncated connection
       co_return Outcome::Failed;
     }

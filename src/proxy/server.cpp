@@ -211,6 +211,7 @@ void Server::Impl::close_everything() {
     if (auto session = weak.lock()) live.push_back(std::move(session));
   }
   for (const auto& session : live) session->abort();
+  context->upstreams.clear();
 }
 
 void Server::Impl::stop() {

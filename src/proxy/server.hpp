@@ -28,9 +28,15 @@ namespace pisandbox::proxy {
 
 /// The answer for one destination. `reason` says why it was refused; it is logged, never sent
 /// to the sandboxed client (which gets the fixed 403 / SOCKS reply 0x02).
+/// `grant`: for an allowed destination, the standing rule it was allowed under (for example the
+/// `network.allowedDomains` entry), the same text each time that rule allows it; empty when the
+/// allowance covers this one connection or request only (a one-shot approval). An upstream
+/// connection an absolute-form request opened is kept for a later request only when that
+/// request is allowed under the same non-empty grant (UpstreamPool).
 struct Decision {
   bool allowed = false;
   std::string reason;
+  std::string grant;
 };
 
 /// Decides one destination (docs/network.md, "Deciding a destination": allowedDomains, then the
@@ -53,6 +59,13 @@ using Decider = std::function<Decision(const std::string& host, std::uint16_t po
 using Screen =
     std::function<std::optional<std::string>(const std::string& host, std::uint16_t port)>;
 
+/// The Decider's answer when it needs nobody and nothing that blocks (a pattern match such as
+/// `network.allowedDomains`, docs/network.md, "Deciding a destination", step 4), given on the
+/// proxy's I/O thread at the point where the Decider would be called, with the same arguments;
+/// nullopt: ask the Decider. Must not block. An exception counts as a refusal.
+using QuickDecider =
+    std::function<std::optional<Decision>(const std::string& host, std::uint16_t port)>;
+
 /// Whether the proxy may connect to one resolved address (docs/network.md, "Deciding a
 /// destination"). Returns false with `why_not` set to a short reason ("127.0.0.1 is loopback").
 /// Called on worker threads.
@@ -70,6 +83,8 @@ using AddressFilter = std::function<bool(const asio::ip::address&, std::string& 
 ///   socks_listeners: listening TCP sockets for SOCKS5 (RFC 1928), likewise owned.
 ///   screen:          the Screen; when empty nothing is refused before the lookup.
 ///   decide:          the Decider; when empty every destination is refused (fail closed).
+///   decide_at_once:  the QuickDecider, tried before the Decider; may be empty. It saves the
+///                    hand-over to a worker thread and back for what a rule decides.
 ///   address_allowed: the AddressFilter; when empty (production) public_address_filter() with
 ///                    the host's interface addresses collected when the Server is built (if
 ///                    they cannot be collected every address is refused). Tests pass their own
@@ -115,6 +130,10 @@ using AddressFilter = std::function<bool(const asio::ip::address&, std::string& 
 ///                    one below is in use, whoever opened them); 0: none.
 ///   capped:          told once, on the I/O thread, when the first connection past
 ///                    max_connections or descriptor_ceiling is closed, with both; may be empty.
+///   max_idle_upstreams: the most idle upstream connections of absolute-form requests kept
+///                    for a next request to the same destination (UpstreamPool); 0: none kept.
+///   upstream_idle_timeout: a kept upstream connection not used again within this many
+///                    seconds is closed.
 ///   credential:      when set, every client must present it before anything is decided
 ///                    (proxy/protocol/credential.hpp; docs/macos.md: the listeners are then on
 ///                    the host's loopback, reachable by any local process): each HTTP request
@@ -129,6 +148,7 @@ struct ServerOptions {
   std::vector<int> socks_listeners;
   Screen screen;
   Decider decide;
+  QuickDecider decide_at_once;
   AddressFilter address_allowed;
   std::chrono::seconds connect_timeout{30};
   std::chrono::seconds idle_timeout{600};
@@ -141,6 +161,8 @@ struct ServerOptions {
   std::size_t max_connections = 0;
   int descriptor_ceiling = 0;
   std::function<void(std::size_t max_connections, int descriptor_ceiling)> capped;
+  std::size_t max_idle_upstreams = 8;
+  std::chrono::seconds upstream_idle_timeout{30};
   std::optional<ProxyCredential> credential;
 };
 

@@ -9,6 +9,7 @@
 #include <asio/post.hpp>
 #include <asio/write.hpp>
 #include <exception>
+#include <limits>
 
 #include "core/printable.hpp"
 #include "core/unique_fd.hpp"
@@ -19,9 +20,16 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The relay's copy buffer (plain path) and the most bytes one splice(2) moves: the default
-// pipe capacity on Linux (pipe(7)).
+// The relay's copy buffer (plain path), and the most bytes one splice(2) moves when the pipe
+// cannot be enlarged: the default pipe capacity on Linux (pipe(7)).
 constexpr std::size_t kRelayChunk = 64 * 1024;
+// The pipe capacity asked for the splice path (pipe(7): F_SETPIPE_SZ, at most
+// /proc/sys/fs/pipe-max-size for an unprivileged process, 1 MiB by default). The pages are the
+// kernel's, filled only as far as the data in flight.
+constexpr std::size_t kSplicePipe = 256 * 1024;
+constexpr std::uint64_t kGrowPipeAfter = 1024 * 1024;
+// No limit on the bytes a tunnel direction moves.
+constexpr std::uint64_t kNoLimit = std::numeric_limits<std::uint64_t>::max();
 // send(2) without SIGPIPE where the flag exists (macOS has none: there the proxy thread blocks
 // SIGPIPE, server.cpp, and the write fails with EPIPE all the same).
 #ifdef MSG_NOSIGNAL
@@ -50,9 +58,33 @@ std::string endpoint_text(const tcp::endpoint& endpoint) {
 Verdict run_decider(const Decider& decide, const std::string& host, std::uint16_t port) {
   try {
     Decision decision = decide(host, port);
-    if (decision.allowed) return Verdict{Verdict::Kind::Allowed, {}, {}};
+    if (decision.allowed) {
+      Verdict allowed{Verdict::Kind::Allowed, {}, {}};
+      allowed.grant = std::move(decision.grant);
+      return allowed;
+    }
     if (decision.reason.empty()) decision.reason = "refused";
     return Verdict{Verdict::Kind::Refused, std::move(decision.reason), {}, true};
+  } catch (const std::exception& e) {
+    return Verdict{Verdict::Kind::Refused, std::string("the decision failed: ") + e.what(), {}};
+  } catch (...) {
+    return Verdict{Verdict::Kind::Refused, "the decision failed", {}};
+  }
+}
+
+// The QuickDecider on the I/O thread: its Verdict, or nullopt to ask the Decider.
+std::optional<Verdict> run_quick_decider(const QuickDecider& quick, const std::string& host,
+                                         std::uint16_t port) {
+  try {
+    std::optional<Decision> decision = quick(host, port);
+    if (!decision) return std::nullopt;
+    if (decision->allowed) {
+      Verdict allowed{Verdict::Kind::Allowed, {}, {}};
+      allowed.grant = std::move(decision->grant);
+      return allowed;
+    }
+    if (decision->reason.empty()) decision->reason = "refused";
+    return Verdict{Verdict::Kind::Refused, std::move(decision->reason), {}, true};
   } catch (const std::exception& e) {
     return Verdict{Verdict::Kind::Refused, std::string("the decision failed: ") + e.what(), {}};
   } catch (...) {
@@ -105,7 +137,8 @@ std::string describe_failures(const std::vector<ConnectRace::Failure>& failures,
 ProxyContext::ProxyContext(asio::io_context& io_context, ServerOptions server_options)
     : io(io_context),
       options(std::move(server_options)),
-      pool(WorkerPool::create(kMaxWorkers, kWorkerIdle)) {
+      pool(WorkerPool::create(kMaxWorkers, kWorkerIdle)),
+      upstreams(io_context, options.max_idle_upstreams, options.upstream_idle_timeout) {
   if (options.decide) {
     decide = std::make_shared<const Decider>(std::move(options.decide));
   } else {
@@ -309,7 +342,7 @@ asio::awaitable<bool> Session::write_client(std::string_view bytes) {
 }
 
 asio::awaitable<Verdict> Session::check_destination(const std::string& host, std::uint16_t port,
-                                                    ParentUse use) {
+                                                    ParentUse use, KeptFirst kept) {
   phase_ = Phase::Deciding;
   set_deadline(Clock::duration::max(), Extend::Never);
   const auto& options = context_.options;
@@ -317,7 +350,9 @@ asio::awaitable<Verdict> Session::check_destination(const std::string& host, std
   if (auto refusal = run_screen(options.screen, host, port)) co_return std::move(*refusal);
   const ParentSetting* via = options.parents.route(host, use);
   Verdict checked{Verdict::Kind::Allowed, {}, {}};
-  if (via == nullptr) {
+  if (via == nullptr && kept == KeptFirst::Yes && context_.upstreams.holds(host, port, nullptr)) {
+    checked.looked_up = false;
+  } else if (via == nullptr) {
     // Step 3 before the decision, which may ask a human: a name that will be refused is
     // refused without a question (docs/approvals.md, "The order of a decision", step 3).
     checked = co_await look_up_and_check(host, port);
@@ -327,12 +362,14 @@ asio::awaitable<Verdict> Session::check_destination(const std::string& host, std
   if (decided.kind != Verdict::Kind::Allowed || closed_) co_return decided;
   if (via != nullptr) {
     Verdict parent = co_await look_up_parent(*via);
+    parent.grant = std::move(decided.grant);
     phase_ = Phase::Connecting;
     if (parent.kind != Verdict::Kind::Allowed && options.unreachable && !closed_)
       options.unreachable(host + ":" + std::to_string(port), parent.reason);
     co_return parent;
   }
   phase_ = Phase::Connecting;
+  checked.grant = std::move(decided.grant);
   co_return checked;
 }
 
@@ -358,6 +395,11 @@ asio::awaitable<Verdict> Session::look_up_and_check(const std::string& host, std
 
 asio::awaitable<Verdict> Session::run_decider_call(const std::string& host, std::uint16_t port) {
   const auto& options = context_.options;
+  if (options.decide_at_once) {
+    const QuickDecider& quick = options.decide_at_once;
+    std::optional<Verdict> at_once = run_quick_decider(quick, host, port);
+    if (at_once) co_return std::move(*at_once);
+  }
   std::function<Verdict()> decide = [decider = context_.decide, host, port] {
     return run_decider(*decider, host, port);
   };
@@ -546,61 +588,100 @@ asio::awaitable<void> Session::pump(tcp::socket& from, tcp::socket& to, std::str
       co_return;
     }
   }
-#ifndef PI_SANDBOX_PORTABLE_RELAY
-  if (co_await splice_pump(from, to)) co_return;
-#endif
-  const std::unique_ptr<char[]> buffer(new char[kRelayChunk]);
-  while (!closed_) {
-    auto [read_error, n] =
-        co_await from.async_read_some(asio::buffer(buffer.get(), kRelayChunk), kNoThrow);
-    if (read_error == asio::error::eof) {
-      asio::error_code ignored;
-      to.shutdown(tcp::socket::shutdown_send, ignored);
-      co_return;
-    }
-    if (read_error) break;
-    touch();
-    auto [write_error, written] =
-        co_await asio::async_write(to, asio::buffer(buffer.get(), n), kNoThrow);
-    if (write_error) break;
-    touch();
+  const Moved end = co_await move_bytes(from, to, kNoLimit);
+  if (end == Moved::EndOfFile) {
+    asio::error_code ignored;
+    to.shutdown(tcp::socket::shutdown_send, ignored);
+    co_return;
   }
   close_all();
 }
 
+asio::awaitable<bool> Session::move_exactly(tcp::socket& from, tcp::socket& to,
+                                            std::uint64_t count) {
+  if (count == 0) co_return true;
+  co_return co_await move_bytes(from, to, count) == Moved::Limit;
+}
+
+asio::awaitable<bool> Session::move_until_eof(tcp::socket& from, tcp::socket& to) {
+  co_return co_await move_bytes(from, to, kNoLimit) == Moved::EndOfFile;
+}
+
+asio::awaitable<Session::Moved> Session::move_bytes(tcp::socket& from, tcp::socket& to,
+                                                    std::uint64_t limit) {
 #ifndef PI_SANDBOX_PORTABLE_RELAY
-// The zero-copy path of pump() (docs/network.md): splice(2) socket → pipe → socket. Waits
-// for readiness only after EAGAIN, which keeps Asio's edge-triggered reactor exact. Returns
-// false, having moved nothing, when no pipe can be made or the kernel cannot splice these
-// sockets; true when the direction is over.
-asio::awaitable<bool> Session::splice_pump(tcp::socket& from, tcp::socket& to) {
+  const Moved spliced = co_await splice_bytes(from, to, limit);
+  if (spliced != Moved::Unsupported) co_return spliced;
+#endif
+  co_return co_await copy_bytes(from, to, limit);
+}
+
+// The plain path: read, then write what was read, through one buffer.
+asio::awaitable<Session::Moved> Session::copy_bytes(tcp::socket& from, tcp::socket& to,
+                                                    std::uint64_t limit) {
+  const std::unique_ptr<char[]> buffer(new char[kRelayChunk]);
+  while (!closed_ && limit > 0) {
+    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(limit, kRelayChunk));
+    auto [read_error, n] =
+        co_await from.async_read_some(asio::buffer(buffer.get(), want), kNoThrow);
+    if (read_error == asio::error::eof) co_return Moved::EndOfFile;
+    if (read_error) co_return Moved::Failed;
+    touch();
+    auto [write_error, written] =
+        co_await asio::async_write(to, asio::buffer(buffer.get(), n), kNoThrow);
+    if (write_error) co_return Moved::Failed;
+    touch();
+    if (limit != kNoLimit) limit -= n;
+  }
+  co_return closed_ ? Moved::Failed : Moved::Limit;
+}
+
+#ifndef PI_SANDBOX_PORTABLE_RELAY
+// The zero-copy path (docs/network.md): splice(2) socket → pipe → socket. Waits for readiness
+// only after EAGAIN, which keeps Asio's edge-triggered reactor exact. Once kGrowPipeAfter bytes
+// went through, the pipe is enlarged to kSplicePipe (fcntl(2) F_SETPIPE_SZ; kept at its default
+// size when the kernel refuses), so one splice moves up to that much: fewer system calls and
+// wake-ups per byte on a bulk transfer, while short connections keep default pipes, which
+// count against the user's pipe-user-pages-soft (pipe(7)) like the command's own. Unsupported,
+// having moved nothing, when no pipe can be made or the kernel cannot splice these sockets.
+asio::awaitable<Session::Moved> Session::splice_bytes(tcp::socket& from, tcp::socket& to,
+                                                      std::uint64_t limit) {
   int fds[2];
-  if (::pipe2(fds, O_NONBLOCK | O_CLOEXEC) != 0) co_return false;
+  if (::pipe2(fds, O_NONBLOCK | O_CLOEXEC) != 0) co_return Moved::Unsupported;
   const core::UniqueFd pipe_out(fds[0]);
   const core::UniqueFd pipe_in(fds[1]);
+  std::size_t chunk = kRelayChunk;
+  std::uint64_t total = 0;
+  bool grow_asked = false;
   asio::error_code error;
   from.non_blocking(true, error);
   to.non_blocking(true, error);
   constexpr unsigned kFlags = SPLICE_F_MOVE | SPLICE_F_NONBLOCK;
   bool moved = false;
-  while (!closed_) {
-    const ssize_t n =
-        ::splice(from.native_handle(), nullptr, pipe_in.get(), nullptr, kRelayChunk, kFlags);
-    if (n == 0) {
-      to.shutdown(tcp::socket::shutdown_send, error);
-      co_return true;
+  while (!closed_ && limit > 0) {
+    if (!grow_asked && total >= kGrowPipeAfter) {
+      // A bulk transfer: a larger pipe, asked once, while it is empty.
+      grow_asked = true;
+      const int grown = ::fcntl(pipe_in.get(), F_SETPIPE_SZ, static_cast<int>(kSplicePipe));
+      if (grown > 0) chunk = static_cast<std::size_t>(grown);
     }
+    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(limit, chunk));
+    const ssize_t n = ::splice(from.native_handle(), nullptr, pipe_in.get(), nullptr, want, kFlags);
+    if (n == 0) co_return Moved::EndOfFile;
     if (n < 0) {
       if (errno == EINTR) continue;
       // A kernel (or a sandbox such as gVisor) without splice for these sockets: copy instead.
-      if (!moved && (errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP)) co_return false;
-      if (errno != EAGAIN) break;
+      if (!moved && (errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP))
+        co_return Moved::Unsupported;
+      if (errno != EAGAIN) co_return Moved::Failed;
       auto [wait_error] = co_await from.async_wait(tcp::socket::wait_read, kNoThrow);
-      if (wait_error) break;
+      if (wait_error) co_return Moved::Failed;
       continue;
     }
     touch();
     moved = true;
+    total += static_cast<std::uint64_t>(n);
+    if (limit != kNoLimit) limit -= static_cast<std::uint64_t>(n);
     std::size_t in_pipe = static_cast<std::size_t>(n);
     while (in_pipe > 0 && !closed_) {
       const ssize_t m =
@@ -611,14 +692,13 @@ asio::awaitable<bool> Session::splice_pump(tcp::socket& from, tcp::socket& to) {
         continue;
       }
       if (m < 0 && errno == EINTR) continue;
-      if (m == 0 || errno != EAGAIN) break;
+      if (m == 0 || errno != EAGAIN) co_return Moved::Failed;
       auto [wait_error] = co_await to.async_wait(tcp::socket::wait_write, kNoThrow);
-      if (wait_error) break;
+      if (wait_error) co_return Moved::Failed;
     }
-    if (in_pipe > 0) break;
+    if (in_pipe > 0) co_return Moved::Failed;
   }
-  close_all();
-  co_return true;
+  co_return closed_ ? Moved::Failed : Moved::Limit;
 }
 #endif  // PI_SANDBOX_PORTABLE_RELAY
 

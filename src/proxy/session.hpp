@@ -31,6 +31,7 @@
 
 #include "proxy/happy_eyeballs.hpp"
 #include "proxy/server.hpp"
+#include "proxy/upstream_pool.hpp"
 #include "proxy/worker_pool.hpp"
 
 namespace pisandbox::proxy {
@@ -49,6 +50,7 @@ inline constexpr auto kNoThrow = asio::experimental::as_tuple(asio::use_awaitabl
 /// `via`: when the destination goes through a parent proxy (docs/network.md, "A parent
 /// proxy"), its setting (owned by ServerOptions::parents), and `endpoints` are the parent's
 /// addresses, unchecked; nullptr for a direct connection.
+/// `grant`: when Allowed, the Decider's Decision::grant (empty: this request only).
 struct Verdict {
   enum class Kind { Allowed, Refused, Unreachable };
   Kind kind = Kind::Refused;
@@ -57,6 +59,10 @@ struct Verdict {
   bool reported = false;  ///< a refusal already reported (by the Screen, the Decider, or
                           ///< check_destination() through ServerOptions::refused)
   const ParentSetting* via = nullptr;
+  std::string grant;
+  /// False when check_destination() left the lookup out for a kept connection (KeptFirst):
+  /// `endpoints` is then empty, and look_up_and_check() is still due before a new connection.
+  bool looked_up = true;
 };
 
 /// Lets a worker hand a result to the I/O thread only while the io_context exists: a worker
@@ -79,6 +85,8 @@ struct ProxyContext {
   std::shared_ptr<const AddressFilter> address_allowed;
   std::shared_ptr<WorkerPool> pool;
   std::shared_ptr<Gate> gate = std::make_shared<Gate>();
+  /// Idle upstream connections of absolute-form requests (I/O thread only).
+  UpstreamPool upstreams;
 
   /// Live sessions by id, for stop().
   std::unordered_map<std::uint64_t, std::weak_ptr<Session>> sessions;
@@ -146,8 +154,16 @@ class Session : public std::enable_shared_from_this<Session> {
   /// asked), then the Decider. When ServerOptions::parents routes the destination reached by `use`
   /// through a parent proxy: the Screen, the Decider, then the lookup of the parent (Verdict::via
   /// set).
+  /// KeptFirst::Yes (an absolute-form request that may take a kept connection): when the
+  /// UpstreamPool holds a direct connection to `host:port`, the lookup is left out before the
+  /// Decider (Verdict::looked_up false): that connection's address passed the same
+  /// AddressFilter when it was opened, and the caller looks up before opening another.
+  enum class KeptFirst { No, Yes };
   asio::awaitable<Verdict> check_destination(const std::string& host, std::uint16_t port,
-                                             ParentUse use);
+                                             ParentUse use, KeptFirst kept = KeptFirst::No);
+  /// Step 3 alone, on a worker within connect_timeout: the lookup and the check of every
+  /// address (resolve_and_check()); a failure is reported (ServerOptions::refused).
+  asio::awaitable<Verdict> look_up_and_check(const std::string& host, std::uint16_t port);
   /// What failed when connecting: `message` is the cause (connect_cause() per address, or the
   /// parent's failure naming it). `parent`: the failure is the parent proxy's (its address, or
   /// its answer to CONNECT).
@@ -178,6 +194,13 @@ class Session : public std::enable_shared_from_this<Session> {
   asio::awaitable<void> close_gracefully();
   /// Closes both sockets at once; every pending operation ends.
   void close_all();
+  /// Moves exactly `count` bytes from `from` to `to` (splice(2), or a copy where the kernel
+  /// cannot splice these sockets), with back-pressure. False when `from` ended first or a
+  /// socket failed; nothing else is closed.
+  asio::awaitable<bool> move_exactly(tcp::socket& from, tcp::socket& to, std::uint64_t count);
+  /// Moves bytes from `from` to `to` until `from` ends. True when it ended with end of file
+  /// and every byte was written; nothing is closed or shut down.
+  asio::awaitable<bool> move_until_eof(tcp::socket& from, tcp::socket& to);
 
   /// From now on the watchdog closes the connection at `now + timeout` (time_point::max()
   /// for none); with Extend::OnActivity every byte moved pushes the deadline back.
@@ -202,15 +225,19 @@ class Session : public std::enable_shared_from_this<Session> {
  private:
   asio::awaitable<void> watchdog();
   asio::awaitable<Verdict> look_up_parent(const ParentSetting& via);
-  asio::awaitable<Verdict> look_up_and_check(const std::string& host, std::uint16_t port);
   asio::awaitable<Verdict> run_decider_call(const std::string& host, std::uint16_t port);
   asio::awaitable<std::optional<std::string>> open_parent_tunnel(const std::string& host,
                                                                  std::uint16_t port,
                                                                  const ParentProxy& parent);
   void arm_connect_timer();
   asio::awaitable<void> pump(tcp::socket& from, tcp::socket& to, std::string* early);
+  /// How a move of bytes ended: `limit` bytes moved; end of file before it; a socket failed;
+  /// or (splice only) nothing moved because the kernel cannot splice these sockets.
+  enum class Moved { Limit, EndOfFile, Failed, Unsupported };
+  asio::awaitable<Moved> move_bytes(tcp::socket& from, tcp::socket& to, std::uint64_t limit);
+  asio::awaitable<Moved> copy_bytes(tcp::socket& from, tcp::socket& to, std::uint64_t limit);
 #ifndef PI_SANDBOX_PORTABLE_RELAY
-  asio::awaitable<bool> splice_pump(tcp::socket& from, tcp::socket& to);
+  asio::awaitable<Moved> splice_bytes(tcp::socket& from, tcp::socket& to, std::uint64_t limit);
 #endif
 
   std::uint64_t id_ = 0;

@@ -54,6 +54,18 @@ std::optional<std::string> NetworkDecider::screen(const std::string& raw_host, s
   return std::nullopt;
 }
 
+std::optional<proxy::Decision> NetworkDecider::decide_at_once(const std::string& raw_host,
+                                                              std::uint16_t port) const {
+  auto host = proxy::normalise_host(raw_host);
+  if (!host) return std::nullopt;
+  for (const auto& pattern : network_.denied_domains)
+    if (pattern.matches(*host, port)) return std::nullopt;
+  for (const auto& pattern : network_.allowed_domains)
+    if (pattern.matches(*host, port))
+      return proxy::Decision{true, {}, "network.allowedDomains " + pattern.text()};
+  return std::nullopt;
+}
+
 proxy::Decision NetworkDecider::decide(const std::string& raw_host, std::uint16_t port) {
   const std::string port_text = std::to_string(port);
   auto host = proxy::normalise_host(raw_host);
@@ -64,7 +76,8 @@ proxy::Decision NetworkDecider::decide(const std::string& raw_host, std::uint16_
   for (const auto& pattern : network_.denied_domains)
     if (pattern.matches(*host, port)) return refuse(destination, denied_reason(pattern));
   for (const auto& pattern : network_.allowed_domains)
-    if (pattern.matches(*host, port)) return proxy::Decision{true, {}};
+    if (pattern.matches(*host, port))
+      return proxy::Decision{true, {}, "network.allowedDomains " + pattern.text()};
   approval::BoundaryRequest request;
   request.id = new_id("sandbox-runtime-network-");
   request.source = "sandbox-runtime";
@@ -114,6 +127,9 @@ sandbox::ProxyStarter proxy_starter(std::shared_ptr<NetworkDecider> decider,
     };
     options.decide = [decider](const std::string& host, std::uint16_t port) {
       return decider->decide(host, port);
+    };
+    options.decide_at_once = [decider](const std::string& host, std::uint16_t port) {
+      return decider->decide_at_once(host, port);
     };
     options.log = log;
     // No limit of the proxy's own on a decision (0 = none): a decision ends by

@@ -43,7 +43,9 @@ inline constexpr std::string_view kPolicySource = "policy";
 /// (`network.allowedDomains` match → allow → else the broker with a `network`/`connect` request,
 /// `destination` = `host:port`, which answers from what the human allowed or denied earlier in the
 /// command or the session first and may offer the remembered choices). One approval covers one
-/// connection. Thread-safe: the proxy calls it from several threads at once.
+/// connection: only an `allowedDomains` match carries a proxy::Decision::grant (the entry), so
+/// only what it allowed may be served by a kept upstream connection. Thread-safe: the proxy calls
+/// it from several threads at once.
 class NetworkDecider {
  public:
   /// `broker` must stay valid as long as `keep_alive` (which the decider holds). `log`
@@ -59,6 +61,13 @@ class NetworkDecider {
   /// Returns nullopt to go on, or the reason of the refusal it reported (refuse()). Fast and
   /// non-blocking: the proxy runs it on its I/O thread.
   [[nodiscard]] std::optional<std::string> screen(const std::string& host, std::uint16_t port);
+
+  /// The proxy's QuickDecider (proxy::ServerOptions::decide_at_once): decide()'s answer when a
+  /// `network.allowedDomains` entry matches (allowed, the entry as its grant), nullopt
+  /// otherwise (decide() is then asked: a denied name is refused there, anything else goes to
+  /// the broker). A pattern match: fast and non-blocking, run on the proxy's I/O thread.
+  [[nodiscard]] std::optional<proxy::Decision> decide_at_once(const std::string& host,
+                                                              std::uint16_t port) const;
 
   /// `host` as the client sent it; `port` 1-65535. Called after screen() let the destination
   /// pass (deniedDomains is checked again: a caller without the screen still fails closed).

@@ -44,13 +44,18 @@ void check_request(const RequestHead& head) {
     }
   }
   if (head.form != TargetForm::Absolute) return;
-  const std::string upstream = upstream_request_head(head, "example.com", head.port);
-  RequestHeadParser again;
-  auto parsed = again.feed(upstream);
-  auto* result = std::get_if<Parsed<RequestHead>>(&parsed);
-  require(result != nullptr && result->consumed == upstream.size());
-  require(result->head.form == TargetForm::Origin && result->head.method == head.method &&
-          result->head.path == head.path && result->head.body == head.body);
+  // Both kinds of upstream connection: one request (Connection: close) or kept (none).
+  for (const auto connection : {UpstreamConnection::Close, UpstreamConnection::KeepAlive}) {
+    const std::string upstream = upstream_request_head(head, "example.com", head.port, connection);
+    RequestHeadParser again;
+    auto parsed = again.feed(upstream);
+    auto* result = std::get_if<Parsed<RequestHead>>(&parsed);
+    require(result != nullptr && result->consumed == upstream.size());
+    require(result->head.form == TargetForm::Origin && result->head.method == head.method &&
+            result->head.path == head.path && result->head.body == head.body);
+    require(wants_keep_alive(result->head) ==
+            (connection == UpstreamConnection::KeepAlive && head.minor_version > 0));
+  }
 }
 
 void fuzz_request(std::string_view text, std::size_t split) {

@@ -347,6 +347,15 @@ TEST(UpstreamRequestHead, StripsHopByHopAndSetsHost) {
             "Connection: close\r\n\r\n");
 }
 
+TEST(UpstreamRequestHead, KeepAliveLeavesOutConnectionClose) {
+  const auto head =
+      request_head("GET http://example.com/a HTTP/1.1\r\nConnection: close\r\nAccept: */*\r\n\r\n");
+  EXPECT_EQ(upstream_request_head(head, "example.com", 80, UpstreamConnection::KeepAlive),
+            "GET /a HTTP/1.1\r\n"
+            "Host: example.com\r\n"
+            "Accept: */*\r\n\r\n");
+}
+
 TEST(UpstreamRequestHead, KeepsChunkedFramingPortAndVersion) {
   const auto head = request_head(
       "PUT http://example.com:8080/u HTTP/1.0\r\nTransfer-Encoding: gzip, chunked\r\n\r\n");

@@ -28,6 +28,7 @@
 #include <functional>
 #include <list>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -733,6 +734,260 @@ TEST(ProxyServer, AbsoluteFormKeepAliveDecidesEachRequest) {
   ASSERT_EQ(seen_heads.size(), 1u);
   EXPECT_EQ(seen_heads[0], "GET /a?b=1 HTTP/1.1\r\nHost: origin.test:" + port +
                                "\r\nAccept: */*\r\nConnection: close\r\n\r\n");
+}
+
+// ---- absolute-form: kept upstream connections (UpstreamPool) --------------------------------
+
+// An origin that answers every request on a connection, until the client closes it, with
+// `respond(head)`; it records each head with the number of its connection (1, 2, ... in the
+// order accepted) and whether a connection ended by the proxy closing it.
+struct KeepAliveOrigin {
+  explicit KeepAliveOrigin(std::function<std::string(const std::string&)> respond)
+      : respond(std::move(respond)), origin([this](int fd) { serve(fd); }) {}
+
+  void serve(int fd) {
+    int number = 0;
+    {
+      std::lock_guard lock(mutex);
+      number = ++connections;
+    }
+    while (true) {
+      const std::string head = read_head(fd);
+      if (head.empty()) break;
+      {
+        std::lock_guard lock(mutex);
+        heads.emplace_back(number, head);
+      }
+      const std::string response = respond(head);
+      if (!write_all(fd, response) || response.find("Connection: close") != std::string::npos)
+        return;
+    }
+    std::lock_guard lock(mutex);
+    ++closed_by_proxy;
+    changed.notify_all();
+  }
+  std::vector<std::pair<int, std::string>> seen() {
+    std::lock_guard lock(mutex);
+    return heads;
+  }
+  bool wait_closed(int count) {
+    std::unique_lock lock(mutex);
+    return changed.wait_for(lock, std::chrono::seconds(20),
+                            [&] { return closed_by_proxy >= count; });
+  }
+
+  std::function<std::string(const std::string&)> respond;
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<std::pair<int, std::string>> heads;
+  int connections = 0;
+  int closed_by_proxy = 0;
+  Origin origin;  // last: its threads stop before the members above go
+};
+
+const std::string kHello = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello";
+
+std::string get(const std::string& host, std::uint16_t port, const std::string& path,
+                const std::string& method = "GET") {
+  return method + " http://" + host + ":" + std::to_string(port) + path +
+         " HTTP/1.1\r\nHost: " + host + "\r\n\r\n";
+}
+
+TEST(ProxyServer, AbsoluteFormReusesTheUpstreamConnectionUnderTheSameGrant) {
+  REQUIRE_TEST_NAMES();
+  KeepAliveOrigin server([](const std::string&) { return kHello; });
+  Proxy proxy;
+  proxy.script->answer = [](const auto&, auto) { return Decision{true, "", "allowed: origin"}; };
+  const std::uint16_t port = server.origin.port();
+  {
+    UniqueFd client = connect_loopback(proxy.http_port);
+    for (int i = 0; i < 3; ++i) {
+      ASSERT_TRUE(write_all(client.get(), get("origin.test", port, "/" + std::to_string(i))));
+      ASSERT_EQ(read_head(client.get()), "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n");
+      ASSERT_EQ(read_exactly(client.get(), 5), "hello");
+    }
+  }
+  // Another client connection of the same command, later: the same kept connection.
+  UniqueFd second = connect_loopback(proxy.http_port);
+  ASSERT_TRUE(write_all(second.get(), get("origin.test", port, "/3")));
+  ASSERT_EQ(read_head(second.get()), "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n");
+  ASSERT_EQ(read_exactly(second.get(), 5), "hello");
+  EXPECT_EQ(server.origin.accepted(), 1);
+  // Each request was still decided on its own.
+  EXPECT_EQ(proxy.script->seen().size(), 4u);
+  const auto seen = server.seen();
+  ASSERT_EQ(seen.size(), 4u);
+  EXPECT_EQ(seen[1].second,
+            "GET /1 HTTP/1.1\r\nHost: origin.test:" + std::to_string(port) + "\r\n\r\n");
+  // The command's end closes it.
+  proxy.server->stop();
+  EXPECT_TRUE(server.wait_closed(1));
+}
+
+TEST(ProxyServer, AKeptConnectionServesOnlyTheSameDestinationAndGrant) {
+  REQUIRE_TEST_NAMES();
+  KeepAliveOrigin server([](const std::string&) { return kHello; });
+  Proxy proxy;
+  // origin.test and other.test are both 127.0.0.1: the same address, other destinations.
+  std::vector<Decision> answers = {
+      {true, "", "rule A"},        // origin.test: opens connection 1
+      {true, "", "rule A"},        // other.test: not origin.test's, opens 2
+      {false, "refused now", ""},  // origin.test refused: nothing reaches the server
+      {true, "", ""},              // origin.test, a one-shot approval: opens 3
+      {true, "", "rule B"},        // origin.test under another rule: opens 4
+      {true, "", "rule A"},        // origin.test under rule A again: connection 1
+  };
+  auto next = std::make_shared<std::atomic<std::size_t>>(0);
+  proxy.script->answer = [answers, next](const auto&, auto) { return answers.at((*next)++); };
+  const std::uint16_t port = server.origin.port();
+  const std::vector<std::string> hosts = {"origin.test", "other.test",  "origin.test",
+                                          "origin.test", "origin.test", "origin.test"};
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    UniqueFd client = connect_loopback(proxy.http_port);
+    ASSERT_TRUE(write_all(client.get(), get(hosts[i], port, "/" + std::to_string(i))));
+    if (i == 2) {
+      EXPECT_EQ(read_all(client.get()), blocked_response());
+      continue;
+    }
+    ASSERT_EQ(read_head(client.get()), "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n") << i;
+    ASSERT_EQ(read_exactly(client.get(), 5), "hello");
+  }
+  const auto seen = server.seen();
+  std::vector<std::pair<int, std::string>> paths;
+  for (const auto& [connection, head] : seen)
+    paths.emplace_back(connection, head.substr(4, head.find(' ', 4) - 4));
+  EXPECT_EQ(paths, (std::vector<std::pair<int, std::string>>{
+                       {1, "/0"}, {2, "/1"}, {3, "/3"}, {4, "/4"}, {1, "/5"}}));
+  // What the one-shot approval opened was not kept: it was asked to close.
+  EXPECT_NE(seen[2].second.find("Connection: close\r\n"), std::string::npos) << seen[2].second;
+  EXPECT_EQ(seen[1].second.find("Connection: close"), std::string::npos) << seen[1].second;
+}
+
+TEST(ProxyServer, AKeptConnectionEndsWithConnectionCloseOrAResponseWithoutLength) {
+  REQUIRE_TEST_NAMES();
+  // Per request path: what the server answers.
+  KeepAliveOrigin server([](const std::string& head) -> std::string {
+    if (head.starts_with("GET /close "))
+      return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
+    if (head.starts_with("GET /http10 ")) return "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok";
+    if (head.starts_with("GET /until-close "))
+      return "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nall of it";
+    if (head.starts_with("GET /chunked "))
+      return "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n";
+    if (head.starts_with("HEAD ")) return "HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\n";
+    if (head.starts_with("GET /empty ")) return "HTTP/1.1 204 No Content\r\n\r\n";
+    if (head.starts_with("GET /extra "))  // bytes after the message: never used again
+      return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokSURPLUS";
+    return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+  });
+  Proxy proxy;
+  proxy.script->answer = [](const auto&, auto) { return Decision{true, "", "rule"}; };
+  const std::uint16_t port = server.origin.port();
+  const std::vector<std::pair<std::string, std::string>> requests = {
+      {"GET", "/a"}, {"GET", "/close"},   {"GET", "/b"},  {"GET", "/http10"},
+      {"GET", "/c"}, {"GET", "/chunked"}, {"HEAD", "/d"}, {"GET", "/empty"},
+      {"GET", "/e"}, {"GET", "/extra"},   {"GET", "/f"},  {"GET", "/until-close"},
+      {"GET", "/g"}};
+  for (const auto& [method, path] : requests) {
+    UniqueFd client = connect_loopback(proxy.http_port);
+    ASSERT_TRUE(write_all(client.get(), get("origin.test", port, path, method)));
+    const std::string head = read_head(client.get());
+    ASSERT_TRUE(head.starts_with("HTTP/1.1 2")) << path << ": " << head;
+    if (path == "/until-close") {
+      EXPECT_EQ(read_all(client.get()), "all of it");
+    } else if (path == "/chunked") {
+      EXPECT_EQ(read_exactly(client.get(), 12), "2\r\nok\r\n0\r\n\r\n");
+    } else if (method == "GET" && path != "/empty") {
+      EXPECT_EQ(read_exactly(client.get(), 2), "ok") << path;
+    }
+  }
+  std::vector<std::pair<int, std::string>> paths;
+  for (const auto& [connection, head] : server.seen())
+    paths.emplace_back(connection, head.substr(0, head.find(" HTTP/")));
+  EXPECT_EQ(paths, (std::vector<std::pair<int, std::string>>{{1, "GET /a"},
+                                                             {1, "GET /close"},
+                                                             {2, "GET /b"},
+                                                             {2, "GET /http10"},
+                                                             {3, "GET /c"},
+                                                             {3, "GET /chunked"},
+                                                             {3, "HEAD /d"},
+                                                             {3, "GET /empty"},
+                                                             {3, "GET /e"},
+                                                             {3, "GET /extra"},
+                                                             {4, "GET /f"},
+                                                             {4, "GET /until-close"},
+                                                             {5, "GET /g"}}));
+}
+
+TEST(ProxyServer, AKeptConnectionIsClosedAfterTheIdleTimeout) {
+  REQUIRE_TEST_NAMES();
+  KeepAliveOrigin server([](const std::string&) { return kHello; });
+  Proxy proxy(
+      [](ServerOptions& options) { options.upstream_idle_timeout = std::chrono::seconds(1); });
+  proxy.script->answer = [](const auto&, auto) { return Decision{true, "", "rule"}; };
+  const std::uint16_t port = server.origin.port();
+  UniqueFd client = connect_loopback(proxy.http_port);
+  ASSERT_TRUE(write_all(client.get(), get("origin.test", port, "/1")));
+  ASSERT_EQ(read_head(client.get()), "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n");
+  ASSERT_EQ(read_exactly(client.get(), 5), "hello");
+  // The proxy closes the idle connection by itself (the origin sees end of file) ...
+  ASSERT_TRUE(server.wait_closed(1));
+  // ... and the next request gets a new one.
+  ASSERT_TRUE(write_all(client.get(), get("origin.test", port, "/2")));
+  ASSERT_EQ(read_head(client.get()), "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n");
+  ASSERT_EQ(read_exactly(client.get(), 5), "hello");
+  EXPECT_EQ(server.origin.accepted(), 2);
+}
+
+TEST(ProxyServer, AKeptConnectionTheServerClosedIsReplacedWithoutAnError) {
+  REQUIRE_TEST_NAMES();
+  // The server closes after each response although it did not say so (its keep-alive time
+  // is over): the proxy must notice, or send the request again on a new connection.
+  Origin origin([](int fd) {
+    read_head(fd);
+    write_all(fd, kHello);
+  });
+  Proxy proxy;
+  proxy.script->answer = [](const auto&, auto) { return Decision{true, "", "rule"}; };
+  UniqueFd client = connect_loopback(proxy.http_port);
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_TRUE(write_all(client.get(), get("origin.test", origin.port(), "/")));
+    ASSERT_EQ(read_head(client.get()), "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n") << i;
+    ASSERT_EQ(read_exactly(client.get(), 5), "hello");
+  }
+  EXPECT_EQ(origin.accepted(), 20);
+}
+
+TEST(ProxyServer, AKeptConnectionClosedUnderTheRequestIsReplacedOnce) {
+  REQUIRE_TEST_NAMES();
+  // Each connection answers its first request and closes on its second without a byte of
+  // answer, as a server whose keep-alive time ran out just then.
+  Origin origin([](int fd) {
+    read_head(fd);
+    write_all(fd, kHello);
+    read_head(fd);
+  });
+  // The rule decides at once (no worker, no Decider call); the kept connection then also
+  // saves the lookup, which must still come before the replacement is opened.
+  Proxy proxy([](ServerOptions& options) {
+    options.decide_at_once = [](const std::string& host, std::uint16_t) {
+      return host == "origin.test" ? std::optional<Decision>(Decision{true, "", "rule"})
+                                   : std::nullopt;
+    };
+  });
+  UniqueFd client = connect_loopback(proxy.http_port);
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(write_all(client.get(), get("origin.test", origin.port(), "/")));
+    ASSERT_EQ(read_head(client.get()), "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n") << i;
+    ASSERT_EQ(read_exactly(client.get(), 5), "hello");
+  }
+  EXPECT_EQ(origin.accepted(), 2);
+  EXPECT_TRUE(proxy.script->seen().empty());
+  // What the rule does not decide goes to the Decider.
+  ASSERT_TRUE(write_all(client.get(), get("other.test", origin.port(), "/")));
+  ASSERT_EQ(read_head(client.get()), "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n");
+  EXPECT_EQ(proxy.script->seen(),
+            std::vector<std::string>{"other.test:" + std::to_string(origin.port())});
 }
 
 TEST(ProxyServer, AbsoluteFormForwardsBodiesWithTheirFraming) {

@@ -219,12 +219,16 @@ class ResponseHeadParser {
 ///   80), the client's header fields without hop-by-hop fields, the fields the client's
 ///   Connection header names, Host, Content-Length and Transfer-Encoding; then the body
 ///   framing of `head.body` (`Content-Length: N`, or the client's Transfer-Encoding value);
-///   then `Connection: close` (one upstream connection per request).
+///   then `Connection: close` when `connection` is Close (the connection serves this request
+///   only); nothing when KeepAlive (HTTP/1.1 persistence, RFC 9112 section 9.3: the proxy may
+///   send a later request on it).
 ///   host: the normalised host that was checked; port: the checked port.
 /// The client's HTTP version is kept so that a server never sends chunked bodies to an
 /// HTTP/1.0 client (which the relay does not re-frame).
-[[nodiscard]] std::string upstream_request_head(const RequestHead& head, std::string_view host,
-                                                std::uint16_t port);
+enum class UpstreamConnection { KeepAlive, Close };
+[[nodiscard]] std::string upstream_request_head(
+    const RequestHead& head, std::string_view host, std::uint16_t port,
+    UpstreamConnection connection = UpstreamConnection::Close);
 
 /// Whether the proxy closes the client connection after a response.
 enum class ClientConnection { KeepAlive, Close };

@@ -154,7 +154,7 @@ bool wants_keep_alive(const RequestHead& head) {
 }
 
 std::string upstream_request_head(const RequestHead& head, std::string_view host,
-                                  std::uint16_t port) {
+                                  std::uint16_t port, UpstreamConnection connection) {
   std::string out;
   out.reserve(256);
   out.append(head.method).append(" ").append(head.path).append(" HTTP/1.");
@@ -173,7 +173,7 @@ std::string upstream_request_head(const RequestHead& head, std::string_view host
   } else if (head.body.kind == BodyFraming::Kind::Chunked) {
     append_field(out, "Transfer-Encoding", joined_values(head.headers, "transfer-encoding"));
   }
-  append_field(out, "Connection", "close");
+  if (connection == UpstreamConnection::Close) append_field(out, "Connection", "close");
   out.append("\r\n");
   return out;
 }
