@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -64,6 +66,10 @@ class NetworkDecider {
   /// pass (deniedDomains is checked again: a caller without the screen still fails closed).
   [[nodiscard]] proxy::Decision decide(const std::string& host, std::uint16_t port);
 
+  /// Whether decide() has allowed `host:port` (normalised host) for this command: the
+  /// destinations a credential may be given for (docs/network.md, "Credentials for HTTPS").
+  [[nodiscard]] bool reached(const std::string& host, std::uint16_t port) const;
+
   /// Reports a refusal (the stderr line and the `denied` callback), for refusals decide()
   /// makes and for those the proxy makes before or after it (an IP literal, an address that
   /// is not public, a name that does not resolve, no decision in time).
@@ -93,14 +99,19 @@ class NetworkDecider {
   NetworkCommand command_;
   std::function<void(const std::string&)> log_;
   std::function<void(const std::string&, const std::string&, std::string_view)> denied_;
+  mutable std::mutex reached_mutex_;
+  std::set<std::string, std::less<>> reached_;  // `host:port` decide() allowed
 };
 
 /// A ProxyStarter that serves the sandbox's listeners with a proxy::Server deciding through
 /// `decider` (kept alive as long as the server) and reaching destinations through `parents`
 /// (the caller's parent proxies, proxy::parent_proxies_from_environment()). The server's
 /// decision_timeout is 0 (no limit): the question's own deadline ends a pending decision.
+/// `host_service` answers the requests of pi-sandbox's helper inside
+/// (proxy::ServerOptions::host_service; empty: refused).
 [[nodiscard]] sandbox::ProxyStarter proxy_starter(std::shared_ptr<NetworkDecider> decider,
                                                   std::function<void(std::string_view)> log,
-                                                  proxy::ParentProxies parents = {});
+                                                  proxy::ParentProxies parents = {},
+                                                  proxy::HostService host_service = {});
 
 }  // namespace pisandbox::session
