@@ -61,7 +61,10 @@ void check_query(const policy::CredentialQuery& query,
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   const auto attributes = policy::parse_credential_message(bytes);
-  if (attributes != policy::parse_credential_message(bytes)) violation("not deterministic", "");
+  const auto again = policy::parse_credential_message(bytes);
+  if (attributes.has_value() != again.has_value() ||
+      (attributes ? *attributes != *again : attributes.error().message != again.error().message))
+    violation("not deterministic", "");
   if (!attributes) return 0;
   check_attributes(*attributes);
   if (const auto query = policy::credential_query(*attributes)) check_query(*query, *attributes);
