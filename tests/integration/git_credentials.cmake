@@ -3,5 +3,6 @@
 # and git's `store` helper on the host.
 pisandbox_integration_test(integration_git_credentials
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/harness.cpp
-          ${CMAKE_CURRENT_LIST_DIR}/git_credentials_test.cpp)
+          ${CMAKE_CURRENT_LIST_DIR}/git_credentials_test.cpp
+  LIBS nlohmann_json::nlohmann_json)
 target_include_directories(integration_git_credentials PRIVATE ${CMAKE_CURRENT_BINARY_DIR}/generated)

@@ -6,12 +6,14 @@
 // credential-helper`, which asks pi-sandbox on the host through the proxy; the reviewer program
 // answers the `credential` question. The secret reaches git's request and nothing else: no
 // event, no audit line, no file inside.
+#include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "harness.hpp"
@@ -310,6 +312,70 @@ TEST_F(GitCredentials, AnotherHostsCredentialIsNeverGiven) {
       << r.err;
   expect_no_secret(r);
   EXPECT_EQ(server_log().find("auth-"), std::string::npos) << server_log();
+}
+
+// Through `serve`, as Pi runs commands: the question reaches the host as an approval_request
+// that names the credential (title, warning, choices), and no event carries the secret.
+TEST_F(GitCredentials, ServeAsksTheHostAndNoEventCarriesTheSecret) {
+  write_file(s_.root / "config.json", R"({"network": {"allowedDomains": ["git.test"]}})");
+  auto env = s_.env();
+  for (const char* name : {"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy",
+                           "ALL_PROXY", "no_proxy", "NO_PROXY"})
+    env[name] = "";
+  env["GIT_SSL_CAINFO"] = (s_.ws / "ca.pem").string();
+  int in = -1, out = -1;
+  const pid_t serve = spawn_piped({"/usr/bin/nsenter", "--preserve-credentials", "-U", "-n", "-m",
+                                   "-t", std::to_string(holder_), "--", sandbox_binary(), "serve",
+                                   "--config", (s_.root / "config.json").string()},
+                                  env, in, out);
+  const std::string exec = R"({"type":"exec","id":"c1","cwd":")" + s_.ws.string() +
+                           R"(","command":"git clone -q https://git.test/repo.git cloned && )"
+                           R"(cat cloned/README"})"
+                           "\n";
+  ASSERT_EQ(::write(in, exec.data(), exec.size()), static_cast<ssize_t>(exec.size()));
+  std::string all, buffer, title, warning, labels;
+  int code = -1;
+  for (int i = 0; i < 2000 && code < 0; ++i) {
+    pollfd ready{out, POLLIN, 0};
+    if (::poll(&ready, 1, 60000) <= 0) break;  // no event for a minute: fail below
+    char chunk[4096];
+    const ssize_t n = ::read(out, chunk, sizeof chunk);
+    if (n <= 0) break;
+    all.append(chunk, static_cast<std::size_t>(n));
+    buffer.append(chunk, static_cast<std::size_t>(n));
+    for (std::size_t lf; (lf = buffer.find('\n')) != std::string::npos;) {
+      const auto event = nlohmann::json::parse(buffer.substr(0, lf));
+      buffer.erase(0, lf + 1);
+      if (event.value("type", "") == "approval_request") {
+        title = event.value("title", "");
+        warning = event.value("warning", "");
+        for (const auto& choice : event["choices"]) labels += choice.value("label", "") + "\n";
+        const std::string answer = R"({"type":"approval_response","id":"c1","request_id":")" +
+                                   event.value("request_id", "") +
+                                   R"(","choice":"allow-once"})"
+                                   "\n";
+        ASSERT_EQ(::write(in, answer.data(), answer.size()), static_cast<ssize_t>(answer.size()));
+      }
+      if (event.value("type", "") == "exit") code = event.value("exit_code", -1);
+    }
+  }
+  ::close(in);
+  ::kill(serve, SIGKILL);
+  wait_process(serve);
+  ::close(out);
+  EXPECT_EQ(code, 0) << all;
+  EXPECT_NE(all.find("repository of git.test"), std::string::npos) << all;
+  EXPECT_EQ(title, "Sandbox approval required: git-credential git.test:443");
+  EXPECT_EQ(warning,
+            "This gives the command your credential for https://git.test:443 from the host's git "
+            "credential helpers (the command can then use it as it likes).");
+  EXPECT_EQ(labels,
+            "Deny\nAllow this exact operation once\n"
+            "Allow the credential for git.test:443 for the rest of this command\n"
+            "Allow the credential for git.test:443 for this session\n");
+  EXPECT_EQ(all.find(kSecretA), std::string::npos) << all;
+  EXPECT_EQ(all.find(kSecretB), std::string::npos);
+  EXPECT_EQ(audit_log().find(kSecretA), std::string::npos);
 }
 
 }  // namespace
