@@ -93,7 +93,7 @@ core::Result<Surface> read_surface(const json& object) {
   if (!surface) {
     return core::fail(
         "boundary request surface must be one of network, host-ipc, filesystem-read, "
-        "filesystem-write");
+        "filesystem-write, credential");
   }
   return *surface;
 }
@@ -147,13 +147,15 @@ std::string_view to_string(Surface surface) {
       return "filesystem-read";
     case Surface::FilesystemWrite:
       return "filesystem-write";
+    case Surface::Credential:
+      return "credential";
   }
   return {};  // Not one of the enumerators: validate() rejects it.
 }
 
 std::optional<Surface> surface_from_string(std::string_view text) {
-  for (Surface s :
-       {Surface::Network, Surface::HostIpc, Surface::FilesystemRead, Surface::FilesystemWrite}) {
+  for (Surface s : {Surface::Network, Surface::HostIpc, Surface::FilesystemRead,
+                    Surface::FilesystemWrite, Surface::Credential}) {
     if (to_string(s) == text) return s;
   }
   return std::nullopt;

@@ -15,14 +15,16 @@
 namespace pisandbox::approval {
 
 /// Which boundary a request crosses. Serialised as `network`, `host-ipc`,
-/// `filesystem-read`, `filesystem-write` (compatibility C69).
-enum class Surface { Network, HostIpc, FilesystemRead, FilesystemWrite };
+/// `filesystem-read`, `filesystem-write` (compatibility C69), and `credential`: the user's
+/// HTTPS credential for one host, from the host's git credential helpers, given to the command
+/// (docs/network.md, "Credentials for HTTPS").
+enum class Surface { Network, HostIpc, FilesystemRead, FilesystemWrite, Credential };
 
-/// `network`, `host-ipc`, `filesystem-read` or `filesystem-write`; empty for a value that
-/// is not one of the enumerators.
+/// `network`, `host-ipc`, `filesystem-read`, `filesystem-write` or `credential`; empty for a
+/// value that is not one of the enumerators.
 [[nodiscard]] std::string_view to_string(Surface surface);
 
-/// Parses the four names of to_string(Surface) (exact, lowercase); nullopt otherwise.
+/// Parses the five names of to_string(Surface) (exact, lowercase); nullopt otherwise.
 [[nodiscard]] std::optional<Surface> surface_from_string(std::string_view text);
 
 /// The policy entry that sent the request to review. Its JSON form is
@@ -78,7 +80,7 @@ struct BoundaryRequest {
 ///   `boundary request <name> must be a string` (optional field present but not a string;
 ///   JSON null is not accepted as "absent"),
 ///   `boundary request surface must be one of network, host-ipc, filesystem-read,
-///   filesystem-write`,
+///   filesystem-write, credential`,
 ///   `boundary request matchedPolicy must be {"decision": "ask", "rule"?: string}`.
 [[nodiscard]] core::Result<BoundaryRequest> from_json(const nlohmann::json& value);
 

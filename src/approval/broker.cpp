@@ -37,10 +37,15 @@ ApprovalResult from_reply(const HumanReply& reply, bool offered) {
   return {Action::Deny, Source::Unavailable, std::string(kNoHumanReason)};
 }
 
-/// The destination a remembered answer is kept for: network requests only.
-const std::string* remembered_key(const BoundaryRequest& request) {
-  if (request.surface != Surface::Network || !request.destination) return nullptr;
-  return &*request.destination;
+/// The key a remembered answer is kept under: a network request's destination, and for a
+/// credential the destination after `credential ` (an allowed connection to a host gives no
+/// credential for it, nor the other way round: docs/network.md, "Credentials for HTTPS"). Other
+/// requests are never remembered.
+std::optional<std::string> remembered_key(const BoundaryRequest& request) {
+  if (!request.destination) return std::nullopt;
+  if (request.surface == Surface::Network) return *request.destination;
+  if (request.surface == Surface::Credential) return "credential " + *request.destination;
+  return std::nullopt;
 }
 
 /// How long a reviewer's verdict holds: its allow of a network destination holds for the rest
@@ -49,7 +54,7 @@ const std::string* remembered_key(const BoundaryRequest& request) {
 /// other allow is for the request alone.
 AllowScope reviewer_allow_scope(const BoundaryRequest& request, const ApprovalContext& context,
                                 ReviewOutcome outcome) {
-  const bool remembered = context.offer_remembered && remembered_key(request) != nullptr;
+  const bool remembered = context.offer_remembered && remembered_key(request).has_value();
   return outcome == ReviewOutcome::Allow && remembered ? AllowScope::Command : AllowScope::Once;
 }
 
@@ -61,7 +66,10 @@ std::vector<QuestionChoice> question_choices(const HumanQuestion& question) {
       {HumanAnswer::AllowOnce, "allow-once", "Allow this exact operation once"},
   };
   if (question.offer_remembered && question.request.destination) {
-    const std::string destination = core::printable(*question.request.destination);
+    // A credential's choices say what is given, so that they never read as a connection's.
+    const std::string destination =
+        (question.request.surface == Surface::Credential ? "the credential for " : "") +
+        core::printable(*question.request.destination);
     out.push_back({HumanAnswer::AllowForCommand, "allow-command",
                    "Allow " + destination + " for the rest of this command"});
     out.push_back({HumanAnswer::AllowForSession, "allow-session",
@@ -147,8 +155,8 @@ ApprovalResult Broker::approve(const BoundaryRequest& request, const ApprovalCon
 }
 
 std::optional<ApprovalResult> Broker::remembered(const BoundaryRequest& request) {
-  const std::string* destination = remembered_key(request);
-  if (destination == nullptr) return std::nullopt;
+  const auto destination = remembered_key(request);
+  if (!destination) return std::nullopt;
   const auto it = remembered_.find(*destination);  // the caller holds mutex_
   if (it == remembered_.end()) return std::nullopt;
   return it->second;
@@ -162,8 +170,8 @@ ApprovalResult Broker::decide(const BoundaryRequest& request, const ApprovalCont
   }
   // Another command of the session may have allowed the destination (docs/approvals.md, "The
   // question and its answers": `allow-session`).
-  if (const std::string* destination = remembered_key(request);
-      destination != nullptr && ledger_->allowed_for_session(*destination))
+  if (const auto destination = remembered_key(request);
+      destination && ledger_->allowed_for_session(*destination))
     return {Action::Allow, Source::Human, std::string(kHumanAllowForSessionReason),
             AllowScope::Session};
 
@@ -218,8 +226,8 @@ ApprovalResult Broker::decide(const BoundaryRequest& request, const ApprovalCont
 
 void Broker::remember(const BoundaryRequest& request, const ApprovalContext& context,
                       const ApprovalResult& result) {
-  const std::string* destination = remembered_key(request);
-  if (destination == nullptr || !context.offer_remembered) return;
+  const auto destination = remembered_key(request);
+  if (!destination || !context.offer_remembered) return;
   // What is answered again without asking: an allow for the command or the session, a
   // person's deny, and the reviewer's own verdict to deny (its retries would otherwise ask it
   // again and trip the breaker for every other destination of the scope). Not remembered: a
@@ -311,9 +319,10 @@ void Broker::note_denial(const BoundaryRequest& request, const ApprovalContext& 
 ApprovalResult Broker::ask_human(const BoundaryRequest& request, const ApprovalContext& context,
                                  std::string reason) {
   if (human_ == nullptr) return {Action::Deny, Source::Unavailable, std::string(kNoHumanReason)};
-  const bool offer = context.offer_remembered && remembered_key(request) != nullptr;
+  const auto key = remembered_key(request);
+  const bool offer = context.offer_remembered && key.has_value();
   // Allowed for the session while the reviewer looked at it: no question whose answer is known.
-  if (offer && ledger_->allowed_for_session(*request.destination))
+  if (offer && ledger_->allowed_for_session(*key))
     return {Action::Allow, Source::Human, std::string(kHumanAllowForSessionReason),
             AllowScope::Session};
   std::optional<std::chrono::steady_clock::time_point> deadline = options_.command_deadline;

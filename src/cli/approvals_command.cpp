@@ -135,7 +135,8 @@ void add_approvals_command(CLI::App& app, int& exit_code) {
                  "Keep showing decisions as they are written (waits for the file)");
   tail->add_flag("--json", tail_options->json, "One JSON object per decision");
   tail->add_option("--surface", tail_options->filter.surface, "Only decisions of this surface")
-      ->check(CLI::IsMember({"network", "host-ipc", "filesystem-read", "filesystem-write"}));
+      ->check(CLI::IsMember(
+          {"network", "host-ipc", "filesystem-read", "filesystem-write", "credential"}));
   tail->add_option("--decision", tail_options->filter.action, "Only allows or only denies")
       ->check(CLI::IsMember({"allow", "deny"}));
   tail->callback([tail_options, &exit_code] {

@@ -22,6 +22,7 @@ void add_doctor_command(CLI::App& app, int& exit_code);
 void add_config_command(CLI::App& app, int& exit_code);
 void add_approvals_command(CLI::App& app, int& exit_code);
 void add_proxy_connect_command(CLI::App& app, int& exit_code);
+void add_credential_helper_command(CLI::App& app, int& exit_code);
 void add_serve_command(CLI::App& app, int& exit_code);
 void add_serve_worker_command(CLI::App& app, int& exit_code);
 void add_quarantine_command(CLI::App& app, int& exit_code);

@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   pisandbox::cli::add_config_command(app, exit_code);
   pisandbox::cli::add_approvals_command(app, exit_code);
   pisandbox::cli::add_proxy_connect_command(app, exit_code);
+  pisandbox::cli::add_credential_helper_command(app, exit_code);
   pisandbox::cli::add_serve_command(app, exit_code);
   pisandbox::cli::add_serve_worker_command(app, exit_code);
   pisandbox::cli::add_quarantine_command(app, exit_code);

@@ -28,7 +28,59 @@ std::optional<std::string> first_match(const Patterns& patterns, std::string_vie
   return std::nullopt;
 }
 
+constexpr std::string_view kGitConfigCount = "GIT_CONFIG_COUNT";
+
+/// The caller's entries of git's configuration that git_credential_environment() replaces: the
+/// count, and the keys and values at or past it.
+bool replaced_git_config(std::string_view name, std::size_t count) {
+  if (name == kGitConfigCount) return true;
+  for (const std::string_view prefix : {"GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"}) {
+    if (!name.starts_with(prefix)) continue;
+    const std::string_view index = name.substr(prefix.size());
+    if (index.empty() || index.size() > 4 || !std::ranges::all_of(index, core::is_digit))
+      return false;
+    return std::stoul(std::string(index)) >= count;
+  }
+  return false;
+}
+
+/// `text` quoted for a POSIX shell.
+std::string shell_quoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 }  // namespace
+
+std::size_t git_config_count(std::span<const std::string> env) {
+  std::size_t count = 0;
+  for (const auto& entry : env) {
+    if (name_of(entry) != kGitConfigCount || entry.size() <= kGitConfigCount.size() + 1) continue;
+    const std::string_view value = std::string_view(entry).substr(kGitConfigCount.size() + 1);
+    count = value.size() <= 4 && std::ranges::all_of(value, core::is_digit)
+                ? std::stoul(std::string(value))
+                : 0;
+  }
+  // Every key below the count must be there (git refuses a missing one); the credential
+  // filter removes them by default (`*KEY*`), and then none of them is usable.
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::string key = "GIT_CONFIG_KEY_" + std::to_string(i);
+    if (std::ranges::none_of(env, [&key](const std::string& e) { return name_of(e) == key; }))
+      return 0;
+  }
+  return count;
+}
+
+std::vector<std::string> git_credential_environment(const std::filesystem::path& self_exe,
+                                                    std::size_t first) {
+  const std::string a = std::to_string(first);
+  const std::string b = std::to_string(first + 1);
+  return {std::string(kGitConfigCount) + "=" + std::to_string(first + 2),
+          "GIT_CONFIG_KEY_" + a + "=credential.helper", "GIT_CONFIG_VALUE_" + a + "=",
+          "GIT_CONFIG_KEY_" + b + "=credential.helper",
+          "GIT_CONFIG_VALUE_" + b + "=!" + shell_quoted(self_exe.string()) + " credential-helper"};
+}
 
 bool is_variable_pattern(std::string_view text) {
   return !text.empty() && std::ranges::all_of(text, [](char c) {
@@ -89,11 +141,13 @@ CommandEnvironment command_environment(std::span<const std::string> caller,
   CommandEnvironment out;
   out.removed = std::move(filtered.removed);
   std::optional<std::string> java_options;
+  const std::size_t git_entries = git_config_count(filtered.env);
   for (auto& entry : filtered.env) {
     const std::string_view name = name_of(entry);
     if (name == kJavaToolOptions && entry.size() > name.size())
       java_options = entry.substr(name.size() + 1);
-    if (std::ranges::find(kOwnVariables, name) != kOwnVariables.end() || is_proxy_variable(name))
+    if (std::ranges::find(kOwnVariables, name) != kOwnVariables.end() || is_proxy_variable(name) ||
+        replaced_git_config(name, git_entries))
       continue;
     out.env.push_back(std::move(entry));
   }
@@ -104,12 +158,16 @@ CommandEnvironment command_environment(std::span<const std::string> caller,
   out.env.emplace_back("SANDBOX_RUNTIME=1");
   for (auto& variable : proxy_environment(self_exe, java_options))
     out.env.push_back(std::move(variable));
+  for (auto& variable : git_credential_environment(self_exe, git_entries))
+    out.env.push_back(std::move(variable));
   return out;
 }
 
 std::vector<std::string> sandbox_variable_names() {
   std::vector<std::string> names(kOwnVariables.begin(), kOwnVariables.end());
   for (const auto& entry : proxy_environment("pi-sandbox")) names.emplace_back(name_of(entry));
+  for (const auto& entry : git_credential_environment("pi-sandbox", 0))
+    names.emplace_back(name_of(entry));
   return names;
 }
 

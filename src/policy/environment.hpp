@@ -92,12 +92,32 @@ struct CommandEnvironment {
 /// The whole environment of a sandboxed command: filter_environment(), then the caller's
 /// `TMPDIR`, `TMP`, `TEMP`, `PI_SANDBOX`, `SANDBOX_RUNTIME` and proxy variables dropped, then
 /// `TMPDIR=/tmp`, `TMP=/tmp`, `TEMP=/tmp` (compatibility C24), `PI_SANDBOX=1`, `SANDBOX_RUNTIME=1`
-/// (C83) and proxy_environment() appended (`JAVA_TOOL_OPTIONS` merged with the caller's value, when
-/// it was kept).
+/// (C83), proxy_environment() (`JAVA_TOOL_OPTIONS` merged with the caller's value, when
+/// it was kept) and git_credential_environment() after the caller's git_config_count() entries
+/// appended (the caller's `GIT_CONFIG_COUNT`, and its `GIT_CONFIG_KEY_<n>` and
+/// `GIT_CONFIG_VALUE_<n>` from that count on, which git would not read, dropped).
 ///   self_exe: pi-sandbox's own absolute path (for the SSH ProxyCommand).
 [[nodiscard]] CommandEnvironment command_environment(std::span<const std::string> caller,
                                                      const EnvironmentSpec& spec,
                                                      const std::filesystem::path& self_exe);
+
+/// How many entries of git's configuration `env` gives in `GIT_CONFIG_COUNT` (git-config(1),
+/// ENVIRONMENT: `GIT_CONFIG_KEY_<n>`, `GIT_CONFIG_VALUE_<n>` for n below it): its decimal
+/// value, 0 when it is absent, empty, not a number below 10000, or when a `GIT_CONFIG_KEY_<n>`
+/// below it is missing (git refuses such a configuration; the credential filter's `*KEY*` rule
+/// removes the keys unless `environment.passThrough` keeps them: docs/security.md,
+/// "Environment").
+[[nodiscard]] std::size_t git_config_count(std::span<const std::string> env);
+
+/// The entries that make pi-sandbox's helper the only credential helper of the command's git
+/// (docs/network.md, "Credentials for HTTPS"), after the caller's `first` entries of git's
+/// configuration in the environment: `GIT_CONFIG_COUNT=<first + 2>`, `GIT_CONFIG_KEY_<first>=
+/// credential.helper` with an empty `GIT_CONFIG_VALUE_<first>` (git-config(1): an empty helper
+/// clears the list read so far, so the user's helpers, whose files the sandbox hides, are not
+/// tried), then `GIT_CONFIG_KEY_<first + 1>=credential.helper` with `GIT_CONFIG_VALUE_<first +
+/// 1>=!'<self_exe>' credential-helper` (git runs a value starting with `!` with the shell).
+[[nodiscard]] std::vector<std::string> git_credential_environment(
+    const std::filesystem::path& self_exe, std::size_t first);
 
 /// The names command_environment() sets itself, in the order it appends them.
 [[nodiscard]] std::vector<std::string> sandbox_variable_names();

@@ -45,6 +45,7 @@ class HttpSession final : public Session {
   enum class Outcome { Failed, KeepAlive, Close, Stale };
   asio::awaitable<Outcome> relay_response(const RequestHead& head, const std::string& failed,
                                           bool may_retry);
+  asio::awaitable<bool> serve_host(const RequestHead& head);
   asio::awaitable<void> upload_body(BodyFraming framing);
   asio::awaitable<bool> read_upstream(std::string& into);
   asio::awaitable<bool> write_upstream(std::string_view bytes);
@@ -149,6 +150,8 @@ asio::awaitable<bool> HttpSession::handle(const RequestHead& head) {
       co_await close_gracefully();
     co_return false;
   }
+  if (head.form == TargetForm::Absolute && head.host == kHostServiceHost)
+    co_return co_await serve_host(head);
   if (head.form == TargetForm::Origin || head.form == TargetForm::Asterisk) {
     co_await answer(400, "bad request",
                     "this is a proxy: send an absolute http:// URL or use CONNECT");
@@ -231,6 +234,52 @@ asio::awaitable<bool> HttpSession::open_upstream(const RequestHead& head, const 
     co_return false;
   }
   co_return true;
+}
+
+// A request of pi-sandbox's own helper inside (ServerOptions::host_service): its body read whole,
+// the answer made on a worker (it may wait for a human), then sent, and the connection closed.
+asio::awaitable<bool> HttpSession::serve_host(const RequestHead& head) {
+  const std::string what = head.method + " " + std::string(kHostServiceHost) + head.path;
+  if (head.method != "POST" || head.body.kind != BodyFraming::Kind::Length ||
+      head.body.length > kMaxHostServiceBody || !context_.options.host_service) {
+    const std::string refused = what + " refused";
+    co_await refuse(refused,
+                    "not a request of pi-sandbox's helper (POST with a body of at most 65536 "
+                    "bytes)");
+    co_return false;
+  }
+  const auto length = static_cast<std::size_t>(head.body.length);
+  while (in_.size() < length)
+    if (!co_await read_more()) co_return false;
+  const std::string body = in_.substr(0, length);
+  in_.clear();
+  phase_ = Phase::Deciding;
+  set_deadline(std::chrono::steady_clock::duration::max(), Extend::Never);
+  auto answer = std::make_shared<HostServiceAnswer>();
+  std::function<Verdict()> job = [answer, service = context_.options.host_service, path = head.path,
+                                  body] {
+    try {
+      *answer = service(path, body);
+    } catch (...) {
+      *answer = HostServiceAnswer{false, "pi-sandbox: the host could not answer"};
+    }
+    return Verdict{Verdict::Kind::Allowed, {}, {}};
+  };
+  const Verdict none{Verdict::Kind::Refused, "no answer", {}};
+  const std::chrono::seconds no_limit{0};  // a question has its own deadline
+  const Verdict done = co_await blocking_call(context_, job, no_limit, none);
+  if (closed_) co_return false;
+  const bool given = done.kind == Verdict::Kind::Allowed && answer->given;
+  const std::string body_out = done.kind == Verdict::Kind::Allowed
+                                   ? answer->body
+                                   : std::string("pi-sandbox: the host could not answer");
+  const std::string response =
+      std::string(given ? "HTTP/1.1 200 OK\r\n" : "HTTP/1.1 403 Forbidden\r\n") +
+      "Content-Type: text/plain\r\nContent-Length: " + std::to_string(body_out.size()) +
+      "\r\nConnection: close\r\n\r\n" + body_out;
+  phase_ = Phase::Closing;
+  if (co_await write_client(response)) co_await close_gracefully();
+  co_return false;
 }
 
 asio::awaitable<bool> HttpSession::read_upstream(std::string& into) {

@@ -51,6 +51,31 @@ struct Decision {
 /// state by std::shared_ptr). An exception counts as a refusal.
 using Decider = std::function<Decision(const std::string& host, std::uint16_t port)>;
 
+/// The reserved name pi-sandbox's own helper inside the sandbox sends its requests to, as an
+/// absolute-form `POST http://pi-sandbox.invalid/<service>` through the HTTP proxy: a request
+/// for pi-sandbox on the host, never a destination (`.invalid` can never resolve, RFC 2606
+/// section 2). docs/network.md, "Credentials for HTTPS"; docs/ARCHITECTURE.md, "The channel of
+/// the credential helper".
+inline constexpr std::string_view kHostServiceHost = "pi-sandbox.invalid";
+/// Most bytes of the body of one such request (a git-credential(1) message).
+inline constexpr std::size_t kMaxHostServiceBody = 64 * 1024;
+
+/// pi-sandbox's answer to one request of its helper: `given` → `200 OK`, else `403 Forbidden`;
+/// `body` is sent as `text/plain` either way (the credential's lines, or the one line that says
+/// why not).
+struct HostServiceAnswer {
+  bool given = false;
+  std::string body;
+};
+
+/// Answers one request to kHostServiceHost: `path` is the request's path (`/credential/get`),
+/// `body` its whole body (at most kMaxHostServiceBody bytes). Runs on a worker thread and may
+/// block for minutes (a human approval, the host's credential helper); what it captures must
+/// stay valid until it returns (a std::shared_ptr), as for the Decider. An exception counts as a
+/// refusal.
+using HostService =
+    std::function<HostServiceAnswer(const std::string& path, const std::string& body)>;
+
 /// The fast policy check that runs first for every destination (docs/network.md, "Deciding a
 /// destination": network.deniedDomains), before any name lookup and before the Decider, with the
 /// normalised host and the port. Returns nullopt to go on, or the reason of a refusal it has
@@ -143,6 +168,8 @@ using AddressFilter = std::function<bool(const asio::ip::address&, std::string& 
 ///                    the connection closes. Nothing is asked and no name is looked up for a
 ///                    client without it. Unset (Linux: the listeners are inside the command's
 ///                    network namespace): no authentication.
+///   host_service:    answers the requests to kHostServiceHost (after the credential above,
+///                    before any decision, lookup or connection); empty: they get 403.
 struct ServerOptions {
   std::vector<int> http_listeners;
   std::vector<int> socks_listeners;
@@ -164,6 +191,7 @@ struct ServerOptions {
   std::size_t max_idle_upstreams = 8;
   std::chrono::seconds upstream_idle_timeout{30};
   std::optional<ProxyCredential> credential;
+  HostService host_service;
 };
 
 /// The caps of a proxy that shares its process's descriptors (ServerOptions::max_connections,

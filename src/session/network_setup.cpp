@@ -55,14 +55,17 @@ std::optional<std::string> NetworkDecider::screen(const std::string& raw_host, s
 }
 
 std::optional<proxy::Decision> NetworkDecider::decide_at_once(const std::string& raw_host,
-                                                              std::uint16_t port) const {
+                                                              std::uint16_t port) {
   auto host = proxy::normalise_host(raw_host);
   if (!host) return std::nullopt;
   for (const auto& pattern : network_.denied_domains)
     if (pattern.matches(*host, port)) return std::nullopt;
   for (const auto& pattern : network_.allowed_domains)
-    if (pattern.matches(*host, port))
+    if (pattern.matches(*host, port)) {
+      std::lock_guard lock(reached_mutex_);
+      reached_.insert(*host + ":" + std::to_string(port));
       return proxy::Decision{true, {}, "network.allowedDomains " + pattern.text()};
+    }
   return std::nullopt;
 }
 
@@ -75,9 +78,13 @@ proxy::Decision NetworkDecider::decide(const std::string& raw_host, std::uint16_
   // screen still never lets a denied name pass (fail closed).
   for (const auto& pattern : network_.denied_domains)
     if (pattern.matches(*host, port)) return refuse(destination, denied_reason(pattern));
+  const auto allow = [this, &destination](std::string grant) {
+    std::lock_guard lock(reached_mutex_);
+    reached_.insert(destination);
+    return proxy::Decision{true, {}, std::move(grant)};
+  };
   for (const auto& pattern : network_.allowed_domains)
-    if (pattern.matches(*host, port))
-      return proxy::Decision{true, {}, "network.allowedDomains " + pattern.text()};
+    if (pattern.matches(*host, port)) return allow("network.allowedDomains " + pattern.text());
   approval::BoundaryRequest request;
   request.id = new_id("sandbox-runtime-network-");
   request.source = "sandbox-runtime";
@@ -92,14 +99,20 @@ proxy::Decision NetworkDecider::decide(const std::string& raw_host, std::uint16_
   const approval::ApprovalResult result = broker_.approve(request, context);
   if (result.action != approval::Action::Allow)
     return refuse(destination, result.reason, approval::to_string(result.source));
-  return proxy::Decision{true, {}};
+  return allow({});
+}
+
+bool NetworkDecider::reached(const std::string& host, std::uint16_t port) const {
+  std::lock_guard lock(reached_mutex_);
+  return reached_.contains(host + ":" + std::to_string(port));
 }
 
 sandbox::ProxyStarter proxy_starter(std::shared_ptr<NetworkDecider> decider,
                                     std::function<void(std::string_view)> log,
-                                    proxy::ParentProxies parents) {
-  return [decider = std::move(decider), log = std::move(log), parents = std::move(parents)](
-             sandbox::ProxyListeners listeners) -> std::shared_ptr<void> {
+                                    proxy::ParentProxies parents, proxy::HostService host_service) {
+  return [decider = std::move(decider), log = std::move(log), parents = std::move(parents),
+          host_service =
+              std::move(host_service)](sandbox::ProxyListeners listeners) -> std::shared_ptr<void> {
     // Each tunnel holds two descriptors in the supervisor: lift the soft limit (often 1024)
     // to the hard one. The sandbox was cloned before this, so the command keeps its own.
     rlimit files{};
@@ -140,6 +153,7 @@ sandbox::ProxyStarter proxy_starter(std::shared_ptr<NetworkDecider> decider,
       (void)decider->refuse(destination, reason);
     };
     options.parents = parents;
+    options.host_service = host_service;
     options.unreachable = [decider](const std::string& destination, const std::string& cause) {
       decider->failed(destination, cause);
     };

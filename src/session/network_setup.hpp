@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,13 +67,18 @@ class NetworkDecider {
   /// The proxy's QuickDecider (proxy::ServerOptions::decide_at_once): decide()'s answer when a
   /// `network.allowedDomains` entry matches (allowed, the entry as its grant), nullopt
   /// otherwise (decide() is then asked: a denied name is refused there, anything else goes to
-  /// the broker). A pattern match: fast and non-blocking, run on the proxy's I/O thread.
+  /// the broker). An allowed destination counts as reached(), as decide()'s does. A pattern
+  /// match: fast and non-blocking, run on the proxy's I/O thread.
   [[nodiscard]] std::optional<proxy::Decision> decide_at_once(const std::string& host,
-                                                              std::uint16_t port) const;
+                                                              std::uint16_t port);
 
   /// `host` as the client sent it; `port` 1-65535. Called after screen() let the destination
   /// pass (deniedDomains is checked again: a caller without the screen still fails closed).
   [[nodiscard]] proxy::Decision decide(const std::string& host, std::uint16_t port);
+
+  /// Whether decide() has allowed `host:port` (normalised host) for this command: the
+  /// destinations a credential may be given for (docs/network.md, "Credentials for HTTPS").
+  [[nodiscard]] bool reached(const std::string& host, std::uint16_t port) const;
 
   /// Reports a refusal (the stderr line and the `denied` callback), for refusals decide()
   /// makes and for those the proxy makes before or after it (an IP literal, an address that
@@ -102,14 +109,19 @@ class NetworkDecider {
   NetworkCommand command_;
   std::function<void(const std::string&)> log_;
   std::function<void(const std::string&, const std::string&, std::string_view)> denied_;
+  mutable std::mutex reached_mutex_;
+  std::set<std::string, std::less<>> reached_;  // `host:port` decide() or decide_at_once() allowed
 };
 
 /// A ProxyStarter that serves the sandbox's listeners with a proxy::Server deciding through
 /// `decider` (kept alive as long as the server) and reaching destinations through `parents`
 /// (the caller's parent proxies, proxy::parent_proxies_from_environment()). The server's
 /// decision_timeout is 0 (no limit): the question's own deadline ends a pending decision.
+/// `host_service` answers the requests of pi-sandbox's helper inside
+/// (proxy::ServerOptions::host_service; empty: refused).
 [[nodiscard]] sandbox::ProxyStarter proxy_starter(std::shared_ptr<NetworkDecider> decider,
                                                   std::function<void(std::string_view)> log,
-                                                  proxy::ParentProxies parents = {});
+                                                  proxy::ParentProxies parents = {},
+                                                  proxy::HostService host_service = {});
 
 }  // namespace pisandbox::session

@@ -22,6 +22,7 @@
 #if !defined(__APPLE__)
 #include "sandbox/linux/runner.hpp"
 #endif
+#include "session/credential_setup.hpp"
 #include "session/host_programs.hpp"
 #include "session/host_socket_setup.hpp"
 #include "session/network_setup.hpp"
@@ -237,8 +238,18 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
   p.options.host_socket = host_socket_decider(p.host_sockets);
   // The caller's parent proxy, if any (docs/network.md, "A parent proxy"): read here, from
   // pi-sandbox's own environment; the command's proxy variables point at its own proxy.
+  // The user's HTTPS credentials for the command's git, kept on the host (docs/network.md,
+  // "Credentials for HTTPS").
+  auto credentials = std::make_shared<HostCredentials>(
+      decider, p.approvals->broker(), p.approvals, network, p.host_env,
+      find_program("git", p.host_env).value_or(""),
+      [denied = io.denied](const std::string& target, const std::string& reason,
+                           std::string_view source) {
+        if (denied) denied("credential", target, reason, source);
+      });
   p.options.proxy = proxy_starter(std::move(decider), {},
-                                  proxy::parent_proxies_from_environment(caller_environment()));
+                                  proxy::parent_proxies_from_environment(caller_environment()),
+                                  host_service(std::move(credentials)));
   core::phases::mark(core::phases::Mark::SessionReady);
   return p;
 }

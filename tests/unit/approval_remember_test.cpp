@@ -161,6 +161,38 @@ TEST(Remembered, AllowForTheCommandAnswersLaterRequestsWithoutQuestionOrAuditLin
   EXPECT_EQ(prompt.asked(), 2u);
 }
 
+// A credential's answer is remembered for its host apart from the host's connections
+// (docs/network.md, "Credentials for HTTPS"): allowing the connection gives no credential, and
+// the other way round; its choices name the credential.
+TEST(Remembered, ACredentialIsRememberedApartFromItsHostsConnections) {
+  SteadyClock clock;
+  FakePrompt prompt;
+  prompt.answer(HumanAnswer::AllowForCommand);
+  MemoryAudit audit;
+  Broker broker(BrokerOptions{}, clock, audit, nullptr, &prompt);
+  auto credential = network_request("git.example:443");
+  credential.surface = Surface::Credential;
+  credential.operation = "git-credential";
+  EXPECT_EQ(broker.approve(network_request("git.example:443"), network_context()).action,
+            Action::Allow);
+  EXPECT_EQ(prompt.asked(), 1u);
+  prompt.answer(HumanAnswer::Deny);
+  EXPECT_EQ(broker.approve(credential, network_context()).action, Action::Deny);
+  EXPECT_EQ(prompt.asked(), 2u);
+  // Each answer holds for its own kind: the connection stays allowed, the credential denied.
+  EXPECT_EQ(broker.approve(network_request("git.example:443"), network_context()).action,
+            Action::Allow);
+  EXPECT_EQ(broker.approve(credential, network_context()).source, Source::Human);
+  EXPECT_EQ(prompt.asked(), 2u);
+  const HumanQuestion question{credential, "", "", true, std::nullopt};
+  std::vector<std::string> labels;
+  for (const auto& choice : question_choices(question)) labels.push_back(choice.label);
+  EXPECT_EQ(labels, (std::vector<std::string>{
+                        "Deny", "Allow this exact operation once",
+                        "Allow the credential for git.example:443 for the rest of this command",
+                        "Allow the credential for git.example:443 for this session"}));
+}
+
 TEST(Remembered, AHumanDenyAnswersLaterRequestsOfTheCommand) {
   SteadyClock clock;
   FakePrompt prompt;

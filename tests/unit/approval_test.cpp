@@ -142,7 +142,7 @@ TEST(BoundaryRequest, FromJsonErrors) {
   j["surface"] = "socket";
   EXPECT_EQ(error_of(j),
             "boundary request surface must be one of network, host-ipc, filesystem-read, "
-            "filesystem-write");
+            "filesystem-write, credential");
   j = good;
   j["path"] = nullptr;
   EXPECT_EQ(error_of(j), "boundary request path must be a string");

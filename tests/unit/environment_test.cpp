@@ -167,11 +167,52 @@ TEST(CommandEnvironment, OwnVariablesAreAddedAfterTheFilterAndReplaceTheCallers)
   std::vector<std::string> expected = {"PATH=/bin", "TMPDIR=/tmp",  "TMP=/tmp",
                                        "TEMP=/tmp", "PI_SANDBOX=1", "SANDBOX_RUNTIME=1"};
   for (auto& entry : proxy_environment("/opt/pi-sandbox")) expected.push_back(entry);
+  for (auto& entry : git_credential_environment("/opt/pi-sandbox", 0)) expected.push_back(entry);
   EXPECT_EQ(out.env, expected);
   const auto names_set = sandbox_variable_names();
   ASSERT_EQ(names_set.size(), expected.size() - 1);
   for (std::size_t i = 0; i < names_set.size(); ++i)
     EXPECT_TRUE(expected[i + 1].starts_with(names_set[i] + "=")) << names_set[i];
+}
+
+// git's credential helper inside is pi-sandbox's (docs/network.md, "Credentials for HTTPS"):
+// the list of helpers cleared, then `credential-helper`, after the caller's own entries of git's
+// configuration, whose stale keys past its count are dropped.
+TEST(CommandEnvironment, GitCredentialHelperComesAfterTheCallersGitConfiguration) {
+  EXPECT_EQ(git_credential_environment("/opt/pi sandbox/it's", 0),
+            (std::vector<std::string>{
+                "GIT_CONFIG_COUNT=2", "GIT_CONFIG_KEY_0=credential.helper",
+                "GIT_CONFIG_VALUE_0=", "GIT_CONFIG_KEY_1=credential.helper",
+                R"(GIT_CONFIG_VALUE_1=!'/opt/pi sandbox/it'\''s' credential-helper)"}));
+  const std::vector<std::string> caller = {"GIT_CONFIG_COUNT=1",     "GIT_CONFIG_KEY_0=core.pager",
+                                           "GIT_CONFIG_VALUE_0=cat", "GIT_CONFIG_KEY_1=stale.key",
+                                           "GIT_CONFIG_VALUE_1=x",   "GIT_CONFIG_KEY_X=y"};
+  EnvironmentSpec spec;
+  spec.pass_through = {"GIT_CONFIG_KEY_*"};
+  const CommandEnvironment out = command_environment(caller, spec, "/p");
+  const auto git = [&out] {
+    std::vector<std::string> entries;
+    for (const auto& entry : out.env)
+      if (entry.starts_with("GIT_CONFIG_")) entries.push_back(entry);
+    return entries;
+  }();
+  EXPECT_EQ(git, (std::vector<std::string>{
+                     "GIT_CONFIG_KEY_0=core.pager", "GIT_CONFIG_VALUE_0=cat", "GIT_CONFIG_KEY_X=y",
+                     "GIT_CONFIG_COUNT=3", "GIT_CONFIG_KEY_1=credential.helper",
+                     "GIT_CONFIG_VALUE_1=", "GIT_CONFIG_KEY_2=credential.helper",
+                     "GIT_CONFIG_VALUE_2=!'/p' credential-helper"}));
+  EXPECT_EQ(git_config_count(std::vector<std::string>{"GIT_CONFIG_COUNT=x"}), 0u);
+  EXPECT_EQ(git_config_count(std::vector<std::string>{"GIT_CONFIG_COUNT="}), 0u);
+  EXPECT_EQ(git_config_count(std::vector<std::string>{"GIT_CONFIG_COUNT=2", "GIT_CONFIG_KEY_0=a",
+                                                      "GIT_CONFIG_KEY_1=b"}),
+            2u);
+  // By default the filter removes the keys (`*KEY*`): the caller's values alone are dropped.
+  EXPECT_EQ(
+      git_config_count(std::vector<std::string>{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_VALUE_0=a"}), 0u);
+  const CommandEnvironment filtered = command_environment(caller, {}, "/p");
+  EXPECT_EQ(std::ranges::count(filtered.env, "GIT_CONFIG_VALUE_0=cat"), 0);
+  EXPECT_EQ(std::ranges::count(filtered.env, "GIT_CONFIG_VALUE_0="), 1);
+  EXPECT_EQ(std::ranges::count(filtered.env, "GIT_CONFIG_COUNT=2"), 1);
 }
 
 TEST(CommandEnvironment, JavaToolOptionsAreMergedWithTheCallers) {

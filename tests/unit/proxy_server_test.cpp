@@ -1229,6 +1229,45 @@ TEST(ProxyServer, WithACredentialAnHttpRequestWithoutItGets407AndNothingIsDecide
   EXPECT_EQ(proxy.script->seen(), std::vector<std::string>{target});
 }
 
+// pi-sandbox's own helper inside asks the host through the proxy (docs/ARCHITECTURE.md, "The
+// channel of the credential helper"): a POST to the reserved name reaches the HostService with
+// its path and whole body, never the Decider or a lookup; anything else to that name is refused.
+TEST(ProxyServer, TheReservedNameReachesTheHostServiceAndNothingElse) {
+  auto asked = std::make_shared<std::vector<std::string>>();
+  Proxy proxy([asked](ServerOptions& options) {
+    options.host_service = [asked](const std::string& path, const std::string& body) {
+      asked->push_back(path + " " + body);
+      return HostServiceAnswer{body == "give", body == "give" ? "username=u\n" : "no\n"};
+    };
+  });
+  const auto ask = [&proxy](const std::string& request) {
+    UniqueFd client = connect_loopback(proxy.http_port);
+    EXPECT_TRUE(write_all(client.get(), request));
+    return read_all(client.get());
+  };
+  const std::string post =
+      "POST http://pi-sandbox.invalid/credential/get HTTP/1.1\r\nHost: "
+      "pi-sandbox.invalid\r\nContent-Length: 4\r\n\r\n";
+  EXPECT_EQ(ask(post + "give"),
+            "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 11\r\n"
+            "Connection: close\r\n\r\nusername=u\n");
+  EXPECT_EQ(ask(post + "keep"),
+            "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n"
+            "Connection: close\r\n\r\nno\n");
+  EXPECT_TRUE(ask("GET http://pi-sandbox.invalid/credential/get HTTP/1.1\r\n\r\n")
+                  .starts_with("HTTP/1.1 403 Forbidden\r\n"));
+  EXPECT_TRUE(ask("POST http://pi-sandbox.invalid/x HTTP/1.1\r\nContent-Length: 65537\r\n\r\n")
+                  .starts_with("HTTP/1.1 403 Forbidden\r\n"));
+  EXPECT_EQ(*asked, (std::vector<std::string>{"/credential/get give", "/credential/get keep"}));
+  EXPECT_TRUE(proxy.script->seen().empty());
+  // Without a HostService (the default), the name is refused too.
+  Proxy plain;
+  UniqueFd client = connect_loopback(plain.http_port);
+  ASSERT_TRUE(write_all(client.get(), post + "give"));
+  EXPECT_TRUE(read_all(client.get()).starts_with("HTTP/1.1 403 Forbidden\r\n"));
+  EXPECT_TRUE(plain.script->seen().empty());
+}
+
 TEST(ProxyServer, WithACredentialEachKeepAliveRequestCarriesIt) {
   REQUIRE_TEST_NAMES();
   Origin origin([](int fd) {

@@ -296,5 +296,6 @@ export function denialNotice(surface: string, reason: string, hint = ""): string
   const text = hint ? `${reason} ${hint}` : reason;
   if (surface === "network") return `Domain proxy denied: ${text}`;
   if (surface === "host-ipc") return `Host-IPC denied: ${text}`;
+  if (surface === "credential") return `Credential denied: ${text}`;
   return `Sandbox denied: ${text}`;
 }

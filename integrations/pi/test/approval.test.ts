@@ -330,6 +330,7 @@ describe("denialNotice", () => {
   it("names the surface as pi-sandbox 0.4.0 does", () => {
     assert.equal(denialNotice("network", "r"), "Domain proxy denied: r");
     assert.equal(denialNotice("host-ipc", "r"), "Host-IPC denied: r");
+    assert.equal(denialNotice("credential", "r"), "Credential denied: r");
     assert.equal(denialNotice("filesystem-write", "r"), "Sandbox denied: r");
   });
 

@@ -1,0 +1,119 @@
+#include "session/credential_setup.hpp"
+
+#include "policy/git_credential.hpp"
+#include "process/output_of.hpp"
+#include "proxy/protocol/destination.hpp"
+#include "session/approval_setup.hpp"
+
+namespace pisandbox::session {
+
+namespace {
+
+/// The warning line of the question: what an allow gives away.
+std::string credential_warning(const std::string& target) {
+  return "This gives the command your credential for " + target +
+         " from the host's git credential helpers (the command can then use it as it likes).";
+}
+
+/// The host's git's environment: pi-sandbox's host programs', with no prompt of its own (a
+/// question about a password belongs to the approval, not to a terminal the command shares).
+std::vector<std::string> fill_environment(const std::vector<std::string>& host_env) {
+  std::vector<std::string> env;
+  for (const auto& entry : host_env) {
+    const std::string_view name = std::string_view(entry).substr(0, entry.find('='));
+    if (name == "GIT_TERMINAL_PROMPT" || name == "GIT_ASKPASS" || name == "SSH_ASKPASS" ||
+        name == "GIT_DIR" || name == "GIT_WORK_TREE")
+      continue;
+    env.push_back(entry);
+  }
+  env.emplace_back("GIT_TERMINAL_PROMPT=0");
+  env.emplace_back("GIT_ASKPASS=");  // set and empty: no askpass program, not even core.askPass
+  return env;
+}
+
+}  // namespace
+
+HostCredentials::HostCredentials(
+    std::shared_ptr<NetworkDecider> decider, approval::Broker& broker,
+    std::shared_ptr<void> keep_alive, NetworkCommand command, std::vector<std::string> host_env,
+    std::string git,
+    std::function<void(const std::string&, const std::string&, std::string_view)> denied)
+    : decider_(std::move(decider)),
+      broker_(broker),
+      keep_alive_(std::move(keep_alive)),
+      command_(std::move(command)),
+      host_env_(fill_environment(host_env)),
+      git_(std::move(git)),
+      denied_(std::move(denied)) {}
+
+proxy::HostServiceAnswer HostCredentials::refuse(const std::string& target,
+                                                 const std::string& reason,
+                                                 std::string_view source) {
+  if (denied_) denied_(target, reason, source);
+  return {false, "credential: refused " + target + ": " + reason};
+}
+
+proxy::HostServiceAnswer HostCredentials::answer(const std::string& path, const std::string& body) {
+  if (path != kCredentialGetPath)
+    return refuse("the request", "only " + std::string(kCredentialGetPath) + " is answered",
+                  kPolicySource);
+  const auto attributes = policy::parse_credential_message(body);
+  if (!attributes) return refuse("the request", attributes.error().message, kPolicySource);
+  const auto query = policy::credential_query(*attributes);
+  if (!query) return refuse("the request", query.error().message, kPolicySource);
+  const std::string target = query->protocol + "://" + query->host;
+  if (query->protocol != "https")
+    return refuse(target, "only https credentials are given to the sandbox", kPolicySource);
+  const std::size_t colon = query->host.find(':');
+  const auto host = proxy::normalise_host(query->host.substr(0, colon));
+  if (!host) return refuse(target, "the host " + host.error(), kPolicySource);
+  const int port = colon == std::string::npos ? 443 : std::stoi(query->host.substr(colon + 1));
+  if (port < 1 || port > 65535) return refuse(target, "the port is out of range", kPolicySource);
+  const std::string destination = *host + ":" + std::to_string(port);
+  if (!decider_->reached(*host, static_cast<std::uint16_t>(port)))
+    return refuse(target,
+                  "the command has not been allowed to connect to " + destination +
+                      " (network.allowedDomains or an approval); nobody was asked",
+                  kPolicySource);
+  approval::BoundaryRequest request;
+  request.id = new_id("sandbox-runtime-credential-");
+  request.source = "sandbox-runtime";
+  request.surface = approval::Surface::Credential;
+  request.operation = "git-credential";
+  request.cwd = command_.cwd;
+  request.command = command_.command;
+  request.destination = destination;
+  request.agent_name = command_.agent_name;
+  const approval::ApprovalContext context{command_.session_id, command_.scope_key,
+                                          credential_warning("https://" + destination), true};
+  const approval::ApprovalResult result = broker_.approve(request, context);
+  if (result.action != approval::Action::Allow)
+    return refuse(target, result.reason, approval::to_string(result.source));
+  if (git_.empty()) return refuse(target, "git is not found in the host's PATH", kPolicySource);
+  const auto output = process::output_of(process::OutputOf{{git_, "credential", "fill"},
+                                                           host_env_,
+                                                           "/",
+                                                           policy::credential_message(*query),
+                                                           kCredentialFillTimeout});
+  if (!output) {
+    std::string why = output.error().message;
+    if (why.starts_with(git_ + " ")) why.erase(0, git_.size() + 1);
+    return refuse(target,
+                  "the host's git credential helpers gave none (git credential fill " + why + ")",
+                  kPolicySource);
+  }
+  const auto lines = policy::parse_credential_message(*output);
+  const auto credential = lines ? policy::credential_answer(*lines, *query) : std::nullopt;
+  if (!credential)
+    return refuse(target, "the host's git credential helpers gave no credential for it",
+                  kPolicySource);
+  return {true, policy::credential_lines(*credential)};
+}
+
+proxy::HostService host_service(std::shared_ptr<HostCredentials> credentials) {
+  return [credentials = std::move(credentials)](const std::string& path, const std::string& body) {
+    return credentials->answer(path, body);
+  };
+}
+
+}  // namespace pisandbox::session

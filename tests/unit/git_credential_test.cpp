@@ -1,0 +1,82 @@
+// policy/git_credential.hpp: the lines of git-credential(1), exactly as git writes and reads them.
+#include "policy/git_credential.hpp"
+
+#include <gtest/gtest.h>
+
+namespace pisandbox::policy {
+namespace {
+
+using Attributes = std::vector<CredentialAttribute>;
+
+TEST(GitCredential, ParsesWhatGitSendsUpToTheBlankLine) {
+  const auto parsed = parse_credential_message(
+      "capability[]=authtype\nprotocol=https\nhost=git.example:8443\nwwwauth[]=Basic "
+      "realm=\"a=b\"\n"
+      "\nignored=after the blank line\n");
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(*parsed, (Attributes{{"capability[]", "authtype"},
+                                 {"protocol", "https"},
+                                 {"host", "git.example:8443"},
+                                 {"wwwauth[]", "Basic realm=\"a=b\""}}));
+  const auto query = credential_query(*parsed);
+  ASSERT_TRUE(query) << query.error().message;
+  EXPECT_EQ(*query, (CredentialQuery{"https", "git.example:8443", std::nullopt, std::nullopt}));
+  EXPECT_EQ(credential_message(*query), "protocol=https\nhost=git.example:8443\n\n");
+}
+
+TEST(GitCredential, ALaterLineReplacesAnEarlierOneAndTheLastLineNeedsNoNewline) {
+  const auto parsed = parse_credential_message("protocol=https\nhost=a.example\nhost=b.example");
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(credential_value(*parsed, "host"), "b.example");
+  EXPECT_EQ(credential_value(*parsed, "path"), std::nullopt);
+}
+
+TEST(GitCredential, RefusesMalformedLinesByNumber) {
+  EXPECT_EQ(parse_credential_message("protocol=https\nhost\n").error().message,
+            "credential line 2 has no '='");
+  EXPECT_EQ(parse_credential_message("=x\n").error().message, "credential line 1 has an empty key");
+  EXPECT_EQ(parse_credential_message(std::string("host=a\0b\n", 9)).error().message,
+            "credential line 1 holds a NUL byte");
+  EXPECT_EQ(
+      parse_credential_message(std::string(kMaxCredentialMessageBytes + 1, 'a')).error().message,
+      "credential message is larger than 65536 bytes");
+  std::string many;
+  for (int i = 0; i < 257; ++i) many += "k=v\n";
+  EXPECT_EQ(parse_credential_message(many).error().message,
+            "credential message has more than 256 attributes");
+}
+
+TEST(GitCredential, AQueryNeedsASchemeAndAHostName) {
+  const auto query = [](std::string_view text) {
+    return credential_query(*parse_credential_message(text));
+  };
+  EXPECT_EQ(query("host=a.example\n").error().message, "credential request has no protocol");
+  EXPECT_EQ(query("protocol=https\n").error().message, "credential request has no host");
+  EXPECT_EQ(query("protocol=ht tp\nhost=a\n").error().message,
+            "credential request protocol ht tp is not a URL scheme");
+  EXPECT_EQ(query("protocol=https\nhost=a.example/x\n").error().message,
+            "credential request host a.example/x is not a host name");
+  EXPECT_EQ(query("protocol=https\nhost=a.example:\n").error().message,
+            "credential request host a.example: is not a host name");
+  const auto full = query("protocol=https\nhost=a.example\npath=o/r.git\nusername=bob\n");
+  ASSERT_TRUE(full);
+  EXPECT_EQ(credential_message(*full),
+            "protocol=https\nhost=a.example\npath=o/r.git\nusername=bob\n\n");
+}
+
+TEST(GitCredential, AnAnswerForAnotherHostOrProtocolIsNeverTaken) {
+  const CredentialQuery query{"https", "a.example", std::nullopt, std::nullopt};
+  const auto answer = [&query](std::string_view text) {
+    return credential_answer(*parse_credential_message(text), query);
+  };
+  EXPECT_EQ(answer("protocol=https\nhost=a.example\nusername=u\npassword=p\n"),
+            (Credential{"u", "p"}));
+  EXPECT_EQ(answer("username=u\npassword=p=q\n"), (Credential{"u", "p=q"}));
+  EXPECT_EQ(answer("protocol=https\nhost=b.example\nusername=u\npassword=p\n"), std::nullopt);
+  EXPECT_EQ(answer("protocol=http\nhost=a.example\nusername=u\npassword=p\n"), std::nullopt);
+  EXPECT_EQ(answer("protocol=https\nhost=a.example\nusername=u\n"), std::nullopt);
+  EXPECT_EQ(credential_lines(Credential{"u", "p"}), "username=u\npassword=p\n");
+}
+
+}  // namespace
+}  // namespace pisandbox::policy
