@@ -250,11 +250,11 @@ PHASES = {
     "clone": "the command's cgroup made, `clone3` into six new namespaces",
     "id-maps": "uid and gid maps written, Go sent",
     "go": "pid 1 wakes up on Go",
+    "cgroup": "pid 1 moves itself into the v1 cgroups (writes 0 into their `tasks` files)",
     "network": "pid 1: loopback up, the proxy's listeners",
     "mounts": "pid 1: the mount plan applied (placeholders made on the host included), "
               "`pivot_root`",
-    "cgroup": "the supervisor puts pid 1 into the v1 cgroups, alongside go, network and mounts",
-    "fork": "pid 1 waits for the cgroup, forks the command",
+    "fork": "pid 1 waits for the command order (the supervisor starts the guard), forks it",
     "confine": "the command's process: no_new_privs, Landlock, capabilities, seccomp",
     "command": "exec of `/bin/true`, its run and exit, until pid 1 reaps it",
     "teardown": "pid 1 kills what is left and exits, the namespaces go, the output drains",
@@ -267,10 +267,10 @@ PHASES = {
 PHASE_TRACE_DOC = """`PI_SANDBOX_TRACE_PHASES=1 pi-sandbox run -- COMMAND` prints, after the command, one line
 per phase on stderr, `pi-sandbox: phase <name> <ms>`, then `pi-sandbox: phase total <ms>`:
 CLOCK_MONOTONIC marks taken in the supervisor (configuration, policy, session, scan, plan,
-clone, id maps, cgroup, teardown, guard, cleanup), in pid 1 (Go received, network, mount plan
-applied, fork, command reaped) and in the command's process just before exec (confinement
+clone, id maps, teardown, guard, cleanup), in pid 1 (Go received, cgroup joined, network, mount
+plan applied, fork, command reaped) and in the command's process just before exec (confinement
 done), which pid 1 and that process send over the launch socket. Each phase is the time since
-the mark before it; `cgroup` runs alongside pid 1's work and is measured from the id maps.
+the mark before it.
 Without the variable nothing is recorded or sent. `bench/run` takes the "Phases" table from
 it."""
 
@@ -298,8 +298,8 @@ def phases_section(read):
     out += [f"Where one `pi-sandbox run -- /bin/true` spends its time, from its own phase trace",
             f"(`PI_SANDBOX_TRACE_PHASES=1`, CLOCK_MONOTONIC marks in the supervisor, in pid 1 and",
             f"in the command's process): the median of each phase over {runs} traced runs per",
-            "workspace, taken after the runs above. The phases overlap where `cgroup` runs",
-            "alongside pid 1's work, and medians do not add up to the median total.", "",
+            "workspace, taken after the runs above. Medians do not add up to the median",
+            "total.", "",
             "| phase | empty ms | `<large-ws>` ms | what |", "| --- | --- | --- | --- |"]
     names = [n for n in PHASES if n in medians["empty"][0] or n in medians["large"][0]]
     names += [n for w in ("empty", "large") for n in medians[w][0] if n not in names]
