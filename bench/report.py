@@ -414,6 +414,21 @@ def unix_section(results_dir):
     return out
 
 
+def run_spaced_section(results_dir):
+    """`pi-sandbox run -- /bin/true` against the floor and minimal bubblewrap with the calls
+    spaced as an agent spaces them (bench/run_spaced.py prints the table)."""
+    out = ["", "## Run against the floor, spaced", ""]
+    path = os.path.join(results_dir, "run-spaced.md")
+    if not os.path.exists(path):
+        return out + ["Not measured (this run did not include bench/run_spaced.py)."]
+    with open(path) as f:
+        out += ["`bench/run_spaced.py`: the same commands as above in the empty workspace,",
+                "interleaved in a random order, each after a pause of 0.1-0.25 s as an agent",
+                "spaces its commands (a back-to-back loop hides waits that end in the kernel",
+                f"between calls); target: at most {TARGET}× the floor.", "", f.read().strip()]
+    return out
+
+
 def serve_exec_section(results_dir):
     """One `exec` through a running serve next to `unshare -Urmnp --fork /bin/true`, the calls
     spaced as an agent spaces them (bench/serve_exec.py prints the table)."""
@@ -506,6 +521,7 @@ def main():
     if not met and not os.path.exists(NOTES):
         out.append("Where the time goes: not written up yet (`bench/notes.md` is included here"
                    " when it exists).")
+    out += run_spaced_section(results_dir)
 
     policies = {w: read(f"policy-{w}.json") for w in ("empty", "large")}
     rss = {w: statistics.median(int(line) for line in read(f"rss-{w}.txt").split())
