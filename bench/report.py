@@ -269,11 +269,11 @@ PHASES = {
     "clone": "the command's cgroup made, `clone3` into six new namespaces",
     "id-maps": "uid and gid maps written, Go sent",
     "go": "pid 1 wakes up on Go",
+    "cgroup": "pid 1 moves itself into the v1 cgroups (writes 0 into their `tasks` files)",
     "network": "pid 1: loopback up, the proxy's listeners",
     "mounts": "pid 1: the mount plan applied (placeholders made on the host included), "
               "`pivot_root`",
-    "cgroup": "the supervisor puts pid 1 into the v1 cgroups, alongside go, network and mounts",
-    "fork": "pid 1 waits for the cgroup, forks the command",
+    "fork": "pid 1 waits for the command order (the supervisor starts the guard), forks it",
     "confine": "the command's process: no_new_privs, Landlock, capabilities, seccomp",
     "command": "exec of `/bin/true`, its run and exit, until pid 1 reaps it",
     "teardown": "pid 1 kills what is left and exits, the namespaces go, the output drains",
@@ -286,10 +286,10 @@ PHASES = {
 PHASE_TRACE_DOC = """`PI_SANDBOX_TRACE_PHASES=1 pi-sandbox run -- COMMAND` prints, after the command, one line
 per phase on stderr, `pi-sandbox: phase <name> <ms>`, then `pi-sandbox: phase total <ms>`:
 CLOCK_MONOTONIC marks taken in the supervisor (configuration, policy, session, scan, plan,
-clone, id maps, cgroup, teardown, guard, cleanup), in pid 1 (Go received, network, mount plan
-applied, fork, command reaped) and in the command's process just before exec (confinement
+clone, id maps, teardown, guard, cleanup), in pid 1 (Go received, cgroup joined, network, mount
+plan applied, fork, command reaped) and in the command's process just before exec (confinement
 done), which pid 1 and that process send over the launch socket. Each phase is the time since
-the mark before it; `cgroup` runs alongside pid 1's work and is measured from the id maps.
+the mark before it.
 Without the variable nothing is recorded or sent. `bench/run` takes the "Phases" table from
 it."""
 
@@ -317,8 +317,8 @@ def phases_section(read):
     out += [f"Where one `pi-sandbox run -- /bin/true` spends its time, from its own phase trace",
             f"(`PI_SANDBOX_TRACE_PHASES=1`, CLOCK_MONOTONIC marks in the supervisor, in pid 1 and",
             f"in the command's process): the median of each phase over {runs} traced runs per",
-            "workspace, taken after the runs above. The phases overlap where `cgroup` runs",
-            "alongside pid 1's work, and medians do not add up to the median total.", "",
+            "workspace, taken after the runs above. Medians do not add up to the median",
+            "total.", "",
             "| phase | empty ms | `<large-ws>` ms | what |", "| --- | --- | --- | --- |"]
     names = [n for n in PHASES if n in medians["empty"][0] or n in medians["large"][0]]
     names += [n for w in ("empty", "large") for n in medians[w][0] if n not in names]
@@ -433,6 +433,21 @@ def unix_section(results_dir):
     return out
 
 
+def run_spaced_section(results_dir):
+    """`pi-sandbox run -- /bin/true` against the floor and minimal bubblewrap with the calls
+    spaced as an agent spaces them (bench/run_spaced.py prints the table)."""
+    out = ["", "## Run against the floor, spaced", ""]
+    path = os.path.join(results_dir, "run-spaced.md")
+    if not os.path.exists(path):
+        return out + ["Not measured (this run did not include bench/run_spaced.py)."]
+    with open(path) as f:
+        out += ["`bench/run_spaced.py`: the same commands as above in the empty workspace,",
+                "interleaved in a random order, each after a pause of 0.1-0.25 s as an agent",
+                "spaces its commands (a back-to-back loop hides waits that end in the kernel",
+                f"between calls); target: at most {TARGET}× the floor.", "", f.read().strip()]
+    return out
+
+
 def serve_exec_section(results_dir):
     """One `exec` through a running serve next to `unshare -Urmnp --fork /bin/true`, the calls
     spaced as an agent spaces them (bench/serve_exec.py prints the table)."""
@@ -525,6 +540,7 @@ def main():
     if not met and not os.path.exists(NOTES):
         out.append("Where the time goes: not written up yet (`bench/notes.md` is included here"
                    " when it exists).")
+    out += run_spaced_section(results_dir)
 
     policies = {w: read(f"policy-{w}.json") for w in ("empty", "large")}
     rss = {w: statistics.median(int(line) for line in read(f"rss-{w}.txt").split())

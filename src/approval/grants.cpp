@@ -1,13 +1,12 @@
 #include "approval/grants.hpp"
 
-#include <openssl/rand.h>
-
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <iterator>
 
 #include "approval/hex.hpp"
+#include "core/random.hpp"
 
 namespace pisandbox::approval {
 namespace {
@@ -16,9 +15,7 @@ constexpr std::size_t kTokenBytes = 16;  // 128 bits
 
 core::Result<std::string> random_token() {
   std::array<unsigned char, kTokenBytes> bytes{};
-  if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) {
-    return core::fail("RAND_bytes failed", "OpenSSL could not gather randomness");
-  }
+  if (auto filled = core::random_bytes(bytes); !filled) return std::unexpected(filled.error());
   return to_lower_hex(bytes);
 }
 

@@ -28,7 +28,7 @@ inline constexpr std::chrono::seconds kMinGrantTtl{1};
 inline constexpr std::chrono::seconds kMaxGrantTtl{300};
 
 /// One grant: permission to perform exactly one request, once, within one session.
-///   token:        32 lowercase hex digits (128 random bits from OpenSSL RAND_bytes);
+///   token:        32 lowercase hex digits (128 random bits from getentropy(3));
 ///                 a bearer secret, never logged.
 ///   request_hash: request_hash() of the request it allows (64 hex digits).
 ///   session_id:   the session it was issued to.
@@ -51,7 +51,7 @@ class GrantStore {
 
   /// Issues a grant for `request` in `session_id`, after pruning expired grants.
   /// Errors: the request fails validate() (its message), `session id must be a non-empty
-  /// string`, `RAND_bytes failed` or the hash failed.
+  /// string`, `getentropy(16 bytes)` with errno, or the hash failed.
   [[nodiscard]] core::Result<Grant> issue(const BoundaryRequest& request,
                                           std::string_view session_id);
 

@@ -36,11 +36,11 @@ enum class Mark : std::uint8_t {
   Cloned,         ///< clone3 returned in the supervisor (new namespaces made)
   IdMapsWritten,  ///< uid/gid maps written: Go sent
   GoReceived,     ///< pid 1: Go received
+  CgroupJoined,   ///< pid 1: it has moved itself into the v1 cgroups (nothing to do with v2
+                  ///< or without a cgroup)
   NetworkUp,      ///< pid 1: loopback up, the proxy's listeners sent
   MountsApplied,  ///< pid 1: the mount plan applied and the root switched
-  CgroupJoined,   ///< the supervisor: pid 1 put into the v1 cgroups (alongside go, network
-                  ///< and mounts, which pid 1 does meanwhile), Limits sent
-  Forked,         ///< pid 1: the command's process forked
+  Forked,         ///< pid 1: the command ordered and its process forked
   Confined,       ///< the command's process: no_new_privs, Landlock, capabilities,
                   ///< seccomp done, just before exec
   CommandExited,  ///< pid 1: the command reaped
@@ -55,9 +55,9 @@ inline constexpr std::size_t kMarkCount = static_cast<std::size_t>(Mark::Count);
 
 /// The phase that ends at `mark`, as printed (`pi-sandbox: phase <name> <ms>`).
 inline constexpr std::array<std::string_view, kMarkCount> kPhaseNames = {
-    "start", "config",  "policy",  "session",  "scan",   "plan",
-    "clone", "id-maps", "go",      "network",  "mounts", "cgroup",
-    "fork",  "confine", "command", "teardown", "guard",  "cleanup",
+    "start", "config",  "policy",  "session",  "scan",    "plan",
+    "clone", "id-maps", "go",      "cgroup",   "network", "mounts",
+    "fork",  "confine", "command", "teardown", "guard",   "cleanup",
 };
 
 /// One mark: which, and when (CLOCK_MONOTONIC, nanoseconds).
@@ -150,20 +150,17 @@ inline void receive(std::string_view bytes) {
   }
 }
 
-/// The mark a phase starts from: the one before it in Mark's order that was taken, except for
-/// CgroupJoined, which runs alongside pid 1's go, network and mounts and starts at
-/// IdMapsWritten (and is skipped as the start of the phases after it).
+/// The mark a phase starts from: the one before it in Mark's order that was taken.
 inline const Stamp* phase_start(const std::array<const Stamp*, kMarkCount>& taken, Mark mark) {
-  if (mark == Mark::CgroupJoined) return taken[static_cast<std::size_t>(Mark::IdMapsWritten)];
   for (auto i = static_cast<std::size_t>(mark); i-- > 0;)
-    if (taken[i] != nullptr && static_cast<Mark>(i) != Mark::CgroupJoined) return taken[i];
+    if (taken[i] != nullptr) return taken[i];
   return nullptr;
 }
 
 /// The report: one line per phase taken, in Mark's order, `pi-sandbox: phase <name> <ms>` with
 /// the milliseconds since its phase_start(), then `pi-sandbox: phase total <ms>` (main() to the
-/// last mark). `cgroup` overlaps go, network and mounts, so the phases add up to more than the
-/// total by about its length. Empty when the trace is off.
+/// last mark). `fork` includes pid 1's wait for the command (for `run`, the supervisor's
+/// guard start and command order after the clone). Empty when the trace is off.
 inline std::string report() {
   const Trace& t = trace();
   if (!t.enabled || t.count == 0) return {};

@@ -1,6 +1,5 @@
 #include "session/approval_setup.hpp"
 
-#include <openssl/rand.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -9,6 +8,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "core/random.hpp"
 #include "policy/sandbox_policy.hpp"
 
 namespace pisandbox::session {
@@ -129,8 +129,8 @@ void ApprovalSetup::end_questions() {
 
 std::string new_id(std::string_view prefix) {
   std::array<unsigned char, 16> bytes{};
-  if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1)
-    throw std::runtime_error("RAND_bytes failed");
+  if (auto filled = core::random_bytes(bytes); !filled)
+    throw std::runtime_error(filled.error().message);
   bytes[6] = static_cast<unsigned char>((bytes[6] & 0x0f) | 0x40);  // version 4 (RFC 9562)
   bytes[8] = static_cast<unsigned char>((bytes[8] & 0x3f) | 0x80);  // variant 10
   char text[37];

@@ -103,7 +103,8 @@ class ApprovalSetup {
   std::unique_ptr<approval::Broker> broker_;
 };
 
-/// A fresh request or session id: `<prefix><uuid v4>` (128 bits from OpenSSL RAND_bytes).
+/// A fresh request or session id: `<prefix><uuid v4>` (122 random bits from
+/// core::random_bytes(), getentropy(3)). Throws std::runtime_error when the kernel gives none.
 [[nodiscard]] std::string new_id(std::string_view prefix);
 
 }  // namespace pisandbox::session

@@ -1,19 +1,24 @@
 // src/core: the Error of a failed system call names the call and errno; UniqueFd closes what
 // it owns exactly once; write_all writes everything through a full non-blocking pipe and
 // reports a reader that is gone; printable() shows untrusted text whole (CVE-2021-42574 for
-// the bidirectional controls).
+// the bidirectional controls); random_bytes() fills buffers of any size with bytes that differ
+// from call to call.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/printable.hpp"
+#include "core/random.hpp"
 #include "core/unique_fd.hpp"
 
 namespace pisandbox::core {
@@ -105,6 +110,19 @@ TEST(CoreWriteAll, AReaderThatIsGoneIsAFailure) {
   EXPECT_FALSE(write_all(-1, "x"));
   EXPECT_EQ(errno, EBADF);
   EXPECT_TRUE(write_all(-1, ""));  // nothing to write: no call
+}
+
+TEST(CoreRandom, FillsEveryByteAndTwoCallsDiffer) {
+  std::array<unsigned char, 16> first{}, second{};
+  ASSERT_TRUE(random_bytes(first));
+  ASSERT_TRUE(random_bytes(second));
+  EXPECT_NE(first, second);  // equal with probability 2^-128
+  // More than one getentropy(3) call (256 bytes at most each): the last bytes are filled too.
+  std::vector<unsigned char> large(600, 0);
+  ASSERT_TRUE(random_bytes(large));
+  EXPECT_FALSE(std::all_of(large.end() - 64, large.end(), [](unsigned char b) { return b == 0; }));
+  EXPECT_FALSE(
+      std::all_of(large.begin(), large.begin() + 64, [](unsigned char b) { return b == 0; }));
 }
 
 TEST(CorePrintable, ShowsControlsAndBidirectionalMarksEscaped) {

@@ -22,9 +22,10 @@ TEST(PhaseTrace, MarksOfAnotherProcessArriveAsTaken) {
   record(Mark::Cloned, 3'500'000);
   forget_inherited();  // as pid 1 does: the supervisor's marks are not sent back
   record(Mark::GoReceived, 4'000'000);
+  record(Mark::CgroupJoined, 4'100'000);
   record(Mark::MountsApplied, 6'250'000);
   const std::string sent = take_unsent();
-  EXPECT_EQ(sent.size(), 2u * 9);
+  EXPECT_EQ(sent.size(), 3u * 9);
   EXPECT_EQ(take_unsent(), "");
   trace() = Trace{};
   trace().enabled = true;
@@ -32,14 +33,13 @@ TEST(PhaseTrace, MarksOfAnotherProcessArriveAsTaken) {
   record(Mark::IdMapsWritten, 3'750'000);
   receive(sent);
   record(Mark::Cloned, 3'500'000);
-  record(Mark::CgroupJoined, 7'000'000);  // alongside go and mounts
   record(Mark::Forked, 7'500'000);
   EXPECT_EQ(report(),
             "pi-sandbox: phase clone 2.500\n"
             "pi-sandbox: phase id-maps 0.250\n"
             "pi-sandbox: phase go 0.250\n"
-            "pi-sandbox: phase mounts 2.250\n"
-            "pi-sandbox: phase cgroup 3.250\n"
+            "pi-sandbox: phase cgroup 0.100\n"
+            "pi-sandbox: phase mounts 2.150\n"
             "pi-sandbox: phase fork 1.250\n"
             "pi-sandbox: phase total 6.500\n");
 }

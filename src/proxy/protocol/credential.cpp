@@ -1,20 +1,20 @@
 #include "proxy/protocol/credential.hpp"
 
-#include <openssl/rand.h>
-
 #include <algorithm>
 #include <array>
 #include <cstdint>
 #include <stdexcept>
 
+#include "core/random.hpp"
 #include "proxy/protocol/http_syntax.hpp"
 
 namespace pisandbox::proxy {
 
 ProxyCredential generate_credential() {
   std::array<unsigned char, 16> bytes{};
-  if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1)
-    throw std::runtime_error("the random source failed (RAND_bytes): no proxy credential");
+  if (auto filled = core::random_bytes(bytes); !filled)
+    throw std::runtime_error("the random source failed (" + filled.error().message +
+                             "): no proxy credential");
   static constexpr std::string_view kHex = "0123456789abcdef";
   std::string password;
   for (unsigned char byte : bytes) {

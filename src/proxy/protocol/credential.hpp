@@ -27,9 +27,9 @@ struct ProxyCredential {
 /// The username of every generated credential.
 inline constexpr std::string_view kCredentialUsername = "pi-sandbox";
 
-/// A fresh credential: kCredentialUsername and a password of 16 random bytes (OpenSSL
-/// RAND_bytes) as 32 lowercase hexadecimal digits. Throws std::runtime_error when the random
-/// source fails (fail closed: no proxy without a credential).
+/// A fresh credential: kCredentialUsername and a password of 16 random bytes
+/// (core::random_bytes(), getentropy(3)) as 32 lowercase hexadecimal digits. Throws
+/// std::runtime_error when the random source fails (fail closed: no proxy without a credential).
 [[nodiscard]] ProxyCredential generate_credential();
 
 /// `username:password`, the userinfo of the proxy URLs the command gets (no escaping: see

@@ -254,6 +254,7 @@ SandboxCgroup::SandboxCgroup(SandboxCgroup&& other) noexcept
       pids_(std::move(other.pids_)),
       memory_(std::move(other.memory_)),
       v2_fd_(std::move(other.v2_fd_)),
+      tasks_(std::move(other.tasks_)),
       oom_fd_(std::move(other.oom_fd_)),
       oom_seen_(other.oom_seen_) {
   other.dirs_.clear();
@@ -264,6 +265,7 @@ SandboxCgroup::~SandboxCgroup() {
   kill_all();
   oom_fd_.reset();
   v2_fd_.reset();
+  tasks_.clear();
   // The processes are gone once pid 1 has been reaped (the kernel empties a pid namespace
   // before its init is reaped); a cgroup can still be busy for a moment while the last
   // ones are released, hence the short retry.
@@ -333,6 +335,13 @@ core::Result<SandboxCgroup> SandboxCgroup::create(const CgroupSupport& support,
   }
   group.pids_ = *pids;
   group.memory_ = *mem;
+  // Opened here, written by pid 1 (join_own_cgroups()): the kernel checks the opener's
+  // credentials, which are this process's, against pid 1's, which are the same user's.
+  for (const auto& dir : group.dirs_) {
+    UniqueFd tasks(::open((dir / "tasks").c_str(), O_WRONLY | O_CLOEXEC));
+    if (!tasks) return core::fail_errno("open(\"" + (dir / "tasks").string() + "\", O_WRONLY)");
+    group.tasks_.push_back(std::move(tasks));
+  }
   // memory.oom_control notifications (cgroup-v1/memory.rst, sections 10 and 11). v1 has no
   // memory.oom.group: its OOM killer would kill one process and let the rest go on. So, once
   // the supervisor is sure to hear of it, the kernel's killer is turned off here: the tasks
@@ -348,10 +357,16 @@ core::Result<SandboxCgroup> SandboxCgroup::create(const CgroupSupport& support,
   return group;
 }
 
-core::Result<void> SandboxCgroup::add(pid_t pid) const {
-  if (kind_ != CgroupSupport::Kind::V1) return {};
-  for (const auto& dir : dirs_)
-    if (auto r = write_text(dir / "cgroup.procs", std::to_string(pid)); !r) return r;
+std::vector<int> SandboxCgroup::tasks_fds() const {
+  std::vector<int> fds;
+  for (const auto& fd : tasks_) fds.push_back(fd.get());
+  return fds;
+}
+
+core::Result<void> join_own_cgroups(std::span<const int> tasks_fds) {
+  for (const int fd : tasks_fds)
+    if (::write(fd, "0", 1) != 1)
+      return core::fail_errno("write(" + std::to_string(fd) + " (cgroup v1 tasks), \"0\")");
   return {};
 }
 

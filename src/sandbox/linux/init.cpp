@@ -424,8 +424,8 @@ core::Result<void> attach_private_pty(const PtySetup& setup, int slave) {
 
 }  // namespace
 
-[[noreturn]] static void exec_command(const LaunchSpec& spec, const CommandOrder& order, int launch_fd,
-                               int slave) {
+[[noreturn]] static void exec_command(const LaunchSpec& spec, const CommandOrder& order,
+                                      int launch_fd, int slave) {
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -621,6 +621,14 @@ void prepare_signals() {
     send(launch_fd, LaunchMessage::Error, error.describe());
     finish(placeholders, 125, Cleanup::Supervisor);
   };
+  // Into the v1 cgroups first (v2: cloned into it), so that everything below is charged to
+  // the sandbox and the command is forked inside; the descriptors go with it.
+  if (auto joined = join_own_cgroups(spec.cgroup_tasks_fds); !joined)
+    fail(core::Error{"resource limits: " + joined.error().message,
+                     "hint: `pi-sandbox doctor` shows what this machine supports for limits",
+                     joined.error().code});
+  for (const int fd : spec.cgroup_tasks_fds) ::close(fd);
+  core::phases::mark(core::phases::Mark::CgroupJoined);
   (void)::sethostname("pi-sandbox", 10);
   if (auto r = loopback_up(); !r) fail(r.error());
   local_name_servers();
@@ -631,11 +639,6 @@ void prepare_signals() {
   open_budget(spec.mounts);
   send_phases(launch_fd, core::phases::Mark::MountsApplied);
   report_placeholders(launch_fd, placeholders);
-  // The supervisor has put this process into the sandbox's cgroup before Limits: the command
-  // starts inside it. No Limits (the supervisor failed or died): nothing of the command ran.
-  if (char limits = 0;
-      ::recv(launch_fd, &limits, 1, 0) != 1 || limits != static_cast<char>(LaunchMessage::Limits))
-    fail(core::Error{"the supervisor did not confirm the cgroup", "", 0});
   // The sandbox is ready: the command comes when the supervisor has one (launcher.hpp,
   // prepare_launch() and run_command()).
   auto order = receive_command(launch_fd);

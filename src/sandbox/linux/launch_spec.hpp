@@ -41,6 +41,10 @@ struct LaunchSpec {
   CgroupSupport cgroups;
   /// RLIMIT_NPROC for the command, 0 for none (set by launch() when no cgroup holds it).
   std::uint64_t rlimit_nproc = 0;
+  /// cgroup v1: the `tasks` files of the sandbox's cgroups (SandboxCgroup::tasks_fds(), set by
+  /// prepare_launch()), which pid 1 writes itself into first after Go and then closes
+  /// (join_own_cgroups()); empty with v2 (pid 1 is cloned into its cgroup) or no cgroup.
+  std::vector<int> cgroup_tasks_fds = {};
   /// What the guard watches (guard.hpp): the supervisor watches it while the command runs and
   /// sweeps it afterwards; pid 1 sweeps it when the supervisor has died.
   GuardPlan guard;
@@ -64,7 +68,6 @@ inline constexpr std::uint64_t kTmpfsFullMargin = 2ULL << 20;
 /// message per record). The first byte is the type; the rest is text.
 enum class LaunchMessage : char {
   Go = 'G',           ///< supervisor -> pid 1: the id maps are written, go on
-  Limits = 'C',       ///< supervisor -> pid 1: the cgroup is joined, wait for the command
   Command = 'R',      ///< supervisor -> pid 1: fork the command. Text: three flags `0`/`1`,
                       ///< whether a descriptor replaces the command's stdin, stdout, stderr;
                       ///< SCM_RIGHTS: a memfd, then those descriptors. The memfd holds the
@@ -119,11 +122,11 @@ core::Result<void> confine(const LaunchSpec& spec, int launch_fd);
 /// run; a failed step is sent over `launch_fd` as LaunchMessage::Error, exit 125).
 [[noreturn]] void exec_direct(const LaunchSpec& spec, int launch_fd);
 
-/// Runs as pid 1 of the new namespaces (never returns): waits for Go, applies the mount
-/// plan, waits for Limits, then for the Command, makes the command's private pty if asked,
-/// forks the command (which confines itself: no_new_privs, Landlock, capabilities, seccomp,
-/// exec), reaps, reports the result, kills what is left, runs the guard's last sweep
-/// (reporting it), removes placeholders. Without a Command (the supervisor discarded the
+/// Runs as pid 1 of the new namespaces (never returns): waits for Go, joins its v1 cgroups
+/// (spec.cgroup_tasks_fds), applies the mount plan, waits for the Command, makes the command's
+/// private pty if asked, forks the command (which confines itself: no_new_privs, Landlock,
+/// capabilities, seccomp, exec), reaps, reports the result, kills what is left, runs the guard's
+/// last sweep (reporting it), removes placeholders. Without a Command (the supervisor discarded the
 /// sandbox or died) it removes what it made and exits 125.
 [[noreturn]] void sandbox_init_main(const LaunchSpec& spec, int launch_fd);
 

@@ -347,25 +347,6 @@ core::Result<std::optional<SandboxCgroup>> limit_resources(LaunchSpec& spec) {
   return std::optional<SandboxCgroup>(std::move(*cgroup));
 }
 
-/// Puts pid 1 into the sandbox's v1 cgroups, then tells it to fork the command
-/// (LaunchMessage::Limits). pid 1 sets up its network and mounts meanwhile: a v1 attach waits
-/// for an RCU grace period (milliseconds on this project's machines), and no code of the
-/// command runs before it is done. On failure pid 1 is stopped (it removes what it made).
-core::Result<void> join_cgroup(const Child& child, const SandboxCgroup* cgroup, int launch_fd) {
-  if (cgroup != nullptr)
-    if (auto joined = cgroup->add(child.pid); !joined) {
-      ::syscall(SYS_pidfd_send_signal, child.pidfd.get(), SIGTERM, nullptr, 0);
-      ::shutdown(launch_fd, SHUT_RDWR);  // pid 1 stops waiting for Limits
-      stop_sandbox(child);
-      wait_child(child);
-      return joined;
-    }
-  core::phases::mark(core::phases::Mark::CgroupJoined);
-  const char limits = static_cast<char>(LaunchMessage::Limits);
-  (void)::send(launch_fd, &limits, 1, MSG_NOSIGNAL);
-  return {};
-}
-
 /// Tells the caller which limits the command reached: the cgroup's, and the tmpfs budget's
 /// (pid 1 looked at it once every process was gone).
 void report_limits(const SandboxCgroup* cgroup, const Report& report, const RunOptions& options) {
@@ -491,6 +472,7 @@ std::expected<ReadySandbox, RunFailure> prepare_launch(LaunchSpec spec) {
                        "\nhint: `pi-sandbox doctor` shows what this machine supports for limits"});
   if (*limits) state->cgroup.emplace(std::move(**limits));
   const SandboxCgroup* cgroup = state->cgroup ? &*state->cgroup : nullptr;
+  if (cgroup != nullptr) spec.cgroup_tasks_fds = cgroup->tasks_fds();  // v1: pid 1 joins itself
   auto quarantine = open_quarantine(spec.guard.quarantine);
   if (!quarantine)
     return std::unexpected(RunFailure{
@@ -522,8 +504,6 @@ std::expected<ReadySandbox, RunFailure> prepare_launch(LaunchSpec spec) {
   core::phases::mark(core::phases::Mark::IdMapsWritten);
   const char go = static_cast<char>(LaunchMessage::Go);
   (void)::send(parent_end.get(), &go, 1, MSG_NOSIGNAL);
-  if (auto joined = join_cgroup(*child, cgroup, parent_end.get()); !joined)
-    return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, joined.error().describe()});
   state->child = std::move(*child);
   state->launch = std::move(parent_end);
   return ReadySandbox(std::move(state));
