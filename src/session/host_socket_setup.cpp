@@ -37,6 +37,11 @@ HostSockets::HostSockets(
       log_(std::move(log)),
       denied_(std::move(denied)) {}
 
+bool HostSockets::refused(const std::string& path) {
+  const std::lock_guard lock(mutex_);
+  return refused_.contains(path);
+}
+
 sandbox::HostSocketAnswer HostSockets::refuse(const std::string& path, std::string reason,
                                               std::string_view source, bool quiet) {
   refused_any_ = true;

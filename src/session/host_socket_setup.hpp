@@ -70,6 +70,10 @@ class HostSockets {
   /// (hostIPC.retryOnUnixSocketError; docs/host-ipc.md) whatever the command printed.
   [[nodiscard]] bool refused_any() const { return refused_any_.load(); }
 
+  /// Whether the host socket at `path` (absolute, symlinks resolved, as decide() was given it)
+  /// was refused in this command.
+  [[nodiscard]] bool refused(const std::string& path);
+
  private:
   sandbox::HostSocketAnswer refuse(const std::string& path, std::string reason,
                                    std::string_view source, bool quiet);
