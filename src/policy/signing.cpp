@@ -71,6 +71,38 @@ fs::path ssh_signing_key_file(const GitSigning& signing, const fs::path& home) {
   return config_path(signing.signing_key, home);
 }
 
+/// Whether one line holds `<type> <base64>` somewhere among its words.
+bool holds_public_key(std::string_view line) {
+  std::vector<std::string_view> words;
+  for (std::size_t at = 0; at < line.size();) {
+    const std::size_t begin = line.find_first_not_of(" \t", at);
+    if (begin == std::string_view::npos) break;
+    const std::size_t end = std::min(line.find_first_of(" \t", begin), line.size());
+    words.push_back(line.substr(begin, end - begin));
+    at = end;
+  }
+  for (std::size_t i = 0; i + 1 < words.size(); ++i)
+    if (is_ssh_key_type(words[i]) && words[i + 1].size() >= 32 && is_base64(words[i + 1]))
+      return true;
+  return false;
+}
+
+bool is_allowed_signers(std::string_view text) {
+  bool any = false;
+  for (std::size_t at = 0; at <= text.size();) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    std::string_view line = text.substr(at, end - at);
+    at = end + 1;
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t'))
+      line.remove_suffix(1);
+    const std::size_t first = line.find_first_not_of(" \t");
+    if (first == std::string_view::npos || line[first] == '#') continue;
+    if (!holds_public_key(line)) return false;
+    any = true;
+  }
+  return any;
+}
+
 bool is_ssh_public_key(std::string_view text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' '))
     text.remove_suffix(1);

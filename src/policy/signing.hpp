@@ -66,6 +66,12 @@ struct GitConfigValue {
 /// (a private key file, `-----BEGIN OPENSSH PRIVATE KEY-----`, is not).
 [[nodiscard]] bool is_ssh_public_key(std::string_view text);
 
+/// Whether `text` (a whole file) reads as an allowed signers file (ssh-keygen(1), "ALLOWED
+/// SIGNERS"): every line blank, a `#` comment, or `principals [options] <type> <base64> [comment]`
+/// with a key as is_ssh_public_key() accepts it, and at least one such line. A private key file
+/// is not one.
+[[nodiscard]] bool is_allowed_signers(std::string_view text);
+
 /// The files of a gpg home that hold no secret and that gpg reads to sign and verify: the public
 /// keyrings, the trust database, the options files (gpg(1), FILES; gpg-agent(1) keeps the
 /// private keys in `private-keys-v1.d`, and `openpgp-revocs.d` holds revocation certificates:
@@ -76,14 +82,17 @@ struct GitConfigValue {
 ///   signing:         the configuration (git_signing());
 ///   ssh_public_key:  ssh_signing_key_file() when it holds one ssh public key (is_ssh_public_key(),
 ///                    read through symlinks), else empty: a private key is never exposed;
-///   allowed_signers: `gpg.ssh.allowedSignersFile` (config_path()), when the format is ssh;
-///   gnupg_home:      the gpg home (`$GNUPGHOME`, else `~/.gnupg`) when the format is OpenPGP;
+///   allowed_signers: `gpg.ssh.allowedSignersFile` (config_path()) when the format is ssh and
+///                    it reads as one (is_allowed_signers(), through symlinks), else empty;
+///   gnupg_home:      the gpg home (`$GNUPGHOME`, else `~/.gnupg`);
 ///   gnupg_files:     the gnupg_public_files() of gnupg_home whose real path lies in gnupg_home
 ///                    and outside its private-keys-v1.d and openpgp-revocs.d, as in gnupg_home;
 ///   agent_socket:    the agent the signing program talks to: `$SSH_AUTH_SOCK` for ssh, the gpg
 ///                    agent's socket (gpg_agent_socket()) for OpenPGP; empty when unknown;
 ///   agent_entry:     the hostIPC.allowedSockets entry that allows it (`$SSH_AUTH_SOCK`, or the
-///                    socket's path).
+///                    socket's path);
+///   gpg_agent, restricted_socket: gpg-agent's socket for the gpg home, whatever git signs with,
+///                    and its extra socket, connected in its place.
 /// Paths absolute, lexically normal.
 struct SigningFiles {
   GitSigning signing;
@@ -93,6 +102,11 @@ struct SigningFiles {
   std::vector<fs::path> gnupg_files = {};
   fs::path agent_socket = {};
   std::string agent_entry = {};
+  /// gpg-agent's socket (gpg_agent_socket(), real path where it exists), and its extra socket
+  /// beside it (`S.gpg-agent.extra`, gpg-agent(1) --extra-socket), connected in its place for
+  /// every command: it signs and decrypts, and refuses to export secret keys.
+  fs::path gpg_agent = {};
+  fs::path restricted_socket = {};
 
   friend bool operator==(const SigningFiles&, const SigningFiles&) = default;
 };

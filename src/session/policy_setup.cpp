@@ -277,40 +277,52 @@ void find_ssh_signing(policy::SigningFiles& files, const fs::path& home) {
   const fs::path key = policy::ssh_signing_key_file(files.signing, home);
   if (!key.empty() && policy::is_ssh_public_key(file_head(key, 16 * 1024)))
     files.ssh_public_key = key;
-  files.allowed_signers = policy::config_path(files.signing.allowed_signers, home);
+  const fs::path signers = policy::config_path(files.signing.allowed_signers, home);
+  if (!signers.empty() && policy::is_allowed_signers(file_head(signers, 1 << 20)))
+    files.allowed_signers = signers;
   if (const char* agent = ::getenv("SSH_AUTH_SOCK"); agent != nullptr && agent[0] == '/') {
     files.agent_socket = real_or_same(agent);
     files.agent_entry = "$SSH_AUTH_SOCK";
   }
 }
 
-/// The OpenPGP side of SigningFiles: the gpg home's public files and its agent's socket.
-void find_gpg_signing(policy::SigningFiles& files, const fs::path& home) {
+/// gpg-agent's socket for the gpg home (`$GNUPGHOME`, else `~/.gnupg`) and its restricted one
+/// (SigningFiles::gpg_agent); the home in gnupg_home.
+void find_gpg_agent(policy::SigningFiles& files, const fs::path& home) {
   const char* gnupg = ::getenv("GNUPGHOME");
   files.gnupg_home =
       gnupg != nullptr && gnupg[0] == '/' ? fs::path(gnupg).lexically_normal() : home / ".gnupg";
-  files.gnupg_files = gnupg_public_paths(files.gnupg_home);
   const fs::path runtime = fs::path("/run/user") / std::to_string(::getuid());
   struct stat st {};
   const bool runtime_exists =
       ::stat(runtime.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::getuid();
   const fs::path socket = policy::gpg_agent_socket(files.gnupg_home, home, runtime, runtime_exists);
   if (socket.empty()) return;
-  files.agent_socket = real_or_same(socket);
-  files.agent_entry = socket.string();
+  files.gpg_agent = real_or_same(socket);
+  files.restricted_socket = files.gpg_agent.parent_path() / "S.gpg-agent.extra";
+}
+
+/// The OpenPGP side of SigningFiles: the gpg home's public files and its agent.
+void find_gpg_signing(policy::SigningFiles& files) {
+  files.gnupg_files = gnupg_public_paths(files.gnupg_home);
+  if (files.gpg_agent.empty()) return;
+  files.agent_socket = files.gpg_agent;
+  // An allowedSockets entry matches the socket's real path (docs/host-ipc.md, "Host sockets").
+  files.agent_entry = files.gpg_agent.string();
 }
 
 /// What git's signing reads and talks to (policy::SigningFiles), for the user's and the
-/// repository's signing configuration; nothing when git does not sign.
+/// repository's signing configuration; only gpg-agent's sockets when git does not sign.
 policy::SigningFiles signing_files(const fs::path& home,
                                    const std::optional<policy::GitLayout>& git) {
   policy::SigningFiles files;
+  find_gpg_agent(files, home);
   files.signing = read_git_signing(home, git);
   if (!files.signing.configured()) return files;
   if (files.signing.format == policy::SigningFormat::Ssh)
     find_ssh_signing(files, home);
   else if (files.signing.format == policy::SigningFormat::OpenPgp)
-    find_gpg_signing(files, home);
+    find_gpg_signing(files);
   return files;
 }
 

@@ -235,6 +235,10 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
                            std::string_view source) {
         if (denied) denied("host-ipc", path, reason, source);
       });
+  // gpg-agent's full socket exports secret keys: a signing agent is reached through its
+  // restricted one (docs/security.md, "Signed commits").
+  if (const auto& signing = p.policy.signing; !signing.restricted_socket.empty())
+    p.host_sockets->restrict_to(signing.gpg_agent.string(), signing.restricted_socket.string());
   p.options.host_socket = host_socket_decider(p.host_sockets);
   // The caller's parent proxy, if any (docs/network.md, "A parent proxy"): read here, from
   // pi-sandbox's own environment; the command's proxy variables point at its own proxy.

@@ -147,10 +147,13 @@ TEST_F(Signing, GpgWithTheDefaultHomeSignsThroughARealAgentAndTheHostVerifiesIt)
   const fs::path gnupg = scratch_.home / ".gnupg";
   const RunResult r = sandboxed(
       "git commit -q --allow-empty -m signed && ls ~/.gnupg/private-keys-v1.d "
-      "~/.gnupg/openpgp-revocs.d; cat ~/.gnupg/pubring.kbx | wc -c",
+      "~/.gnupg/openpgp-revocs.d; cat ~/.gnupg/pubring.kbx | wc -c; "
+      "gpg --batch --export-secret-keys --armor t@example.com",
       R"({"allowedSockets": [")" + socket + R"("]})");
-  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.exit_code, 2) << r.err;  // 2: gpg --export-secret-keys, below
+  // Only the size: the agent's restricted socket refuses to export the secret key.
   EXPECT_EQ(r.out, std::to_string(fs::file_size(gnupg / "pubring.kbx")) + "\n");
+  EXPECT_NE(r.err.find("gpg: error getting the KEK: Forbidden\n"), std::string::npos) << r.err;
   for (const char* dir : {"private-keys-v1.d", "openpgp-revocs.d"})
     EXPECT_NE(r.err.find("ls: cannot access '" + (gnupg / dir).string() +
                          "': No such file or directory\n"),
