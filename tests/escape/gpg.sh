@@ -5,7 +5,9 @@
 # gpg_make_key HOMEDIR: a key for escape@example.invalid made by gpg in HOMEDIR (its agent
 # started there); prints nothing. Skips without gpg.
 gpg_make_key() {
-  command -v gpg >/dev/null && command -v gpgconf >/dev/null || skip "gnupg is not installed"
+  if ! command -v gpg >/dev/null || ! command -v gpgconf >/dev/null; then
+    skip "gnupg is not installed"
+  fi
   mkdir -p "$1" && chmod 700 "$1"
   HOME="$FAKE_HOME" GNUPGHOME="$1" gpg --batch --passphrase '' --quick-gen-key \
     escape@example.invalid ed25519 sign never 2>/dev/null || skip "gpg cannot make a key here"
@@ -26,4 +28,5 @@ gpg_agent_stop() {
 }
 
 # GPG_EXPORT: a script run inside: the secret keys through the agent, armored.
+# shellcheck disable=SC2034 # used by the attempts that source this file
 GPG_EXPORT='gpg --batch --export-secret-keys --armor escape@example.invalid'
