@@ -1,5 +1,6 @@
 #include "session/policy_setup.hpp"
 
+#include <fcntl.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -15,11 +16,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <climits>
 #include <fstream>
 #include <sstream>
 
 #include "core/phase_trace.hpp"
+#include "core/unique_fd.hpp"
 #include "policy/git_config_guard.hpp"
 #include "policy/signing.hpp"
 
@@ -223,12 +226,23 @@ std::string user_hooks_path(const fs::path& home) {
   return value;
 }
 
-/// At most the first `limit` bytes of `path` (symlinks followed); empty when unreadable.
+/// At most the first `limit` bytes of the regular file `path` (symlinks followed); empty when
+/// it is unreadable or not a regular file. Opened without blocking and checked on the open
+/// descriptor: the repository's user.signingKey may name a FIFO a command left in the
+/// workspace, whose open would wait for a writer.
 std::string file_head(const fs::path& path, std::size_t limit) {
-  std::ifstream in(path, std::ios::binary);
+  const core::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  struct stat st {};
+  if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return {};
   std::string text(limit, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(limit));
-  text.resize(in ? limit : static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+  std::size_t got = 0;
+  while (got < limit) {
+    const ssize_t n = ::read(fd.get(), text.data() + got, limit - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  text.resize(got);
   return text;
 }
 

@@ -4,6 +4,7 @@
 // signers read-only in the hidden home and the private keys never readable; until then one line
 // names the setting. The keys live where the tools put them by default (~/.ssh, ~/.gnupg).
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.hpp"
@@ -180,6 +181,19 @@ TEST_F(Signing, GpgWithoutTheAgentAllowedSaysWhichSettingToAdd) {
   const auto at = r.err.find(line);
   EXPECT_NE(at, std::string::npos) << r.err;
   EXPECT_EQ(r.err.find(line, at + 1), std::string::npos) << r.err;
+}
+
+TEST_F(Signing, AFifoNamedAsTheSigningKeyDoesNotHoldTheNextCommand) {
+  // user.* is on the guard's allowlist: a command may name a FIFO of the workspace as the
+  // repository's signing key; the next start reads the key file without waiting for a writer.
+  append_gitconfig("[gpg]\n\tformat = ssh\n");
+  ASSERT_EQ(::mkfifo((scratch_.ws / "key.pub").c_str(), 0600), 0);
+  ASSERT_EQ(git({"config", "user.signingKey", (scratch_.ws / "key.pub").string()}).exit_code, 0);
+  const RunResult r = run_process({"/usr/bin/timeout", "20", sandbox_binary(), "run", "--no-prompt",
+                                   "--cwd", scratch_.ws.string(), "--", "/bin/echo", "started"},
+                                  env_);
+  EXPECT_EQ(r.exit_code, 0) << r.err;  // 124: timeout killed a start that waited
+  EXPECT_EQ(r.out, "started\n");
 }
 
 }  // namespace
