@@ -395,7 +395,8 @@ std::size_t line_begin_of(std::string_view text, std::size_t offset) {
 /// that is cut back to the header for each entry, so a long header costs once, not per entry.
 class ConfigParser {
  public:
-  ConfigParser(std::string_view text, GitConfigFile file) : text_(text), rules_(rules_of(file)) {
+  ConfigParser(std::string_view text, const std::vector<GitConfigRule>& rules)
+      : text_(text), rules_(rules) {
     result_.kept_end = text.size();
   }
 
@@ -660,7 +661,12 @@ std::pair<std::size_t, std::size_t> removed_range(std::string_view text, const E
 }  // namespace
 
 GitConfigScan scan_git_config(std::string_view text, GitConfigFile file) {
-  return ConfigParser(text, file).run().scan;
+  return ConfigParser(text, rules_of(file)).run().scan;
+}
+
+GitConfigScan read_git_config(std::string_view text) {
+  static const std::vector<GitConfigRule> kNoRules;
+  return ConfigParser(text, kNoRules).run().scan;
 }
 
 std::vector<GitConfigFinding> added_not_allowed(const GitConfigScan& before,
@@ -676,7 +682,7 @@ std::vector<GitConfigFinding> added_not_allowed(const GitConfigScan& before,
 
 std::string without_findings(std::string_view text, const std::vector<GitConfigFinding>& findings,
                              GitConfigFile file) {
-  const ParsedConfig parsed = ConfigParser(text, file).run();
+  const ParsedConfig parsed = ConfigParser(text, rules_of(file)).run();
   std::set<std::pair<std::size_t, std::string_view>> wanted;
   for (const auto& finding : findings) wanted.emplace(finding.first_line, finding.key);
   std::string out;

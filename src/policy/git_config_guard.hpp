@@ -111,6 +111,13 @@ inline constexpr std::size_t kMaxGitConfigFindings = 1024;
 [[nodiscard]] GitConfigScan scan_git_config(std::string_view text,
                                             GitConfigFile file = GitConfigFile::Config);
 
+/// Every entry of `text` (a whole git configuration file), in document order, read with the
+/// syntax of scan_git_config() but without an allowlist: each entry is a finding (its `rule`
+/// nullptr). For reading a configuration's values (`commit.gpgsign`, `user.signingkey`), not for
+/// judging them; `malformed` as in scan_git_config() (more than kMaxGitConfigFindings entries
+/// included).
+[[nodiscard]] GitConfigScan read_git_config(std::string_view text);
+
 /// The findings of `after` that are not in `before` (GitConfigFinding::same_entry): the
 /// entries off the allowlist a change added, or changed the value of. An unchanged one (the
 /// user's own `core.editor`, there at the start) is not reported, even if it moved.

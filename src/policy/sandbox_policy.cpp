@@ -758,6 +758,22 @@ void drop_handed_in(SandboxPolicy& policy) {
                                   "the directory, or start in a project directory)");
 }
 
+/// What git's signing reads in the hidden home, read-only (docs/security.md, "Signed commits"):
+/// the ssh public key `user.signingKey` names, `gpg.ssh.allowedSignersFile`, and the public
+/// files of the gpg home. The session found them (SigningFiles); the private halves are never
+/// among them, and the credential set masks them wherever an exposure would cover them.
+void add_signing_exposures(SandboxPolicy& policy, const SigningFiles& signing) {
+  if (!policy.hide_home) return;
+  const auto expose = [&](const fs::path& path, const std::string& why) {
+    if (!path.empty() && needs_reexpose(policy, path.lexically_normal()))
+      add_exposure(policy.home_read_allowed, {path, why});
+  };
+  expose(signing.ssh_public_key, "git's ssh signing key (user.signingKey), its public half");
+  expose(signing.allowed_signers, "git's allowed ssh signers (gpg.ssh.allowedSignersFile)");
+  for (const auto& file : signing.gnupg_files)
+    expose(file, "gpg's public keys, trust and options, to sign through the host's gpg-agent");
+}
+
 void add_private_tmp_warning(SandboxPolicy& policy) {
   if (!policy.private_tmp) return;
   for (auto temp : {"/tmp", "/var/tmp"})
@@ -829,6 +845,8 @@ SandboxPolicy default_policy(const PolicyInputs& inputs) {
   add_handed_in(policy, inputs);
   add_hooks_path_rules(policy, inputs);
   policy.user_hooks_path = inputs.user_hooks_path;
+  add_signing_exposures(policy, inputs.signing);
+  policy.signing = inputs.signing;
   parents_first(policy.home_read_allowed);
   // The workspace stays first; the other read-write binds never overlap it.
   std::stable_sort(policy.writable.begin() + 1, policy.writable.end(),

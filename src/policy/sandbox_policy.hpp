@@ -12,6 +12,7 @@
 
 #include "policy/credential_lines.hpp"
 #include "policy/limits.hpp"
+#include "policy/signing.hpp"
 
 namespace pisandbox::policy {
 
@@ -189,6 +190,9 @@ struct PolicyInputs {
   /// (`.config/gh/hosts.yml`), each a row of credential_names() or a file under a directory row
   /// (is_credential_name()); others are ignored (the configuration refuses them).
   std::vector<std::string> expose_credentials = {};
+  /// What git's signing reads (policy/signing.hpp), found on the host by the session: shown
+  /// read-only in the hidden home (docs/security.md, "Signed commits").
+  SigningFiles signing = {};
 };
 
 /// A file of the home shown as a copy without its credentials (policy/credential_lines.hpp).
@@ -248,6 +252,9 @@ struct SandboxPolicy {
   /// Credentials handed in by `filesystem.exposeCredentials` (absolute, lexically normal):
   /// readable read-only inside, never concealed (docs/security.md, "Handing a credential in").
   std::vector<fs::path> handed_in = {};
+  /// PolicyInputs::signing, as given: the session names the agent's socket after a failed
+  /// command that could not reach it (signing_socket_hint()).
+  SigningFiles signing = {};
 
   friend bool operator==(const SandboxPolicy&, const SandboxPolicy&) = default;
 };

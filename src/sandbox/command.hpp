@@ -70,6 +70,10 @@ enum class Limit { Processes, Memory, Tmpfs };
 struct HostSocketAnswer {
   bool allow = false;
   std::string reason;
+  /// When allowed and not empty: the host socket (absolute) connected in place of the one asked
+  /// for, a restricted socket of the same service (gpg-agent's extra socket: docs/security.md,
+  /// "Signed commits").
+  std::string connect_to = {};
 };
 
 /// One host Unix socket a sandboxed command connects to.

@@ -37,6 +37,28 @@ HostSockets::HostSockets(
       log_(std::move(log)),
       denied_(std::move(denied)) {}
 
+void HostSockets::restrict_to(std::string socket, std::string restricted) {
+  restricted_.insert_or_assign(std::move(socket), std::move(restricted));
+}
+
+sandbox::HostSocketAnswer HostSockets::allow(const std::string& path) {
+  const auto route = restricted_.find(path);
+  if (route == restricted_.end()) return {true, {}};
+  struct stat st {};
+  if (::stat(route->second.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode))
+    return refuse(path,
+                  "the agent has no restricted socket " + route->second +
+                      " (gpg-agent --extra-socket); its full socket would let the command "
+                      "export the secret keys",
+                  kPolicySource, false);
+  return {true, {}, route->second};
+}
+
+bool HostSockets::refused(const std::string& path) {
+  const std::lock_guard lock(mutex_);
+  return refused_.contains(path);
+}
+
 sandbox::HostSocketAnswer HostSockets::refuse(const std::string& path, std::string reason,
                                               std::string_view source, bool quiet) {
   refused_any_ = true;
@@ -66,7 +88,7 @@ sandbox::HostSocketAnswer HostSockets::decide(const sandbox::HostSocketRequest& 
   for (const auto& entry : allowed_) {
     if (!entry.path) continue;
     const std::filesystem::path normal = std::filesystem::path(*entry.path).lexically_normal();
-    if (normal == path && !writable_by_command(normal)) return {true, {}};
+    if (normal == path && !writable_by_command(normal)) return allow(path);
   }
   {
     const std::lock_guard lock(mutex_);
@@ -90,7 +112,7 @@ sandbox::HostSocketAnswer HostSockets::decide(const sandbox::HostSocketRequest& 
   approval::ApprovalContext context{command_.session_id, command_.scope_key,
                                     std::string(kHostSocketWarning), false};
   const approval::ApprovalResult result = broker_.approve(request, context);
-  if (result.action == approval::Action::Allow) return {true, {}};
+  if (result.action == approval::Action::Allow) return allow(path);
   return refuse(path, result.reason, approval::to_string(result.source), false);
 }
 

@@ -70,9 +70,21 @@ class HostSockets {
   /// (hostIPC.retryOnUnixSocketError; docs/host-ipc.md) whatever the command printed.
   [[nodiscard]] bool refused_any() const { return refused_any_.load(); }
 
+  /// A connection allowed to the host socket `socket` (absolute, symlinks resolved) is made to
+  /// `restricted` instead: gpg-agent's extra socket, which signs but refuses to export secret
+  /// keys (gpg-agent(1), --extra-socket; docs/security.md, "Signed commits"). While `restricted`
+  /// is missing, `socket` is refused. Call before the command starts.
+  void restrict_to(std::string socket, std::string restricted);
+
+  /// Whether the host socket at `path` (absolute, symlinks resolved, as decide() was given it)
+  /// was refused in this command.
+  [[nodiscard]] bool refused(const std::string& path);
+
  private:
   sandbox::HostSocketAnswer refuse(const std::string& path, std::string reason,
                                    std::string_view source, bool quiet);
+  /// The answer for an allowed connection to `path`: routed by restrict_to().
+  sandbox::HostSocketAnswer allow(const std::string& path);
 
   std::vector<policy::AllowedSocket> allowed_;
   std::vector<std::filesystem::path> writable_;
@@ -83,7 +95,8 @@ class HostSockets {
   std::function<void(const std::string&)> log_;
   std::function<void(const std::string&, const std::string&, std::string_view)> denied_;
   std::mutex mutex_;
-  std::map<std::string, std::string> refused_;  ///< path -> reason, for the rest of the command
+  std::map<std::string, std::string> refused_;     ///< path -> reason, for the rest of the command
+  std::map<std::string, std::string> restricted_;  ///< restrict_to(): socket -> restricted one
   std::atomic<bool> refused_any_{false};
 };
 

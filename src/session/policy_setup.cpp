@@ -1,5 +1,6 @@
 #include "session/policy_setup.hpp"
 
+#include <fcntl.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -15,12 +16,15 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <climits>
 #include <fstream>
 #include <sstream>
 
 #include "core/phase_trace.hpp"
+#include "core/unique_fd.hpp"
 #include "policy/git_config_guard.hpp"
+#include "policy/signing.hpp"
 
 namespace pisandbox::session {
 
@@ -190,12 +194,11 @@ std::vector<std::pair<std::string, fs::path>> toolchain_environment() {
   return out;
 }
 
-/// `core.hooksPath` of the system's and the user's git configuration, in the order git reads
-/// them (git-config(1) FILES: `/etc/gitconfig` unless GIT_CONFIG_NOSYSTEM, or
-/// GIT_CONFIG_SYSTEM; `$XDG_CONFIG_HOME/git/config` or `~/.config/git/config`, then
-/// `~/.gitconfig`, or GIT_CONFIG_GLOBAL), the last one set; `include.path` is not followed
-/// (docs/security.md, "Hooks where git looks for them").
-std::string user_hooks_path(const fs::path& home) {
+/// The system's and the user's git configuration files, in the order git reads them
+/// (git-config(1) FILES: `/etc/gitconfig` unless GIT_CONFIG_NOSYSTEM, or GIT_CONFIG_SYSTEM;
+/// `$XDG_CONFIG_HOME/git/config` or `~/.config/git/config`, then `~/.gitconfig`, or
+/// GIT_CONFIG_GLOBAL).
+std::vector<fs::path> user_git_config_files(const fs::path& home) {
   std::vector<fs::path> files;
   const char* no_system = ::getenv("GIT_CONFIG_NOSYSTEM");
   if (no_system == nullptr || no_system[0] == '\0') {
@@ -210,10 +213,131 @@ std::string user_hooks_path(const fs::path& home) {
                     "config");
     files.push_back(home / ".gitconfig");
   }
+  return files;
+}
+
+/// `core.hooksPath` of the system's and the user's git configuration (user_git_config_files()),
+/// the last one set; `include.path` is not followed (docs/security.md, "Hooks where git looks
+/// for them").
+std::string user_hooks_path(const fs::path& home) {
   std::string value;
-  for (const auto& file : files)
+  for (const auto& file : user_git_config_files(home))
     if (std::string set = hooks_path_of(file); !set.empty()) value = std::move(set);
   return value;
+}
+
+/// At most the first `limit` bytes of the regular file `path` (symlinks followed); empty when
+/// it is unreadable or not a regular file. Opened without blocking and checked on the open
+/// descriptor: the repository's user.signingKey may name a FIFO a command left in the
+/// workspace, whose open would wait for a writer.
+std::string file_head(const fs::path& path, std::size_t limit) {
+  const core::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  struct stat st {};
+  if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return {};
+  std::string text(limit, '\0');
+  std::size_t got = 0;
+  while (got < limit) {
+    const ssize_t n = ::read(fd.get(), text.data() + got, limit - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  text.resize(got);
+  return text;
+}
+
+/// git's signing settings (policy/signing.hpp) from the user's configuration and the
+/// repository's (`<common_dir>/config`), in git's order; `include.path` is not followed.
+policy::GitSigning read_git_signing(const fs::path& home,
+                                    const std::optional<policy::GitLayout>& git) {
+  std::vector<fs::path> files = user_git_config_files(home);
+  if (git) files.push_back(git->common_dir / "config");
+  std::vector<policy::GitConfigValue> entries;
+  for (const auto& file : files) {
+    const std::string text = file_head(file, 1 << 20);
+    for (auto& e : policy::read_git_config(text).findings)
+      entries.push_back({std::move(e.key), std::move(e.value), e.implicit});
+  }
+  return policy::git_signing(entries);
+}
+
+/// The real path of `path`, or `path` itself when it cannot be resolved.
+fs::path real_or_same(const fs::path& path) {
+  const fs::path real = existing_real_path(path);
+  return real.empty() ? path : real;
+}
+
+/// gnupg_public_files() of `gnupg_home` whose real path lies in the home and outside its
+/// secret directories (a link there would show a private key under a public name).
+std::vector<fs::path> gnupg_public_paths(const fs::path& gnupg_home) {
+  const fs::path real_home = existing_real_path(gnupg_home);
+  if (real_home.empty()) return {};
+  std::vector<fs::path> out;
+  for (const auto name : policy::gnupg_public_files()) {
+    const fs::path path = gnupg_home / std::string(name);
+    const fs::path real = existing_real_path(path);
+    if (real.empty() || !policy::is_within(real, real_home) ||
+        policy::is_within(real, real_home / "private-keys-v1.d") ||
+        policy::is_within(real, real_home / "openpgp-revocs.d"))
+      continue;
+    out.push_back(path.lexically_normal());
+  }
+  return out;
+}
+
+/// The ssh side of SigningFiles: the public key file (only when it holds one), the allowed
+/// signers, and the agent (`$SSH_AUTH_SOCK`).
+void find_ssh_signing(policy::SigningFiles& files, const fs::path& home) {
+  const fs::path key = policy::ssh_signing_key_file(files.signing, home);
+  if (!key.empty() && policy::is_ssh_public_key(file_head(key, 16 * 1024)))
+    files.ssh_public_key = key;
+  const fs::path signers = policy::config_path(files.signing.allowed_signers, home);
+  if (!signers.empty() && policy::is_allowed_signers(file_head(signers, 1 << 20)))
+    files.allowed_signers = signers;
+  if (const char* agent = ::getenv("SSH_AUTH_SOCK"); agent != nullptr && agent[0] == '/') {
+    files.agent_socket = real_or_same(agent);
+    files.agent_entry = "$SSH_AUTH_SOCK";
+  }
+}
+
+/// gpg-agent's socket for the gpg home (`$GNUPGHOME`, else `~/.gnupg`) and its restricted one
+/// (SigningFiles::gpg_agent); the home in gnupg_home.
+void find_gpg_agent(policy::SigningFiles& files, const fs::path& home) {
+  const char* gnupg = ::getenv("GNUPGHOME");
+  files.gnupg_home =
+      gnupg != nullptr && gnupg[0] == '/' ? fs::path(gnupg).lexically_normal() : home / ".gnupg";
+  const fs::path runtime = fs::path("/run/user") / std::to_string(::getuid());
+  struct stat st {};
+  const bool runtime_exists =
+      ::stat(runtime.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::getuid();
+  const fs::path socket = policy::gpg_agent_socket(files.gnupg_home, home, runtime, runtime_exists);
+  if (socket.empty()) return;
+  files.gpg_agent = real_or_same(socket);
+  files.restricted_socket = files.gpg_agent.parent_path() / "S.gpg-agent.extra";
+}
+
+/// The OpenPGP side of SigningFiles: the gpg home's public files and its agent.
+void find_gpg_signing(policy::SigningFiles& files) {
+  files.gnupg_files = gnupg_public_paths(files.gnupg_home);
+  if (files.gpg_agent.empty()) return;
+  files.agent_socket = files.gpg_agent;
+  // An allowedSockets entry matches the socket's real path (docs/host-ipc.md, "Host sockets").
+  files.agent_entry = files.gpg_agent.string();
+}
+
+/// What git's signing reads and talks to (policy::SigningFiles), for the user's and the
+/// repository's signing configuration; only gpg-agent's sockets when git does not sign.
+policy::SigningFiles signing_files(const fs::path& home,
+                                   const std::optional<policy::GitLayout>& git) {
+  policy::SigningFiles files;
+  find_gpg_agent(files, home);
+  files.signing = read_git_signing(home, git);
+  if (!files.signing.configured()) return files;
+  if (files.signing.format == policy::SigningFormat::Ssh)
+    find_ssh_signing(files, home);
+  else if (files.signing.format == policy::SigningFormat::OpenPgp)
+    find_gpg_signing(files);
+  return files;
 }
 
 /// The machine's memory in bytes (sysinfo(2) totalram; sysctl hw.memsize on Apple), the base of
@@ -385,6 +509,7 @@ core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args,
   inputs.toolchain_env = toolchain_environment();
   inputs.git = discover_git(*workspace);
   inputs.user_hooks_path = user_hooks_path(home_directory());
+  inputs.signing = signing_files(inputs.home, inputs.git);
   const auto locations = config::default_locations(home);
   inputs.config_locations = {locations.current, locations.legacy};
   if (loaded->source) inputs.config_locations.push_back(*loaded->source);

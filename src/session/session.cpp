@@ -15,6 +15,7 @@
 #include "core/phase_trace.hpp"
 #include "hostipc/host_ipc.hpp"
 #include "policy/environment.hpp"
+#include "policy/signing.hpp"
 #include "policy/workspace_links.hpp"
 #include "process/host_runner.hpp"
 #include "proxy/protocol/parent_proxy.hpp"
@@ -235,6 +236,10 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
                            std::string_view source) {
         if (denied) denied("host-ipc", path, reason, source);
       });
+  // gpg-agent's full socket exports secret keys: a signing agent is reached through its
+  // restricted one (docs/security.md, "Signed commits").
+  if (const auto& signing = p.policy.signing; !signing.restricted_socket.empty())
+    p.host_sockets->restrict_to(signing.gpg_agent.string(), signing.restricted_socket.string());
   p.options.host_socket = host_socket_decider(p.host_sockets);
   // The caller's parent proxy, if any (docs/network.md, "A parent proxy"): read here, from
   // pi-sandbox's own environment; the command's proxy variables point at its own proxy.
@@ -369,6 +374,16 @@ void explain_outward_links(const Prepared& p, const std::vector<std::string>& wo
       p.say(policy::outward_link_line(*link, word));
 }
 
+/// After a failed command: one line when git's signing agent (policy::SigningFiles) was among
+/// the host sockets refused, naming the hostIPC.allowedSockets entry that lets it sign
+/// (docs/configuration.md, "Signed commits"); gpg's and ssh-keygen's own errors name no socket.
+void explain_signing(const Prepared& p) {
+  const policy::SigningFiles& signing = p.policy.signing;
+  if (signing.signing.configured() && !signing.agent_socket.empty() &&
+      p.host_sockets->refused(signing.agent_socket.string()))
+    p.say(policy::signing_socket_hint(signing));
+}
+
 }  // namespace
 
 sandbox::Outcome execute(const RunArgs& args, const RunIo& io) {
@@ -385,6 +400,7 @@ sandbox::Outcome execute(const RunArgs& args, const RunIo& io) {
           ? run_in_sandbox(p, std::move(p.command), p.options)
           : run_with_host_ipc(args, io, p);
   if (failed(outcome)) explain_outward_links(p, words, cwd);
+  if (failed(outcome)) explain_signing(p);
   // A decision may still wait for an answer nobody needs any more: its question ends, and the
   // terminal gets its settings back before pi-sandbox exits.
   p.approvals->end_questions();

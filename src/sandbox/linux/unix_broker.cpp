@@ -308,7 +308,14 @@ int connect_host(State& state, const Call& call, const Taken& taken, const Uniqu
   const sandbox::HostSocketAnswer verdict =
       state.decide ? state.decide(request) : sandbox::HostSocketAnswer{false, "no one decides"};
   if (!verdict.allow) return EACCES;
-  return replace_with_host_connection(state, call, taken, link);
+  if (verdict.connect_to.empty()) return replace_with_host_connection(state, call, taken, link);
+  // In place of the socket asked for: opened here, connected only if it is a socket.
+  UniqueFd instead(::open(verdict.connect_to.c_str(), O_PATH | O_CLOEXEC));
+  struct stat instead_st {};
+  if (!instead || ::fstat(instead.get(), &instead_st) != 0 || !S_ISSOCK(instead_st.st_mode))
+    return ECONNREFUSED;
+  return replace_with_host_connection(state, call, taken,
+                                      "/proc/self/fd/" + std::to_string(instead.get()));
 }
 
 /// A path that leads nowhere inside the sandbox (the hidden home, the host's /tmp): the

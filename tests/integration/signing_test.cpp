@@ -1,0 +1,200 @@
+// Signed commits inside the sandbox (docs/security.md, "Signed commits"; docs/configuration.md,
+// "Signed commits"): git signs through a real agent on the host once its socket is in
+// hostIPC.allowedSockets, with the public half of the key, gpg's public files and the allowed
+// signers read-only in the hidden home and the private keys never readable; until then one line
+// names the setting. The keys live where the tools put them by default (~/.ssh, ~/.gnupg).
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.hpp"
+
+namespace pisandbox::testing {
+namespace {
+
+constexpr const char* kEmail = "t@example.com";
+
+bool has_openssh() {
+  return ::access("/usr/bin/ssh-agent", X_OK) == 0 && ::access("/usr/bin/ssh-keygen", X_OK) == 0;
+}
+bool has_gnupg() {
+  return ::access("/usr/bin/gpg", X_OK) == 0 && ::access("/usr/bin/gpgconf", X_OK) == 0;
+}
+
+class Signing : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    PI_SANDBOX_REQUIRE(unix_sockets_brokered(),
+                       "this kernel cannot broker Unix sockets (see pi-sandbox doctor)");
+    env_ = scratch_.env();
+    // gpg's default home: the test's own environment may name another one.
+    if (::getenv("GNUPGHOME") != nullptr) env_["GNUPGHOME"] = (scratch_.home / ".gnupg").string();
+    git({"init", "-q"});
+  }
+  void TearDown() override {
+    if (ssh_agent_ > 0) ::kill(ssh_agent_, SIGTERM);
+    if (gpg_started_) run_process({"/usr/bin/gpgconf", "--kill", "gpg-agent"}, env_);
+  }
+
+  RunResult git(std::vector<std::string> args) {
+    args.insert(args.begin(), {"/usr/bin/git", "-C", scratch_.ws.string()});
+    return run_process(args, env_);
+  }
+  /// `pi-sandbox run --no-prompt` of `command` in the workspace, with `config` (hostIPC) if any.
+  RunResult sandboxed(const std::string& command, const std::string& host_ipc = "") {
+    std::vector<std::string> argv = {sandbox_binary(), "run", "--no-prompt", "--cwd",
+                                     scratch_.ws.string()};
+    if (!host_ipc.empty()) {
+      const fs::path config = scratch_.root / "config.json";
+      write_file(config, R"({"hostIPC": )" + host_ipc + "}");
+      argv.insert(argv.end(), {"--config", config.string()});
+    }
+    argv.insert(argv.end(), {"-c", command});
+    return run_process(argv, env_);
+  }
+  void append_gitconfig(const std::string& text) {
+    write_file(scratch_.home / ".gitconfig", read_file(scratch_.home / ".gitconfig") + text);
+  }
+
+  /// An ed25519 key in ~/.ssh/id_ed25519 added to a real ssh-agent; git signs with its public
+  /// half (user.signingKey) and verifies with ~/.ssh/allowed_signers. Returns the public key.
+  std::string ssh_setup() {
+    const fs::path key = scratch_.home / ".ssh" / "id_ed25519";
+    fs::remove(scratch_.home / ".ssh" / "id_rsa");
+    const RunResult made = run_process(
+        {"/usr/bin/ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", kEmail, "-f", key}, env_);
+    EXPECT_EQ(made.exit_code, 0) << made.err;
+    agent_socket_ = scratch_.root / "agent.sock";
+    const RunResult agent = run_process({"/usr/bin/ssh-agent", "-a", agent_socket_.string()});
+    EXPECT_EQ(agent.exit_code, 0) << agent.err;
+    const auto pid_at = agent.out.find("SSH_AGENT_PID=");
+    if (pid_at != std::string::npos) ssh_agent_ = std::atoi(agent.out.c_str() + pid_at + 14);
+    env_["SSH_AUTH_SOCK"] = agent_socket_.string();
+    const RunResult added = run_process({"/usr/bin/ssh-add", "-q", key.string()}, env_);
+    EXPECT_EQ(added.exit_code, 0) << added.err;
+    const std::string pub = read_file(key.string() + ".pub");
+    write_file(scratch_.home / ".ssh" / "allowed_signers", std::string(kEmail) + " " + pub);
+    append_gitconfig(
+        "[gpg]\n\tformat = ssh\n[gpg \"ssh\"]\n\tallowedSignersFile = ~/.ssh/allowed_signers\n"
+        "[user]\n\tsigningKey = ~/.ssh/id_ed25519.pub\n");
+    return pub;
+  }
+
+  /// A key made by gpg in its default home (~/.gnupg), its agent started by gpg; git signs every
+  /// commit with it. Returns the agent's socket as gpgconf names it.
+  std::string gpg_setup() {
+    gpg_started_ = true;
+    const RunResult key = run_process({"/usr/bin/gpg", "--batch", "--passphrase", "",
+                                       "--quick-gen-key", kEmail, "ed25519", "sign", "never"},
+                                      env_);
+    EXPECT_EQ(key.exit_code, 0) << key.err;
+    append_gitconfig("[commit]\n\tgpgSign = true\n[user]\n\tsigningKey = " + std::string(kEmail) +
+                     "\n");
+    const RunResult socket = run_process({"/usr/bin/gpgconf", "--list-dirs", "agent-socket"}, env_);
+    return socket.out.substr(0, socket.out.find('\n'));
+  }
+
+  Scratch scratch_;
+  std::map<std::string, std::string> env_;
+  fs::path agent_socket_;
+  pid_t ssh_agent_ = -1;
+  bool gpg_started_ = false;
+};
+
+TEST_F(Signing, SshSignsThroughARealAgentAndTheHostVerifiesIt) {
+  PI_SANDBOX_REQUIRE(has_openssh(), "openssh-client is not installed");
+  const std::string pub = ssh_setup();
+  const RunResult r = sandboxed(
+      "git commit -q -S --allow-empty -m signed && cat ~/.ssh/id_ed25519.pub && "
+      "cat ~/.ssh/id_ed25519; cp ~/.ssh/id_ed25519 /tmp/k",
+      R"({"allowedSockets": ["$SSH_AUTH_SOCK"]})");
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // 1: cp, below
+  EXPECT_EQ(r.out, pub);
+  const std::string key = (scratch_.home / ".ssh" / "id_ed25519").string();
+  EXPECT_NE(r.err.find("cat: " + key + ": No such file or directory\n"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("cp: cannot stat '" + key + "': No such file or directory\n"),
+            std::string::npos)
+      << r.err;
+  const RunResult verified = git({"verify-commit", "HEAD"});
+  EXPECT_EQ(verified.exit_code, 0) << verified.err;
+  EXPECT_EQ(
+      verified.err.rfind("Good \"git\" signature for t@example.com with ED25519 key SHA256:", 0),
+      0u)
+      << verified.err;
+  EXPECT_EQ(git({"log", "-1", "--format=%s %G?"}).out, "signed G\n");
+}
+
+TEST_F(Signing, SshWithoutTheAgentAllowedSaysWhichSettingToAdd) {
+  PI_SANDBOX_REQUIRE(has_openssh(), "openssh-client is not installed");
+  ssh_setup();
+  const RunResult r = sandboxed("git commit -q -S --allow-empty -m refused");
+  EXPECT_EQ(r.exit_code, 128) << r.err;
+  const std::string line =
+      "pi-sandbox: git signs with ssh-keygen through ssh-agent, whose socket " +
+      agent_socket_.string() +
+      " was refused; to sign inside the sandbox, add it to the configuration: "
+      "{\"hostIPC\": {\"allowedSockets\": [\"$SSH_AUTH_SOCK\"]}} (docs/configuration.md, "
+      "\"Signed commits\")\n";
+  const auto at = r.err.find(line);
+  EXPECT_NE(at, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(line, at + 1), std::string::npos) << r.err;       // once
+  EXPECT_EQ(git({"rev-parse", "-q", "--verify", "HEAD"}).exit_code, 1);  // nothing committed
+}
+
+TEST_F(Signing, GpgWithTheDefaultHomeSignsThroughARealAgentAndTheHostVerifiesIt) {
+  PI_SANDBOX_REQUIRE(has_gnupg(), "gnupg is not installed");
+  const std::string socket = gpg_setup();
+  const fs::path gnupg = scratch_.home / ".gnupg";
+  const RunResult r = sandboxed(
+      "git commit -q --allow-empty -m signed && ls ~/.gnupg/private-keys-v1.d "
+      "~/.gnupg/openpgp-revocs.d; cat ~/.gnupg/pubring.kbx | wc -c; "
+      "gpg --batch --export-secret-keys --armor t@example.com",
+      R"({"allowedSockets": [")" + socket + R"("]})");
+  EXPECT_EQ(r.exit_code, 2) << r.err;  // 2: gpg --export-secret-keys, below
+  // Only the size: the agent's restricted socket refuses to export the secret key.
+  EXPECT_EQ(r.out, std::to_string(fs::file_size(gnupg / "pubring.kbx")) + "\n");
+  EXPECT_NE(r.err.find("gpg: error getting the KEK: Forbidden\n"), std::string::npos) << r.err;
+  for (const char* dir : {"private-keys-v1.d", "openpgp-revocs.d"})
+    EXPECT_NE(r.err.find("ls: cannot access '" + (gnupg / dir).string() +
+                         "': No such file or directory\n"),
+              std::string::npos)
+        << r.err;
+  const RunResult verified = git({"verify-commit", "HEAD"});
+  EXPECT_EQ(verified.exit_code, 0) << verified.err;
+  EXPECT_NE(verified.err.find("gpg: Good signature from \"t@example.com\""), std::string::npos)
+      << verified.err;
+  EXPECT_EQ(git({"log", "-1", "--format=%s %G?"}).out, "signed G\n");
+}
+
+TEST_F(Signing, GpgWithoutTheAgentAllowedSaysWhichSettingToAdd) {
+  PI_SANDBOX_REQUIRE(has_gnupg(), "gnupg is not installed");
+  const std::string socket = gpg_setup();
+  const RunResult r = sandboxed("git commit -q --allow-empty -m refused");
+  EXPECT_EQ(r.exit_code, 128) << r.err;
+  EXPECT_NE(r.err.find("error: gpg failed to sign the data"), std::string::npos) << r.err;
+  const std::string line = "pi-sandbox: git signs with gpg through gpg-agent, whose socket " +
+                           socket +
+                           " was refused; to sign inside the sandbox, add it to the configuration: "
+                           "{\"hostIPC\": {\"allowedSockets\": [\"" +
+                           socket + "\"]}} (docs/configuration.md, \"Signed commits\")\n";
+  const auto at = r.err.find(line);
+  EXPECT_NE(at, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(line, at + 1), std::string::npos) << r.err;
+}
+
+TEST_F(Signing, AFifoNamedAsTheSigningKeyDoesNotHoldTheNextCommand) {
+  // user.* is on the guard's allowlist: a command may name a FIFO of the workspace as the
+  // repository's signing key; the next start reads the key file without waiting for a writer.
+  append_gitconfig("[gpg]\n\tformat = ssh\n");
+  ASSERT_EQ(::mkfifo((scratch_.ws / "key.pub").c_str(), 0600), 0);
+  ASSERT_EQ(git({"config", "user.signingKey", (scratch_.ws / "key.pub").string()}).exit_code, 0);
+  const RunResult r = run_process({"/usr/bin/timeout", "20", sandbox_binary(), "run", "--no-prompt",
+                                   "--cwd", scratch_.ws.string(), "--", "/bin/echo", "started"},
+                                  env_);
+  EXPECT_EQ(r.exit_code, 0) << r.err;  // 124: timeout killed a start that waited
+  EXPECT_EQ(r.out, "started\n");
+}
+
+}  // namespace
+}  // namespace pisandbox::testing

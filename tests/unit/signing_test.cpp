@@ -1,0 +1,132 @@
+// What git's signing reads inside the sandbox (src/policy/signing.hpp; docs/security.md,
+// "Signed commits").
+#include "policy/signing.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "policy/git_config_guard.hpp"
+#include "policy/sandbox_policy.hpp"
+
+namespace pisandbox::policy {
+namespace {
+
+constexpr const char* kPublic =
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBfnjROZNcZJBmbp/jxmuD4ODg36kqWZ8fpdvGpDO2o7 "
+    "t@example.com\n";
+
+std::vector<GitConfigValue> values(std::string_view text) {
+  std::vector<GitConfigValue> out;
+  for (const auto& e : read_git_config(text).findings) out.push_back({e.key, e.value, e.implicit});
+  return out;
+}
+
+TEST(GitSigning, ReadsTheSettingsTheLastValueWinning) {
+  const GitSigning signing = git_signing(
+      values("[commit]\n\tgpgSign\n[gpg]\n\tformat = openpgp\n[user]\n\tsigningKey = A\n"
+             "[gpg]\n\tformat = SSH\n[gpg \"ssh\"]\n\tallowedSignersFile = ~/.ssh/allowed\n"
+             "[user]\n\tsigningkey = ~/.ssh/id_ed25519.pub\n[tag]\n\tgpgsign = off\n"));
+  EXPECT_TRUE(signing.sign_commits);
+  EXPECT_FALSE(signing.sign_tags);
+  EXPECT_EQ(signing.format, SigningFormat::Ssh);
+  EXPECT_EQ(signing.signing_key, "~/.ssh/id_ed25519.pub");
+  EXPECT_EQ(signing.allowed_signers, "~/.ssh/allowed");
+  EXPECT_TRUE(signing.configured());
+  EXPECT_FALSE(git_signing(values("[user]\n\tname = T\n[commit]\n\tgpgsign = 0\n")).configured());
+}
+
+TEST(GitSigning, TheSshKeyFileIsAPathAndNeverALiteralKey) {
+  GitSigning signing{
+      .format = SigningFormat::Ssh, .format_set = true, .signing_key = "~/.ssh/k.pub"};
+  EXPECT_EQ(ssh_signing_key_file(signing, "/home/u"), "/home/u/.ssh/k.pub");
+  signing.signing_key = "key::ssh-ed25519 AAAA";
+  EXPECT_EQ(ssh_signing_key_file(signing, "/home/u"), "");
+  signing.signing_key = "relative.pub";
+  EXPECT_EQ(ssh_signing_key_file(signing, "/home/u"), "");
+  signing = {.signing_key = "/home/u/.ssh/k.pub"};  // OpenPGP: a key id, not a file
+  EXPECT_EQ(ssh_signing_key_file(signing, "/home/u"), "");
+}
+
+TEST(GitSigning, OnlyAPublicKeyIsAPublicKey) {
+  EXPECT_TRUE(is_ssh_public_key(kPublic));
+  EXPECT_FALSE(
+      is_ssh_public_key("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n"
+                        "-----END OPENSSH PRIVATE KEY-----\n"));
+  EXPECT_FALSE(is_ssh_public_key(std::string(kPublic) + kPublic));  // two lines
+  EXPECT_FALSE(is_ssh_public_key("ssh-ed25519 AAAAfake t@example.com\n"));
+  EXPECT_FALSE(is_ssh_public_key(""));
+}
+
+TEST(GitSigning, AnAllowedSignersFileHoldsOnlyPublicKeys) {
+  EXPECT_TRUE(is_allowed_signers(std::string("# team\n\nt@example.com ") + kPublic));
+  EXPECT_TRUE(is_allowed_signers(std::string("t@example.com namespaces=\"git\" ") + kPublic));
+  EXPECT_FALSE(
+      is_allowed_signers("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n"
+                         "-----END OPENSSH PRIVATE KEY-----\n"));
+  EXPECT_FALSE(is_allowed_signers("# nothing\n"));
+}
+
+TEST(GitSigning, TheGpgAgentSocketIsWhereGpgLooksForIt) {
+  EXPECT_EQ(gpg_agent_socket("/home/u/.gnupg", "/home/u", "/run/user/1000", true),
+            "/run/user/1000/gnupg/S.gpg-agent");
+  EXPECT_EQ(gpg_agent_socket("/home/u/.gnupg", "/home/u", "/run/user/1000", false),
+            "/home/u/.gnupg/S.gpg-agent");
+  EXPECT_EQ(gpg_agent_socket("/keys/gnupg", "/home/u", "/run/user/1000", false),
+            "/keys/gnupg/S.gpg-agent");
+  EXPECT_EQ(gpg_agent_socket("/keys/gnupg", "/home/u", "/run/user/1000", true), "");
+}
+
+TEST(GitSigning, TheHintNamesTheSettingToAdd) {
+  SigningFiles files{.signing = {.format = SigningFormat::Ssh, .format_set = true},
+                     .agent_socket = "/tmp/ssh-x/agent.1",
+                     .agent_entry = "$SSH_AUTH_SOCK"};
+  EXPECT_EQ(signing_socket_hint(files),
+            "git signs with ssh-keygen through ssh-agent, whose socket /tmp/ssh-x/agent.1 was "
+            "refused; to sign inside the sandbox, add it to the configuration: {\"hostIPC\": "
+            "{\"allowedSockets\": [\"$SSH_AUTH_SOCK\"]}} (docs/configuration.md, \"Signed "
+            "commits\")");
+}
+
+PolicyInputs inputs_with(SigningFiles signing, const fs::path& workspace = "/home/u/ws") {
+  PolicyInputs inputs;
+  inputs.workspace = workspace;
+  inputs.home = "/home/u";
+  inputs.self_exe = "/usr/bin/pi-sandbox";
+  inputs.signing = std::move(signing);
+  return inputs;
+}
+
+bool exposed(const SandboxPolicy& policy, const fs::path& path) {
+  return std::ranges::any_of(policy.home_read_allowed, [&](const Exposure& e) {
+    return e.path == path && e.access == Access::ReadOnly;
+  });
+}
+
+TEST(GitSigning, ThePolicyShowsThePublicFilesReadOnlyInTheHiddenHome) {
+  const SigningFiles files{
+      .ssh_public_key = "/home/u/.ssh/id_ed25519.pub",
+      .allowed_signers = "/home/u/.ssh/allowed_signers",
+      .gnupg_files = {"/home/u/.gnupg/pubring.kbx", "/home/u/.gnupg/trustdb.gpg"}};
+  const SandboxPolicy policy = default_policy(inputs_with(files));
+  for (const char* path : {"/home/u/.ssh/id_ed25519.pub", "/home/u/.ssh/allowed_signers",
+                           "/home/u/.gnupg/pubring.kbx", "/home/u/.gnupg/trustdb.gpg"})
+    EXPECT_TRUE(exposed(policy, path)) << path;
+  EXPECT_FALSE(exposed(policy, "/home/u/.ssh"));
+  EXPECT_FALSE(exposed(policy, "/home/u/.gnupg"));
+  EXPECT_EQ(policy.signing, files);
+  // The workspace is the home: nothing to re-expose.
+  EXPECT_FALSE(
+      exposed(default_policy(inputs_with(files, "/home/u")), "/home/u/.gnupg/pubring.kbx"));
+}
+
+TEST(GitSigning, TheGpgPublicFilesAreNeverTheSecretOnes) {
+  for (const auto name : gnupg_public_files()) {
+    EXPECT_FALSE(is_credential_name(".gnupg/" + std::string(name))) << name;
+    EXPECT_FALSE(std::string_view(name).starts_with("private-keys")) << name;
+    EXPECT_FALSE(std::string_view(name).starts_with("openpgp-revocs")) << name;
+  }
+}
+
+}  // namespace
+}  // namespace pisandbox::policy
