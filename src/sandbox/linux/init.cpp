@@ -424,8 +424,8 @@ core::Result<void> attach_private_pty(const PtySetup& setup, int slave) {
 
 }  // namespace
 
-[[noreturn]] static void exec_command(const LaunchSpec& spec, const CommandOrder& order, int launch_fd,
-                               int slave) {
+[[noreturn]] static void exec_command(const LaunchSpec& spec, const CommandOrder& order,
+                                      int launch_fd, int slave) {
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -662,9 +662,11 @@ void prepare_signals() {
   if (command < 0) fail(core::sys_error("fork()", errno));
   if (command == 0) exec_command(spec, *order, launch_fd, slave.get());
   send_phases(launch_fd, core::phases::Mark::Forked);
-  // Only the command's processes hold the slave now: when the last of them closes it, the
-  // supervisor reads EIO on the master.
+  // Only the command's processes hold the slave and the output pipes now: when the last of
+  // them closes the slave, the supervisor reads EIO on the master, and the pipes reach their
+  // end once the last is gone (before pid 1's own exit: RunOptions::teardown).
   slave.reset();
+  for (auto& fd : order->stdio) fd.reset();
   reap(launch_fd, command, placeholders);
 }
 

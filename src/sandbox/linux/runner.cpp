@@ -7,8 +7,8 @@
 #include <algorithm>
 
 #include "core/phase_trace.hpp"
-#include "sandbox/linux/landlock_only.hpp"
 #include "sandbox/linux/git_state.hpp"
+#include "sandbox/linux/landlock_only.hpp"
 #include "sandbox/linux/placeholders.hpp"
 
 namespace pisandbox::sandbox::linux_ {
@@ -231,6 +231,7 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
   LaunchSpec spare = prepared->spec;
   Outcome outcome = Outcome(Exited{0});
   if (ready != nullptr && still_holds(*ready, prepared->spec)) {
+    core::phases::mark(core::phases::Mark::Checked);
     outcome = run_command(std::move(ready->sandbox), prepared->spec.command, with_notices);
   } else {
     // A sandbox whose plan no longer holds is never used: it goes before the fresh one starts.
