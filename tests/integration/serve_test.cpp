@@ -1347,6 +1347,40 @@ TEST(ServeReady, ConcurrentCommandsShareNothing) {
   EXPECT_FALSE(made_ahead(b, start)) << b;
 }
 
+// The command's process made ahead (forked and confined before the command came) is confined
+// as one forked for the command: no_new_privs, the seccomp filter, no capabilities, Landlock
+// (no write outside the workspace), the command's directory and stdin; byte for byte what a
+// sandbox made for the command shows.
+TEST(ServeReady, TheCommandsProcessMadeAheadIsConfinedAsAnyOther) {
+  Scratch scratch;
+  fs::create_directories(scratch.ws / "sub");
+  Serve serve(scratch);
+  const std::string probe =
+      "grep -E '^(NoNewPrivs|Seccomp|CapInh|CapPrm|CapEff|CapBnd|CapAmb):' /proc/self/status; "
+      "touch /etc/pi-ahead 2>/dev/null; echo etc $?; touch " +
+      (scratch.root / "pi-ahead").string() + " 2>/dev/null; echo root $?; pwd; cat; ";
+  json first = exec("first", probe, scratch.ws / "sub");
+  first["stdin"] = "pipe";
+  serve.send(first);
+  serve.send({{"type", "stdin"}, {"id", "first"}, {"data", "fed\n"}});
+  serve.send({{"type", "stdin_close"}, {"id", "first"}});
+  const std::string fresh = stdout_of(serve, "first");
+  EXPECT_TRUE(fresh.find("NoNewPrivs:\t1\nSeccomp:\t2\n") != std::string::npos) << fresh;
+  EXPECT_TRUE(fresh.ends_with("etc 1\nroot 1\n" + (scratch.ws / "sub").string() + "\nfed\n|exit 0"))
+      << fresh;
+  const auto [worker, start] = ready_worker(serve.pid());
+  ASSERT_NE(worker, -1);
+  json second = exec("second", probe + kPid1, scratch.ws / "sub");
+  second["stdin"] = "pipe";
+  serve.send(second);
+  serve.send({{"type", "stdin"}, {"id", "second"}, {"data", "fed\n"}});
+  serve.send({{"type", "stdin_close"}, {"id", "second"}});
+  const std::string ahead = stdout_of(serve, "second");
+  EXPECT_TRUE(made_ahead(ahead, start)) << ahead;
+  EXPECT_EQ(ahead.substr(0, ahead.find("pid1 ")) + "|exit 0", fresh);
+  EXPECT_FALSE(fs::exists(scratch.root / "pi-ahead"));
+}
+
 /// Runs `first`, waits for the sandbox made ahead, calls `change`, then runs `second` with
 /// kPid1; its stdout (with `|exit N`), and whether it ran in the sandbox made ahead.
 std::pair<std::string, bool> after_change(Serve& serve, const Scratch& scratch,

@@ -188,6 +188,7 @@ core::Result<ReadyOffer> prepare_ready(const policy::SandboxPolicy& policy) {
       }))
     return core::fail("the plan makes placeholders on the host");
   spec.proxy_listeners = true;
+  spec.confine_ahead = true;
   std::vector<SourceIdentity> sources = source_identities(spec.mounts);
   auto sandbox = prepare_launch(spec);
   if (!sandbox) return core::fail(sandbox.error().message);
