@@ -1427,6 +1427,40 @@ TEST(ServeReady, AProtectedPathThatAppearedIsNeverServedByTheSandboxMadeBefore) 
   EXPECT_FALSE(ahead) << out;
 }
 
+// The configuration replaced by rename (an editor's save): the new file is read, never the plan
+// of the old one.
+TEST(ServeReady, AConfigurationReplacedByRenameIsNeverServedByTheSandboxMadeBefore) {
+  Scratch scratch;
+  const fs::path config = scratch.root / "config.json";
+  write_file(config, "{}");
+  write_file(scratch.home / "notes.txt", "re-exposed\n");
+  Serve serve(scratch, {"--config", config.string()});
+  const auto [out, ahead] = after_change(
+      serve, scratch,
+      [&] {
+        write_file(scratch.root / "config.json.new",
+                   R"({"filesystem": {"additionalAllowRead": [")" +
+                       (scratch.home / "notes.txt").string() + R"("]}})");
+        fs::rename(scratch.root / "config.json.new", config);
+      },
+      "cat " + (scratch.home / "notes.txt").string());
+  EXPECT_TRUE(out.starts_with("re-exposed\n")) << out;
+  EXPECT_FALSE(ahead) << out;
+}
+
+// A protected name created in a directory the scan had read (the workspace's root) after the
+// sandbox was made: it is bound read-only for the command, never left writable.
+TEST(ServeReady, AProtectedNameCreatedInAScannedDirectoryIsNeverServedByTheSandboxMadeBefore) {
+  Scratch scratch;
+  Serve serve(scratch);
+  const auto [out, ahead] = after_change(
+      serve, scratch, [&] { write_file(scratch.ws / ".mcp.json", "host\n"); },
+      "echo evil >> .mcp.json; echo $?");
+  EXPECT_TRUE(out.starts_with("1\n")) << out;
+  EXPECT_EQ(read_file(scratch.ws / ".mcp.json"), "host\n");
+  EXPECT_FALSE(ahead) << out;
+}
+
 // A protected path that went after the sandbox was made (the nested repository removed).
 TEST(ServeReady, AProtectedPathThatWentIsNeverServedByTheSandboxMadeBefore) {
   Scratch scratch;
