@@ -147,8 +147,8 @@ struct RunOptions {
   /// process of the command gone, pid 1's last guard sweep told, the output read to its end,
   /// no host placeholder to remove), so that the caller can report the result first: what is
   /// handed over holds pid 1 in its exit, the proxy, the Unix-socket broker and the cgroup,
-  /// and destroying it waits for pid 1 and removes the cgroup. Empty: the runner waits for all
-  /// of it before it returns.
+  /// and destroying it waits for pid 1 and removes the cgroup (docs/ARCHITECTURE.md, "A sandbox
+  /// made ahead"). Empty: the runner waits for all of it before it returns.
   std::function<void(std::shared_ptr<void>)> teardown;
 };
 
