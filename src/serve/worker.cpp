@@ -14,6 +14,7 @@
 #include "rpc/protocol.hpp"
 #include "serve/remote_ledger.hpp"
 #include "serve/worker_io.hpp"
+#include "session/approval_setup.hpp"
 #include "session/session.hpp"
 
 namespace pisandbox::serve {
@@ -148,6 +149,9 @@ int run_worker(const WorkerArgs& worker_args) {
     if (!ahead) return 2;
     take_environment(*ahead);
     ready = session::prepare_ready(run_args(*ahead, worker_args));
+    // The random generator's set-up (its first use in a process) is done while waiting, not
+    // when the command's session id is made.
+    (void)session::new_id("");
     if (!await_exec(early, cancel.get())) {
       ready.reset();  // pid 1 stopped, its cgroup removed
       std::fflush(nullptr);
