@@ -3,7 +3,8 @@
 //
 //   node bench/pi_tools.ts PI_SANDBOX SCRATCH RUNS WORKER_RUNS > pi-tools.json
 //
-// - One file operation: the `read` tool's operation is one `exec` of serve with an argv
+// - One file operation, each call after a pause of 0.1-0.25 s, the four paths interleaved: the
+//   `read` tool's operation is one `exec` of serve with an argv
 //   (`/bin/sh -c 'exec cat -- "$1"'`, integrations/pi/src/file-tools.ts); `write` the same with
 //   the bytes on stdin. Timed from the request to the exit event, through one long-lived
 //   `pi-sandbox serve` (as the extension keeps it), against the same argv spawned on the host
@@ -35,6 +36,25 @@ function summary(times: number[]): Sample {
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
   const middle = sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
   return { median_ms: Number(middle.toFixed(2)), p90_ms: Number(at(0.9).toFixed(2)), n: sorted.length };
+}
+
+const pause = () => new Promise<void>((resolve) => setTimeout(resolve, 100 + Math.random() * 150));
+
+// The paths of `each`, interleaved, each call after a pause of 0.1-0.25 s as an agent spaces its
+// tool calls (a sandbox made ahead is ready by then), in a random order per round.
+async function spaced(n: number, each: Record<string, () => Promise<void>>): Promise<Record<string, Sample>> {
+  const names = Object.keys(each);
+  for (const name of names) await each[name]!(); // warm-up
+  const times: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
+  for (let i = 0; i < n; i++) {
+    for (const name of [...names].sort(() => Math.random() - 0.5)) {
+      await pause();
+      const start = process.hrtime.bigint();
+      await each[name]!();
+      times[name]!.push(Number(process.hrtime.bigint() - start) / 1e6);
+    }
+  }
+  return Object.fromEntries(names.map((name) => [name, summary(times[name]!)]));
 }
 
 async function timed(n: number, once: () => Promise<void>): Promise<Sample> {
@@ -140,11 +160,9 @@ try {
       child.stdin.write(request);
     });
 
+  const files = await spaced(runs, { read: readOnce, write: writeOnce, host_spawn: hostSpawn, host_fs: hostFs });
   const result = {
-    read: await timed(runs, readOnce),
-    write: await timed(runs, writeOnce),
-    host_spawn: await timed(runs, hostSpawn),
-    host_fs: await timed(runs, hostFs),
+    ...files,
     worker: await timed(workerRuns, workerOnce),
     worker_host: await timed(workerRuns, workerHostOnce),
     file_bytes: content.length,

@@ -9,7 +9,14 @@ Measures, in one invocation and interleaved, with the calls spaced the way an ag
 Prints one Markdown table: median and mean per path, and each median as a multiple of the
 floor's. The times are wall-clock milliseconds on this machine: compare ratios within one run.
 
-usage: bench/serve_exec.py --workspace DIR [--runs N] NAME=BINARY [NAME=BINARY ...]
+With --trace N, then N more calls, spaced the same way, through a `serve` of the last binary
+with PI_SANDBOX_TRACE_PHASES=1: the median of each phase of the worker's trace (src/core/
+phase_trace.hpp: marks in the worker and in the sandbox's pid 1 and command), of the time serve
+takes to hand the request to the worker (`deliver`: serve read the request, the worker read it)
+and to pass the exit on (`return`: the worker wrote its exit event, serve wrote it to the host),
+and of the whole call as the host sees it.
+
+usage: bench/serve_exec.py --workspace DIR [--runs N] [--trace N] NAME=BINARY [NAME=BINARY ...]
 """
 
 import argparse
@@ -19,6 +26,7 @@ import random
 import select
 import statistics
 import subprocess
+import tempfile
 import time
 
 FLOOR = ["unshare", "-Urmnp", "--fork", "/bin/true"]
@@ -27,9 +35,9 @@ FLOOR = ["unshare", "-Urmnp", "--fork", "/bin/true"]
 class Serve:
     """One `pi-sandbox serve` with pipes; exec() times one command until its exit event."""
 
-    def __init__(self, binary, workspace):
+    def __init__(self, binary, workspace, env=None, stderr=None):
         self.proc = subprocess.Popen([binary, "serve"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, bufsize=0)
+                                     stdout=subprocess.PIPE, bufsize=0, env=env, stderr=stderr)
         self.workspace = workspace
         self.buffer = b""
         self.count = 0
@@ -67,10 +75,67 @@ def floor():
     return time.perf_counter() - start
 
 
+def trace_blocks(text):
+    """One dict per traced call: {phase: ms} of the worker's `phase` lines, and the clocks
+    (`phase-clock NAME NS`) of serve and the worker, in ns."""
+    blocks, current = [], {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) != 4 or parts[0] != "pi-sandbox:":
+            continue
+        if parts[1] == "phase-clock" and parts[2] == "serve-request":
+            current = {"clock": {}}
+            blocks.append(current)
+        if not current:
+            continue
+        if parts[1] == "phase":
+            current[parts[2]] = float(parts[3])
+        elif parts[1] == "phase-clock":
+            current["clock"][parts[2]] = int(parts[3])
+    return blocks
+
+
+def traced(binary, workspace, runs):
+    """The phase table of `runs` spaced calls through a traced serve of `binary`."""
+    with tempfile.TemporaryFile() as log:
+        serve = Serve(binary, workspace, dict(os.environ, PI_SANDBOX_TRACE_PHASES="1"), log)
+        serve.exec()
+        seen = []
+        for _ in range(runs):
+            time.sleep(random.uniform(0.1, 0.25))
+            seen.append(serve.exec())
+        serve.close()
+        log.seek(0)
+        blocks = trace_blocks(log.read().decode())[1:]
+    rows = {}
+    for block in blocks:
+        clock = block.get("clock", {})
+        if not {"serve-request", "serve-exit", "worker-start"} <= clock.keys():
+            continue
+        start = clock["worker-start"]
+        rows.setdefault("deliver", []).append((start - clock["serve-request"]) / 1e6)
+        for name, ms in block.items():
+            if name != "clock":
+                rows.setdefault(name, []).append(ms)
+        if "exit-sent" in block:
+            sent = start + block["total"] * 1e6
+            rows.setdefault("return", []).append((clock["serve-exit"] - sent) / 1e6)
+        rows.setdefault("serve total", []).append(
+            (clock["serve-exit"] - clock["serve-request"]) / 1e6)
+    rows["the call, as the host sees it"] = [t * 1000 for t in seen]
+    print(f"\nPhases of {len(blocks)} traced calls (PI_SANDBOX_TRACE_PHASES=1); the worker's phases"
+          " follow one another, so their means add up to the mean total:\n")
+    print("| phase | median ms | mean ms |")
+    print("| --- | --- | --- |")
+    for name, values in rows.items():
+        print(f"| {name} | {statistics.median(values):.2f} | {statistics.mean(values):.2f} |")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--workspace", required=True)
     parser.add_argument("--runs", type=int, default=60)
+    parser.add_argument("--trace", type=int, default=0)
     parser.add_argument("binaries", nargs="+", help="NAME=BINARY")
     args = parser.parse_args()
     serves = []
@@ -103,6 +168,8 @@ def main():
         median = statistics.median(values)
         print(f"| {label} | {median * 1000:.2f} | {statistics.mean(values) * 1000:.2f} ± "
               f"{statistics.stdev(values) * 1000:.2f} | {median / base:.2f}× |")
+    if args.trace:
+        traced(args.binaries[-1].split("=", 1)[1], args.workspace, args.trace)
 
 
 if __name__ == "__main__":

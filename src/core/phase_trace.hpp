@@ -33,6 +33,7 @@ enum class Mark : std::uint8_t {
   SessionReady,   ///< approvals, the network decider and the proxy's starter made
   Scanned,        ///< the workspace scanned for protected paths
   Planned,        ///< mount plan, Landlock rules, seccomp table, cgroup probe
+  Checked,        ///< a sandbox made ahead (serve): found to still hold for the command
   Cloned,         ///< clone3 returned in the supervisor (new namespaces made)
   IdMapsWritten,  ///< uid/gid maps written: Go sent
   GoReceived,     ///< pid 1: Go received
@@ -48,6 +49,7 @@ enum class Mark : std::uint8_t {
   GuardSwept,     ///< the guard's last sweep done (by pid 1, or by the supervisor when pid 1
                   ///< could not) and its lines told
   CleanedUp,      ///< host placeholders and the cgroup removed, limits read: launch() returned
+  ExitSent,       ///< serve's worker: the `exit` event written to serve
   Count,
 };
 
@@ -55,9 +57,9 @@ inline constexpr std::size_t kMarkCount = static_cast<std::size_t>(Mark::Count);
 
 /// The phase that ends at `mark`, as printed (`pi-sandbox: phase <name> <ms>`).
 inline constexpr std::array<std::string_view, kMarkCount> kPhaseNames = {
-    "start", "config",  "policy",  "session",  "scan",    "plan",
-    "clone", "id-maps", "go",      "cgroup",   "network", "mounts",
-    "fork",  "confine", "command", "teardown", "guard",   "cleanup",
+    "start",   "config",  "policy",   "session", "scan",    "plan",      "check",
+    "clone",   "id-maps", "go",       "cgroup",  "network", "mounts",    "fork",
+    "confine", "command", "teardown", "guard",   "cleanup", "exit-sent",
 };
 
 /// One mark: which, and when (CLOCK_MONOTONIC, nanoseconds).
@@ -87,10 +89,11 @@ inline std::int64_t now_ns() {
   return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-/// Records `mark` at `ns` (a mark received from pid 1); dropped when the array is full.
+/// Records `mark` at `ns` (a mark received from pid 1); dropped when the array is full, or when
+/// taken before the trace's start (pid 1 of a sandbox made ahead marked its setup then).
 inline void record(Mark mark, std::int64_t ns) {
   Trace& t = trace();
-  if (!t.enabled || t.count == t.stamps.size()) return;
+  if (!t.enabled || t.count == t.stamps.size() || ns < t.start_ns) return;
   t.stamps[t.count++] = {mark, ns};
 }
 
@@ -105,8 +108,8 @@ inline void remember_start() {
   trace().start_ns = now_ns();
 }
 
-/// Turns the trace on when PI_SANDBOX_TRACE_PHASES=1 (only `run` calls this: `serve` runs
-/// commands on several threads).
+/// Turns the trace on when PI_SANDBOX_TRACE_PHASES=1 (`run`, and serve's worker, which runs
+/// one command; not `serve` itself, which runs commands in several workers).
 inline void enable_from_environment() {
   const char* value = std::getenv("PI_SANDBOX_TRACE_PHASES");
   if (value == nullptr || std::strcmp(value, "1") != 0) return;
@@ -114,6 +117,24 @@ inline void enable_from_environment() {
   t.enabled = true;
   if (t.start_ns == 0) t.start_ns = now_ns();
   record(Mark::Start, t.start_ns);
+}
+
+/// Starts the trace again from now, when it is on: serve's worker, whose command comes after
+/// its sandbox was made ahead, measures from the command's arrival.
+inline void restart() {
+  Trace& t = trace();
+  if (!t.enabled) return;
+  t.count = t.sent = 0;
+  t.start_ns = now_ns();
+  record(Mark::Start, t.start_ns);
+}
+
+/// One line `pi-sandbox: phase-clock <name> <ns>` with CLOCK_MONOTONIC nanoseconds, which
+/// compare across the processes of the machine (serve and its worker print these so that the
+/// time between them can be measured); empty when the trace is off.
+inline std::string clock_line(std::string_view name, std::int64_t ns) {
+  if (!trace().enabled) return {};
+  return "pi-sandbox: phase-clock " + std::string(name) + " " + std::to_string(ns) + "\n";
 }
 
 /// In a new process (pid 1, the command's process): forget the parent's marks, keep the

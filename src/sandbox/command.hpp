@@ -147,6 +147,13 @@ struct RunOptions {
   /// say so now: `run` says it once a day, `serve` once per session, `doctor`'s trial run
   /// never (it has a line of its own). Empty: said for every command.
   std::function<bool()> say_no_cgroup;
+  /// Where the end of the sandbox goes once the command's result is complete (Linux: every
+  /// process of the command gone, pid 1's last guard sweep told, the output read to its end,
+  /// no host placeholder to remove), so that the caller can report the result first: what is
+  /// handed over holds pid 1 in its exit, the proxy, the Unix-socket broker and the cgroup,
+  /// and destroying it waits for pid 1 and removes the cgroup (docs/ARCHITECTURE.md, "A sandbox
+  /// made ahead"). Empty: the runner waits for all of it before it returns.
+  std::function<void(std::shared_ptr<void>)> teardown;
 };
 
 /// The command exited with `code` (0-255).

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/deadline.hpp"
+#include "core/phase_trace.hpp"
 #include "core/unique_fd.hpp"
 #include "hostipc/host_ipc.hpp"
 #include "policy/host_environment.hpp"
@@ -93,6 +94,8 @@ class Server {
         out_(sys_, io.events) {
     // The binary as it is now: an upgrade may move it aside later (session::PolicyArgs).
     if (auto self = session::own_executable(); self) binary_at_start_ = self->string();
+    const char* trace = std::getenv("PI_SANDBOX_TRACE_PHASES");
+    trace_ = trace != nullptr && std::strcmp(trace, "1") == 0;
   }
 
   int run() {
@@ -179,6 +182,15 @@ class Server {
     }
     signalled_ = true;
     stop_all();
+  }
+
+  /// With PI_SANDBOX_TRACE_PHASES=1, `pi-sandbox: phase-clock <name> <ns>` on stderr
+  /// (core::phases::clock_line()): when serve read an exec and when it passed its exit on.
+  void trace_clock(std::string_view name) {
+    if (trace_)
+      (void)write_all(sys_, STDERR_FILENO,
+                      "pi-sandbox: phase-clock " + std::string(name) + " " +
+                          std::to_string(core::phases::now_ns()) + "\n");
   }
 
   /// Queues `line` for the host (HostOutput); a host that has gone away loses it.
@@ -305,6 +317,7 @@ class Server {
     book_.answered(w->id, response.request_id);  // answered (or unknown: the worker says so)
   }
   void take(rpc::Exec& exec, const std::string&) {
+    trace_clock("serve-request");
     if (stopping_) {
       emit(rpc::error_event("exec \"" + exec.id + "\": the server is shutting down", exec.id));
       return;
@@ -582,14 +595,19 @@ class Server {
         // Forwarded first: a question the book settles at once reaches the host before that.
         const bool asks = line.starts_with(R"({"type":"approval_request")");
         if (line.starts_with(R"({"type":"approval_settled")")) book_.settled(w.id, line);
-        if (line.starts_with(R"({"type":"exit")")) {
+        const bool exit = line.starts_with(R"({"type":"exit")");
+        if (exit) {
           settle_open(w);
           w.exit_seen = true;
-          if (w.ahead && !stopping_) make_ready(*w.ahead, ready_key(*w.ahead));
-          w.ahead.reset();
         }
         emit(line + "\n");
         if (asks) book_.opened(w.id, line);
+        if (!exit) continue;
+        // The exit reaches the host first; the next sandbox is made after it.
+        out_.flush();
+        trace_clock("serve-exit");
+        if (w.ahead && !stopping_) make_ready(*w.ahead, ready_key(*w.ahead));
+        w.ahead.reset();
       }
     }
   }
@@ -661,6 +679,7 @@ class Server {
   bool stdin_open_ = true;
   bool stopping_ = false;
   bool subagent_ = false;
+  bool trace_ = false;               ///< PI_SANDBOX_TRACE_PHASES=1: trace_clock() prints
   std::size_t workers_started_ = 0;  ///< the session's commands so far (for --no-cgroup-said)
   bool killed_ = false;              ///< the grace of shutdown has passed and SIGKILL was sent
   bool signalled_ = false;           ///< SIGINT, SIGTERM or SIGHUP arrived

@@ -8,10 +8,13 @@
 #include <cstdlib>
 
 #include "approval/reviewer_process.hpp"
+#include "core/io.hpp"
+#include "core/phase_trace.hpp"
 #include "core/unique_fd.hpp"
 #include "rpc/protocol.hpp"
 #include "serve/remote_ledger.hpp"
 #include "serve/worker_io.hpp"
+#include "session/approval_setup.hpp"
 #include "session/session.hpp"
 
 namespace pisandbox::serve {
@@ -135,6 +138,7 @@ bool await_exec(const std::vector<std::string>& early, int cancel_fd) {
 
 int run_worker(const WorkerArgs& worker_args) {
   ::signal(SIGPIPE, SIG_IGN);
+  core::phases::enable_from_environment();
   core::UniqueFd cancel = session::cancel_signals();
 
   rpc::LineSplitter control;
@@ -145,6 +149,9 @@ int run_worker(const WorkerArgs& worker_args) {
     if (!ahead) return 2;
     take_environment(*ahead);
     ready = session::prepare_ready(run_args(*ahead, worker_args));
+    // The random generator's set-up (its first use in a process) is done while waiting, not
+    // when the command's session id is made.
+    (void)session::new_id("");
     if (!await_exec(early, cancel.get())) {
       ready.reset();  // pid 1 stopped, its cgroup removed
       std::fflush(nullptr);
@@ -153,6 +160,7 @@ int run_worker(const WorkerArgs& worker_args) {
   }
   auto exec = read_exec(control, early);
   if (!exec) return 2;
+  core::phases::restart();  // the command's time starts with its request
   // Nothing is loaded from the environment any more.
   take_environment(*exec);
   EventPipe pipe;
@@ -176,6 +184,10 @@ int run_worker(const WorkerArgs& worker_args) {
   session::RunIo io = run_io(pipe, sink, prompt, ledger, id, cancel.get());
   if (worker_args.no_cgroup_said) io.say_no_cgroup = [] { return false; };
   io.ready = std::move(ready);
+  // The end of the sandbox (pid 1's exit, the proxy, the cgroup) waits until the exit event is
+  // written: the host has the result first.
+  std::vector<std::shared_ptr<void>> leftovers;
+  io.teardown = [&leftovers](std::shared_ptr<void> rest) { leftovers.push_back(std::move(rest)); };
   if (exec->stderr_to_stdout) io.stderr_route = sandbox::StderrRoute::Stdout;
   std::string limit;  // memory wins over pids: it is what ended the command
   io.limit_reached = [&limit](sandbox::Limit reached) {
@@ -189,6 +201,12 @@ int run_worker(const WorkerArgs& worker_args) {
   rpc::ExitStatus status = exit_status(outcome, args.timeout_seconds);
   status.limit = limit;
   pipe.write(rpc::exit_event(id, status));
+  core::phases::mark(core::phases::Mark::ExitSent);
+  if (std::string phases = core::phases::report(); !phases.empty()) {
+    phases += core::phases::clock_line("worker-start", core::phases::trace().start_ns);
+    (void)core::write_all(STDERR_FILENO, phases);
+  }
+  leftovers.clear();
   // Decisions may still be pending on proxy threads (they end with this process): leave
   // without running destructors under them.
   approval::kill_running_reviewers();

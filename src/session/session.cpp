@@ -192,6 +192,7 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
   };
   p.options.direct_connection = [say = p.say] { say(std::string(kDirectConnectionHint)); };
   p.options.say_no_cgroup = io.say_no_cgroup;
+  p.options.teardown = io.teardown;
   const auto reviewer = args.approval.reviewer.empty()
                             ? p.loaded.config->approval.reviewer
                             : std::vector<std::string>{args.approval.reviewer};

@@ -84,6 +84,9 @@ struct RunIo {
   /// A sandbox made ahead for this command (prepare_ready()); used only when its plans still
   /// hold for the command (sandbox::linux_::still_holds()), discarded otherwise; may be null.
   std::shared_ptr<sandbox::linux_::ReadyOffer> ready;
+  /// Receives the end of the sandbox once the command's result is complete
+  /// (sandbox::RunOptions::teardown); empty: execute() returns after it.
+  std::function<void(std::shared_ptr<void>)> teardown;
 };
 
 /// `command timed out after <seconds> seconds`, the seconds as given (`1`, `0.5`): what

@@ -727,12 +727,14 @@ TEST(Serve, SixtyFourConcurrentCommandsEachHaveACgroupAndNoneIsLeft) {
   }
   EXPECT_EQ(exits, 64);
   EXPECT_EQ(groups.size(), 64u);
-  // Every one of those cgroups is gone once its command has ended.
+  // Every one of those cgroups is gone once its command has ended: removed by its worker right
+  // after the exit event, which reaches the host first (RunOptions::teardown).
   for (std::string group : groups) {
     group = group.substr(group.rfind(':') + 1);
     if (group.ends_with('\n')) group.pop_back();
-    EXPECT_FALSE(fs::exists(fs::path("/sys/fs/cgroup/pids") / fs::path(group).relative_path()))
-        << group;
+    const fs::path dir = fs::path("/sys/fs/cgroup/pids") / fs::path(group).relative_path();
+    for (int i = 0; i < 200 && fs::exists(dir); ++i) std::this_thread::sleep_for(50ms);
+    EXPECT_FALSE(fs::exists(dir)) << group;
   }
 }
 
@@ -1351,6 +1353,40 @@ TEST(ServeReady, ConcurrentCommandsShareNothing) {
   EXPECT_FALSE(made_ahead(b, start)) << b;
 }
 
+// The command's process made ahead (forked and confined before the command came) is confined
+// as one forked for the command: no_new_privs, the seccomp filter, no capabilities, Landlock
+// (no write outside the workspace), the command's directory and stdin; byte for byte what a
+// sandbox made for the command shows.
+TEST(ServeReady, TheCommandsProcessMadeAheadIsConfinedAsAnyOther) {
+  Scratch scratch;
+  fs::create_directories(scratch.ws / "sub");
+  Serve serve(scratch);
+  const std::string probe =
+      "grep -E '^(NoNewPrivs|Seccomp|CapInh|CapPrm|CapEff|CapBnd|CapAmb):' /proc/self/status; "
+      "touch /etc/pi-ahead 2>/dev/null; echo etc $?; touch " +
+      (scratch.root / "pi-ahead").string() + " 2>/dev/null; echo root $?; pwd; cat; ";
+  json first = exec("first", probe, scratch.ws / "sub");
+  first["stdin"] = "pipe";
+  serve.send(first);
+  serve.send({{"type", "stdin"}, {"id", "first"}, {"data", "fed\n"}});
+  serve.send({{"type", "stdin_close"}, {"id", "first"}});
+  const std::string fresh = stdout_of(serve, "first");
+  EXPECT_TRUE(fresh.find("NoNewPrivs:\t1\nSeccomp:\t2\n") != std::string::npos) << fresh;
+  EXPECT_TRUE(fresh.ends_with("etc 1\nroot 1\n" + (scratch.ws / "sub").string() + "\nfed\n|exit 0"))
+      << fresh;
+  const auto [worker, start] = ready_worker(serve.pid());
+  ASSERT_NE(worker, -1);
+  json second = exec("second", probe + kPid1, scratch.ws / "sub");
+  second["stdin"] = "pipe";
+  serve.send(second);
+  serve.send({{"type", "stdin"}, {"id", "second"}, {"data", "fed\n"}});
+  serve.send({{"type", "stdin_close"}, {"id", "second"}});
+  const std::string ahead = stdout_of(serve, "second");
+  EXPECT_TRUE(made_ahead(ahead, start)) << ahead;
+  EXPECT_EQ(ahead.substr(0, ahead.find("pid1 ")) + "|exit 0", fresh);
+  EXPECT_FALSE(fs::exists(scratch.root / "pi-ahead"));
+}
+
 /// Runs `first`, waits for the sandbox made ahead, calls `change`, then runs `second` with
 /// kPid1; its stdout (with `|exit N`), and whether it ran in the sandbox made ahead.
 std::pair<std::string, bool> after_change(Serve& serve, const Scratch& scratch,
@@ -1394,6 +1430,40 @@ TEST(ServeReady, AProtectedPathThatAppearedIsNeverServedByTheSandboxMadeBefore) 
       "echo evil > nested/.git/hooks/pre-commit; echo $?");
   EXPECT_TRUE(out.starts_with("1\n")) << out;
   EXPECT_FALSE(fs::exists(scratch.ws / "nested/.git/hooks/pre-commit"));
+  EXPECT_FALSE(ahead) << out;
+}
+
+// The configuration replaced by rename (an editor's save): the new file is read, never the plan
+// of the old one.
+TEST(ServeReady, AConfigurationReplacedByRenameIsNeverServedByTheSandboxMadeBefore) {
+  Scratch scratch;
+  const fs::path config = scratch.root / "config.json";
+  write_file(config, "{}");
+  write_file(scratch.home / "notes.txt", "re-exposed\n");
+  Serve serve(scratch, {"--config", config.string()});
+  const auto [out, ahead] = after_change(
+      serve, scratch,
+      [&] {
+        write_file(scratch.root / "config.json.new",
+                   R"({"filesystem": {"additionalAllowRead": [")" +
+                       (scratch.home / "notes.txt").string() + R"("]}})");
+        fs::rename(scratch.root / "config.json.new", config);
+      },
+      "cat " + (scratch.home / "notes.txt").string());
+  EXPECT_TRUE(out.starts_with("re-exposed\n")) << out;
+  EXPECT_FALSE(ahead) << out;
+}
+
+// A protected name created in a directory the scan had read (the workspace's root) after the
+// sandbox was made: it is bound read-only for the command, never left writable.
+TEST(ServeReady, AProtectedNameCreatedInAScannedDirectoryIsNeverServedByTheSandboxMadeBefore) {
+  Scratch scratch;
+  Serve serve(scratch);
+  const auto [out, ahead] = after_change(
+      serve, scratch, [&] { write_file(scratch.ws / ".mcp.json", "host\n"); },
+      "echo evil >> .mcp.json; echo $?");
+  EXPECT_TRUE(out.starts_with("1\n")) << out;
+  EXPECT_EQ(read_file(scratch.ws / ".mcp.json"), "host\n");
   EXPECT_FALSE(ahead) << out;
 }
 

@@ -44,6 +44,27 @@ TEST(PhaseTrace, MarksOfAnotherProcessArriveAsTaken) {
             "pi-sandbox: phase total 6.500\n");
 }
 
+// serve's worker measures from its command's request: what it and pid 1 marked while the
+// sandbox was made ahead is not the command's.
+TEST(PhaseTrace, ARestartMeasuresFromItsStartAndDropsEarlierMarks) {
+  trace() = Trace{};
+  EXPECT_EQ(clock_line("worker-start", 5), "");
+  trace().enabled = true;
+  record(Mark::Start, 1'000'000);
+  record(Mark::Planned, 2'000'000);
+  restart();
+  const std::int64_t start = trace().start_ns;
+  EXPECT_EQ(trace().count, 1u);
+  record(Mark::MountsApplied, start - 1'000'000);  // pid 1's, from before the request
+  record(Mark::Checked, start + 500'000);
+  record(Mark::ExitSent, start + 2'000'000);
+  EXPECT_EQ(report(),
+            "pi-sandbox: phase check 0.500\n"
+            "pi-sandbox: phase exit-sent 1.500\n"
+            "pi-sandbox: phase total 2.000\n");
+  EXPECT_EQ(clock_line("worker-start", 5), "pi-sandbox: phase-clock worker-start 5\n");
+}
+
 TEST(PhaseTrace, AMalformedRecordIsIgnored) {
   trace() = Trace{};
   trace().enabled = true;

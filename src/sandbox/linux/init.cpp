@@ -335,6 +335,7 @@ struct CommandOrder {
   Command command;
   std::array<core::UniqueFd, 3> stdio;
   std::optional<PtySetup> pty;
+  core::UniqueFd record;  ///< the memfd the command came in, passed on to a process made ahead
 };
 
 /// The whole of `fd` from offset 0 (the memfd of a Command record, whose offset the supervisor
@@ -408,7 +409,20 @@ core::Result<CommandOrder> receive_command(int launch_fd) {
   if (auto parsed = parse_command(*bytes, order); !parsed) return std::unexpected(parsed.error());
   for (std::size_t i = 0, next = 1; i < 3; ++i)
     if (buffer[i + 1] == '1') order.stdio[i] = std::move(fds[next++]);
+  order.record = std::move(fds[0]);
   return order;
+}
+
+/// Passes `order` on to the command's process made ahead over `channel`, as the supervisor sent
+/// it (the memfd, then the stdio descriptors given); false when that process has gone.
+bool pass_order(int channel, const CommandOrder& order) {
+  std::string record(1, static_cast<char>(LaunchMessage::Command));
+  std::vector<int> fds{order.record.get()};
+  for (const auto& fd : order.stdio) {
+    record += fd ? '1' : '0';
+    if (fd) fds.push_back(fd.get());
+  }
+  return core::send_with_rights(channel, record.data(), record.size(), fds) >= 0;
 }
 
 /// Makes `slave` the controlling terminal of a new session and the command's stdin, stdout
@@ -424,28 +438,56 @@ core::Result<void> attach_private_pty(const PtySetup& setup, int slave) {
 
 }  // namespace
 
-[[noreturn]] static void exec_command(const LaunchSpec& spec, const CommandOrder& order,
-                                      int launch_fd, int slave) {
+namespace {
+
+/// The command's process starts with no signal blocked or ignored (pid 1 blocks and ignores
+/// some of its own).
+void default_signals() {
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
   for (int sig = 1; sig < NSIG; ++sig) ::signal(sig, SIG_DFL);
-  const Command& command = order.command;
-  if (::chdir(command.cwd.c_str()) != 0) {
-    send(launch_fd, LaunchMessage::Error,
-         core::sys_error("chdir(\"" + command.cwd.string() + "\")", errno).describe());
-    ::_exit(125);
-  }
-  if (order.pty)
-    if (auto r = attach_private_pty(*order.pty, slave); !r) {
-      send(launch_fd, LaunchMessage::Error, r.error().describe());
-      ::_exit(125);
-    }
+}
+
+/// The command's directory; on failure the Error record and exit 125.
+void enter_directory(const Command& command, int launch_fd) {
+  if (::chdir(command.cwd.c_str()) == 0) return;
+  send(launch_fd, LaunchMessage::Error,
+       core::sys_error("chdir(\"" + command.cwd.string() + "\")", errno).describe());
+  ::_exit(125);
+}
+
+/// confine(); on failure the Error record and exit 125.
+void confine_or_exit(const LaunchSpec& spec, int launch_fd) {
   if (auto r = confine(spec, launch_fd); !r) {
     send(launch_fd, LaunchMessage::Error, r.error().describe());
     ::_exit(125);
   }
   send_phases(launch_fd, core::phases::Mark::Confined);
+}
+
+[[noreturn]] void exec_order(const CommandOrder& order, int launch_fd);
+
+}  // namespace
+
+[[noreturn]] static void exec_command(const LaunchSpec& spec, const CommandOrder& order,
+                                      int launch_fd, int slave) {
+  default_signals();
+  enter_directory(order.command, launch_fd);
+  if (order.pty)
+    if (auto r = attach_private_pty(*order.pty, slave); !r) {
+      send(launch_fd, LaunchMessage::Error, r.error().describe());
+      ::_exit(125);
+    }
+  confine_or_exit(spec, launch_fd);
+  exec_order(order, launch_fd);
+}
+
+namespace {
+
+/// The rest of the command's process, once confined: its stdio, no other descriptor, exec.
+[[noreturn]] void exec_order(const CommandOrder& order, int launch_fd) {
+  const Command& command = order.command;
   for (int target = 0; target < 3; ++target)
     if (const auto& fd = order.stdio[static_cast<std::size_t>(target)];
         fd && ::dup2(fd.get(), target) < 0) {
@@ -461,6 +503,53 @@ core::Result<void> attach_private_pty(const PtySetup& setup, int slave) {
   (void)::write(STDERR_FILENO, message.data(), message.size());
   ::_exit(err == ENOENT ? 127 : 126);
 }
+
+/// The command's process made ahead (LaunchSpec::confine_ahead), and pid 1's end of the channel
+/// its order comes on; pid -1 when none could be made (the command's process is then forked
+/// when the command comes, as without it).
+struct AheadProcess {
+  pid_t pid = -1;
+  core::UniqueFd channel;
+};
+
+/// Forks the command's process before the command is known and confines it as exec_command()
+/// does (confine(): the same plan, the same descriptors 0-2, which are still pid 1's), so that
+/// the command only has to be handed over. It waits for its order on the channel, then enters
+/// the command's directory (Landlock does not restrict chdir(2)) and execs. A process whose
+/// order never comes ends with pid 1 (kill(-1) in finish()).
+AheadProcess fork_ahead(const LaunchSpec& spec, int launch_fd) {
+  int pair[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) return {};
+  core::UniqueFd mine(pair[0]), theirs(pair[1]);
+  const pid_t pid = ::fork();
+  if (pid < 0) return {};
+  if (pid == 0) {
+    mine.reset();
+    default_signals();
+    confine_or_exit(spec, launch_fd);
+    auto order = receive_command(theirs.get());
+    if (!order) ::_exit(125);  // pid 1 forks another one (a private pty) or ends
+    enter_directory(order->command, launch_fd);
+    exec_order(*order, launch_fd);
+  }
+  return {pid, std::move(mine)};
+}
+
+/// The command's process for `order`: the one made ahead when there is one and the command
+/// needs no private pty (that is attached before confine()), else a new one (exec_command()).
+/// -1 with errno set when fork(2) fails.
+pid_t start_command(const LaunchSpec& spec, AheadProcess& ahead, const CommandOrder& order,
+                    int launch_fd, int slave) {
+  if (ahead.pid > 0) {
+    if (!order.pty && pass_order(ahead.channel.get(), order)) return ahead.pid;
+    ::kill(ahead.pid, SIGKILL);  // reaped with the others (reap(), finish())
+  }
+  const pid_t command = ::fork();
+  if (command == 0) exec_command(spec, order, launch_fd, slave);
+  return command;
+}
+
+}  // namespace
 
 [[noreturn]] void exec_direct(const LaunchSpec& spec, int launch_fd) {
   CommandOrder order;
@@ -639,6 +728,7 @@ void prepare_signals() {
   open_budget(spec.mounts);
   send_phases(launch_fd, core::phases::Mark::MountsApplied);
   report_placeholders(launch_fd, placeholders);
+  AheadProcess ahead = spec.confine_ahead ? fork_ahead(spec, launch_fd) : AheadProcess{};
   // The sandbox is ready: the command comes when the supervisor has one (launcher.hpp,
   // prepare_launch() and run_command()).
   auto order = receive_command(launch_fd);
@@ -661,13 +751,15 @@ void prepare_signals() {
     if (!made) fail(made.error());
     slave = std::move(*made);
   }
-  const pid_t command = ::fork();
+  const pid_t command = start_command(spec, ahead, *order, launch_fd, slave.get());
   if (command < 0) fail(core::sys_error("fork()", errno));
-  if (command == 0) exec_command(spec, *order, launch_fd, slave.get());
+  ahead.channel.reset();
   send_phases(launch_fd, core::phases::Mark::Forked);
-  // Only the command's processes hold the slave now: when the last of them closes it, the
-  // supervisor reads EIO on the master.
+  // Only the command's processes hold the slave and the output pipes now: when the last of
+  // them closes the slave, the supervisor reads EIO on the master, and the pipes reach their
+  // end once the last is gone (before pid 1's own exit: RunOptions::teardown).
   slave.reset();
+  for (auto& fd : order->stdio) fd.reset();
   reap(launch_fd, command, placeholders);
 }
 

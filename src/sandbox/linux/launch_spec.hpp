@@ -34,6 +34,9 @@ struct LaunchSpec {
   std::vector<SeccompRule> seccomp;
   int landlock_abi = 0;
   bool proxy_listeners = false;  ///< pid 1 creates the proxy's listeners (set by launch())
+  /// pid 1 forks and confines the command's process before the command comes (a sandbox made
+  /// ahead: docs/ARCHITECTURE.md, "A sandbox made ahead"); it then only waits for its order.
+  bool confine_ahead = false;
   /// The sandbox's resource limits; all zero: none (a spec built by hand in a test).
   policy::ResourceLimits limits{0, 0, 0, 0};
   /// Where the sandbox's cgroup is made (kind None: no cgroup; limits.max_processes then

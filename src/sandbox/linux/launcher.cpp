@@ -286,6 +286,16 @@ void start_services(Report& report, const RunOptions& options, Services& service
   }
 }
 
+/// Whether the caller can have the command's result before pid 1 has exited
+/// (RunOptions::teardown): pid 1 has reported it and its last sweep (it sweeps once it has
+/// killed and reaped every other process), the output pipes are at their end, and there is no
+/// host placeholder to remove (that waits for the namespaces to go) nor a terminal to relay.
+bool result_complete(const Report& report, const OutputPipes& pipes, const Terminal& terminal,
+                     const RunOptions& options) {
+  return options.teardown && report.result && report.swept && !pipes.open() &&
+         report.placeholders.empty() && !terminal.relay.active() && !terminal.plan.private_pty;
+}
+
 Ending supervise(const Child& child, int launch_fd, const RunOptions& options, Report& report,
                  OutputPipes& pipes, Services& services, const SandboxCgroup* cgroup,
                  Terminal& terminal, Guard& guard) {
@@ -330,7 +340,8 @@ Ending supervise(const Child& child, int launch_fd, const RunOptions& options, R
       stop_sandbox(child);
       return Ending::Aborted;
     }
-    if (fds[0].revents != 0) return Ending::Exited;
+    if (fds[0].revents != 0 || result_complete(report, pipes, terminal, options))
+      return Ending::Exited;
   }
 }
 
@@ -509,6 +520,26 @@ std::expected<ReadySandbox, RunFailure> prepare_launch(LaunchSpec spec) {
   return ReadySandbox(std::move(state));
 }
 
+namespace {
+
+/// What is left of a sandbox whose command's result is complete (RunOptions::teardown): pid 1
+/// in its exit, the proxy, the broker and the guard's inotify instance; destroyed, it waits
+/// for pid 1, stops them, and the sandbox's cgroup is removed with it.
+struct Teardown {
+  ReadySandbox sandbox;
+  Services services;
+  /// Its inotify instance: the last close waits for the SRCU grace periods of the watches
+  /// removed when pid 1 swept (Guard::stop_watching()).
+  Guard guard;
+  Teardown(ReadySandbox s, Services v, Guard g)
+      : sandbox(std::move(s)), services(std::move(v)), guard(std::move(g)) {}
+  Teardown(const Teardown&) = delete;
+  Teardown& operator=(const Teardown&) = delete;
+  ~Teardown();
+};
+
+}  // namespace
+
 Outcome run_command(ReadySandbox sandbox, const Command& command, const RunOptions& options) {
   ReadySandbox::State& state = *sandbox.state_;
   state.used = true;
@@ -553,14 +584,17 @@ Outcome run_command(ReadySandbox sandbox, const Command& command, const RunOptio
   Services services;
   const Ending ending =
       supervise(child, launch_fd, options, report, pipes, services, cgroup, terminal, guard);
-  const int status = wait_child(child);
+  const bool handed_over = result_complete(report, pipes, terminal, options);
+  const int status = handed_over ? 0 : wait_child(child);
   // Every process of the sandbox is gone: the rest of the pty's output, then the caller's
   // terminal as it was, before the proxy stops (a question on its threads may be waiting
   // for the terminal).
   terminal.relay.drain();
   terminal.relay.restore();
-  services.unix.reset();   // the command is gone: no call waits for the broker any more
-  services.proxy.reset();  // stop the proxy and close its connections
+  if (!handed_over) {
+    services.unix.reset();   // the command is gone: no call waits for the broker any more
+    services.proxy.reset();  // stop the proxy and close its connections
+  }
   // Every process of the sandbox is gone with pid 1, so the pipes reach end of file.
   while (pipes.open()) {
     pollfd fds[2] = {{pipes.out ? pipes.out.get() : -1, POLLIN, 0},
@@ -599,6 +633,9 @@ Outcome run_command(ReadySandbox sandbox, const Command& command, const RunOptio
   for (auto& p : report.placeholders) remove_placeholder(p, Unmask::No);
   report_limits(cgroup, report, options);
   report_direct_connection(state.counters, options);
+  if (handed_over)
+    options.teardown(
+        std::make_shared<Teardown>(std::move(sandbox), std::move(services), std::move(guard)));
   if (ending == Ending::TimedOut) return std::unexpected(RunFailure{RunFailureKind::TimedOut, ""});
   if (ending == Ending::Aborted) return std::unexpected(RunFailure{RunFailureKind::Aborted, ""});
   if (ending == Ending::GuardFailed)
@@ -614,6 +651,16 @@ Outcome run_command(ReadySandbox sandbox, const Command& command, const RunOptio
   if (WIFEXITED(status)) return Exited{WEXITSTATUS(status)};
   return Signaled{WIFSIGNALED(status) ? WTERMSIG(status) : SIGKILL};
 }
+
+namespace {
+
+Teardown::~Teardown() {
+  wait_child(Child{sandbox.pid(), {}});
+  services.unix.reset();
+  services.proxy.reset();
+}
+
+}  // namespace
 
 Outcome launch(LaunchSpec spec, const RunOptions& options) {
   spec.proxy_listeners = static_cast<bool>(options.proxy);

@@ -188,6 +188,7 @@ core::Result<ReadyOffer> prepare_ready(const policy::SandboxPolicy& policy) {
       }))
     return core::fail("the plan makes placeholders on the host");
   spec.proxy_listeners = true;
+  spec.confine_ahead = true;
   std::vector<SourceIdentity> sources = source_identities(spec.mounts);
   auto sandbox = prepare_launch(spec);
   if (!sandbox) return core::fail(sandbox.error().message);
@@ -231,6 +232,7 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
   LaunchSpec spare = prepared->spec;
   Outcome outcome = Outcome(Exited{0});
   if (ready != nullptr && still_holds(*ready, prepared->spec)) {
+    core::phases::mark(core::phases::Mark::Checked);
     outcome = run_command(std::move(ready->sandbox), prepared->spec.command, with_notices);
   } else {
     // A sandbox whose plan no longer holds is never used: it goes before the fresh one starts.
