@@ -398,8 +398,9 @@ core::Result<void> own_objects(const PackageFiles& files) {
   return {};
 }
 
-/// Removes each of `removed` (deepest first) and writes each of `rewritten` (but those a
-/// checkout may convert, which go to `result.left`), recording what fails.
+/// Removes each of `removed` (deepest first) and writes each of `rewritten` (but protected
+/// paths, which are left alone, and those a checkout may convert, which go to `result.left`),
+/// recording what fails.
 void apply(const PackageFiles& files, std::vector<std::string> removed,
            const std::vector<policy::GitIndexEntry>& rewritten, PutBack& result) {
   const auto failed = [&](const std::string& path, const core::Error& error) {
@@ -410,19 +411,29 @@ void apply(const PackageFiles& files, std::vector<std::string> removed,
   std::ranges::sort(removed, [](const std::string& a, const std::string& b) {
     return a.size() != b.size() ? a.size() > b.size() : a < b;
   });
+  const auto guarded = [&](const std::string& path) {
+    const fs::path full = (files.root / path).lexically_normal();
+    return std::ranges::any_of(files.protected_paths,
+                               [&](const fs::path& p) { return policy::is_within(full, p); });
+  };
+  // git cannot write a protected path inside: an index that says it did is the command's.
+  std::erase_if(removed, guarded);
+  std::vector<policy::GitIndexEntry> kept;
+  for (const auto& e : rewritten)
+    if (!guarded(e.path)) kept.push_back(e);
   for (const auto& path : removed)
     if (auto gone = remove_added(files, path); !gone) failed(path, gone.error());
-  if (rewritten.empty()) return;
+  if (kept.empty()) return;
   const Deadline deadline =
       std::chrono::steady_clock::now() + std::chrono::seconds(kGitRestoreTimeoutSeconds);
   const auto git = host_git(files.writable);
   auto ready = git ? own_objects(files)
                    : core::Result<void>(core::fail("no git outside the writable areas in PATH"));
   std::vector<const policy::GitIndexEntry*> asked;
-  for (const auto& e : rewritten) asked.push_back(&e);
+  for (const auto& e : kept) asked.push_back(&e);
   auto skip = ready ? converted(*git, files, deadline, asked)
                     : core::Result<std::set<std::string>>(std::unexpected(ready.error()));
-  for (const auto& e : rewritten) {
+  for (const auto& e : kept) {
     if (!skip) {
       failed(e.path, skip.error());
     } else if (skip->contains(e.path)) {

@@ -41,6 +41,10 @@ struct PackageFiles {
   struct timespec started {};                 ///< when the command started (CLOCK_REALTIME_COARSE)
   /// The areas the command could write: a `git` found there is never run.
   std::vector<fs::path> writable;
+  /// Absolute protected paths (docs/security.md, "Protected paths"): git cannot write them
+  /// inside, so one named as written is the command's doing, and it and what lies below it
+  /// are never written or removed.
+  std::vector<fs::path> protected_paths;
 };
 
 /// What put_back_files() or put_back_stashed() left as git wrote it (paths relative to the root,
