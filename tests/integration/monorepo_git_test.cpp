@@ -329,6 +329,56 @@ TEST(MonorepoGit, ARepositoryThatBorrowsObjectsHasThePackageNamed) {
   EXPECT_EQ(read_file(repo / "pkg/p.txt"), "mixed\n");
 }
 
+// An object the command replaced (`git cat-file` reads a loose object without checking its
+// bytes against its name) is not written into the package: the file is named with the error.
+TEST(MonorepoGit, AnObjectTheCommandReplacedIsNotWritten) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s);
+  const std::string p = git(repo, "rev-parse main:pkg/p.txt", s).out.substr(0, 40);
+  const std::string top = git(repo, "rev-parse main:top.txt", s).out.substr(0, 40);
+  const auto loose = [](const std::string& oid) {
+    return ".git/objects/" + oid.substr(0, 2) + "/" + oid.substr(2);
+  };
+  const RunResult r = s.run("cd .. && rm -f " + loose(p) + " && cp " + loose(top) + " " + loose(p) +
+                                " && cd pkg && git checkout -q mixed",
+                            {}, repo / "pkg");
+  EXPECT_EQ(r.exit_code, 125) << r.err;
+  const auto at = [&](const char* path) { return (repo / path).string(); };
+  EXPECT_EQ(stderr_lines(r.err),
+            "error: unable to unlink old 'top.txt': Read-only file system\n"
+            "pi-sandbox: git needed to change paths outside the workspace, which are read-only "
+            "here: " +
+                at("top.txt") +
+                "; the repository is as it was before the command but for files git had written "
+                "inside the workspace that could not be put back (git cat-file blob " +
+                p + ": its bytes are the object " + top +
+                " (an object replaced in the repository is not written)) (`git checkout -- " +
+                at("pkg/p.txt") +
+                "` takes it back); the command's exit status is 125; to allow it, make the "
+                "repository's root the workspace (--cwd " +
+                repo.string() + ")\n");
+  EXPECT_EQ(read_file(repo / "pkg/p.txt"), "mixed\n");
+  EXPECT_EQ(read_file(repo / "pkg/sub/gone.txt"), "gone\n");
+  EXPECT_FALSE(fs::exists(repo / "pkg/new"));
+}
+
+// A protected file (an untracked `.env`, read-only inside) that the command staged, so that
+// the index names it as a file git wrote, is not removed on the host.
+TEST(MonorepoGit, AProtectedFileTheIndexNamesAsWrittenIsLeftAlone) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s);
+  write_file(repo / "pkg/.env", "KEY=mine\n");
+  const RunResult r = s.run("git add -f .env && git checkout -q other", {}, repo / "pkg");
+  EXPECT_EQ(r.exit_code, 125) << r.err;
+  EXPECT_EQ(read_file(repo / "pkg/.env"), "KEY=mine\n");
+  EXPECT_TRUE(stderr_lines(r.err).ends_with(
+      "; the repository is as it was before the command; the command's exit status is 125; to "
+      "allow it, make the repository's root the workspace (--cwd " +
+      repo.string() + ")\n"))
+      << r.err;
+  EXPECT_EQ(git(repo, "status --porcelain", s).out, "?? pkg/.env\n");
+}
+
 // The line's way out: with the repository's root as the workspace, the checkout is complete.
 TEST(MonorepoGit, WithTheRootAsTheWorkspaceTheCheckoutIsComplete) {
   Scratch s;

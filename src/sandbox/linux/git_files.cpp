@@ -338,6 +338,26 @@ core::Result<void> remove_added(const PackageFiles& files, const std::string& pa
   return {};
 }
 
+/// Whether the bytes of `fd` (from its start) are the blob `oid` (hexadecimal): `git
+/// hash-object --no-filters` (git-hash-object(1): no filter, nothing written) names them
+/// anew. `git cat-file` does not check a loose or packed object against its name, and the
+/// command can replace either (or link one to an object of a repository it cannot read).
+core::Result<void> is_object(const std::string& git, const PackageFiles& files, Deadline deadline,
+                             int fd, const std::string& oid) {
+  if (::lseek(fd, 0, SEEK_SET) != 0)
+    return core::fail_errno("lseek(git cat-file blob " + oid + ")");
+  auto hashed = run_git(git, files, GitConfig::Isolated, deadline,
+                        {"hash-object", "-t", "blob", "--no-filters", "--stdin"}, fd);
+  if (!hashed) return std::unexpected(hashed.error());
+  if (hashed->code != 0) return core::fail("git hash-object: exit " + std::to_string(hashed->code));
+  std::string named = hashed->out;
+  while (named.ends_with('\n')) named.pop_back();
+  if (named != oid)
+    return core::fail("git cat-file blob " + oid + ": its bytes are the object " + named +
+                      " (an object replaced in the repository is not written)");
+  return {};
+}
+
 /// Writes the object of `entry` at `parts` below the workspace: a new file (or symlink) at a
 /// temporary name, renamed over whatever is there.
 core::Result<void> put_back(const std::string& git, const PackageFiles& files, Deadline deadline,
@@ -352,26 +372,33 @@ core::Result<void> put_back(const std::string& git, const PackageFiles& files, D
   const fs::path shown = files.root / entry.path;
   if (::unlinkat(dir, temp.c_str(), 0) != 0 && errno != ENOENT)
     return core::fail_errno("unlinkat(" + shown.string() + ".pi-sandbox-restore)");
-  const std::vector<std::string> cat = {"cat-file", "blob", hex(entry.oid)};
+  const std::string oid = hex(entry.oid);
+  const std::vector<std::string> cat = {"cat-file", "blob", oid};
   if ((entry.mode & kTypeMask) == kSymlink) {
     auto target = run_git(git, files, GitConfig::Isolated, deadline, cat);
     if (!target) return std::unexpected(target.error());
     if (target->code != 0 || target->out.empty() || target->out.find('\0') != std::string::npos)
-      return core::fail("git cat-file blob " + hex(entry.oid) + ": exit " +
-                        std::to_string(target->code));
+      return core::fail("git cat-file blob " + oid + ": exit " + std::to_string(target->code));
+    UniqueFd memfd(::memfd_create("pi-sandbox-symlink", MFD_CLOEXEC));
+    if (memfd.get() < 0 || !core::write_all(memfd.get(), target->out))
+      return core::fail_errno("memfd_create(pi-sandbox-symlink)");
+    if (auto same = is_object(git, files, deadline, memfd.get(), oid); !same) return same;
     if (::symlinkat(target->out.c_str(), dir, temp.c_str()) != 0)
       return core::fail_errno("symlinkat(" + shown.string() + ".pi-sandbox-restore)");
   } else {
     const mode_t mode = (entry.mode & 0100) != 0 ? 0777 : 0666;
     UniqueFd fd(
-        ::openat(dir, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
+        ::openat(dir, temp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
     if (fd.get() < 0) return core::fail_errno("openat(" + shown.string() + ".pi-sandbox-restore)");
     auto wrote = run_git(git, files, GitConfig::Isolated, deadline, cat, -1, fd.get());
-    if (!wrote || wrote->code != 0) {
+    auto same = !wrote ? core::Result<void>(std::unexpected(wrote.error()))
+                : wrote->code != 0
+                    ? core::Result<void>(core::fail("git cat-file blob " + oid + ": exit " +
+                                                    std::to_string(wrote->code)))
+                    : is_object(git, files, deadline, fd.get(), oid);
+    if (!same) {
       ::unlinkat(dir, temp.c_str(), 0);
-      if (!wrote) return std::unexpected(wrote.error());
-      return core::fail("git cat-file blob " + hex(entry.oid) + ": exit " +
-                        std::to_string(wrote->code));
+      return same;
     }
   }
   if (::renameat(dir, temp.c_str(), dir, name.c_str()) != 0) {

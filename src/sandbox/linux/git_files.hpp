@@ -57,7 +57,9 @@ struct PutBack {
   std::vector<std::string> left;
   /// The paths whose putting back failed, and the first failure: no `git` outside the writable
   /// areas in `PATH`, a git run that failed or was not done in time (`git cat-file blob
-  /// <object>: exit 128`), a repository that borrows objects from another one
+  /// <object>: exit 128`), an object whose bytes are another object's (`git cat-file blob
+  /// <object>: its bytes are the object <name>`: one the command replaced), a repository that
+  /// borrows objects from another one
   /// (`objects/info/alternates`: those are never read, the command may not be able to), or
   /// the syscall with the path and errno (`openat(<root>/pkg/sub): ENOTDIR`, a directory the
   /// command replaced with a symlink).
