@@ -362,6 +362,49 @@ TEST(MonorepoGit, AnObjectTheCommandReplacedIsNotWritten) {
   EXPECT_FALSE(fs::exists(repo / "pkg/new"));
 }
 
+// An object linked to another repository's (git reads through a symbolic link in the object
+// directory, and the bytes hash to their name) is not read: the command could link one of a
+// repository it cannot read.
+TEST(MonorepoGit, AnObjectLinkedOutOfTheRepositoryIsNotRead) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s);
+  const std::string p = git(repo, "rev-parse main:pkg/p.txt", s).out.substr(0, 40);
+  const fs::path loose = fs::path("objects") / p.substr(0, 2) / p.substr(2);
+  ASSERT_TRUE(fs::is_regular_file(repo / "up.git" / loose));
+  fs::remove(repo / ".git" / loose);
+  fs::create_symlink(repo / "up.git" / loose, repo / ".git" / loose);
+  const RunResult r = s.run("git checkout -q mixed", {}, repo / "pkg");
+  EXPECT_EQ(r.exit_code, 125) << r.err;
+  EXPECT_NE(
+      stderr_lines(r.err).find(
+          "inside the workspace that could not be put back (the repository borrows objects (" +
+          (repo / ".git" / loose).string() +
+          " is not a file of its own): they are not read) (`git checkout -- " +
+          (repo / "pkg/p.txt").string() + "` takes it back)"),
+      std::string::npos)
+      << r.err;
+  EXPECT_EQ(read_file(repo / "pkg/p.txt"), "mixed\n");
+  EXPECT_EQ(read_file(repo / "pkg/sub/gone.txt"), "gone\n");
+}
+
+// Nor is any object read while a pack is such a link.
+TEST(MonorepoGit, APackLinkedOutOfTheRepositoryHasThePackageNamed) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s);
+  fs::create_directories(repo / ".git/objects/pack");
+  const fs::path pack =
+      repo / ".git/objects/pack/pack-0000000000000000000000000000000000000000.pack";
+  fs::create_symlink(s.root / "elsewhere.pack", pack);
+  const RunResult r = s.run("git checkout -q mixed", {}, repo / "pkg");
+  EXPECT_EQ(r.exit_code, 125) << r.err;
+  EXPECT_NE(stderr_lines(r.err).find("could not be put back (the repository borrows objects (" +
+                                     pack.string() +
+                                     " is a symbolic link): they are not read) (`git checkout -- "),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(read_file(repo / "pkg/p.txt"), "mixed\n");
+}
+
 // A protected file (an untracked `.env`, read-only inside) that the command staged, so that
 // the index names it as a file git wrote, is not removed on the host.
 TEST(MonorepoGit, AProtectedFileTheIndexNamesAsWrittenIsLeftAlone) {

@@ -338,6 +338,47 @@ core::Result<void> remove_added(const PackageFiles& files, const std::string& pa
   return {};
 }
 
+/// Whether the repository reads objects only from its own object directory: never from another
+/// repository's, which the command may not read (gitrepository-layout(5),
+/// `objects/info/alternates`, `objects/info/http-alternates`), since the bytes read end up
+/// in the workspace.
+core::Result<void> own_objects(const PackageFiles& files) {
+  struct stat st {};
+  const fs::path objects = files.git_dir / "objects";
+  if (::lstat(objects.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return core::fail(objects.string() + " is not a directory of its own");
+  for (const char* name : {"info/alternates", "info/http-alternates"})
+    if (::lstat((objects / name).c_str(), &st) == 0 || errno != ENOENT)
+      return core::fail("the repository borrows objects (" + (objects / name).string() +
+                        "): they are not read");
+  // A pack linked to another repository's: git reads through the link.
+  const fs::path packs = objects / "pack";
+  if (::lstat(packs.c_str(), &st) != 0) return {};
+  if (!S_ISDIR(st.st_mode)) return core::fail(packs.string() + " is not a directory of its own");
+  std::error_code error;
+  for (auto it = fs::directory_iterator(packs, error); !error && it != fs::directory_iterator();
+       it.increment(error))
+    if (it->is_symlink(error))
+      return core::fail("the repository borrows objects (" + it->path().string() +
+                        " is a symbolic link): they are not read");
+  if (error) return core::fail("read(" + packs.string() + "): " + error.message());
+  return {};
+}
+
+/// Whether the loose object `oid` (hexadecimal), if there is one, is a file of the repository's
+/// own: git reads through a symbolic link there, which the command can point at an object of a
+/// repository it cannot read (its bytes then hash to its name all the same).
+core::Result<void> own_loose_object(const PackageFiles& files, const std::string& oid) {
+  const fs::path dir = files.git_dir / "objects" / oid.substr(0, 2), path = dir / oid.substr(2);
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0) return {};
+  if (!S_ISDIR(st.st_mode) ||
+      (::lstat(path.c_str(), &st) == 0 ? !S_ISREG(st.st_mode) : errno != ENOENT))
+    return core::fail("the repository borrows objects (" + path.string() +
+                      " is not a file of its own): they are not read");
+  return {};
+}
+
 /// Whether the bytes of `fd` (from its start) are the blob `oid` (hexadecimal): `git
 /// hash-object --no-filters` (git-hash-object(1): no filter, nothing written) names them
 /// anew. `git cat-file` does not check a loose or packed object against its name, and the
@@ -374,6 +415,7 @@ core::Result<void> put_back(const std::string& git, const PackageFiles& files, D
     return core::fail_errno("unlinkat(" + shown.string() + ".pi-sandbox-restore)");
   const std::string oid = hex(entry.oid);
   const std::vector<std::string> cat = {"cat-file", "blob", oid};
+  if (auto own = own_loose_object(files, oid); !own) return own;
   if ((entry.mode & kTypeMask) == kSymlink) {
     auto target = run_git(git, files, GitConfig::Isolated, deadline, cat);
     if (!target) return std::unexpected(target.error());
@@ -406,22 +448,6 @@ core::Result<void> put_back(const std::string& git, const PackageFiles& files, D
     ::unlinkat(dir, temp.c_str(), 0);
     return std::unexpected(core::sys_error("renameat(" + shown.string() + ")", err));
   }
-  return {};
-}
-
-/// Whether the repository reads objects only from its own object directory: never from another
-/// repository's, which the command may not read (gitrepository-layout(5),
-/// `objects/info/alternates`, `objects/info/http-alternates`), since the bytes read end up
-/// in the workspace.
-core::Result<void> own_objects(const PackageFiles& files) {
-  struct stat st {};
-  const fs::path objects = files.git_dir / "objects";
-  if (::lstat(objects.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    return core::fail(objects.string() + " is not a directory of its own");
-  for (const char* name : {"info/alternates", "info/http-alternates"})
-    if (::lstat((objects / name).c_str(), &st) == 0 || errno != ENOENT)
-      return core::fail("the repository borrows objects (" + (objects / name).string() +
-                        "): they are not read");
   return {};
 }
 

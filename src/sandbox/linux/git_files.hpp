@@ -60,7 +60,8 @@ struct PutBack {
   /// <object>: exit 128`), an object whose bytes are another object's (`git cat-file blob
   /// <object>: its bytes are the object <name>`: one the command replaced), a repository that
   /// borrows objects from another one
-  /// (`objects/info/alternates`: those are never read, the command may not be able to), or
+  /// (`objects/info/alternates`, a symbolic link among its packs or loose objects: those are
+  /// never read, the command may not be able to), or
   /// the syscall with the path and errno (`openat(<root>/pkg/sub): ENOTDIR`, a directory the
   /// command replaced with a symlink).
   std::vector<std::string> failed;
