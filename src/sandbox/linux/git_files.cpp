@@ -113,7 +113,9 @@ core::Result<void> wait_git(pid_t pid, int pidfd, UniqueFd out, GitRun& run,
     const auto left =
         std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0 || run.out.size() > (std::size_t{16} << 20)) {
-      ::kill(pid, SIGKILL);
+      // The whole group: a program the git run started (git runs `git fetch` for a missing
+      // object of a partial clone where it does not know GIT_NO_LAZY_FETCH) goes with it.
+      ::kill(-pid, SIGKILL);
       ::waitpid(pid, nullptr, 0);
       return core::fail(shown + ": not done within " + std::to_string(kGitRestoreTimeoutSeconds) +
                         " seconds");
@@ -180,7 +182,7 @@ core::Result<GitRun> run_git(const std::string& git, const PackageFiles& files, 
   UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
   if (pidfd.get() < 0) {
     const int err = errno;
-    ::kill(pid, SIGKILL);
+    ::kill(-pid, SIGKILL);
     ::waitpid(pid, nullptr, 0);
     return std::unexpected(core::sys_error("pidfd_open(" + shown + ")", err));
   }
