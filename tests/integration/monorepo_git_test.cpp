@@ -422,6 +422,27 @@ TEST(MonorepoGit, AProtectedFileTheIndexNamesAsWrittenIsLeftAlone) {
   EXPECT_EQ(git(repo, "status --porcelain", s).out, "?? pkg/.env\n");
 }
 
+// A name the guard keeps from appearing at the workspace's root (`*.code-workspace`, whose
+// tasks VS Code runs) is not made by the put-back either: one command stages a file there
+// without making it, the next one unstages it (git "removed" it) and fails.
+TEST(MonorepoGit, ANameTheGuardKeepsIsNotMadeByThePutBack) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s);
+  const std::string tasks = "{\"tasks\":[{\"command\":\"touch pwned\"}]}";
+  const RunResult staged =
+      s.run("b=$(printf '%s' '" + tasks +
+                "' | git hash-object -w --stdin) && git update-index --add --cacheinfo "
+                "100644,$b,pkg/x.code-workspace",
+            {}, repo / "pkg");
+  ASSERT_EQ(staged.exit_code, 0) << staged.err;
+  const RunResult r = s.run(
+      "git rm -q --cached x.code-workspace && b=$(git rev-parse HEAD:pkg/p.txt) && "
+      "git update-index --cacheinfo 100644,$b,top.txt; exit 1",
+      {}, repo / "pkg");
+  EXPECT_EQ(r.exit_code, 125) << r.err;
+  EXPECT_FALSE(fs::exists(fs::symlink_status(repo / "pkg/x.code-workspace"))) << r.err;
+}
+
 // The line's way out: with the repository's root as the workspace, the checkout is complete.
 TEST(MonorepoGit, WithTheRootAsTheWorkspaceTheCheckoutIsComplete) {
   Scratch s;

@@ -468,8 +468,14 @@ void apply(const PackageFiles& files, std::vector<std::string> removed,
   });
   const auto guarded = [&](const std::string& path) {
     const fs::path full = (files.root / path).lexically_normal();
+    const auto matched = [&](const policy::ProtectedPattern& row) {
+      const fs::path below = full.lexically_relative(row.dir);
+      return policy::is_within(full, row.dir) && full != row.dir &&
+             policy::matches_name_pattern(row.pattern, below.begin()->string());
+    };
     return std::ranges::any_of(files.protected_paths,
-                               [&](const fs::path& p) { return policy::is_within(full, p); });
+                               [&](const fs::path& p) { return policy::is_within(full, p); }) ||
+           std::ranges::any_of(files.protected_patterns, matched);
   };
   // git cannot write a protected path inside: an index that says it did is the command's.
   std::erase_if(removed, guarded);

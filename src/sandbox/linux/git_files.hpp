@@ -21,6 +21,7 @@
 
 #include "core/error.hpp"
 #include "policy/git_index.hpp"
+#include "policy/sandbox_policy.hpp"
 
 namespace pisandbox::sandbox::linux_ {
 
@@ -45,6 +46,9 @@ struct PackageFiles {
   /// inside, so one named as written is the command's doing, and it and what lies below it
   /// are never written or removed.
   std::vector<fs::path> protected_paths;
+  /// Pattern rows (`*.code-workspace` at the workspace's root): a path whose first component
+  /// below the row's directory matches is never written or removed either.
+  std::vector<policy::ProtectedPattern> protected_patterns;
 };
 
 /// What put_back_files() or put_back_stashed() left as git wrote it (paths relative to the root,
