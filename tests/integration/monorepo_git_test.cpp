@@ -329,6 +329,120 @@ TEST(MonorepoGit, ARepositoryThatBorrowsObjectsHasThePackageNamed) {
   EXPECT_EQ(read_file(repo / "pkg/p.txt"), "mixed\n");
 }
 
+// An object the command replaced (`git cat-file` reads a loose object without checking its
+// bytes against its name) is not written into the package: the file is named with the error.
+TEST(MonorepoGit, AnObjectTheCommandReplacedIsNotWritten) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s);
+  const std::string p = git(repo, "rev-parse main:pkg/p.txt", s).out.substr(0, 40);
+  const std::string top = git(repo, "rev-parse main:top.txt", s).out.substr(0, 40);
+  const auto loose = [](const std::string& oid) {
+    return ".git/objects/" + oid.substr(0, 2) + "/" + oid.substr(2);
+  };
+  const RunResult r = s.run("cd .. && rm -f " + loose(p) + " && cp " + loose(top) + " " + loose(p) +
+                                " && cd pkg && git checkout -q mixed",
+                            {}, repo / "pkg");
+  EXPECT_EQ(r.exit_code, 125) << r.err;
+  const auto at = [&](const char* path) { return (repo / path).string(); };
+  EXPECT_EQ(stderr_lines(r.err),
+            "error: unable to unlink old 'top.txt': Read-only file system\n"
+            "pi-sandbox: git needed to change paths outside the workspace, which are read-only "
+            "here: " +
+                at("top.txt") +
+                "; the repository is as it was before the command but for files git had written "
+                "inside the workspace that could not be put back (git cat-file blob " +
+                p + ": its bytes are the object " + top +
+                " (an object replaced in the repository is not written)) (`git checkout -- " +
+                at("pkg/p.txt") +
+                "` takes it back); the command's exit status is 125; to allow it, make the "
+                "repository's root the workspace (--cwd " +
+                repo.string() + ")\n");
+  EXPECT_EQ(read_file(repo / "pkg/p.txt"), "mixed\n");
+  EXPECT_EQ(read_file(repo / "pkg/sub/gone.txt"), "gone\n");
+  EXPECT_FALSE(fs::exists(repo / "pkg/new"));
+}
+
+// An object linked to another repository's (git reads through a symbolic link in the object
+// directory, and the bytes hash to their name) is not read: the command could link one of a
+// repository it cannot read.
+TEST(MonorepoGit, AnObjectLinkedOutOfTheRepositoryIsNotRead) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s);
+  const std::string p = git(repo, "rev-parse main:pkg/p.txt", s).out.substr(0, 40);
+  const fs::path loose = fs::path("objects") / p.substr(0, 2) / p.substr(2);
+  ASSERT_TRUE(fs::is_regular_file(repo / "up.git" / loose));
+  fs::remove(repo / ".git" / loose);
+  fs::create_symlink(repo / "up.git" / loose, repo / ".git" / loose);
+  const RunResult r = s.run("git checkout -q mixed", {}, repo / "pkg");
+  EXPECT_EQ(r.exit_code, 125) << r.err;
+  EXPECT_NE(
+      stderr_lines(r.err).find(
+          "inside the workspace that could not be put back (the repository borrows objects (" +
+          (repo / ".git" / loose).string() +
+          " is not a file of its own): they are not read) (`git checkout -- " +
+          (repo / "pkg/p.txt").string() + "` takes it back)"),
+      std::string::npos)
+      << r.err;
+  EXPECT_EQ(read_file(repo / "pkg/p.txt"), "mixed\n");
+  EXPECT_EQ(read_file(repo / "pkg/sub/gone.txt"), "gone\n");
+}
+
+// Nor is any object read while a pack is such a link.
+TEST(MonorepoGit, APackLinkedOutOfTheRepositoryHasThePackageNamed) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s);
+  fs::create_directories(repo / ".git/objects/pack");
+  const fs::path pack =
+      repo / ".git/objects/pack/pack-0000000000000000000000000000000000000000.pack";
+  fs::create_symlink(s.root / "elsewhere.pack", pack);
+  const RunResult r = s.run("git checkout -q mixed", {}, repo / "pkg");
+  EXPECT_EQ(r.exit_code, 125) << r.err;
+  EXPECT_NE(stderr_lines(r.err).find("could not be put back (the repository borrows objects (" +
+                                     pack.string() +
+                                     " is a symbolic link): they are not read) (`git checkout -- "),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(read_file(repo / "pkg/p.txt"), "mixed\n");
+}
+
+// A protected file (an untracked `.env`, read-only inside) that the command staged, so that
+// the index names it as a file git wrote, is not removed on the host.
+TEST(MonorepoGit, AProtectedFileTheIndexNamesAsWrittenIsLeftAlone) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s);
+  write_file(repo / "pkg/.env", "KEY=mine\n");
+  const RunResult r = s.run("git add -f .env && git checkout -q other", {}, repo / "pkg");
+  EXPECT_EQ(r.exit_code, 125) << r.err;
+  EXPECT_EQ(read_file(repo / "pkg/.env"), "KEY=mine\n");
+  EXPECT_TRUE(stderr_lines(r.err).ends_with(
+      "; the repository is as it was before the command; the command's exit status is 125; to "
+      "allow it, make the repository's root the workspace (--cwd " +
+      repo.string() + ")\n"))
+      << r.err;
+  EXPECT_EQ(git(repo, "status --porcelain", s).out, "?? pkg/.env\n");
+}
+
+// A name the guard keeps from appearing at the workspace's root (`*.code-workspace`, whose
+// tasks VS Code runs) is not made by the put-back either: one command stages a file there
+// without making it, the next one unstages it (git "removed" it) and fails.
+TEST(MonorepoGit, ANameTheGuardKeepsIsNotMadeByThePutBack) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s);
+  const std::string tasks = "{\"tasks\":[{\"command\":\"touch pwned\"}]}";
+  const RunResult staged =
+      s.run("b=$(printf '%s' '" + tasks +
+                "' | git hash-object -w --stdin) && git update-index --add --cacheinfo "
+                "100644,$b,pkg/x.code-workspace",
+            {}, repo / "pkg");
+  ASSERT_EQ(staged.exit_code, 0) << staged.err;
+  const RunResult r = s.run(
+      "git rm -q --cached x.code-workspace && b=$(git rev-parse HEAD:pkg/p.txt) && "
+      "git update-index --cacheinfo 100644,$b,top.txt; exit 1",
+      {}, repo / "pkg");
+  EXPECT_EQ(r.exit_code, 125) << r.err;
+  EXPECT_FALSE(fs::exists(fs::symlink_status(repo / "pkg/x.code-workspace"))) << r.err;
+}
+
 // The line's way out: with the repository's root as the workspace, the checkout is complete.
 TEST(MonorepoGit, WithTheRootAsTheWorkspaceTheCheckoutIsComplete) {
   Scratch s;

@@ -113,7 +113,9 @@ core::Result<void> wait_git(pid_t pid, int pidfd, UniqueFd out, GitRun& run,
     const auto left =
         std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0 || run.out.size() > (std::size_t{16} << 20)) {
-      ::kill(pid, SIGKILL);
+      // The whole group: a program the git run started (git runs `git fetch` for a missing
+      // object of a partial clone where it does not know GIT_NO_LAZY_FETCH) goes with it.
+      ::kill(-pid, SIGKILL);
       ::waitpid(pid, nullptr, 0);
       return core::fail(shown + ": not done within " + std::to_string(kGitRestoreTimeoutSeconds) +
                         " seconds");
@@ -180,7 +182,7 @@ core::Result<GitRun> run_git(const std::string& git, const PackageFiles& files, 
   UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
   if (pidfd.get() < 0) {
     const int err = errno;
-    ::kill(pid, SIGKILL);
+    ::kill(-pid, SIGKILL);
     ::waitpid(pid, nullptr, 0);
     return std::unexpected(core::sys_error("pidfd_open(" + shown + ")", err));
   }
@@ -338,6 +340,67 @@ core::Result<void> remove_added(const PackageFiles& files, const std::string& pa
   return {};
 }
 
+/// Whether the repository reads objects only from its own object directory: never from another
+/// repository's, which the command may not read (gitrepository-layout(5),
+/// `objects/info/alternates`, `objects/info/http-alternates`), since the bytes read end up
+/// in the workspace.
+core::Result<void> own_objects(const PackageFiles& files) {
+  struct stat st {};
+  const fs::path objects = files.git_dir / "objects";
+  if (::lstat(objects.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return core::fail(objects.string() + " is not a directory of its own");
+  for (const char* name : {"info/alternates", "info/http-alternates"})
+    if (::lstat((objects / name).c_str(), &st) == 0 || errno != ENOENT)
+      return core::fail("the repository borrows objects (" + (objects / name).string() +
+                        "): they are not read");
+  // A pack linked to another repository's: git reads through the link.
+  const fs::path packs = objects / "pack";
+  if (::lstat(packs.c_str(), &st) != 0) return {};
+  if (!S_ISDIR(st.st_mode)) return core::fail(packs.string() + " is not a directory of its own");
+  std::error_code error;
+  for (auto it = fs::directory_iterator(packs, error); !error && it != fs::directory_iterator();
+       it.increment(error))
+    if (it->is_symlink(error))
+      return core::fail("the repository borrows objects (" + it->path().string() +
+                        " is a symbolic link): they are not read");
+  if (error) return core::fail("read(" + packs.string() + "): " + error.message());
+  return {};
+}
+
+/// Whether the loose object `oid` (hexadecimal), if there is one, is a file of the repository's
+/// own: git reads through a symbolic link there, which the command can point at an object of a
+/// repository it cannot read (its bytes then hash to its name all the same).
+core::Result<void> own_loose_object(const PackageFiles& files, const std::string& oid) {
+  const fs::path dir = files.git_dir / "objects" / oid.substr(0, 2), path = dir / oid.substr(2);
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0) return {};
+  if (!S_ISDIR(st.st_mode) ||
+      (::lstat(path.c_str(), &st) == 0 ? !S_ISREG(st.st_mode) : errno != ENOENT))
+    return core::fail("the repository borrows objects (" + path.string() +
+                      " is not a file of its own): they are not read");
+  return {};
+}
+
+/// Whether the bytes of `fd` (from its start) are the blob `oid` (hexadecimal): `git
+/// hash-object --no-filters` (git-hash-object(1): no filter, nothing written) names them
+/// anew. `git cat-file` does not check a loose or packed object against its name, and the
+/// command can replace either (or link one to an object of a repository it cannot read).
+core::Result<void> is_object(const std::string& git, const PackageFiles& files, Deadline deadline,
+                             int fd, const std::string& oid) {
+  if (::lseek(fd, 0, SEEK_SET) != 0)
+    return core::fail_errno("lseek(git cat-file blob " + oid + ")");
+  auto hashed = run_git(git, files, GitConfig::Isolated, deadline,
+                        {"hash-object", "-t", "blob", "--no-filters", "--stdin"}, fd);
+  if (!hashed) return std::unexpected(hashed.error());
+  if (hashed->code != 0) return core::fail("git hash-object: exit " + std::to_string(hashed->code));
+  std::string named = hashed->out;
+  while (named.ends_with('\n')) named.pop_back();
+  if (named != oid)
+    return core::fail("git cat-file blob " + oid + ": its bytes are the object " + named +
+                      " (an object replaced in the repository is not written)");
+  return {};
+}
+
 /// Writes the object of `entry` at `parts` below the workspace: a new file (or symlink) at a
 /// temporary name, renamed over whatever is there.
 core::Result<void> put_back(const std::string& git, const PackageFiles& files, Deadline deadline,
@@ -352,26 +415,34 @@ core::Result<void> put_back(const std::string& git, const PackageFiles& files, D
   const fs::path shown = files.root / entry.path;
   if (::unlinkat(dir, temp.c_str(), 0) != 0 && errno != ENOENT)
     return core::fail_errno("unlinkat(" + shown.string() + ".pi-sandbox-restore)");
-  const std::vector<std::string> cat = {"cat-file", "blob", hex(entry.oid)};
+  const std::string oid = hex(entry.oid);
+  const std::vector<std::string> cat = {"cat-file", "blob", oid};
+  if (auto own = own_loose_object(files, oid); !own) return own;
   if ((entry.mode & kTypeMask) == kSymlink) {
     auto target = run_git(git, files, GitConfig::Isolated, deadline, cat);
     if (!target) return std::unexpected(target.error());
     if (target->code != 0 || target->out.empty() || target->out.find('\0') != std::string::npos)
-      return core::fail("git cat-file blob " + hex(entry.oid) + ": exit " +
-                        std::to_string(target->code));
+      return core::fail("git cat-file blob " + oid + ": exit " + std::to_string(target->code));
+    UniqueFd memfd(::memfd_create("pi-sandbox-symlink", MFD_CLOEXEC));
+    if (memfd.get() < 0 || !core::write_all(memfd.get(), target->out))
+      return core::fail_errno("memfd_create(pi-sandbox-symlink)");
+    if (auto same = is_object(git, files, deadline, memfd.get(), oid); !same) return same;
     if (::symlinkat(target->out.c_str(), dir, temp.c_str()) != 0)
       return core::fail_errno("symlinkat(" + shown.string() + ".pi-sandbox-restore)");
   } else {
     const mode_t mode = (entry.mode & 0100) != 0 ? 0777 : 0666;
     UniqueFd fd(
-        ::openat(dir, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
+        ::openat(dir, temp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
     if (fd.get() < 0) return core::fail_errno("openat(" + shown.string() + ".pi-sandbox-restore)");
     auto wrote = run_git(git, files, GitConfig::Isolated, deadline, cat, -1, fd.get());
-    if (!wrote || wrote->code != 0) {
+    auto same = !wrote ? core::Result<void>(std::unexpected(wrote.error()))
+                : wrote->code != 0
+                    ? core::Result<void>(core::fail("git cat-file blob " + oid + ": exit " +
+                                                    std::to_string(wrote->code)))
+                    : is_object(git, files, deadline, fd.get(), oid);
+    if (!same) {
       ::unlinkat(dir, temp.c_str(), 0);
-      if (!wrote) return std::unexpected(wrote.error());
-      return core::fail("git cat-file blob " + hex(entry.oid) + ": exit " +
-                        std::to_string(wrote->code));
+      return same;
     }
   }
   if (::renameat(dir, temp.c_str(), dir, name.c_str()) != 0) {
@@ -382,24 +453,9 @@ core::Result<void> put_back(const std::string& git, const PackageFiles& files, D
   return {};
 }
 
-/// Whether the repository reads objects only from its own object directory: never from another
-/// repository's, which the command may not read (gitrepository-layout(5),
-/// `objects/info/alternates`, `objects/info/http-alternates`), since the bytes read end up
-/// in the workspace.
-core::Result<void> own_objects(const PackageFiles& files) {
-  struct stat st {};
-  const fs::path objects = files.git_dir / "objects";
-  if (::lstat(objects.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    return core::fail(objects.string() + " is not a directory of its own");
-  for (const char* name : {"info/alternates", "info/http-alternates"})
-    if (::lstat((objects / name).c_str(), &st) == 0 || errno != ENOENT)
-      return core::fail("the repository borrows objects (" + (objects / name).string() +
-                        "): they are not read");
-  return {};
-}
-
-/// Removes each of `removed` (deepest first) and writes each of `rewritten` (but those a
-/// checkout may convert, which go to `result.left`), recording what fails.
+/// Removes each of `removed` (deepest first) and writes each of `rewritten` (but protected
+/// paths, which are left alone, and those a checkout may convert, which go to `result.left`),
+/// recording what fails.
 void apply(const PackageFiles& files, std::vector<std::string> removed,
            const std::vector<policy::GitIndexEntry>& rewritten, PutBack& result) {
   const auto failed = [&](const std::string& path, const core::Error& error) {
@@ -410,19 +466,35 @@ void apply(const PackageFiles& files, std::vector<std::string> removed,
   std::ranges::sort(removed, [](const std::string& a, const std::string& b) {
     return a.size() != b.size() ? a.size() > b.size() : a < b;
   });
+  const auto guarded = [&](const std::string& path) {
+    const fs::path full = (files.root / path).lexically_normal();
+    const auto matched = [&](const policy::ProtectedPattern& row) {
+      const fs::path below = full.lexically_relative(row.dir);
+      return policy::is_within(full, row.dir) && full != row.dir &&
+             policy::matches_name_pattern(row.pattern, below.begin()->string());
+    };
+    return std::ranges::any_of(files.protected_paths,
+                               [&](const fs::path& p) { return policy::is_within(full, p); }) ||
+           std::ranges::any_of(files.protected_patterns, matched);
+  };
+  // git cannot write a protected path inside: an index that says it did is the command's.
+  std::erase_if(removed, guarded);
+  std::vector<policy::GitIndexEntry> kept;
+  for (const auto& e : rewritten)
+    if (!guarded(e.path)) kept.push_back(e);
   for (const auto& path : removed)
     if (auto gone = remove_added(files, path); !gone) failed(path, gone.error());
-  if (rewritten.empty()) return;
+  if (kept.empty()) return;
   const Deadline deadline =
       std::chrono::steady_clock::now() + std::chrono::seconds(kGitRestoreTimeoutSeconds);
   const auto git = host_git(files.writable);
   auto ready = git ? own_objects(files)
                    : core::Result<void>(core::fail("no git outside the writable areas in PATH"));
   std::vector<const policy::GitIndexEntry*> asked;
-  for (const auto& e : rewritten) asked.push_back(&e);
+  for (const auto& e : kept) asked.push_back(&e);
   auto skip = ready ? converted(*git, files, deadline, asked)
                     : core::Result<std::set<std::string>>(std::unexpected(ready.error()));
-  for (const auto& e : rewritten) {
+  for (const auto& e : kept) {
     if (!skip) {
       failed(e.path, skip.error());
     } else if (skip->contains(e.path)) {

@@ -21,6 +21,7 @@
 
 #include "core/error.hpp"
 #include "policy/git_index.hpp"
+#include "policy/sandbox_policy.hpp"
 
 namespace pisandbox::sandbox::linux_ {
 
@@ -41,6 +42,13 @@ struct PackageFiles {
   struct timespec started {};                 ///< when the command started (CLOCK_REALTIME_COARSE)
   /// The areas the command could write: a `git` found there is never run.
   std::vector<fs::path> writable;
+  /// Absolute protected paths (docs/security.md, "Protected paths"): git cannot write them
+  /// inside, so one named as written is the command's doing, and it and what lies below it
+  /// are never written or removed.
+  std::vector<fs::path> protected_paths;
+  /// Pattern rows (`*.code-workspace` at the workspace's root): a path whose first component
+  /// below the row's directory matches is never written or removed either.
+  std::vector<policy::ProtectedPattern> protected_patterns;
 };
 
 /// What put_back_files() or put_back_stashed() left as git wrote it (paths relative to the root,
@@ -53,8 +61,11 @@ struct PutBack {
   std::vector<std::string> left;
   /// The paths whose putting back failed, and the first failure: no `git` outside the writable
   /// areas in `PATH`, a git run that failed or was not done in time (`git cat-file blob
-  /// <object>: exit 128`), a repository that borrows objects from another one
-  /// (`objects/info/alternates`: those are never read, the command may not be able to), or
+  /// <object>: exit 128`), an object whose bytes are another object's (`git cat-file blob
+  /// <object>: its bytes are the object <name>`: one the command replaced), a repository that
+  /// borrows objects from another one
+  /// (`objects/info/alternates`, a symbolic link among its packs or loose objects: those are
+  /// never read, the command may not be able to), or
   /// the syscall with the path and errno (`openat(<root>/pkg/sub): ENOTDIR`, a directory the
   /// command replaced with a symlink).
   std::vector<std::string> failed;

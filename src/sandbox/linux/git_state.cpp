@@ -186,7 +186,9 @@ std::string stash_commit(std::string_view reflog) {
 
 }  // namespace
 
-std::optional<GitStateSnapshot> GitStateSnapshot::take(const policy::SandboxPolicy& policy) {
+std::optional<GitStateSnapshot> GitStateSnapshot::take(
+    const policy::SandboxPolicy& policy,
+    const std::vector<policy::ProtectedPath>& protected_paths) {
   if (!policy.git || !policy.git->git_file.empty()) return std::nullopt;
   const fs::path root = policy.git->worktree_root.lexically_normal();
   const fs::path git_dir = policy.git->git_dir.lexically_normal();
@@ -203,6 +205,8 @@ std::optional<GitStateSnapshot> GitStateSnapshot::take(const policy::SandboxPoli
   snapshot.dirs_ = std::move(state->dirs);
   for (const auto& e : policy.writable) snapshot.writable_.push_back(e.path);
   for (const auto& e : policy.home_writable_entries) snapshot.writable_.push_back(e);
+  for (const auto& p : protected_paths) snapshot.protected_.push_back(p.path.lexically_normal());
+  snapshot.patterns_ = policy.protected_patterns;
   // The coarse clock: file systems stamp a new inode with it or a finer one, so a directory
   // made after this is never stamped earlier.
   ::clock_gettime(CLOCK_REALTIME_COARSE, &snapshot.started_);
@@ -294,7 +298,8 @@ std::string GitStateSnapshot::settle(bool failed) const {
   if (auto restored = restore(); !restored)
     return needed +
            "; putting the repository back as it was failed: " + restored.error().describe() + allow;
-  PackageFiles files{root_, git_dir_, inside_, {}, half.inside, started_, writable_};
+  PackageFiles files{root_,    git_dir_,  inside_,    {},       half.inside,
+                     started_, writable_, protected_, patterns_};
   // Without the index as it was, no file can be told to be the command's: none is touched.
   const auto index = files_.find("index");
   auto before = index == files_.end() ? std::nullopt

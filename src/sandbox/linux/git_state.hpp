@@ -40,8 +40,14 @@ class GitStateSnapshot {
  public:
   /// Reads the state when the workspace is a strict subdirectory of a repository's working
   /// tree whose git directory is writable (policy.writable); nullopt otherwise, or when the
-  /// state holds more than kGitStateBound bytes or cannot be read.
-  static std::optional<GitStateSnapshot> take(const policy::SandboxPolicy& policy);
+  /// state holds more than kGitStateBound bytes or cannot be read. `protected_paths` (absolute:
+  /// the policy's and the scan's, PreparedSandbox::protected_paths) are never written or removed
+  /// when the workspace's files are put back, nor a name that policy.protected_patterns
+  /// match: git could not write them inside, so an index
+  /// naming one as written is the command's (docs/security.md, "Protected paths").
+  static std::optional<GitStateSnapshot> take(
+      const policy::SandboxPolicy& policy,
+      const std::vector<policy::ProtectedPath>& protected_paths);
 
   /// After the command (`failed`: it did not exit 0): the paths outside the workspace that git
   /// meant to change and could not (policy::unapplied_paths() on the index, when HEAD moved or
@@ -61,12 +67,14 @@ class GitStateSnapshot {
   [[nodiscard]] std::string settle(bool failed) const;
 
  private:
-  fs::path root_;                             ///< the working tree's root
-  fs::path git_dir_;                          ///< its git directory
-  std::string inside_;                        ///< the workspace, relative to root_
-  std::map<std::string, std::string> files_;  ///< relative to git_dir_: content
-  std::set<std::string> dirs_;                ///< relative to git_dir_
-  std::vector<fs::path> writable_;            ///< what the command can write
+  fs::path root_;                                   ///< the working tree's root
+  fs::path git_dir_;                                ///< its git directory
+  std::string inside_;                              ///< the workspace, relative to root_
+  std::map<std::string, std::string> files_;        ///< relative to git_dir_: content
+  std::set<std::string> dirs_;                      ///< relative to git_dir_
+  std::vector<fs::path> writable_;                  ///< what the command can write
+  std::vector<fs::path> protected_;                 ///< never written by the put-back
+  std::vector<policy::ProtectedPattern> patterns_;  ///< nor what these match
   struct timespec started_ {};  ///< when the snapshot was taken (CLOCK_REALTIME_COARSE)
 
   /// What git left half done: the paths outside the workspace it could not change, and those

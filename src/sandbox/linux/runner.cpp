@@ -228,7 +228,7 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
   if (!with_notices.notice) with_notices.notice = warn;
   // Kept before the command: what git may leave half done in the repository around a
   // workspace that is a strict subdirectory of it is put back afterwards.
-  const auto git_state = GitStateSnapshot::take(policy);
+  const auto git_state = GitStateSnapshot::take(policy, prepared->protected_paths);
   LaunchSpec spare = prepared->spec;
   Outcome outcome = Outcome(Exited{0});
   if (ready != nullptr && still_holds(*ready, prepared->spec)) {
