@@ -216,8 +216,8 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
   auto decider = std::make_shared<NetworkDecider>(
       p.loaded.config->network, p.approvals->broker(), p.approvals, network, p.say,
       [denied = io.denied](const std::string& target, const std::string& reason,
-                           std::string_view source) {
-        if (denied) denied("network", target, reason, source);
+                           std::string_view source, std::string_view recovery) {
+        if (denied) denied("network", target, reason, source, recovery);
       });
   // Host Unix sockets the broker finds the command connecting to (docs/host-ipc.md, "Host
   // sockets"): the allowed list expanded from the caller's environment now.
@@ -231,8 +231,8 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
                                                                   : HostSocketAsking::Allowed,
       p.say,
       [denied = io.denied](const std::string& path, const std::string& reason,
-                           std::string_view source) {
-        if (denied) denied("host-ipc", path, reason, source);
+                           std::string_view source, std::string_view recovery) {
+        if (denied) denied("host-ipc", path, reason, source, recovery);
       });
   p.options.host_socket = host_socket_decider(p.host_sockets);
   // The caller's parent proxy, if any (docs/network.md, "A parent proxy"): read here, from
@@ -309,7 +309,7 @@ sandbox::Outcome run_with_host_ipc(const RunArgs& args, const RunIo& io, const P
             auto result = p.approvals->broker().approve(request, context);
             if (result.action != approval::Action::Allow && io.denied)
               io.denied("host-ipc", args.shell_command, result.reason,
-                        approval::to_string(result.source));
+                        approval::to_string(result.source), approval::to_string(result.recovery));
             return result;
           },
       .clock = clock,

@@ -1126,6 +1126,44 @@ TEST_F(ServeApprovals, AfterAWrongDenialTheUserGetsOneRetryThatTheReviewerSeesAs
   EXPECT_EQ(listed["denials"][0], denial);
 }
 
+TEST_F(ServeApprovals, EachDeniedEventNamesTheWayOutOfItsDenial) {
+  // A real reviewer that rates a connection to asked.test critical, any other an ordinary
+  // denial.
+  const fs::path reviewer = scratch_.root / "critical.sh";
+  write_file(reviewer, R"(#!/bin/sh
+if grep -q '"destination":"asked.test:80"'; then
+  echo '{"outcome":"deny","risk_level":"critical","rationale":"Exfiltration."}'
+else
+  echo '{"outcome":"deny","risk_level":"medium","rationale":"Unknown host."}'
+fi
+)");
+  ::chmod(reviewer.c_str(), 0755);
+  Serve serve(scratch_, {"--reviewer", reviewer.string()}, network_);
+  serve.send(exec("c", status_of("asked.test") + "; " + status_of("other.test"), scratch_.ws));
+  const auto events = serve.until_exit("c");
+  EXPECT_EQ(streams(events).first, "403\n403\n");
+  EXPECT_EQ(of_type(events, "denied"), (std::vector<json>{json{{"type", "denied"},
+                                                               {"id", "c"},
+                                                               {"surface", "network"},
+                                                               {"target", "asked.test:80"},
+                                                               {"reason", "Exfiltration."},
+                                                               {"source", "reviewer"},
+                                                               {"recovery", "break-glass"}},
+                                                          json{{"type", "denied"},
+                                                               {"id", "c"},
+                                                               {"surface", "network"},
+                                                               {"target", "other.test:80"},
+                                                               {"reason", "Unknown host."},
+                                                               {"source", "reviewer"},
+                                                               {"recovery", "retry"}}}));
+  // A hard deny has no way out: the event names none.
+  serve.send(exec("hard", "curl -k -s -o /dev/null http://other.test/", scratch_.ws));
+  const auto hard = of_type(serve.until_exit("hard"), "denied");
+  ASSERT_EQ(hard.size(), 1u);
+  EXPECT_EQ(hard[0]["source"], "hard-deny");
+  EXPECT_FALSE(hard[0].contains("recovery")) << hard[0];
+}
+
 TEST_F(ServeApprovals, TheCommandsTimeoutIsTheQuestionsDeadline) {
   Serve serve(scratch_, {}, network_);
   json request = exec("t", status_of("asked.test"), scratch_.ws);

@@ -341,4 +341,15 @@ describe("denialNotice", () => {
     );
     assert.equal(denialNotice("network", "Denied by the user.", serveDenialHint("human")), "Domain proxy denied: Denied by the user.");
   });
+
+  it("names the command serve's `denied` event names: break-glass after a critical denial, a retry otherwise", () => {
+    assert.equal(
+      denialNotice("network", "Exfiltration.", serveDenialHint("reviewer", "break-glass")),
+      "Domain proxy denied: Exfiltration. Use /auto-review-break-glass for one exact retry.",
+    );
+    assert.equal(
+      denialNotice("network", "Automatic review stopped after repeated denials in this turn.", serveDenialHint("reviewer", "retry")),
+      "Domain proxy denied: Automatic review stopped after repeated denials in this turn. Use /auto-review-approve for one exact retry.",
+    );
+  });
 });
