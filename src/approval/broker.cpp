@@ -263,6 +263,7 @@ ApprovalResult Broker::review_and_ask(const BoundaryRequest& request,
   if (!retry && ledger_->tripped(context.scope_key)) {
     // Compatibility C53: a circuit-breaker deny is the reviewer's and no human may override it.
     result = {Action::Deny, Source::Reviewer, std::string(kCircuitBreakerReason)};
+    // `/auto-review-approve` passes the breaker; without a reviewer there is nothing to retry.
     if (reviewer_ != nullptr) note_denial(request, context, result, Recovery::Retry);
   } else if (reviewer_ == nullptr) {
     result = ask_human(request, context, {});
@@ -304,9 +305,10 @@ std::expected<ReviewerVerdict, std::string> Broker::review(const BoundaryRequest
 }
 
 void Broker::note_denial(const BoundaryRequest& request, const ApprovalContext& context,
-                         const ApprovalResult& result, Recovery recovery) {
+                         ApprovalResult& result, Recovery recovery) {
   auto hash = request_hash(request);
   if (!hash) return;
+  result.recovery = recovery;
   const std::string target = request.destination ? *request.destination
                              : request.command   ? *request.command
                              : request.path      ? *request.path

@@ -257,7 +257,7 @@ class Broker {
   ///      (counts as a defer); the audit line's reason says what failed
   ///      (`Automatic review is unavailable: <why>`); deny → final (every reviewer and
   ///      breaker deny is noted in the ledger for an override: break-glass when the reviewer
-  ///      rated it critical, retry otherwise)
+  ///      rated it critical, retry otherwise; the result's `recovery` names it)
   ///      (source `reviewer`, reason = rationale; remembered for the destination, network
   ///      requests of the command); allow → allow (source `reviewer`; for a network
   ///      destination with offer_remembered, AllowScope::Command: remembered for the rest of
@@ -303,9 +303,10 @@ class Broker {
   // The reviewer's verdict, tried 1 + reviewer_retries times while it fails.
   [[nodiscard]] std::expected<ReviewerVerdict, std::string> review(const BoundaryRequest& request,
                                                                    const ReviewEvidence& evidence);
-  // Notes a deny of the reviewer or the breaker for an override (ScopeLedger::note_denial()).
+  // Notes a deny of the reviewer or the breaker for an override (ScopeLedger::note_denial())
+  // and names the override in `result`.
   void note_denial(const BoundaryRequest& request, const ApprovalContext& context,
-                   const ApprovalResult& result, Recovery recovery);
+                   ApprovalResult& result, Recovery recovery);
   [[nodiscard]] ApprovalResult ask_human(const BoundaryRequest& request,
                                          const ApprovalContext& context, std::string reason);
   void remember(const BoundaryRequest& request, const ApprovalContext& context,

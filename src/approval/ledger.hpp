@@ -24,25 +24,6 @@
 
 namespace pisandbox::approval {
 
-/// How the user may get past one automatic denial (docs/approvals.md, "After a wrong
-/// denial"): Retry (`/auto-review-approve`: one more review of exactly that request, with the
-/// user's word as evidence) for a non-critical denial by the reviewer or the circuit breaker;
-/// BreakGlass (`/auto-review-break-glass`: one allow without review, after a typed
-/// confirmation) for a denial the reviewer rated critical. Hard denies have neither.
-enum class Recovery { Retry, BreakGlass };
-
-/// `retry` or `break-glass`.
-[[nodiscard]] constexpr std::string_view to_string(Recovery recovery) {
-  return recovery == Recovery::BreakGlass ? "break-glass" : "retry";
-}
-
-/// `retry` / `break-glass`; nullopt for anything else.
-[[nodiscard]] constexpr std::optional<Recovery> recovery_from_string(std::string_view text) {
-  if (text == "retry") return Recovery::Retry;
-  if (text == "break-glass") return Recovery::BreakGlass;
-  return std::nullopt;
-}
-
 /// One automatic denial the user may override.
 ///   request_hash: request_hash() of the denied request (64 hex digits).
 ///   scope: the scope_key it was denied in.

@@ -26,14 +26,43 @@ enum class ReviewOutcome { Allow, Deny, Defer };
 /// session (`serve`: the serve process; `run`: the run).
 enum class AllowScope { Once, Command, Session };
 
+/// How the user may get past one automatic denial (docs/approvals.md, "After a wrong
+/// denial"): Retry (`/auto-review-approve`: one more review of exactly that request, with the
+/// user's word as evidence) for a non-critical denial by the reviewer or the circuit breaker;
+/// BreakGlass (`/auto-review-break-glass`: one allow without review, after a typed
+/// confirmation) for a denial the reviewer rated critical. Hard denies have neither.
+enum class Recovery { Retry, BreakGlass };
+
+/// `retry` or `break-glass`.
+[[nodiscard]] constexpr std::string_view to_string(Recovery recovery) {
+  return recovery == Recovery::BreakGlass ? "break-glass" : "retry";
+}
+
+/// `retry` / `break-glass`; nullopt for anything else.
+[[nodiscard]] constexpr std::optional<Recovery> recovery_from_string(std::string_view text) {
+  if (text == "retry") return Recovery::Retry;
+  if (text == "break-glass") return Recovery::BreakGlass;
+  return std::nullopt;
+}
+
+/// The name of `recovery` as a `denied` event carries it (docs/protocol.md, "Events"): `retry`,
+/// `break-glass`, or empty when there is none.
+[[nodiscard]] constexpr std::string_view to_string(const std::optional<Recovery>& recovery) {
+  return recovery ? to_string(*recovery) : std::string_view();
+}
+
 /// The result of one approval (compatibility C56): `{action, source, reason}`.
 ///   reason: one line for the user; empty when there is nothing to say.
 ///   scope:  for an allow by the human, how far it reaches (the broker remembers it).
+///   recovery: for an automatic denial the user may override, how (Retry or BreakGlass, as
+///     the broker noted it among the recent denials); nullopt for every other result, a hard
+///     deny included (docs/approvals.md, "After a wrong denial").
 struct ApprovalResult {
   Action action = Action::Deny;
   Source source = Source::Unavailable;
   std::string reason;
   AllowScope scope = AllowScope::Once;
+  std::optional<Recovery> recovery = std::nullopt;
 
   friend bool operator==(const ApprovalResult&, const ApprovalResult&) = default;
 };

@@ -303,13 +303,12 @@ std::string override_event(std::string_view request_hash, std::string_view kind,
 }
 
 std::string denied_event(std::string_view id, std::string_view surface, std::string_view target,
-                         std::string_view reason, std::string_view source) {
-  return dump({{"type", "denied"},
-               {"id", id},
-               {"surface", surface},
-               {"target", target},
-               {"reason", reason},
-               {"source", source}});
+                         std::string_view reason, std::string_view source,
+                         std::string_view recovery) {
+  Event out = {{"type", "denied"}, {"id", id},         {"surface", surface},
+               {"target", target}, {"reason", reason}, {"source", source}};
+  if (!recovery.empty()) out["recovery"] = recovery;
+  return dump(out);
 }
 
 std::string approval_settled_event(std::string_view id, std::string_view request_id, Choice choice,

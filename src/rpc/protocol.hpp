@@ -162,10 +162,12 @@ struct DenialEntry {
 /// `data` as UTF-8 text when `bytes` is valid UTF-8, else base64 with `encoding`.
 [[nodiscard]] std::string output_event(std::string_view id, bool stderr_stream,
                                        std::string_view bytes);
-/// `denied`: one refused crossing. `source`: who refused (docs/protocol.md, "Events").
+/// `denied`: one refused crossing (docs/protocol.md, "Events"). `source`: who refused;
+/// `recovery`: `retry` or `break-glass`, how the user may override an automatic denial (left
+/// out when empty: no override).
 [[nodiscard]] std::string denied_event(std::string_view id, std::string_view surface,
                                        std::string_view target, std::string_view reason,
-                                       std::string_view source);
+                                       std::string_view source, std::string_view recovery = {});
 /// `approval_settled`: serve closed the open question `request_id` of command `id` without the
 /// host's answer (another answer covered it, its deadline passed, the command ended). `reason`
 /// is left out when empty.

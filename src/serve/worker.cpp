@@ -78,8 +78,9 @@ session::RunIo run_io(EventPipe& pipe, EventSink& sink, const std::shared_ptr<Ho
     sink.write(sandbox::Stream::Stderr, "pi-sandbox: " + line + "\n");
   };
   io.denied = [&pipe, id](std::string_view surface, const std::string& target,
-                          const std::string& reason, std::string_view source) {
-    pipe.write(rpc::denied_event(id, surface, target, reason, source));
+                          const std::string& reason, std::string_view source,
+                          std::string_view recovery) {
+    pipe.write(rpc::denied_event(id, surface, target, reason, source, recovery));
   };
   return io;
 }

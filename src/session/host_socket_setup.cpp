@@ -27,7 +27,8 @@ HostSockets::HostSockets(
     std::vector<policy::AllowedSocket> allowed, std::vector<std::filesystem::path> writable,
     approval::Broker& broker, std::shared_ptr<void> keep_alive, NetworkCommand command,
     HostSocketAsking asking, std::function<void(const std::string&)> log,
-    std::function<void(const std::string&, const std::string&, std::string_view)> denied)
+    std::function<void(const std::string&, const std::string&, std::string_view, std::string_view)>
+        denied)
     : allowed_(std::move(allowed)),
       writable_(std::move(writable)),
       broker_(broker),
@@ -60,7 +61,8 @@ bool HostSockets::refused(const std::string& path) {
 }
 
 sandbox::HostSocketAnswer HostSockets::refuse(const std::string& path, std::string reason,
-                                              std::string_view source, bool quiet) {
+                                              std::string_view source, bool quiet,
+                                              std::string_view recovery) {
   refused_any_ = true;
   bool first = false;
   {
@@ -69,7 +71,7 @@ sandbox::HostSocketAnswer HostSockets::refuse(const std::string& path, std::stri
   }
   // Once per socket and command, however many connections were refused at once.
   if (first && !quiet && log_) log_("host socket refused: " + path + ": " + reason);
-  if (first && !quiet && denied_) denied_(path, reason, source);
+  if (first && !quiet && denied_) denied_(path, reason, source, recovery);
   return {false, std::move(reason)};
 }
 
@@ -113,7 +115,8 @@ sandbox::HostSocketAnswer HostSockets::decide(const sandbox::HostSocketRequest& 
                                     std::string(kHostSocketWarning), false};
   const approval::ApprovalResult result = broker_.approve(request, context);
   if (result.action == approval::Action::Allow) return allow(path);
-  return refuse(path, result.reason, approval::to_string(result.source), false);
+  return refuse(path, result.reason, approval::to_string(result.source), false,
+                approval::to_string(result.recovery));
 }
 
 sandbox::HostSocketDecider host_socket_decider(std::shared_ptr<HostSockets> sockets) {

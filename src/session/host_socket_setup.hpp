@@ -48,8 +48,8 @@ enum class HostSocketAsking { Allowed, Subagent };
 ///   4. the broker with a `host-ipc` / `connect-unix` request (`path`: the socket's host path,
 ///      `command`, `cwd`, `agentName`), one-shot like every host-IPC request.
 /// A refusal (3-4) is one line `host socket refused: <path>: <reason>` through `log` and a call
-/// of `denied` (path, reason, source), except a name-service socket's, which is silent.
-/// Thread-safe.
+/// of `denied` (path, reason, source, recovery: NetworkDecider::refuse()), except a name-service
+/// socket's, which is silent. Thread-safe.
 class HostSockets {
  public:
   /// `broker` must stay valid as long as `keep_alive` (which this holds).
@@ -57,7 +57,9 @@ class HostSockets {
               std::vector<std::filesystem::path> writable, approval::Broker& broker,
               std::shared_ptr<void> keep_alive, NetworkCommand command, HostSocketAsking asking,
               std::function<void(const std::string&)> log,
-              std::function<void(const std::string&, const std::string&, std::string_view)> denied);
+              std::function<void(const std::string&, const std::string&, std::string_view,
+                                 std::string_view)>
+                  denied);
 
   /// The answer for the host socket `socket` (its path absolute, symlinks resolved).
   [[nodiscard]] sandbox::HostSocketAnswer decide(const sandbox::HostSocketRequest& socket);
@@ -82,7 +84,8 @@ class HostSockets {
 
  private:
   sandbox::HostSocketAnswer refuse(const std::string& path, std::string reason,
-                                   std::string_view source, bool quiet);
+                                   std::string_view source, bool quiet,
+                                   std::string_view recovery = {});
   /// The answer for an allowed connection to `path`: routed by restrict_to().
   sandbox::HostSocketAnswer allow(const std::string& path);
 
@@ -93,7 +96,8 @@ class HostSockets {
   NetworkCommand command_;
   HostSocketAsking asking_;
   std::function<void(const std::string&)> log_;
-  std::function<void(const std::string&, const std::string&, std::string_view)> denied_;
+  std::function<void(const std::string&, const std::string&, std::string_view, std::string_view)>
+      denied_;
   std::mutex mutex_;
   std::map<std::string, std::string> refused_;     ///< path -> reason, for the rest of the command
   std::map<std::string, std::string> restricted_;  ///< restrict_to(): socket -> restricted one

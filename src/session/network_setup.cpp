@@ -10,7 +10,8 @@ namespace pisandbox::session {
 NetworkDecider::NetworkDecider(
     config::NetworkConfig network, approval::Broker& broker, std::shared_ptr<void> keep_alive,
     NetworkCommand command, std::function<void(const std::string&)> log,
-    std::function<void(const std::string&, const std::string&, std::string_view)> denied)
+    std::function<void(const std::string&, const std::string&, std::string_view, std::string_view)>
+        denied)
     : network_(std::move(network)),
       broker_(broker),
       keep_alive_(std::move(keep_alive)),
@@ -19,9 +20,9 @@ NetworkDecider::NetworkDecider(
       denied_(std::move(denied)) {}
 
 proxy::Decision NetworkDecider::refuse(const std::string& destination, std::string reason,
-                                       std::string_view source) {
+                                       std::string_view source, std::string_view recovery) {
   if (log_) log_("network: refused " + destination + ": " + reason);
-  if (denied_) denied_(destination, reason, source);
+  if (denied_) denied_(destination, reason, source, recovery);
   return proxy::Decision{false, std::move(reason)};
 }
 
@@ -98,7 +99,8 @@ proxy::Decision NetworkDecider::decide(const std::string& raw_host, std::uint16_
   approval::ApprovalContext context{command_.session_id, command_.scope_key, "", true};
   const approval::ApprovalResult result = broker_.approve(request, context);
   if (result.action != approval::Action::Allow)
-    return refuse(destination, result.reason, approval::to_string(result.source));
+    return refuse(destination, result.reason, approval::to_string(result.source),
+                  approval::to_string(result.recovery));
   return allow({});
 }
 

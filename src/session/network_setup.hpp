@@ -51,12 +51,15 @@ inline constexpr std::string_view kPolicySource = "policy";
 class NetworkDecider {
  public:
   /// `broker` must stay valid as long as `keep_alive` (which the decider holds). `log`
-  /// receives one line per refusal; `denied` the destination, the reason and who refused
-  /// (kPolicySource or an approval source; either callback may be empty).
-  NetworkDecider(
-      config::NetworkConfig network, approval::Broker& broker, std::shared_ptr<void> keep_alive,
-      NetworkCommand command, std::function<void(const std::string&)> log,
-      std::function<void(const std::string&, const std::string&, std::string_view)> denied);
+  /// receives one line per refusal; `denied` the destination, the reason, who refused
+  /// (kPolicySource or an approval source) and the recovery (refuse(); either callback may be
+  /// empty).
+  NetworkDecider(config::NetworkConfig network, approval::Broker& broker,
+                 std::shared_ptr<void> keep_alive, NetworkCommand command,
+                 std::function<void(const std::string&)> log,
+                 std::function<void(const std::string&, const std::string&, std::string_view,
+                                    std::string_view)>
+                     denied);
 
   /// The proxy's Screen (proxy::ServerOptions::screen): normalises `host` and refuses a
   /// `network.deniedDomains` match, before any name lookup and without asking anyone.
@@ -84,8 +87,10 @@ class NetworkDecider {
   /// makes and for those the proxy makes before or after it (an IP literal, an address that
   /// is not public, a name that does not resolve, no decision in time).
   ///   source: who refused (kPolicySource for the proxy's own refusals).
+  ///   recovery: the user's override of an automatic denial (`retry`, `break-glass`;
+  ///     approval::ApprovalResult::recovery), empty for none.
   proxy::Decision refuse(const std::string& destination, std::string reason,
-                         std::string_view source = kPolicySource);
+                         std::string_view source = kPolicySource, std::string_view recovery = {});
 
   /// Reports an allowed destination that could not be reached, directly or through the parent
   /// proxy (proxy::ServerOptions::unreachable; docs/network.md, "Answers the command sees"):
@@ -108,7 +113,8 @@ class NetworkDecider {
   std::shared_ptr<void> keep_alive_;
   NetworkCommand command_;
   std::function<void(const std::string&)> log_;
-  std::function<void(const std::string&, const std::string&, std::string_view)> denied_;
+  std::function<void(const std::string&, const std::string&, std::string_view, std::string_view)>
+      denied_;
   mutable std::mutex reached_mutex_;
   std::set<std::string, std::less<>> reached_;  // `host:port` decide() or decide_at_once() allowed
 };

@@ -219,8 +219,8 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
   auto decider = std::make_shared<NetworkDecider>(
       p.loaded.config->network, p.approvals->broker(), p.approvals, network, p.say,
       [denied = io.denied](const std::string& target, const std::string& reason,
-                           std::string_view source) {
-        if (denied) denied("network", target, reason, source);
+                           std::string_view source, std::string_view recovery) {
+        if (denied) denied("network", target, reason, source, recovery);
       });
   // Host Unix sockets the broker finds the command connecting to (docs/host-ipc.md, "Host
   // sockets"): the allowed list expanded from the caller's environment now.
@@ -234,8 +234,8 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
                                                                   : HostSocketAsking::Allowed,
       p.say,
       [denied = io.denied](const std::string& path, const std::string& reason,
-                           std::string_view source) {
-        if (denied) denied("host-ipc", path, reason, source);
+                           std::string_view source, std::string_view recovery) {
+        if (denied) denied("host-ipc", path, reason, source, recovery);
       });
   // gpg-agent's full socket exports secret keys: a signing agent is reached through its
   // restricted one (docs/security.md, "Signed commits").
@@ -251,7 +251,7 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
       find_program("git", p.host_env).value_or(""),
       [denied = io.denied](const std::string& target, const std::string& reason,
                            std::string_view source) {
-        if (denied) denied("credential", target, reason, source);
+        if (denied) denied("credential", target, reason, source, {});
       });
   p.options.proxy = proxy_starter(std::move(decider), {},
                                   proxy::parent_proxies_from_environment(caller_environment()),
@@ -326,7 +326,7 @@ sandbox::Outcome run_with_host_ipc(const RunArgs& args, const RunIo& io, const P
             auto result = p.approvals->broker().approve(request, context);
             if (result.action != approval::Action::Allow && io.denied)
               io.denied("host-ipc", args.shell_command, result.reason,
-                        approval::to_string(result.source));
+                        approval::to_string(result.source), approval::to_string(result.recovery));
             return result;
           },
       .clock = clock,

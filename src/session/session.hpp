@@ -57,9 +57,11 @@ struct RunArgs {
 ///   ledger:  the session's breaker states and session answers (serve: kept by the serve
 ///            process for all its commands); null: the run's own (approval::LocalLedger).
 ///   denied:  told of each refused crossing: surface (`network`, `host-ipc`), target
-///            (`host:port`, the command), reason and who refused (an approval source such
+///            (`host:port`, the command), reason, who refused (an approval source such
 ///            as `human`, `reviewer`, `unavailable`, or `policy`: NetworkDecider's
-///            kPolicySource); may be empty. Called from any thread.
+///            kPolicySource) and the user's override of an automatic denial (`retry`,
+///            `break-glass`, empty for none: approval::ApprovalResult::recovery); may be
+///            empty. Called from any thread.
 ///   stdin_fd: the command's stdin, -1 for pi-sandbox's own.
 ///   cancel_fd: readable to cancel the command (see sandbox::RunOptions), or -1.
 struct RunIo {
@@ -68,7 +70,7 @@ struct RunIo {
   std::shared_ptr<approval::ScopeLedger> ledger;
   std::function<void(const std::string&)> message;
   std::function<void(std::string_view surface, const std::string& target, const std::string& reason,
-                     std::string_view source)>
+                     std::string_view source, std::string_view recovery)>
       denied;
   int stdin_fd = -1;
   int cancel_fd = -1;

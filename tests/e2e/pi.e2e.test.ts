@@ -47,6 +47,7 @@ const REVIEWER_ALLOWS = "e2e reviewer: the user vouches for it";
 const REVIEWER_CRITICAL = "e2e reviewer: this would send the workspace away";
 /** The recovery hints after an automatic denial (docs/approvals.md, "After a wrong denial"). */
 const RETRY_HINT = "Use /auto-review-approve for one exact retry.";
+const BREAK_GLASS_HINT = "Use /auto-review-break-glass for one exact retry.";
 const HARD_DENY_HINT = "This local safety denial cannot be overridden.";
 const BREAK_GLASS_REASON = "Allowed once by the user's break-glass confirmation.";
 /** A name that is never looked up: the questions about it go through a parent proxy. */
@@ -1024,8 +1025,8 @@ describe("pi --mode rpc: after a wrong automatic denial (docs/approvals.md)", ()
           assert.deepEqual(denied.results, [
             { text: `pi-sandbox: network: refused ${destination}: ${REVIEWER_CRITICAL}\n${CURL_PROXY_403}`, isError: false },
           ]);
-          // serve's reviewer denial names the retry (docs/approvals.md), which tells of break-glass.
-          assert.deepEqual(shown(denied.ui), [["notify", `Domain proxy denied: ${REVIEWER_CRITICAL} ${RETRY_HINT}`, "warning"]]);
+          // serve's critical reviewer denial names break-glass (docs/approvals.md, "After a wrong denial").
+          assert.deepEqual(shown(denied.ui), [["notify", `Domain proxy denied: ${REVIEWER_CRITICAL} ${BREAK_GLASS_HINT}`, "warning"]]);
           const hash = requestHash(reviewerCalls(log)[0]);
           const phrase = `break glass ${hash.slice(0, 8)}`;
           const question = `Allow ${destination} once WITHOUT review? It was denied as critical: ${REVIEWER_CRITICAL} Type "${phrase}" to confirm.`;
@@ -1058,6 +1059,7 @@ describe("pi --mode rpc: after a wrong automatic denial (docs/approvals.md)", ()
           assert.deepEqual(once.results, [
             { text: `pi-sandbox: network: refused ${destination}: ${REVIEWER_CRITICAL}\n${CURL_PROXY_403}`, isError: false },
           ]);
+          assert.deepEqual(shown(once.ui), [["notify", `Domain proxy denied: ${REVIEWER_CRITICAL} ${BREAK_GLASS_HINT}`, "warning"]]);
           assert.deepEqual(
             reviewerCalls(log).map((c) => [c.command, c.userRetry]),
             [

@@ -35,13 +35,29 @@ const JsonSchema& protocol_schema() {
   return parsed;
 }
 
+/// The processes whose environment holds `HOME=<home>`: serve, its workers and their
+/// sandboxes run with a scratch's HOME (Scratch::env()), so these are what is left of them.
+std::vector<pid_t> processes_with_home(const fs::path& home) {
+  const std::string entry = "HOME=" + home.string();
+  std::vector<pid_t> found;
+  for (const auto& dir : fs::directory_iterator("/proc")) {
+    const std::string name = dir.path().filename();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(dir.path() / "environ", std::ios::binary);
+    for (std::string var; std::getline(in, var, '\0');)
+      if (var == entry) found.push_back(std::stoi(name));
+  }
+  return found;
+}
+
 /// One `pi-sandbox serve` with pipes to its stdin and stdout.
 class Serve {
  public:
   /// `network`: run inside the private approval network; `prefix` (e.g.
   /// IsolatedNetwork::enter()) runs before `pi-sandbox serve`.
   explicit Serve(const Scratch& scratch, std::vector<std::string> extra = {},
-                 const ApprovalNetwork* network = nullptr, std::vector<std::string> prefix = {}) {
+                 const ApprovalNetwork* network = nullptr, std::vector<std::string> prefix = {})
+      : home_(scratch.home) {
     std::vector<std::string> argv = std::move(prefix);
     argv.push_back(sandbox_binary());
     argv.push_back("serve");
@@ -53,13 +69,30 @@ class Serve {
                          in_, out_);
     }
   }
+  /// Ends serve as a host does, by closing its stdin, and waits for it (its unread events
+  /// drained), so that serve settles what is still open (an unanswered question, a command)
+  /// and reaps its workers itself. Killed only when it has not ended after 30 s, a failure:
+  /// its workers would then settle and write (the audit log) after the test's scratch is gone.
   ~Serve() {
     if (in_ >= 0) ::close(in_);
     if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      wait_process(pid_);
+      const auto deadline = std::chrono::steady_clock::now() + 30s;
+      while (pid_ > 0 && ::waitpid(pid_, nullptr, WNOHANG) == 0) {
+        if (std::chrono::steady_clock::now() >= deadline) {
+          ADD_FAILURE() << "serve did not end within 30 s of the end of its stdin";
+          ::kill(pid_, SIGKILL);
+          wait_process(pid_);
+          break;
+        }
+        pollfd p{out_, POLLIN, 0};
+        char chunk[1 << 16];
+        if (::poll(&p, 1, 50) > 0 && ::read(out_, chunk, sizeof chunk) <= 0)
+          std::this_thread::sleep_for(50ms);  // serve closed its stdout before it ended
+      }
     }
     if (out_ >= 0) ::close(out_);
+    // Nothing of serve outlives it (docs/protocol.md: "nothing is left on the host").
+    EXPECT_EQ(processes_with_home(home_), std::vector<pid_t>{});
   }
   void send(const json& request) { send_line(request.dump()); }
   void send_line(const std::string& line) {
@@ -136,6 +169,7 @@ class Serve {
   }
 
  private:
+  fs::path home_;
   pid_t pid_ = -1;
   int in_ = -1, out_ = -1;
   std::string buffer_;
@@ -1092,6 +1126,44 @@ TEST_F(ServeApprovals, AfterAWrongDenialTheUserGetsOneRetryThatTheReviewerSeesAs
   const json listed = serve.next();
   ASSERT_EQ(listed["denials"].size(), 1u) << listed;
   EXPECT_EQ(listed["denials"][0], denial);
+}
+
+TEST_F(ServeApprovals, EachDeniedEventNamesTheWayOutOfItsDenial) {
+  // A real reviewer that rates a connection to asked.test critical, any other an ordinary
+  // denial.
+  const fs::path reviewer = scratch_.root / "critical.sh";
+  write_file(reviewer, R"(#!/bin/sh
+if grep -q '"destination":"asked.test:80"'; then
+  echo '{"outcome":"deny","risk_level":"critical","rationale":"Exfiltration."}'
+else
+  echo '{"outcome":"deny","risk_level":"medium","rationale":"Unknown host."}'
+fi
+)");
+  ::chmod(reviewer.c_str(), 0755);
+  Serve serve(scratch_, {"--reviewer", reviewer.string()}, network_);
+  serve.send(exec("c", status_of("asked.test") + "; " + status_of("other.test"), scratch_.ws));
+  const auto events = serve.until_exit("c");
+  EXPECT_EQ(streams(events).first, "403\n403\n");
+  EXPECT_EQ(of_type(events, "denied"), (std::vector<json>{json{{"type", "denied"},
+                                                               {"id", "c"},
+                                                               {"surface", "network"},
+                                                               {"target", "asked.test:80"},
+                                                               {"reason", "Exfiltration."},
+                                                               {"source", "reviewer"},
+                                                               {"recovery", "break-glass"}},
+                                                          json{{"type", "denied"},
+                                                               {"id", "c"},
+                                                               {"surface", "network"},
+                                                               {"target", "other.test:80"},
+                                                               {"reason", "Unknown host."},
+                                                               {"source", "reviewer"},
+                                                               {"recovery", "retry"}}}));
+  // A hard deny has no way out: the event names none.
+  serve.send(exec("hard", "curl -k -s -o /dev/null http://other.test/", scratch_.ws));
+  const auto hard = of_type(serve.until_exit("hard"), "denied");
+  ASSERT_EQ(hard.size(), 1u);
+  EXPECT_EQ(hard[0]["source"], "hard-deny");
+  EXPECT_FALSE(hard[0].contains("recovery")) << hard[0];
 }
 
 TEST_F(ServeApprovals, TheCommandsTimeoutIsTheQuestionsDeadline) {

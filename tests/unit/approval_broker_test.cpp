@@ -59,7 +59,8 @@ TEST(Broker, HardDeniesCountTowardsTheBreaker) {
   for (int i = 0; i < 3; ++i) EXPECT_EQ(f.approve(bad).source, Source::HardDeny);
   const auto result = f.approve(network_request());
   EXPECT_EQ(result,
-            (ApprovalResult{Action::Deny, Source::Reviewer, std::string(kCircuitBreakerReason)}));
+            (ApprovalResult{Action::Deny, Source::Reviewer, std::string(kCircuitBreakerReason),
+                            AllowScope::Once, Recovery::Retry}));
   EXPECT_EQ(f.reviewer.calls, 0);
 }
 
@@ -67,7 +68,8 @@ TEST(Broker, BreakerTripsAfterThreeConsecutiveDenialsPerScope) {
   Fixture f;
   f.reviewer.answer = verdict(ReviewOutcome::Deny, "no");
   for (int i = 0; i < 3; ++i)
-    EXPECT_EQ(f.approve(network_request()), (ApprovalResult{Action::Deny, Source::Reviewer, "no"}));
+    EXPECT_EQ(f.approve(network_request()), (ApprovalResult{Action::Deny, Source::Reviewer, "no",
+                                                            AllowScope::Once, Recovery::Retry}));
   EXPECT_EQ(f.reviewer.calls, 3);
   f.reviewer.answer = verdict(ReviewOutcome::Allow, "ok");
   EXPECT_EQ(f.approve(network_request()).reason, kCircuitBreakerReason);
@@ -100,7 +102,8 @@ TEST(Broker, ReviewerDenyIsFinal) {
   Fixture f;
   f.reviewer.answer = verdict(ReviewOutcome::Deny, "Unknown host.");
   EXPECT_EQ(f.approve(network_request()),
-            (ApprovalResult{Action::Deny, Source::Reviewer, "Unknown host."}));
+            (ApprovalResult{Action::Deny, Source::Reviewer, "Unknown host.", AllowScope::Once,
+                            Recovery::Retry}));
   EXPECT_TRUE(f.prompt.reasons.empty());
   EXPECT_EQ(f.audit.events(), std::vector<std::string>{"review_decision"});
 }
@@ -173,7 +176,8 @@ TEST(Broker, ReviewerFailureIsUnavailableAndCountsAsADenial) {
   f.reviewer.answer = std::unexpected(std::string("reviewer exited with status 3"));
   for (int i = 0; i < 3; ++i)
     EXPECT_EQ(f.approve(network_request()),
-              (ApprovalResult{Action::Deny, Source::Reviewer, "Automatic review is unavailable."}));
+              (ApprovalResult{Action::Deny, Source::Reviewer, "Automatic review is unavailable.",
+                              AllowScope::Once, Recovery::Retry}));
   EXPECT_EQ(f.reviewer.calls, 9);  // each review tried again twice
   EXPECT_TRUE(f.prompt.reasons.empty());
   EXPECT_EQ(f.approve(network_request()).reason, kCircuitBreakerReason);

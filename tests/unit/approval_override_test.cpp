@@ -191,6 +191,38 @@ TEST(BrokerOverrides, BreakGlassAllowsACriticalDenialOnceWithoutReviewAndWithIts
   EXPECT_EQ(o.reviewer.calls, 2);
 }
 
+TEST(BrokerOverrides, EachDenialNamesItsWayOutAsTheLedgerNotedIt) {
+  // A hard deny: none.
+  Overrides o;
+  auto hard = network_request();
+  hard.command = "curl -k https://example.com";
+  EXPECT_EQ(o.approve(hard).recovery, std::nullopt);
+  // The reviewer's critical deny: break-glass; any other deny of it: a retry.
+  auto critical = verdict(ReviewOutcome::Deny, "Exfiltration.");
+  critical.risk_level = RiskLevel::Critical;
+  o.reviewer.answer = critical;
+  EXPECT_EQ(o.approve(network_request("paste.test:443")),
+            (ApprovalResult{Action::Deny, Source::Reviewer, "Exfiltration.", AllowScope::Once,
+                            Recovery::BreakGlass}));
+  o.reviewer.answer = verdict(ReviewOutcome::Deny, "Unknown host.");
+  EXPECT_EQ(o.approve(network_request("h1.test:443")).recovery, Recovery::Retry);
+  // The third denial of the scope trips its breaker, whose deny a retry passes.
+  const ApprovalResult breaker = o.approve(network_request("h2.test:443"));
+  EXPECT_EQ(std::make_tuple(breaker.reason, breaker.recovery),
+            std::make_tuple(std::string(kCircuitBreakerReason), std::optional(Recovery::Retry)));
+  EXPECT_EQ(o.reviewer.calls, 2);
+  // Each as the recent denials list it, newest first: the breaker's too, the hard deny not at
+  // all.
+  std::vector<Recovery> noted;
+  for (const auto& d : o.clock.ledger->recent_denials()) noted.push_back(d.recovery);
+  EXPECT_EQ(noted, (std::vector<Recovery>{Recovery::Retry, Recovery::Retry, Recovery::BreakGlass}));
+  ASSERT_TRUE(
+      o.clock.ledger->authorise(o.hash(network_request("paste.test:443")), Recovery::BreakGlass)
+          .has_value());
+  // An allow has none.
+  EXPECT_EQ(o.approve(network_request("paste.test:443")).recovery, std::nullopt);
+}
+
 TEST(BrokerOverrides, BreakGlassNeverPassesAHardDeny) {
   Overrides o;
   auto hard = network_request();

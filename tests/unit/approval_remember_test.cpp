@@ -122,7 +122,8 @@ TEST(Coalescing, WaitersShareADenyAndTheBreakerCountsOneDecision) {
   for (auto& thread : threads) thread.join();
   EXPECT_EQ(reviewer.calls, 1);
   for (const auto& result : results)
-    EXPECT_EQ(result, (ApprovalResult{Action::Deny, Source::Reviewer, "Pi's broker said no."}));
+    EXPECT_EQ(result, (ApprovalResult{Action::Deny, Source::Reviewer, "Pi's broker said no.",
+                                      AllowScope::Once, Recovery::Retry}));
   EXPECT_EQ(audit.events(), std::vector<std::string>{"review_decision"});
 }
 
@@ -238,8 +239,9 @@ TEST(Remembered, TheReviewersDenyIsNotAskedAgainAndDoesNotTripTheBreakerOnRetrie
   MemoryAudit audit;
   Broker broker(BrokerOptions{}, clock, audit, &reviewer, nullptr);
   for (int i = 0; i < 5; ++i)
-    EXPECT_EQ(broker.approve(network_request(), network_context()),
-              (ApprovalResult{Action::Deny, Source::Reviewer, "no."}));
+    EXPECT_EQ(
+        broker.approve(network_request(), network_context()),
+        (ApprovalResult{Action::Deny, Source::Reviewer, "no.", AllowScope::Once, Recovery::Retry}));
   EXPECT_EQ(reviewer.calls, 1);
   reviewer.answer = verdict(ReviewOutcome::Allow, "fine.");
   BoundaryRequest other = network_request();

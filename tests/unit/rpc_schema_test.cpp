@@ -30,6 +30,8 @@ std::vector<std::string> built_events() {
       output_event("c1", true, std::string("\xff\xfe", 2)),
       denied_event("c1", "network", "example.com:443", "Denied by the user.", "human"),
       denied_event("c1", "host-ipc", "printf x", "no", "policy"),
+      denied_event("c1", "network", "paste.example:443", "Exfiltration.", "reviewer",
+                   "break-glass"),
       approval_settled_event("c1", "r-1", Choice::AllowSession, "human", "covered"),
       approval_settled_event("c1", "r-1", Choice::Deny, "unavailable", ""),
       exit_event("c1", {0, std::nullopt, "", "", ""}),

@@ -214,6 +214,10 @@ TEST(Events, ExactBytes) {
       denied_event("c1", "network", "a.example:443", "no", "reviewer"),
       "{\"type\":\"denied\",\"id\":\"c1\",\"surface\":\"network\",\"target\":\"a.example:443\","
       "\"reason\":\"no\",\"source\":\"reviewer\"}\n");
+  EXPECT_EQ(
+      denied_event("c1", "network", "a.example:443", "no", "reviewer", "break-glass"),
+      "{\"type\":\"denied\",\"id\":\"c1\",\"surface\":\"network\",\"target\":\"a.example:443\","
+      "\"reason\":\"no\",\"source\":\"reviewer\",\"recovery\":\"break-glass\"}\n");
   EXPECT_EQ(approval_settled_event("c1", "r-1", Choice::AllowSession, "human",
                                    "Allowed by the user for this session."),
             "{\"type\":\"approval_settled\",\"id\":\"c1\",\"request_id\":\"r-1\",\"choice\":"

@@ -280,13 +280,19 @@ export async function decideApproval(
   return { choice: "deny", source: "invalid-grant", reason: INVALID_GRANT_REASON };
 }
 
-/** The recovery hint after an automatic denial (docs/approvals.md, "After a wrong denial"). */
+/** The recovery hint after an automatic denial (docs/approvals.md, "After a wrong denial"): the command that overrides it. */
 export const RETRY_HINT = "Use /auto-review-approve for one exact retry.";
+export const BREAK_GLASS_HINT = "Use /auto-review-break-glass for one exact retry.";
 export const HARD_DENY_HINT = "This local safety denial cannot be overridden.";
 
-/** The hint after a denial serve decided itself (docs/approvals.md, "After a wrong denial"): by `source`. */
-export function serveDenialHint(source: string | undefined): string {
-  if (source === "reviewer") return RETRY_HINT;
+/**
+ * The hint after a denial serve decided itself (docs/approvals.md, "After a wrong denial"): by the `denied`
+ * event's `recovery` (`retry`, `break-glass`), else by its `source` (an older serve names no recovery:
+ * `reviewer` is a retry).
+ */
+export function serveDenialHint(source: string | undefined, recovery?: string): string {
+  if (recovery === "break-glass") return BREAK_GLASS_HINT;
+  if (recovery === "retry" || source === "reviewer") return RETRY_HINT;
   if (source === "hard-deny") return HARD_DENY_HINT;
   return "";
 }

@@ -40,7 +40,7 @@ export class DenialNotices {
       return;
     }
     // serve decided this one itself: the way out (or that there is none) follows its reason.
-    this.show(event.surface, event.target ?? "", event.source ?? "", event.reason, serveDenialHint(event.source));
+    this.show(event.surface, event.target ?? "", event.source ?? "", event.reason, serveDenialHint(event.source, event.recovery));
   }
 
   private show(surface: string, target: string, source: string, reason: string, hint = ""): void {

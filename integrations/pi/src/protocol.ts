@@ -141,6 +141,8 @@ export type DeniedEvent = {
   reason?: string;
   /** Who decided the denial (absent from older servers). */
   source?: ApprovalSource;
+  /** How the user may override an automatic denial (absent: none, or an older server). */
+  recovery?: OverrideKind;
 };
 /**
  * serve closed an open question without the host's answer (another answer covered it, its

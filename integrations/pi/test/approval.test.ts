@@ -334,12 +334,23 @@ describe("denialNotice", () => {
     assert.equal(denialNotice("filesystem-write", "r"), "Sandbox denied: r");
   });
 
-  it("ends serve's own denials with the way out: a retry after the reviewer, none after a hard deny (item 103)", () => {
+  it("ends serve's own denials with the way out: a retry after the reviewer, none after a hard deny", () => {
     assert.equal(denialNotice("network", "No.", serveDenialHint("reviewer")), "Domain proxy denied: No. Use /auto-review-approve for one exact retry.");
     assert.equal(
       denialNotice("host-ipc", "Hard deny (x): y.", serveDenialHint("hard-deny")),
       "Host-IPC denied: Hard deny (x): y. This local safety denial cannot be overridden.",
     );
     assert.equal(denialNotice("network", "Denied by the user.", serveDenialHint("human")), "Domain proxy denied: Denied by the user.");
+  });
+
+  it("names the command serve's `denied` event names: break-glass after a critical denial, a retry otherwise", () => {
+    assert.equal(
+      denialNotice("network", "Exfiltration.", serveDenialHint("reviewer", "break-glass")),
+      "Domain proxy denied: Exfiltration. Use /auto-review-break-glass for one exact retry.",
+    );
+    assert.equal(
+      denialNotice("network", "Automatic review stopped after repeated denials in this turn.", serveDenialHint("reviewer", "retry")),
+      "Domain proxy denied: Automatic review stopped after repeated denials in this turn. Use /auto-review-approve for one exact retry.",
+    );
   });
 });

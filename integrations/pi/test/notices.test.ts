@@ -9,13 +9,14 @@ function collector() {
   return { shown, notices: new DenialNotices((text) => shown.push(text)) };
 }
 
-const denied = (fields: { target?: string; reason?: string; source?: any; surface?: string }) => ({
+const denied = (fields: { target?: string; reason?: string; source?: any; surface?: string; recovery?: any }) => ({
   type: "denied" as const,
   id: "c1",
   surface: fields.surface ?? "network",
   target: fields.target ?? "example.com:443",
   reason: fields.reason,
   source: fields.source,
+  ...(fields.recovery ? { recovery: fields.recovery } : {}),
 });
 
 describe("DenialNotices", () => {
@@ -41,6 +42,18 @@ describe("DenialNotices", () => {
     assert.deepEqual(shown, [
       "Domain proxy denied: Denied by the user.",
       "Domain proxy denied: Automatic review stopped after repeated denials in this turn. Use /auto-review-approve for one exact retry.",
+    ]);
+  });
+
+  it("serve's own critical denial names break-glass, as its event does; a hard deny none", () => {
+    const { shown, notices } = collector();
+    notices.denied(denied({ target: "paste.test:443", reason: "Exfiltration.", source: "reviewer", recovery: "break-glass" }));
+    notices.denied(denied({ target: "other.test:443", reason: "Unknown host.", source: "reviewer", recovery: "retry" }));
+    notices.denied(denied({ target: "x.test:443", reason: "Hard deny (curl -k): insecure.", source: "hard-deny" }));
+    assert.deepEqual(shown, [
+      "Domain proxy denied: Exfiltration. Use /auto-review-break-glass for one exact retry.",
+      "Domain proxy denied: Unknown host. Use /auto-review-approve for one exact retry.",
+      "Domain proxy denied: Hard deny (curl -k): insecure. This local safety denial cannot be overridden.",
     ]);
   });
 
