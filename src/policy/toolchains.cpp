@@ -46,7 +46,7 @@ struct MovedRoot {
   std::string_view companion_default;
 };
 
-constexpr std::array<MovedRoot, 12> kMovedRoots = {{
+constexpr std::array<MovedRoot, 13> kMovedRoots = {{
     {"CARGO_HOME", "rustup and cargo", "RUSTUP_HOME", ".rustup"},
     {"RUSTUP_HOME", "rustup", "", ""},
     {"PYENV_ROOT", "pyenv", "", ""},
@@ -59,6 +59,9 @@ constexpr std::array<MovedRoot, 12> kMovedRoots = {{
     {"BUN_INSTALL", "bun", "", ""},
     {"DENO_INSTALL", "deno", "", ""},
     {"PNPM_HOME", "pnpm", "", ""},
+    // An activated virtual environment (PEP 405): its `bin` needs the environment's own
+    // `pyvenv.cfg` and `lib`, and the interpreter it was made from (pyvenv.cfg's `home`).
+    {"VIRTUAL_ENV", "a Python virtual environment", "PYVENV_HOME", ""},
 }};
 
 const fs::path* variable(const std::vector<std::pair<std::string, fs::path>>& env,

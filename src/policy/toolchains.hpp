@@ -24,7 +24,9 @@ namespace pisandbox::policy {
 ///   toolchain_env: the caller's variables that move a toolchain's root (`CARGO_HOME`,
 ///                  `RUSTUP_HOME`, `PYENV_ROOT`, `NVM_DIR`, `VOLTA_HOME`, `ASDF_DATA_DIR`,
 ///                  `SDKMAN_DIR`, `GOPATH`, `MISE_DATA_DIR`, `BUN_INSTALL`, `DENO_INSTALL`,
-///                  `PNPM_HOME`), name and absolute value.
+///                  `PNPM_HOME`, `VIRTUAL_ENV` with `PYVENV_HOME`: the directory of the
+///                  interpreter the environment was made from, read from its `pyvenv.cfg`,
+///                  PEP 405), name and absolute value.
 ///   hidden:        receives the entries that stay hidden: the home itself, and an entry whose
 ///                  root would hold a credential store (credential_stores()).
 std::vector<Exposure> toolchain_exposures(

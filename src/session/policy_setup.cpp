@@ -19,6 +19,7 @@
 #include <cerrno>
 #include <climits>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "core/phase_trace.hpp"
@@ -178,12 +179,44 @@ std::optional<policy::GitLayout> discover_git(const fs::path& workspace) {
 
 namespace {
 
+/// The interpreter's prefix a virtual environment was made from: the `home` key of its
+/// `pyvenv.cfg` (PEP 405; the directory of the base interpreter), its parent when it ends in
+/// `bin`, as a real path; nullopt when the file, the key or the directory is missing. Reads at
+/// most 64 KiB, regular files only.
+std::optional<fs::path> pyvenv_home(const fs::path& venv) {
+  core::UniqueFd fd(::open((venv / "pyvenv.cfg").c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  struct stat st {};
+  if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  std::string text(std::min<off_t>(st.st_size, 64 * 1024), '\0');
+  const ssize_t n = ::read(fd.get(), text.data(), text.size());
+  if (n <= 0) return std::nullopt;
+  text.resize(static_cast<std::size_t>(n));
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    const auto equals = line.find('=');
+    if (equals == std::string::npos) continue;
+    auto trim = [](std::string v) {
+      const auto b = v.find_first_not_of(" \t\r");
+      const auto e = v.find_last_not_of(" \t\r");
+      return b == std::string::npos ? std::string() : v.substr(b, e - b + 1);
+    };
+    if (trim(line.substr(0, equals)) != "home") continue;
+    fs::path dir = trim(line.substr(equals + 1));
+    if (!dir.is_absolute()) return std::nullopt;
+    if (dir.filename() == "bin") dir = dir.parent_path();
+    fs::path real = existing_real_path(dir);
+    if (real.empty()) return std::nullopt;
+    return real;
+  }
+  return std::nullopt;
+}
+
 /// The caller's variables that move a toolchain root (policy/toolchains.hpp), real paths.
 std::vector<std::pair<std::string, fs::path>> toolchain_environment() {
   std::vector<std::pair<std::string, fs::path>> out;
-  for (auto name :
-       {"CARGO_HOME", "RUSTUP_HOME", "PYENV_ROOT", "NVM_DIR", "VOLTA_HOME", "ASDF_DATA_DIR",
-        "SDKMAN_DIR", "GOPATH", "MISE_DATA_DIR", "BUN_INSTALL", "DENO_INSTALL", "PNPM_HOME"}) {
+  for (auto name : {"CARGO_HOME", "RUSTUP_HOME", "PYENV_ROOT", "NVM_DIR", "VOLTA_HOME",
+                    "ASDF_DATA_DIR", "SDKMAN_DIR", "GOPATH", "MISE_DATA_DIR", "BUN_INSTALL",
+                    "DENO_INSTALL", "PNPM_HOME", "VIRTUAL_ENV"}) {
     const char* value = ::getenv(name);
     if (value == nullptr || value[0] != '/') continue;
     std::string first = value;
@@ -191,6 +224,10 @@ std::vector<std::pair<std::string, fs::path>> toolchain_environment() {
     fs::path real = existing_real_path(first);
     out.emplace_back(name, real.empty() ? fs::path(first) : real);
   }
+  if (const auto venv =
+          std::ranges::find_if(out, [](const auto& v) { return v.first == "VIRTUAL_ENV"; });
+      venv != out.end())
+    if (auto base = pyvenv_home(venv->second)) out.emplace_back("PYVENV_HOME", *base);
   return out;
 }
 

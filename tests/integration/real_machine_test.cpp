@@ -273,6 +273,39 @@ TEST(RealMachine, ToolchainsInTheHomeRunAndWriteCopyOnWrite) {
     EXPECT_NE(policy.out.find(line + "\n"), std::string::npos) << line << "\n" << policy.out;
 }
 
+// Row 3: an activated virtual environment in the home (PEP 405) is whole inside: its
+// pyvenv.cfg and site-packages come with its bin, so its python is the environment's.
+TEST(RealMachine, AnActivatedVirtualEnvironmentInTheHomeIsWholeInside) {
+  PI_SANDBOX_REQUIRE(::access("/usr/bin/python3", X_OK) == 0, "python3 is not installed");
+  Scratch s;
+  const fs::path venv = s.home / "venvs/app";
+  ASSERT_EQ(
+      run_process({"/usr/bin/python3", "-m", "venv", "--without-pip", venv.string()}).exit_code, 0);
+  const RunResult lib = run_process({(venv / "bin/python").string(), "-c",
+                                     "import sysconfig; print(sysconfig.get_path('purelib'))"});
+  ASSERT_EQ(lib.exit_code, 0) << lib.err;
+  const fs::path site = lib.out.substr(0, lib.out.size() - 1);
+  write_file(site / "trialmod.py", "WHERE = 'from the environment'\n");
+  // Without a cgroup, `run` keeps its once-a-day stamp in ~/.local/state (its own state).
+  const std::string before = tree_state(s.home, {"ws", ".local"});
+  auto env = s.env();
+  env["PATH"] = (venv / "bin").string() + ":/usr/bin:/bin";
+  env["VIRTUAL_ENV"] = venv.string();
+  const RunResult r =
+      run_process({sandbox_binary(), "run", "--cwd", s.ws.string(), "-c",
+                   "python -c 'import sys, trialmod; print(sys.prefix, trialmod.WHERE)'"},
+                  env);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, venv.string() + " from the environment\n");
+  EXPECT_EQ(stderr_lines(r.err), "");
+  EXPECT_EQ(tree_state(s.home, {"ws", ".local"}), before);
+  const RunResult policy = run_process({sandbox_binary(), "policy", "--cwd", s.ws.string()}, env);
+  const std::string line = "  re-exposed copy-on-write: " + venv.string() + "  # $PATH entry " +
+                           (venv / "bin").string() +
+                           ": a Python virtual environment ($VIRTUAL_ENV)\n";
+  EXPECT_NE(policy.out.find(line), std::string::npos) << policy.out;
+}
+
 TEST(RealMachine, TheToolchainSwitchHidesThemAndDoctorNamesThem) {
   Scratch s;
   write_file(s.home / ".local/bin/mytool", "#!/bin/sh\necho mytool works\n");

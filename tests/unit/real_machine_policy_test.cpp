@@ -187,6 +187,28 @@ TEST(Toolchains, MovedRootsFollowTheirVariables) {
   EXPECT_TRUE(hidden.empty());
 }
 
+TEST(Toolchains, AnActivatedVirtualEnvironmentBringsItsRootAndTheInterpreterItWasMadeFrom) {
+  std::vector<fs::path> hidden;
+  const auto exposed = toolchain_exposures(
+      "/home/u", "/home/u/ws", {"/home/u/venvs/app/bin", "/usr/bin"},
+      {{"VIRTUAL_ENV", "/home/u/venvs/app"}, {"PYVENV_HOME", "/home/u/.pyenv/versions/3.11.7"}},
+      hidden);
+  std::vector<std::pair<fs::path, std::string>> got;
+  for (const auto& e : exposed) got.emplace_back(e.path, e.why);
+  const std::string why =
+      "$PATH entry /home/u/venvs/app/bin: a Python virtual environment ($VIRTUAL_ENV)";
+  EXPECT_EQ(got, (std::vector<std::pair<fs::path, std::string>>{
+                     {"/home/u/venvs/app", why}, {"/home/u/.pyenv/versions/3.11.7", why}}));
+  // An interpreter outside the home is visible anyway; one holding a credential store never
+  // comes in.
+  const auto system = toolchain_exposures(
+      "/home/u", "/home/u/ws", {"/home/u/venvs/app/bin"},
+      {{"VIRTUAL_ENV", "/home/u/venvs/app"}, {"PYVENV_HOME", "/home/u/.ssh"}}, hidden);
+  ASSERT_EQ(system.size(), 1U);
+  EXPECT_EQ(system.front().path, "/home/u/venvs/app");
+  EXPECT_TRUE(hidden.empty());
+}
+
 TEST(Toolchains, ThePolicyReExposesThemCopyOnWriteAndHidesCargoCredentials) {
   PolicyInputs in = inputs("/home/u/ws");
   in.path_dirs = {"/home/u/.cargo/bin", "/usr/bin", "/home/u"};
