@@ -102,7 +102,8 @@ std::string timed_out_message(double seconds) {
 }
 
 std::string tmpfs_full_message(std::uint64_t budget_bytes) {
-  return "the private /tmp is full: the tmpfs budget of " + policy::mebibytes(budget_bytes) +
+  return "the sandbox's private tmpfs is full: the tmpfs budget of " +
+         policy::mebibytes(budget_bytes) +
          " (limits.tmpfs), shared by /tmp, /var/tmp, /dev/shm and the hidden home's caches, was "
          "reached; raise limits.tmpfs in the configuration";
 }

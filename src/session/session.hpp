@@ -104,8 +104,8 @@ inline constexpr std::string_view kDirectConnectionHint =
 
 /// What pi-sandbox says (after `pi-sandbox: `; a `message` in `serve`) after a command that
 /// left the tmpfs budget full (docs/security.md, "Resource limits"), `budget_bytes` its size:
-/// `the private /tmp is full: the tmpfs budget of <N> MiB (limits.tmpfs), shared by /tmp,
-/// /var/tmp, /dev/shm and the hidden home's caches, was reached; raise limits.tmpfs in the
+/// `the sandbox's private tmpfs is full: the tmpfs budget of <N> MiB (limits.tmpfs), shared by
+/// /tmp, /var/tmp, /dev/shm and the hidden home's caches, was reached; raise limits.tmpfs in the
 /// configuration`.
 [[nodiscard]] std::string tmpfs_full_message(std::uint64_t budget_bytes);
 

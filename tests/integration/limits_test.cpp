@@ -208,7 +208,8 @@ TEST(LimitsCgroup, AllPrivateTmpfsShareOneBudgetAndFillingItIsEnospc) {
 
 /// The line after a command that left the tmpfs budget full (session::tmpfs_full_message()).
 const std::string kTmpfsFull16 =
-    "pi-sandbox: the private /tmp is full: the tmpfs budget of 16 MiB (limits.tmpfs), shared by "
+    "pi-sandbox: the sandbox's private tmpfs is full: the tmpfs budget of 16 MiB (limits.tmpfs), "
+    "shared by "
     "/tmp, /var/tmp, /dev/shm and the hidden home's caches, was reached; raise limits.tmpfs in "
     "the configuration\n";
 
@@ -233,7 +234,8 @@ TEST(Limits, AFullTmpfsBudgetIsSaidOnceAfterTheCommandWithTheSetting) {
       "dd if=/dev/zero of=/tmp/fill bs=1M count=32 2>/dev/null; rm /tmp/fill; echo done",
       config);
   EXPECT_EQ(room.out, "done\n");
-  EXPECT_EQ(room.err.find("pi-sandbox: the private /tmp is full"), std::string::npos) << room.err;
+  EXPECT_EQ(room.err.find("pi-sandbox: the sandbox's private tmpfs is full"), std::string::npos)
+      << room.err;
 }
 
 TEST(LimitsCgroup, ACgroupLeftByAKilledSupervisorIsRemovedByTheNextRun) {
