@@ -180,6 +180,11 @@ fs::path gpg_agent_socket(const fs::path& gnupg_home, const fs::path& home,
   return (runtime_dir / "gnupg" / "S.gpg-agent").lexically_normal();
 }
 
+fs::path gpg_restricted_socket(const fs::path& socket) {
+  if (socket.filename() != "S.gpg-agent" || !socket.has_parent_path()) return {};
+  return socket.parent_path() / "S.gpg-agent.extra";
+}
+
 std::string signing_socket_hint(const SigningFiles& files) {
   const bool ssh = files.signing.format == SigningFormat::Ssh;
   const std::string program = ssh ? "ssh-keygen through ssh-agent" : "gpg through gpg-agent";

@@ -122,6 +122,14 @@ struct SigningFiles {
 [[nodiscard]] fs::path gpg_agent_socket(const fs::path& gnupg_home, const fs::path& home,
                                         const fs::path& runtime_dir, bool runtime_dir_exists);
 
+/// The restricted socket beside the gpg-agent socket `socket` (a real path): its extra socket
+/// `S.gpg-agent.extra` (gpg-agent(1), --extra-socket) when `socket` is named `S.gpg-agent`, the
+/// name gpg-agent gives its standard socket in any gpg home or hashed runtime directory
+/// (`gpgconf --list-dirs agent-socket`); empty for any other socket. Every gpg-agent's
+/// standard socket exports secret keys, not only the one of the session's gpg home (a command
+/// may name another home, GNUPGHOME=..., whose agent's socket the user allowed).
+[[nodiscard]] fs::path gpg_restricted_socket(const fs::path& socket);
+
 /// The line said after a failed command whose signing agent `files.agent_socket` was refused
 /// (docs/configuration.md, "Signed commits"), without the `pi-sandbox: ` prefix: which program
 /// signs, the socket, and the hostIPC.allowedSockets entry to add.

@@ -105,6 +105,18 @@ TEST(GitSigning, TheGpgAgentSocketIsWhereGpgLooksForIt) {
   EXPECT_EQ(gpg_agent_socket("/keys/gnupg", "/home/u", "/run/user/1000", true), "");
 }
 
+TEST(GitSigning, EveryGpgAgentSocketHasItsRestrictedOne) {
+  EXPECT_EQ(gpg_restricted_socket("/run/user/1000/gnupg/S.gpg-agent"),
+            "/run/user/1000/gnupg/S.gpg-agent.extra");
+  EXPECT_EQ(gpg_restricted_socket("/run/user/1000/gnupg/d.kg8ijih5tq41ixoognsuud6m/S.gpg-agent"),
+            "/run/user/1000/gnupg/d.kg8ijih5tq41ixoognsuud6m/S.gpg-agent.extra");
+  EXPECT_EQ(gpg_restricted_socket("/srv/release/gnupg/S.gpg-agent"),
+            "/srv/release/gnupg/S.gpg-agent.extra");
+  EXPECT_EQ(gpg_restricted_socket("/run/user/1000/gnupg/S.gpg-agent.extra"), "");
+  EXPECT_EQ(gpg_restricted_socket("/run/user/1000/gnupg/S.gpg-agent.ssh"), "");
+  EXPECT_EQ(gpg_restricted_socket("/tmp/ssh-x/agent.1"), "");
+}
+
 TEST(GitSigning, TheHintNamesTheSettingToAdd) {
   SigningFiles files{.signing = {.format = SigningFormat::Ssh, .format_set = true},
                      .agent_socket = "/tmp/ssh-x/agent.1",
