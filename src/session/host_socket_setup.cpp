@@ -42,6 +42,8 @@ void HostSockets::restrict_to(std::string socket, std::string restricted) {
   restricted_.insert_or_assign(std::move(socket), std::move(restricted));
 }
 
+/// Routed by restrict_to(), and any other gpg-agent socket to its extra socket
+/// (policy::gpg_restricted_socket()): a command may name another gpg home than the session's.
 sandbox::HostSocketAnswer HostSockets::allow(const std::string& path) {
   std::string restricted;
   if (const auto route = restricted_.find(path); route != restricted_.end())

@@ -83,8 +83,7 @@ class HostSockets {
  private:
   sandbox::HostSocketAnswer refuse(const std::string& path, std::string reason,
                                    std::string_view source, bool quiet);
-  /// The answer for an allowed connection to `path`: routed by restrict_to(), and any other
-  /// gpg-agent socket to its extra socket (policy::gpg_restricted_socket()).
+  /// The answer for an allowed connection to `path`: routed by restrict_to().
   sandbox::HostSocketAnswer allow(const std::string& path);
 
   std::vector<policy::AllowedSocket> allowed_;
