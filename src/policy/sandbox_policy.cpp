@@ -764,8 +764,17 @@ void drop_handed_in(SandboxPolicy& policy) {
 /// among them, and the credential set masks them wherever an exposure would cover them.
 void add_signing_exposures(SandboxPolicy& policy, const SigningFiles& signing) {
   if (!policy.hide_home) return;
+  // A file in a directory already bound (the git directory of a package's or a linked
+  // worktree's repository, read-write) is seen there as it is; bound again, a symlink the
+  // command left at its name would fail every later start (the bind refuses symlinks).
+  const auto already_bound = [&](const fs::path& path) {
+    const auto covers = [&](const Exposure& e) { return is_within(path, e.path); };
+    return std::ranges::any_of(policy.writable, covers) ||
+           std::ranges::any_of(policy.home_read_allowed, covers);
+  };
   const auto expose = [&](const fs::path& path, const std::string& why) {
-    if (!path.empty() && needs_reexpose(policy, path.lexically_normal()))
+    if (!path.empty() && needs_reexpose(policy, path.lexically_normal()) &&
+        !already_bound(path.lexically_normal()))
       add_exposure(policy.home_read_allowed, {path, why});
   };
   expose(signing.ssh_public_key, "git's ssh signing key (user.signingKey), its public half");

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
+#include <optional>
 
 namespace pisandbox::policy {
 
@@ -38,9 +40,56 @@ bool is_ssh_key_type(std::string_view type) {
   return false;
 }
 
-bool is_base64(std::string_view text) {
-  return std::ranges::all_of(
-      text, [](unsigned char c) { return std::isalnum(c) || c == '+' || c == '/' || c == '='; });
+/// The bytes of `text` in base64 (RFC 4648, section 4: padded to a multiple of four, `=` only
+/// at the end), or nullopt when it is not that.
+std::optional<std::string> base64_decode(std::string_view text) {
+  if (text.empty() || text.size() % 4 != 0) return std::nullopt;
+  const auto value = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  std::size_t padding = 0;
+  while (padding < 2 && text[text.size() - 1 - padding] == '=') ++padding;
+  std::string out;
+  std::uint32_t bits = 0;
+  int count = 0;
+  for (std::size_t i = 0; i < text.size() - padding; ++i) {
+    const int v = value(text[i]);
+    if (v < 0) return std::nullopt;
+    bits = (bits << 6) | static_cast<std::uint32_t>(v);
+    if (++count == 4) {
+      out.push_back(static_cast<char>((bits >> 16) & 0xff));
+      out.push_back(static_cast<char>((bits >> 8) & 0xff));
+      out.push_back(static_cast<char>(bits & 0xff));
+      bits = 0;
+      count = 0;
+    }
+  }
+  if (count == 1) return std::nullopt;
+  if (count == 2) out.push_back(static_cast<char>((bits >> 4) & 0xff));
+  if (count == 3) {
+    out.push_back(static_cast<char>((bits >> 10) & 0xff));
+    out.push_back(static_cast<char>((bits >> 2) & 0xff));
+  }
+  return out;
+}
+
+/// Whether `blob` (base64) is an ssh public key of `type`: it decodes, and its first field, a
+/// string (RFC 4253, section 6.6: uint32 length, then the bytes), is `type` itself. A word that
+/// merely looks like base64 (a token, a password) does not decode to that.
+bool is_key_blob(std::string_view type, std::string_view blob) {
+  if (blob.size() < 32) return false;
+  const std::optional<std::string> bytes = base64_decode(blob);
+  if (!bytes || bytes->size() < 4 + type.size()) return false;
+  const auto byte = [&](std::size_t i) {
+    return static_cast<std::uint32_t>(static_cast<unsigned char>((*bytes)[i]));
+  };
+  const std::uint32_t length = byte(0) << 24 | byte(1) << 16 | byte(2) << 8 | byte(3);
+  return length == type.size() && std::string_view(*bytes).substr(4, length) == type;
 }
 
 }  // namespace
@@ -68,7 +117,11 @@ fs::path config_path(std::string_view value, const fs::path& home) {
 
 fs::path ssh_signing_key_file(const GitSigning& signing, const fs::path& home) {
   if (signing.format != SigningFormat::Ssh || signing.signing_key.starts_with("key::")) return {};
-  return config_path(signing.signing_key, home);
+  fs::path path = config_path(signing.signing_key, home);
+  // The repository's user.signingKey is any command's to set (the guard allows user.*): only a
+  // file named as a public key is ever shown, not any one-line file of the home.
+  if (path.extension() != ".pub") return {};
+  return path;
 }
 
 /// Whether one line holds `<type> <base64>` somewhere among its words.
@@ -82,8 +135,7 @@ bool holds_public_key(std::string_view line) {
     at = end;
   }
   for (std::size_t i = 0; i + 1 < words.size(); ++i)
-    if (is_ssh_key_type(words[i]) && words[i + 1].size() >= 32 && is_base64(words[i + 1]))
-      return true;
+    if (is_ssh_key_type(words[i]) && is_key_blob(words[i], words[i + 1])) return true;
   return false;
 }
 
@@ -108,10 +160,10 @@ bool is_ssh_public_key(std::string_view text) {
     text.remove_suffix(1);
   if (text.empty() || text.find('\n') != std::string_view::npos) return false;
   const std::size_t space = text.find(' ');
-  if (space == std::string_view::npos || !is_ssh_key_type(text.substr(0, space))) return false;
+  const std::string_view type = text.substr(0, space == std::string_view::npos ? 0 : space);
+  if (space == std::string_view::npos || !is_ssh_key_type(type)) return false;
   std::string_view rest = text.substr(space + 1);
-  const std::string_view blob = rest.substr(0, rest.find(' '));
-  return blob.size() >= 32 && is_base64(blob);
+  return is_key_blob(type, rest.substr(0, rest.find(' ')));
 }
 
 const std::vector<std::string_view>& gnupg_public_files() {
@@ -126,6 +178,11 @@ fs::path gpg_agent_socket(const fs::path& gnupg_home, const fs::path& home,
   if (!runtime_dir_exists) return (gnupg_home / "S.gpg-agent").lexically_normal();
   if (!default_home) return {};
   return (runtime_dir / "gnupg" / "S.gpg-agent").lexically_normal();
+}
+
+fs::path gpg_restricted_socket(const fs::path& socket) {
+  if (socket.filename() != "S.gpg-agent" || !socket.has_parent_path()) return {};
+  return socket.parent_path() / "S.gpg-agent.extra";
 }
 
 std::string signing_socket_hint(const SigningFiles& files) {

@@ -57,19 +57,22 @@ struct GitConfigValue {
 /// empty for a relative path, `~user/`, or an empty value. Lexically normal.
 [[nodiscard]] fs::path config_path(std::string_view value, const fs::path& home);
 
-/// The ssh key file `user.signingKey` names when the format is ssh (config_path()); empty for
-/// another format, a literal key (`key::...`, git-config(1) user.signingKey) or a relative path.
+/// The ssh key file `user.signingKey` names when the format is ssh (config_path()) and its name
+/// ends in `.pub` (ssh-keygen(1), FILES: a public key's name); empty for another format, a
+/// literal key (`key::...`, git-config(1) user.signingKey), a relative path, or another name
+/// (a private key file, or any file a command named in the repository's configuration).
 [[nodiscard]] fs::path ssh_signing_key_file(const GitSigning& signing, const fs::path& home);
 
 /// Whether `text` (a whole file) is one OpenSSH public key: one line `<type> <base64> [comment]`,
 /// its type one of sshd(8) "AUTHORIZED_KEYS FILE FORMAT"'s, its base64 at least 32 characters
-/// (a private key file, `-----BEGIN OPENSSH PRIVATE KEY-----`, is not).
+/// that decode to a key blob whose first string (RFC 4253, section 6.6) is that type (a private
+/// key file, `-----BEGIN OPENSSH PRIVATE KEY-----`, is not; nor a token after a key type).
 [[nodiscard]] bool is_ssh_public_key(std::string_view text);
 
 /// Whether `text` (a whole file) reads as an allowed signers file (ssh-keygen(1), "ALLOWED
 /// SIGNERS"): every line blank, a `#` comment, or `principals [options] <type> <base64> [comment]`
-/// with a key as is_ssh_public_key() accepts it, and at least one such line. A private key file
-/// is not one.
+/// with a key as is_ssh_public_key() accepts it (its blob decoded), and at least one such line. A
+/// private key file is not one.
 [[nodiscard]] bool is_allowed_signers(std::string_view text);
 
 /// The files of a gpg home that hold no secret and that gpg reads to sign and verify: the public
@@ -118,6 +121,14 @@ struct SigningFiles {
 /// home while the runtime directory exists: gpg names its socket there by a hash of the home.
 [[nodiscard]] fs::path gpg_agent_socket(const fs::path& gnupg_home, const fs::path& home,
                                         const fs::path& runtime_dir, bool runtime_dir_exists);
+
+/// The restricted socket beside the gpg-agent socket `socket` (a real path): its extra socket
+/// `S.gpg-agent.extra` (gpg-agent(1), --extra-socket) when `socket` is named `S.gpg-agent`, the
+/// name gpg-agent gives its standard socket in any gpg home or hashed runtime directory
+/// (`gpgconf --list-dirs agent-socket`); empty for any other socket. Every gpg-agent's
+/// standard socket exports secret keys, not only the one of the session's gpg home (a command
+/// may name another home, GNUPGHOME=..., whose agent's socket the user allowed).
+[[nodiscard]] fs::path gpg_restricted_socket(const fs::path& socket);
 
 /// The line said after a failed command whose signing agent `files.agent_socket` was refused
 /// (docs/configuration.md, "Signed commits"), without the `pi-sandbox: ` prefix: which program

@@ -6,6 +6,7 @@
 #include <array>
 
 #include "hostipc/host_ipc.hpp"
+#include "policy/signing.hpp"
 #include "session/approval_setup.hpp"
 
 namespace pisandbox::session {
@@ -42,17 +43,23 @@ void HostSockets::restrict_to(std::string socket, std::string restricted) {
   restricted_.insert_or_assign(std::move(socket), std::move(restricted));
 }
 
+/// Routed by restrict_to(), and any other gpg-agent socket to its extra socket
+/// (policy::gpg_restricted_socket()): a command may name another gpg home than the session's.
 sandbox::HostSocketAnswer HostSockets::allow(const std::string& path) {
-  const auto route = restricted_.find(path);
-  if (route == restricted_.end()) return {true, {}};
+  std::string restricted;
+  if (const auto route = restricted_.find(path); route != restricted_.end())
+    restricted = route->second;
+  else
+    restricted = policy::gpg_restricted_socket(path).string();
+  if (restricted.empty()) return {true, {}};
   struct stat st {};
-  if (::stat(route->second.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode))
+  if (::stat(restricted.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode))
     return refuse(path,
-                  "the agent has no restricted socket " + route->second +
+                  "the agent has no restricted socket " + restricted +
                       " (gpg-agent --extra-socket); its full socket would let the command "
                       "export the secret keys",
                   kPolicySource, false);
-  return {true, {}, route->second};
+  return {true, {}, restricted};
 }
 
 bool HostSockets::refused(const std::string& path) {

@@ -196,5 +196,31 @@ TEST_F(Signing, AFifoNamedAsTheSigningKeyDoesNotHoldTheNextCommand) {
   EXPECT_EQ(r.out, "started\n");
 }
 
+TEST_F(Signing, ASigningKeyLinkInTheRepositoryOfAPackageDoesNotStopTheNextCommand) {
+  // The workspace is a package of the repository: its git directory, outside the workspace, is
+  // the command's to write. A command leaves a link there to a public key and names it as the
+  // repository's signing key (user.* is on the guard's allowlist); the next command starts.
+  append_gitconfig("[gpg]\n\tformat = ssh\n");
+  const fs::path key = scratch_.home / ".ssh" / "id_ed25519";
+  fs::create_directories(key.parent_path());
+  ASSERT_EQ(run_process(
+                {"/usr/bin/ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key.string()}, env_)
+                .exit_code,
+            0);
+  const fs::path pkg = scratch_.ws / "pkg";
+  fs::create_directories(pkg);
+  write_file(pkg / "a.txt", "a\n");
+  ASSERT_EQ(git({"add", "."}).exit_code, 0);
+  ASSERT_EQ(git({"commit", "-q", "-m", "init"}).exit_code, 0);
+  const fs::path link = scratch_.ws / ".git" / "k.pub";
+  fs::create_symlink(key.string() + ".pub", link);
+  ASSERT_EQ(git({"config", "user.signingKey", link.string()}).exit_code, 0);
+  const RunResult r = run_process(
+      {sandbox_binary(), "run", "--no-prompt", "--cwd", pkg.string(), "--", "/bin/echo", "started"},
+      env_);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "started\n");
+}
+
 }  // namespace
 }  // namespace pisandbox::testing

@@ -48,6 +48,34 @@ TEST(GitSigning, TheSshKeyFileIsAPathAndNeverALiteralKey) {
   EXPECT_EQ(ssh_signing_key_file(signing, "/home/u"), "");
 }
 
+TEST(GitSigning, TheSshKeyFileIsNamedAsAPublicKey) {
+  GitSigning signing{.format = SigningFormat::Ssh, .format_set = true};
+  for (const char* name : {"~/.config/svc/credentials", "~/.ssh/id_ed25519", "~/.ssh/pub",
+                           "~/.ssh/k.pub.bak", "~/.pub"}) {
+    signing.signing_key = name;
+    EXPECT_EQ(ssh_signing_key_file(signing, "/home/u"), "") << name;
+  }
+  signing.signing_key = "~/.ssh/git signing.pub";
+  EXPECT_EQ(ssh_signing_key_file(signing, "/home/u"), "/home/u/.ssh/git signing.pub");
+}
+
+TEST(GitSigning, AKeyLineIsAKeyOnlyWhenItsBase64DecodesToOne) {
+  // A token after a key type: base64 characters, 40 of them, that decode to no key blob.
+  EXPECT_FALSE(
+      is_ssh_public_key("ssh-ed25519 c2VydmljZS10b2tlbi0xMjM0NTY3ODkwYWJjZGVm FAKE-CREDENTIAL\n"));
+  EXPECT_FALSE(is_allowed_signers(
+      "t@example.com ssh-ed25519 c2VydmljZS10b2tlbi0xMjM0NTY3ODkwYWJjZGVm secret\n"));
+  // A real ed25519 blob named as another type, one cut short, one not padded.
+  EXPECT_FALSE(is_ssh_public_key(
+      "ssh-rsa AAAAC3NzaC1lZDI1NTE5AAAAIBfnjROZNcZJBmbp/jxmuD4ODg36kqWZ8fpdvGpDO2o7\n"));
+  EXPECT_FALSE(is_ssh_public_key("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBfnjROZNcZJBmbp/jxmu\n"));
+  EXPECT_FALSE(is_ssh_public_key(
+      "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBfnjROZNcZJBmbp/jxmuD4ODg36kqWZ8fpdvGpDO2o\n"));
+  EXPECT_TRUE(is_ssh_public_key(
+      "ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBHmx2/n/Rp/XGcGNb"
+      "JghK+w1DXqCBV/erWWr3gOgK0nuLVabnCOCv86hPcjxR1HTQ1qWRihAHoI+rsA12kDGhMI= host\n"));
+}
+
 TEST(GitSigning, OnlyAPublicKeyIsAPublicKey) {
   EXPECT_TRUE(is_ssh_public_key(kPublic));
   EXPECT_FALSE(
@@ -75,6 +103,18 @@ TEST(GitSigning, TheGpgAgentSocketIsWhereGpgLooksForIt) {
   EXPECT_EQ(gpg_agent_socket("/keys/gnupg", "/home/u", "/run/user/1000", false),
             "/keys/gnupg/S.gpg-agent");
   EXPECT_EQ(gpg_agent_socket("/keys/gnupg", "/home/u", "/run/user/1000", true), "");
+}
+
+TEST(GitSigning, EveryGpgAgentSocketHasItsRestrictedOne) {
+  EXPECT_EQ(gpg_restricted_socket("/run/user/1000/gnupg/S.gpg-agent"),
+            "/run/user/1000/gnupg/S.gpg-agent.extra");
+  EXPECT_EQ(gpg_restricted_socket("/run/user/1000/gnupg/d.kg8ijih5tq41ixoognsuud6m/S.gpg-agent"),
+            "/run/user/1000/gnupg/d.kg8ijih5tq41ixoognsuud6m/S.gpg-agent.extra");
+  EXPECT_EQ(gpg_restricted_socket("/srv/release/gnupg/S.gpg-agent"),
+            "/srv/release/gnupg/S.gpg-agent.extra");
+  EXPECT_EQ(gpg_restricted_socket("/run/user/1000/gnupg/S.gpg-agent.extra"), "");
+  EXPECT_EQ(gpg_restricted_socket("/run/user/1000/gnupg/S.gpg-agent.ssh"), "");
+  EXPECT_EQ(gpg_restricted_socket("/tmp/ssh-x/agent.1"), "");
 }
 
 TEST(GitSigning, TheHintNamesTheSettingToAdd) {
