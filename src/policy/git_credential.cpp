@@ -112,4 +112,43 @@ std::string credential_lines(const Credential& credential) {
   return "username=" + credential.username + "\npassword=" + credential.password + "\n";
 }
 
+core::Result<std::vector<std::filesystem::path>> git_config_files(
+    std::string_view listing, const std::filesystem::path& home) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> files;
+  const auto add = [&files](const fs::path& path) {
+    const fs::path normal = path.lexically_normal();
+    if (std::ranges::find(files, normal) == files.end()) files.push_back(normal);
+  };
+  while (!listing.empty()) {
+    const std::size_t origin_end = listing.find('\0');
+    if (origin_end == std::string_view::npos)
+      return std::unexpected(error("git config listing is malformed"));
+    const std::string_view origin = listing.substr(0, origin_end);
+    listing.remove_prefix(origin_end + 1);
+    const std::size_t entry_end = listing.find('\0');
+    if (entry_end == std::string_view::npos)
+      return std::unexpected(error("git config listing is malformed"));
+    const std::string_view entry = listing.substr(0, entry_end);
+    listing.remove_prefix(entry_end + 1);
+    if (!origin.starts_with("file:")) continue;  // `command line:`, `blob:`, `standard input:`
+    const fs::path file(std::string(origin.substr(5)));
+    add(file);
+    const std::size_t newline = entry.find('\n');
+    const std::string_view key = entry.substr(0, newline);
+    const bool include =
+        key == "include.path" || (key.starts_with("includeif.") && key.ends_with(".path"));
+    if (!include || newline == std::string_view::npos) continue;
+    const std::string value(entry.substr(newline + 1));
+    if (value.starts_with("~/")) {
+      add(home / value.substr(2));
+    } else if (value.starts_with('~')) {
+      return std::unexpected(error("include path " + value + " names another user's home"));
+    } else if (!value.empty()) {
+      add(fs::path(value).is_absolute() ? fs::path(value) : file.parent_path() / value);
+    }
+  }
+  return files;
+}
+
 }  // namespace pisandbox::policy

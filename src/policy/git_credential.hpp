@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -83,5 +84,16 @@ struct Credential {
 
 /// `username=<u>\npassword=<p>\n`: the only lines a helper inside is given.
 [[nodiscard]] std::string credential_lines(const Credential& credential);
+
+/// The files git's configuration comes from, read from the output of `git config --list
+/// --show-origin --includes -z` (git-config(1), OPTIONS: records `<origin>\0<key>\n<value>\0`):
+/// every `file:` origin, and the target of every `include.path` and `includeIf.<cond>.path`
+/// whatever its condition (git-config(1), "Includes": `~/` is `home`, a relative path is from
+/// the directory of the file that names it), since a target that does not exist yet is no
+/// origin but is read once it does. Paths are lexically normal, not resolved. Error: a record
+/// without its NUL or newline, or an include target `~user/...` (another user's home),
+/// `git config listing is malformed` / `include path <p> names another user's home`.
+[[nodiscard]] core::Result<std::vector<std::filesystem::path>> git_config_files(
+    std::string_view listing, const std::filesystem::path& home);
 
 }  // namespace pisandbox::policy

@@ -31,12 +31,41 @@ std::vector<std::string> fill_environment(const std::vector<std::string>& host_e
   return env;
 }
 
+/// The value of `name` in `env` (`NAME=value` entries), empty when unset.
+std::string env_value(const std::vector<std::string>& env, std::string_view name) {
+  for (const auto& entry : env)
+    if (entry.size() > name.size() && entry.starts_with(name) && entry[name.size()] == '=')
+      return entry.substr(name.size() + 1);
+  return {};
+}
+
 }  // namespace
+
+std::optional<std::string> HostCredentials::writable_config() const {
+  const auto listing = process::output_of(
+      process::OutputOf{{git_, "config", "--list", "--show-origin", "--includes", "-z"},
+                        host_env_,
+                        "/",
+                        "",
+                        kCredentialFillTimeout});
+  if (!listing)
+    return "its git configuration could not be listed (" + listing.error().message + ")";
+  const auto files = policy::git_config_files(*listing, env_value(host_env_, "HOME"));
+  if (!files) return "its git configuration could not be read (" + files.error().message + ")";
+  for (const auto& file : *files) {
+    const std::filesystem::path where = would_be_found_at(file.string());
+    if (policy::in_writable_area(where, areas_))
+      return "the host's git configuration is read from " + where.string() +
+             ", which the command can write (a credential.helper there would run on the host); "
+             "nobody was asked";
+  }
+  return std::nullopt;
+}
 
 HostCredentials::HostCredentials(
     std::shared_ptr<NetworkDecider> decider, approval::Broker& broker,
     std::shared_ptr<void> keep_alive, NetworkCommand command, std::vector<std::string> host_env,
-    std::string git,
+    std::string git, std::vector<policy::WritableArea> areas,
     std::function<void(const std::string&, const std::string&, std::string_view)> denied)
     : decider_(std::move(decider)),
       broker_(broker),
@@ -44,6 +73,7 @@ HostCredentials::HostCredentials(
       command_(std::move(command)),
       host_env_(fill_environment(host_env)),
       git_(std::move(git)),
+      areas_(std::move(areas)),
       denied_(std::move(denied)) {}
 
 proxy::HostServiceAnswer HostCredentials::refuse(const std::string& target,
@@ -75,6 +105,8 @@ proxy::HostServiceAnswer HostCredentials::answer(const std::string& path, const 
                   "the command has not been allowed to connect to " + destination +
                       " (network.allowedDomains or an approval); nobody was asked",
                   kPolicySource);
+  if (git_.empty()) return refuse(target, "git is not found in the host's PATH", kPolicySource);
+  if (const auto writable = writable_config()) return refuse(target, *writable, kPolicySource);
   approval::BoundaryRequest request;
   request.id = new_id("sandbox-runtime-credential-");
   request.source = "sandbox-runtime";
@@ -89,7 +121,6 @@ proxy::HostServiceAnswer HostCredentials::answer(const std::string& path, const 
   const approval::ApprovalResult result = broker_.approve(request, context);
   if (result.action != approval::Action::Allow)
     return refuse(target, result.reason, approval::to_string(result.source));
-  if (git_.empty()) return refuse(target, "git is not found in the host's PATH", kPolicySource);
   const auto output = process::output_of(process::OutputOf{{git_, "credential", "fill"},
                                                            host_env_,
                                                            "/",

@@ -78,5 +78,30 @@ TEST(GitCredential, AnAnswerForAnotherHostOrProtocolIsNeverTaken) {
   EXPECT_EQ(credential_lines(Credential{"u", "p"}), "username=u\npassword=p\n");
 }
 
+TEST(GitCredential, ConfigFilesAreEveryOriginAndEveryIncludeTargetWhateverItsCondition) {
+  using std::string_literals::operator""s;
+  const std::string listing =
+      "file:/etc/gitconfig\0credential.helper\nstore\0"
+      "file:/home/u/.gitconfig\0include.path\n~/dotfiles/git.inc\0"
+      "file:/home/u/.gitconfig\0includeif.gitdir:/x/.path\nteam/../rel.inc\0"
+      "command line:\0credential.helper\n\0"
+      "file:/home/u/dotfiles/git.inc\0include.path\n/abs/missing.inc\0"s;
+  const auto files = git_config_files(listing, "/home/u");
+  ASSERT_TRUE(files.has_value()) << files.error().message;
+  EXPECT_EQ(*files, (std::vector<std::filesystem::path>{"/etc/gitconfig", "/home/u/.gitconfig",
+                                                        "/home/u/dotfiles/git.inc",
+                                                        "/home/u/rel.inc", "/abs/missing.inc"}));
+}
+
+TEST(GitCredential, ConfigListingThatIsCutOrNamesAnotherHomeIsAnError) {
+  using std::string_literals::operator""s;
+  EXPECT_EQ(
+      git_config_files("file:/etc/gitconfig\0credential.helper\nstore"s, "/h").error().message,
+      "git config listing is malformed");
+  EXPECT_EQ(git_config_files("file:/h/.gitconfig\0include.path\n~bob/x\0"s, "/h").error().message,
+            "include path ~bob/x names another user's home");
+  EXPECT_EQ(git_config_files("", "/h").value(), std::vector<std::filesystem::path>{});
+}
+
 }  // namespace
 }  // namespace pisandbox::policy
