@@ -85,6 +85,26 @@ struct Credential {
 /// `username=<u>\npassword=<p>\n`: the only lines a helper inside is given.
 [[nodiscard]] std::string credential_lines(const Credential& credential);
 
+/// One record of `git config --list --show-origin -z`: its origin (`file:<path>`, `command
+/// line:`...), its key (section and name lowercased, a subsection as written), and its value
+/// (nullopt for a key written without `=`, git's boolean true).
+struct GitConfigEntry {
+  std::string origin;
+  std::string key;
+  std::optional<std::string> value;
+};
+
+/// The records of `git config --list --show-origin --includes -z` (git-config(1), OPTIONS:
+/// `<origin>\0<key>\n<value>\0`, or `<origin>\0<key>\0` without a value). Error: a record
+/// without its NUL, `git config listing is malformed`.
+[[nodiscard]] core::Result<std::vector<GitConfigEntry>> git_config_entries(
+    std::string_view listing);
+
+/// The non-empty values of every `credential.helper` and `credential.<url>.helper`, in order:
+/// each is a program git runs (git-credential(1), "CUSTOM HELPERS"; gitcredentials(7)).
+[[nodiscard]] std::vector<std::string> credential_helpers(
+    const std::vector<GitConfigEntry>& entries);
+
 /// The files git's configuration comes from, read from the output of `git config --list
 /// --show-origin --includes -z` (git-config(1), OPTIONS: records `<origin>\0<key>\n<value>\0`):
 /// every `file:` origin, and the target of every `include.path` and `includeIf.<cond>.path`

@@ -4,6 +4,7 @@
 #include "process/output_of.hpp"
 #include "proxy/protocol/destination.hpp"
 #include "session/approval_setup.hpp"
+#include "session/host_programs.hpp"
 
 namespace pisandbox::session {
 
@@ -41,6 +42,38 @@ std::string env_value(const std::vector<std::string>& env, std::string_view name
 
 }  // namespace
 
+std::optional<std::string> HostCredentials::writable_helper(const std::string& helper) const {
+  // git-credential(1), "CUSTOM HELPERS": `!<shell command>`, an absolute path with arguments,
+  // or a name git runs as `git credential-<name>` (its exec path, then PATH).
+  const std::string_view first = std::string_view(helper).substr(0, helper.find_first_of(" \t"));
+  std::optional<std::string> program;
+  if (helper.starts_with('!'))
+    program = host_run_program(std::string_view(helper).substr(1), host_env_);
+  else if (helper.starts_with('/'))
+    program = std::string(first);
+  else
+    program = find_program("git-credential-" + std::string(first), host_env_);
+  if (!program) return std::nullopt;
+  // The program and the absolute paths among its words (a script it is given), as the
+  // reviewer's are checked; relative words are arguments (`gh auth git-credential`).
+  std::vector<std::string> argv{*program};
+  std::string_view rest = std::string_view(helper).substr(helper.starts_with('!') ? 1 : 0);
+  while (!rest.empty()) {
+    const std::size_t start = rest.find_first_not_of(" \t");
+    if (start == std::string_view::npos) break;
+    rest.remove_prefix(start);
+    const std::string_view word = rest.substr(0, rest.find_first_of(" \t"));
+    if (word.starts_with('/') && word != argv.front()) argv.emplace_back(word);
+    rest.remove_prefix(word.size());
+  }
+  const auto checked = check_reviewer_program(argv, areas_, host_env_);
+  if (checked) return std::nullopt;
+  std::string why = checked.error().message;
+  if (const auto colon = why.find(": "); colon != std::string::npos) why.erase(0, colon + 2);
+  return "the host's git credential helper `" + helper + "`: " + why +
+         " (it would run on the host); nobody was asked";
+}
+
 std::optional<std::string> HostCredentials::writable_config() const {
   const auto listing = process::output_of(
       process::OutputOf{{git_, "config", "--list", "--show-origin", "--includes", "-z"},
@@ -50,8 +83,11 @@ std::optional<std::string> HostCredentials::writable_config() const {
                         kCredentialFillTimeout});
   if (!listing)
     return "its git configuration could not be listed (" + listing.error().message + ")";
+  const auto entries = policy::git_config_entries(*listing);
   const auto files = policy::git_config_files(*listing, env_value(host_env_, "HOME"));
-  if (!files) return "its git configuration could not be read (" + files.error().message + ")";
+  if (!entries || !files)
+    return "its git configuration could not be read (" +
+           (entries ? files.error().message : entries.error().message) + ")";
   for (const auto& file : *files) {
     const std::filesystem::path where = would_be_found_at(file.string());
     if (policy::in_writable_area(where, areas_))
@@ -59,6 +95,8 @@ std::optional<std::string> HostCredentials::writable_config() const {
              ", which the command can write (a credential.helper there would run on the host); "
              "nobody was asked";
   }
+  for (const auto& helper : policy::credential_helpers(*entries))
+    if (auto why = writable_helper(helper)) return why;
   return std::nullopt;
 }
 

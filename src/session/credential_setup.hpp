@@ -52,7 +52,7 @@ class HostCredentials {
   /// every file the host's git configuration is read from (policy::git_config_files(), as
   /// the host finds it) must lie outside `areas`, else refused without a question (a
   /// `credential.helper` the command wrote would run on the host: docs/network.md,
-  /// "Credentials for HTTPS");
+  /// "Credentials for HTTPS"), and so must every helper program it names;
   /// then the broker decides a `credential`/`git-credential` request, `destination`
   /// `<host>:<port>`, which may be remembered for the command or the session; then the host's
   /// `git credential fill` runs as the user, in `/` (no repository's configuration), with
@@ -67,6 +67,10 @@ class HostCredentials {
   /// Why the host's git configuration cannot be trusted with this command (a file it is read
   /// from lies in `areas_`, or it cannot be listed), or nullopt.
   [[nodiscard]] std::optional<std::string> writable_config() const;
+  /// Why the credential helper `helper` (a value of credential.helper) would run a file the
+  /// command can write (its program, an absolute path among its words, or their `#!`
+  /// interpreters: check_reviewer_program()), or nullopt.
+  [[nodiscard]] std::optional<std::string> writable_helper(const std::string& helper) const;
   proxy::HostServiceAnswer refuse(const std::string& target, const std::string& reason,
                                   std::string_view source);
 

@@ -103,5 +103,20 @@ TEST(GitCredential, ConfigListingThatIsCutOrNamesAnotherHomeIsAnError) {
   EXPECT_EQ(git_config_files("", "/h").value(), std::vector<std::filesystem::path>{});
 }
 
+TEST(GitCredential, HelpersAreEveryCredentialHelperValueAndAnEmptyOneIsNone) {
+  using std::string_literals::operator""s;
+  const auto entries = git_config_entries(
+      "file:/etc/gitconfig\0credential.helper\nstore\0"
+      "file:/h/.gitconfig\0credential.helper\n\0"
+      "file:/h/.gitconfig\0credential.https://github.com.helper\n!gh auth git-credential\0"
+      "file:/h/.gitconfig\0credential.usehttppath\0"
+      "file:/h/.gitconfig\0core.helper\n/not/a/credential/helper\0"s);
+  ASSERT_TRUE(entries.has_value()) << entries.error().message;
+  EXPECT_EQ((*entries)[3].key, "credential.usehttppath");
+  EXPECT_EQ((*entries)[3].value, std::nullopt);
+  EXPECT_EQ(credential_helpers(*entries),
+            (std::vector<std::string>{"store", "!gh auth git-credential"}));
+}
+
 }  // namespace
 }  // namespace pisandbox::policy
