@@ -82,6 +82,14 @@ core::Result<CredentialQuery> credential_query(const std::vector<CredentialAttri
         error("credential request protocol " + *protocol + " is not a URL scheme"));
   if (!is_host(*host))
     return std::unexpected(error("credential request host " + *host + " is not a host name"));
+  for (const std::string_view key : {"path", "username"}) {
+    const auto value = credential_value(attributes, key);
+    if (value && std::ranges::any_of(*value, [](char c) {
+          return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+        }))
+      return std::unexpected(
+          error("credential request " + std::string(key) + " holds a control character"));
+  }
   query.protocol = std::move(*protocol);
   query.host = std::move(*host);
   query.path = credential_value(attributes, "path");

@@ -61,7 +61,10 @@ struct CredentialQuery {
 /// `credential request has no host`, `credential request protocol <p> is not a URL scheme`
 /// (RFC 3986 section 3.1: a letter, then letters, digits, `+`, `-`, `.`), `credential request
 /// host <h> is not a host name` (only letters, digits, `-`, `.`, `_`, and one `:port` of 1 to 5
-/// digits).
+/// digits), `credential request <key> holds a control character` for a `path` or `username`
+/// with a byte below 0x20 or 0x7f: a carriage return ends a line for some helpers, which would
+/// read what follows it as another attribute (`host=`), git's `credential.protectProtocol`
+/// guards only since git 2.39.5 and 2.48 (git-config(1)).
 [[nodiscard]] core::Result<CredentialQuery> credential_query(
     const std::vector<CredentialAttribute>& attributes);
 

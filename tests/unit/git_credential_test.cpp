@@ -58,6 +58,12 @@ TEST(GitCredential, AQueryNeedsASchemeAndAHostName) {
             "credential request host a.example/x is not a host name");
   EXPECT_EQ(query("protocol=https\nhost=a.example:\n").error().message,
             "credential request host a.example: is not a host name");
+  EXPECT_EQ(query("protocol=https\nhost=a.example\npath=x\rhost=b.example\n").error().message,
+            "credential request path holds a control character");
+  EXPECT_EQ(query("protocol=https\nhost=a.example\nusername=u\rhost=b.example\n").error().message,
+            "credential request username holds a control character");
+  EXPECT_EQ(query("protocol=https\nhost=a.example\nusername=u\x7f\n").error().message,
+            "credential request username holds a control character");
   const auto full = query("protocol=https\nhost=a.example\npath=o/r.git\nusername=bob\n");
   ASSERT_TRUE(full);
   EXPECT_EQ(credential_message(*full),
