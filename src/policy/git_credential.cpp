@@ -82,6 +82,14 @@ core::Result<CredentialQuery> credential_query(const std::vector<CredentialAttri
         error("credential request protocol " + *protocol + " is not a URL scheme"));
   if (!is_host(*host))
     return std::unexpected(error("credential request host " + *host + " is not a host name"));
+  for (const std::string_view key : {"path", "username"}) {
+    const auto value = credential_value(attributes, key);
+    if (value && std::ranges::any_of(*value, [](char c) {
+          return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+        }))
+      return std::unexpected(
+          error("credential request " + std::string(key) + " holds a control character"));
+  }
   query.protocol = std::move(*protocol);
   query.host = std::move(*host);
   query.path = credential_value(attributes, "path");
@@ -110,6 +118,67 @@ std::optional<Credential> credential_answer(const std::vector<CredentialAttribut
 
 std::string credential_lines(const Credential& credential) {
   return "username=" + credential.username + "\npassword=" + credential.password + "\n";
+}
+
+core::Result<std::vector<GitConfigEntry>> git_config_entries(std::string_view listing) {
+  std::vector<GitConfigEntry> entries;
+  while (!listing.empty()) {
+    const std::size_t origin_end = listing.find('\0');
+    if (origin_end == std::string_view::npos)
+      return std::unexpected(error("git config listing is malformed"));
+    const std::string_view origin = listing.substr(0, origin_end);
+    listing.remove_prefix(origin_end + 1);
+    const std::size_t entry_end = listing.find('\0');
+    if (entry_end == std::string_view::npos)
+      return std::unexpected(error("git config listing is malformed"));
+    const std::string_view entry = listing.substr(0, entry_end);
+    listing.remove_prefix(entry_end + 1);
+    const std::size_t newline = entry.find('\n');
+    GitConfigEntry out{std::string(origin), std::string(entry.substr(0, newline)), std::nullopt};
+    if (newline != std::string_view::npos) out.value = std::string(entry.substr(newline + 1));
+    entries.push_back(std::move(out));
+  }
+  return entries;
+}
+
+core::Result<std::vector<std::filesystem::path>> git_config_files(
+    std::string_view listing, const std::filesystem::path& home) {
+  namespace fs = std::filesystem;
+  const auto entries = git_config_entries(listing);
+  if (!entries) return std::unexpected(entries.error());
+  std::vector<fs::path> files;
+  const auto add = [&files](const fs::path& path) {
+    const fs::path normal = path.lexically_normal();
+    if (std::ranges::find(files, normal) == files.end()) files.push_back(normal);
+  };
+  for (const auto& entry : *entries) {
+    // Other origins (`command line:`, `blob:`, `standard input:`) are no file.
+    if (!entry.origin.starts_with("file:")) continue;
+    const fs::path file(entry.origin.substr(5));
+    add(file);
+    const std::string& key = entry.key;
+    const bool include =
+        key == "include.path" || (key.starts_with("includeif.") && key.ends_with(".path"));
+    if (!include || !entry.value) continue;
+    const std::string& value = *entry.value;
+    if (value.starts_with("~/")) {
+      add(home / value.substr(2));
+    } else if (value.starts_with('~')) {
+      return std::unexpected(error("include path " + value + " names another user's home"));
+    } else if (!value.empty()) {
+      add(fs::path(value).is_absolute() ? fs::path(value) : file.parent_path() / value);
+    }
+  }
+  return files;
+}
+
+std::vector<std::string> credential_helpers(const std::vector<GitConfigEntry>& entries) {
+  std::vector<std::string> out;
+  for (const auto& entry : entries)
+    if (entry.key.starts_with("credential.") && entry.key.ends_with(".helper") && entry.value &&
+        !entry.value->empty())
+      out.push_back(*entry.value);
+  return out;
 }
 
 }  // namespace pisandbox::policy

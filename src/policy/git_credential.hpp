@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -60,7 +61,10 @@ struct CredentialQuery {
 /// `credential request has no host`, `credential request protocol <p> is not a URL scheme`
 /// (RFC 3986 section 3.1: a letter, then letters, digits, `+`, `-`, `.`), `credential request
 /// host <h> is not a host name` (only letters, digits, `-`, `.`, `_`, and one `:port` of 1 to 5
-/// digits).
+/// digits), `credential request <key> holds a control character` for a `path` or `username`
+/// with a byte below 0x20 or 0x7f: a carriage return ends a line for some helpers, which would
+/// read what follows it as another attribute (`host=`), git's `credential.protectProtocol`
+/// guards only since git 2.39.5 and 2.48 (git-config(1)).
 [[nodiscard]] core::Result<CredentialQuery> credential_query(
     const std::vector<CredentialAttribute>& attributes);
 
@@ -83,5 +87,36 @@ struct Credential {
 
 /// `username=<u>\npassword=<p>\n`: the only lines a helper inside is given.
 [[nodiscard]] std::string credential_lines(const Credential& credential);
+
+/// One record of `git config --list --show-origin -z`: its origin (`file:<path>`, `command
+/// line:`...), its key (section and name lowercased, a subsection as written), and its value
+/// (nullopt for a key written without `=`, git's boolean true).
+struct GitConfigEntry {
+  std::string origin;
+  std::string key;
+  std::optional<std::string> value;
+};
+
+/// The records of `git config --list --show-origin --includes -z` (git-config(1), OPTIONS:
+/// `<origin>\0<key>\n<value>\0`, or `<origin>\0<key>\0` without a value). Error: a record
+/// without its NUL, `git config listing is malformed`.
+[[nodiscard]] core::Result<std::vector<GitConfigEntry>> git_config_entries(
+    std::string_view listing);
+
+/// The non-empty values of every `credential.helper` and `credential.<url>.helper`, in order:
+/// each is a program git runs (git-credential(1), "CUSTOM HELPERS"; gitcredentials(7)).
+[[nodiscard]] std::vector<std::string> credential_helpers(
+    const std::vector<GitConfigEntry>& entries);
+
+/// The files git's configuration comes from, read from the output of `git config --list
+/// --show-origin --includes -z` (git-config(1), OPTIONS: records `<origin>\0<key>\n<value>\0`):
+/// every `file:` origin, and the target of every `include.path` and `includeIf.<cond>.path`
+/// whatever its condition (git-config(1), "Includes": `~/` is `home`, a relative path is from
+/// the directory of the file that names it), since a target that does not exist yet is no
+/// origin but is read once it does. Paths are lexically normal, not resolved. Error: a record
+/// without its NUL or newline, or an include target `~user/...` (another user's home),
+/// `git config listing is malformed` / `include path <p> names another user's home`.
+[[nodiscard]] core::Result<std::vector<std::filesystem::path>> git_config_files(
+    std::string_view listing, const std::filesystem::path& home);
 
 }  // namespace pisandbox::policy

@@ -209,7 +209,9 @@ bool in_writable_area(const fs::path& path, std::span<const WritableArea> areas,
   for (const auto& area : areas) {
     if (!within(where, area.path)) continue;
     const auto parts = static_cast<std::size_t>(std::distance(area.path.begin(), area.path.end()));
-    if (deepest == nullptr || parts > depth) {
+    // At the same depth a read-only area wins: it is a bind over the writable one (the home
+    // bound read-only over a workspace that is the home itself).
+    if (deepest == nullptr || parts > depth || (parts == depth && !area.writable)) {
       deepest = &area;
       depth = parts;
     }

@@ -66,7 +66,9 @@ struct WritableArea {
 using HostResolver = std::function<std::filesystem::path(const std::filesystem::path&)>;
 
 /// Whether `path` (absolute) lies in a writable area: the deepest area that is `path` or holds
-/// it is writable. `resolve` is applied to the lexically normal path first.
+/// it is writable (of two areas at one path, the read-only one decides: the home bound
+/// read-only over a workspace that is the home). `resolve` is applied to the lexically normal path
+/// first.
 [[nodiscard]] bool in_writable_area(const std::filesystem::path& path,
                                     std::span<const WritableArea> areas,
                                     const HostResolver& resolve = {});

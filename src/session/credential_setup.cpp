@@ -4,6 +4,7 @@
 #include "process/output_of.hpp"
 #include "proxy/protocol/destination.hpp"
 #include "session/approval_setup.hpp"
+#include "session/host_programs.hpp"
 
 namespace pisandbox::session {
 
@@ -31,12 +32,78 @@ std::vector<std::string> fill_environment(const std::vector<std::string>& host_e
   return env;
 }
 
+/// The value of `name` in `env` (`NAME=value` entries), empty when unset.
+std::string env_value(const std::vector<std::string>& env, std::string_view name) {
+  for (const auto& entry : env)
+    if (entry.size() > name.size() && entry.starts_with(name) && entry[name.size()] == '=')
+      return entry.substr(name.size() + 1);
+  return {};
+}
+
 }  // namespace
+
+std::optional<std::string> HostCredentials::writable_helper(const std::string& helper) const {
+  // git-credential(1), "CUSTOM HELPERS": `!<shell command>`, an absolute path with arguments,
+  // or a name git runs as `git credential-<name>` (its exec path, then PATH).
+  const std::string_view first = std::string_view(helper).substr(0, helper.find_first_of(" \t"));
+  std::optional<std::string> program;
+  if (helper.starts_with('!'))
+    program = host_run_program(std::string_view(helper).substr(1), host_env_);
+  else if (helper.starts_with('/'))
+    program = std::string(first);
+  else
+    program = find_program("git-credential-" + std::string(first), host_env_);
+  if (!program) return std::nullopt;
+  // The program and the absolute paths among its words (a script it is given), as the
+  // reviewer's are checked; relative words are arguments (`gh auth git-credential`).
+  std::vector<std::string> argv{*program};
+  std::string_view rest = std::string_view(helper).substr(helper.starts_with('!') ? 1 : 0);
+  while (!rest.empty()) {
+    const std::size_t start = rest.find_first_not_of(" \t");
+    if (start == std::string_view::npos) break;
+    rest.remove_prefix(start);
+    const std::string_view word = rest.substr(0, rest.find_first_of(" \t"));
+    if (word.starts_with('/') && word != argv.front()) argv.emplace_back(word);
+    rest.remove_prefix(word.size());
+  }
+  const auto checked = check_reviewer_program(argv, areas_, host_env_);
+  if (checked) return std::nullopt;
+  std::string why = checked.error().message;
+  if (const auto colon = why.find(": "); colon != std::string::npos) why.erase(0, colon + 2);
+  return "the host's git credential helper `" + helper + "`: " + why +
+         " (it would run on the host); nobody was asked";
+}
+
+std::optional<std::string> HostCredentials::writable_config() const {
+  const auto listing = process::output_of(
+      process::OutputOf{{git_, "config", "--list", "--show-origin", "--includes", "-z"},
+                        host_env_,
+                        "/",
+                        "",
+                        kCredentialFillTimeout});
+  if (!listing)
+    return "its git configuration could not be listed (" + listing.error().message + ")";
+  const auto entries = policy::git_config_entries(*listing);
+  const auto files = policy::git_config_files(*listing, env_value(host_env_, "HOME"));
+  if (!entries || !files)
+    return "its git configuration could not be read (" +
+           (entries ? files.error().message : entries.error().message) + ")";
+  for (const auto& file : *files) {
+    const std::filesystem::path where = would_be_found_at(file.string());
+    if (policy::in_writable_area(where, areas_))
+      return "the host's git configuration is read from " + where.string() +
+             ", which the command can write (a credential.helper there would run on the host); "
+             "nobody was asked";
+  }
+  for (const auto& helper : policy::credential_helpers(*entries))
+    if (auto why = writable_helper(helper)) return why;
+  return std::nullopt;
+}
 
 HostCredentials::HostCredentials(
     std::shared_ptr<NetworkDecider> decider, approval::Broker& broker,
     std::shared_ptr<void> keep_alive, NetworkCommand command, std::vector<std::string> host_env,
-    std::string git,
+    std::string git, std::vector<policy::WritableArea> areas,
     std::function<void(const std::string&, const std::string&, std::string_view)> denied)
     : decider_(std::move(decider)),
       broker_(broker),
@@ -44,6 +111,7 @@ HostCredentials::HostCredentials(
       command_(std::move(command)),
       host_env_(fill_environment(host_env)),
       git_(std::move(git)),
+      areas_(std::move(areas)),
       denied_(std::move(denied)) {}
 
 proxy::HostServiceAnswer HostCredentials::refuse(const std::string& target,
@@ -75,6 +143,8 @@ proxy::HostServiceAnswer HostCredentials::answer(const std::string& path, const 
                   "the command has not been allowed to connect to " + destination +
                       " (network.allowedDomains or an approval); nobody was asked",
                   kPolicySource);
+  if (git_.empty()) return refuse(target, "git is not found in the host's PATH", kPolicySource);
+  if (const auto writable = writable_config()) return refuse(target, *writable, kPolicySource);
   approval::BoundaryRequest request;
   request.id = new_id("sandbox-runtime-credential-");
   request.source = "sandbox-runtime";
@@ -89,7 +159,6 @@ proxy::HostServiceAnswer HostCredentials::answer(const std::string& path, const 
   const approval::ApprovalResult result = broker_.approve(request, context);
   if (result.action != approval::Action::Allow)
     return refuse(target, result.reason, approval::to_string(result.source));
-  if (git_.empty()) return refuse(target, "git is not found in the host's PATH", kPolicySource);
   const auto output = process::output_of(process::OutputOf{{git_, "credential", "fill"},
                                                            host_env_,
                                                            "/",

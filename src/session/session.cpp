@@ -249,7 +249,7 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
   // "Credentials for HTTPS").
   auto credentials = std::make_shared<HostCredentials>(
       decider, p.approvals->broker(), p.approvals, network, p.host_env,
-      find_program("git", p.host_env).value_or(""),
+      find_program("git", p.host_env).value_or(""), areas,
       [denied = io.denied](const std::string& target, const std::string& reason,
                            std::string_view source) {
         if (denied) denied("credential", target, reason, source, {});

@@ -314,6 +314,31 @@ TEST_F(GitCredentials, AnotherHostsCredentialIsNeverGiven) {
   EXPECT_EQ(server_log().find("auth-"), std::string::npos) << server_log();
 }
 
+TEST_F(GitCredentials, AHostConfigurationTheCommandCanWriteIsRefusedWithoutAQuestion) {
+  // The user's ~/.gitconfig includes a file of the workspace (a dotfiles repository): the
+  // helper a command writes there would be run by the host's `git credential fill`.
+  const fs::path marker = s_.root / "helper-ran-on-host";
+  write_file(s_.home / ".gitconfig", "[credential]\n\thelper = store\n[include]\n\tpath = " +
+                                         (s_.ws / "team.gitconfig").string() + "\n");
+  const RunResult r = run("printf '[credential]\\n\\thelper = \"!touch " + marker.string() +
+                              "; echo username=u; echo password=p\"\\n' > team.gitconfig\n"
+                              "git clone -q https://git.test/repo.git cloned; echo \"git=$?\"\n" +
+                              secrets_inside(),
+                          R"("git.test")");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "git=128\n0\n") << r.err;
+  EXPECT_NE(r.err.find("pi-sandbox: credential: refused https://git.test: the host's git "
+                       "configuration is read from " +
+                       (s_.ws / "team.gitconfig").string() +
+                       ", which the command can write (a credential.helper there would run on "
+                       "the host); nobody was asked\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(marker));
+  EXPECT_EQ(requests(), "");
+  expect_no_secret(r);
+}
+
 // Through `serve`, as Pi runs commands: the question reaches the host as an approval_request
 // that names the credential (title, warning, choices), and no event carries the secret.
 TEST_F(GitCredentials, ServeAsksTheHostAndNoEventCarriesTheSecret) {

@@ -58,6 +58,12 @@ TEST(GitCredential, AQueryNeedsASchemeAndAHostName) {
             "credential request host a.example/x is not a host name");
   EXPECT_EQ(query("protocol=https\nhost=a.example:\n").error().message,
             "credential request host a.example: is not a host name");
+  EXPECT_EQ(query("protocol=https\nhost=a.example\npath=x\rhost=b.example\n").error().message,
+            "credential request path holds a control character");
+  EXPECT_EQ(query("protocol=https\nhost=a.example\nusername=u\rhost=b.example\n").error().message,
+            "credential request username holds a control character");
+  EXPECT_EQ(query("protocol=https\nhost=a.example\nusername=u\x7f\n").error().message,
+            "credential request username holds a control character");
   const auto full = query("protocol=https\nhost=a.example\npath=o/r.git\nusername=bob\n");
   ASSERT_TRUE(full);
   EXPECT_EQ(credential_message(*full),
@@ -76,6 +82,46 @@ TEST(GitCredential, AnAnswerForAnotherHostOrProtocolIsNeverTaken) {
   EXPECT_EQ(answer("protocol=http\nhost=a.example\nusername=u\npassword=p\n"), std::nullopt);
   EXPECT_EQ(answer("protocol=https\nhost=a.example\nusername=u\n"), std::nullopt);
   EXPECT_EQ(credential_lines(Credential{"u", "p"}), "username=u\npassword=p\n");
+}
+
+TEST(GitCredential, ConfigFilesAreEveryOriginAndEveryIncludeTargetWhateverItsCondition) {
+  using std::string_literals::operator""s;
+  const std::string listing =
+      "file:/etc/gitconfig\0credential.helper\nstore\0"
+      "file:/home/u/.gitconfig\0include.path\n~/dotfiles/git.inc\0"
+      "file:/home/u/.gitconfig\0includeif.gitdir:/x/.path\nteam/../rel.inc\0"
+      "command line:\0credential.helper\n\0"
+      "file:/home/u/dotfiles/git.inc\0include.path\n/abs/missing.inc\0"s;
+  const auto files = git_config_files(listing, "/home/u");
+  ASSERT_TRUE(files.has_value()) << files.error().message;
+  EXPECT_EQ(*files, (std::vector<std::filesystem::path>{"/etc/gitconfig", "/home/u/.gitconfig",
+                                                        "/home/u/dotfiles/git.inc",
+                                                        "/home/u/rel.inc", "/abs/missing.inc"}));
+}
+
+TEST(GitCredential, ConfigListingThatIsCutOrNamesAnotherHomeIsAnError) {
+  using std::string_literals::operator""s;
+  EXPECT_EQ(
+      git_config_files("file:/etc/gitconfig\0credential.helper\nstore"s, "/h").error().message,
+      "git config listing is malformed");
+  EXPECT_EQ(git_config_files("file:/h/.gitconfig\0include.path\n~bob/x\0"s, "/h").error().message,
+            "include path ~bob/x names another user's home");
+  EXPECT_EQ(git_config_files("", "/h").value(), std::vector<std::filesystem::path>{});
+}
+
+TEST(GitCredential, HelpersAreEveryCredentialHelperValueAndAnEmptyOneIsNone) {
+  using std::string_literals::operator""s;
+  const auto entries = git_config_entries(
+      "file:/etc/gitconfig\0credential.helper\nstore\0"
+      "file:/h/.gitconfig\0credential.helper\n\0"
+      "file:/h/.gitconfig\0credential.https://github.com.helper\n!gh auth git-credential\0"
+      "file:/h/.gitconfig\0credential.usehttppath\0"
+      "file:/h/.gitconfig\0core.helper\n/not/a/credential/helper\0"s);
+  ASSERT_TRUE(entries.has_value()) << entries.error().message;
+  EXPECT_EQ((*entries)[3].key, "credential.usehttppath");
+  EXPECT_EQ((*entries)[3].value, std::nullopt);
+  EXPECT_EQ(credential_helpers(*entries),
+            (std::vector<std::string>{"store", "!gh auth git-credential"}));
 }
 
 }  // namespace

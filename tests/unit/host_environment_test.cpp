@@ -54,6 +54,17 @@ TEST(HostEnvironment, WritableAreaDeepestDecides) {
   EXPECT_FALSE(in_writable_area("/usr/bin", {}));
 }
 
+TEST(HostEnvironment, WorkspaceThatIsTheHomeIsReadOnlyButForItsWritableEntries) {
+  // writable_areas() of a workspace that is the home: the workspace, then the home read-only
+  // at the same path, then its non-dot entries writable again.
+  const std::vector<WritableArea> areas = {
+      {"/home/u", true}, {"/home/u", false}, {"/home/u/src", true}};
+  EXPECT_FALSE(in_writable_area("/home/u/.gitconfig", areas));
+  EXPECT_FALSE(in_writable_area("/home/u/.config/git/config", areas));
+  EXPECT_FALSE(in_writable_area("/home/u", areas));
+  EXPECT_TRUE(in_writable_area("/home/u/src/dotfiles/git.inc", areas));
+}
+
 TEST(HostEnvironment, WritableAreaThroughTheResolver) {
   const std::map<fs::path, fs::path> links = {{"/opt/tool/bin", "/home/u/ws/bin"}};
   const HostResolver resolve = [&](const fs::path& p) {
