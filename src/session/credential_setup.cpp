@@ -138,10 +138,14 @@ proxy::HostServiceAnswer HostCredentials::answer(const std::string& path, const 
   const int port = colon == std::string::npos ? 443 : std::stoi(query->host.substr(colon + 1));
   if (port < 1 || port > 65535) return refuse(target, "the port is out of range", kPolicySource);
   const std::string destination = *host + ":" + std::to_string(port);
-  if (!decider_->reached(*host, static_cast<std::uint16_t>(port)))
+  // network.allowedDomains allows the destination whether or not the command has connected
+  // yet; an approved one counts once the command has been allowed to connect.
+  if (!decider_->reached(*host, static_cast<std::uint16_t>(port)) &&
+      !decider_->decide_at_once(*host, static_cast<std::uint16_t>(port)))
     return refuse(target,
-                  "the command has not been allowed to connect to " + destination +
-                      " (network.allowedDomains or an approval); nobody was asked",
+                  destination +
+                      " is not in network.allowedDomains and no connection to it was approved "
+                      "in this command; nobody was asked",
                   kPolicySource);
   if (git_.empty()) return refuse(target, "git is not found in the host's PATH", kPolicySource);
   if (const auto writable = writable_config()) return refuse(target, *writable, kPolicySource);

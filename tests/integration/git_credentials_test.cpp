@@ -258,6 +258,21 @@ TEST_F(GitCredentials, CloneOverHttpsSucceedsAfterTheCredentialQuestion) {
             "https://alice:" + kSecretA + "@git.test\nhttps://bob:" + kSecretB + "@other.test\n");
 }
 
+TEST_F(GitCredentials, AHostInAllowedDomainsIsAnsweredBeforeAnyConnection) {
+  // A credential asked for before git connected (a tool that fills first): allowedDomains
+  // lists git.test, so the question is asked and the answer given.
+  const RunResult r =
+      run("printf 'protocol=https\\nhost=git.test\\n\\n' | git credential fill >filled; "
+          "echo \"fill=$?\"; grep -c '^username=alice$' filled; grep -c '^password=' filled; "
+          "rm filled\n",
+          R"("git.test")");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "fill=0\n1\n1\n") << r.err;
+  EXPECT_NE(requests().find(R"("operation":"git-credential")"), std::string::npos) << requests();
+  EXPECT_EQ(server_log().find("GET"), std::string::npos) << server_log();
+  expect_no_secret(r);
+}
+
 TEST_F(GitCredentials, ADeniedQuestionFailsGitWithOneLineAndNoCredential) {
   const RunResult r =
       run("git clone -q https://git.test/repo.git cloned; echo \"git=$?\"\n" + secrets_inside(),
@@ -281,9 +296,9 @@ TEST_F(GitCredentials, AHostTheCommandCannotReachIsRefusedWithoutAQuestion) {
       R"("git.test")");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "fill=128\nfill=128\n0\n") << r.err;
-  EXPECT_NE(r.err.find("pi-sandbox: credential: refused https://other.test: the command has not "
-                       "been allowed to connect to other.test:443 (network.allowedDomains or an "
-                       "approval); nobody was asked\n"),
+  EXPECT_NE(r.err.find("pi-sandbox: credential: refused https://other.test: other.test:443 is "
+                       "not in network.allowedDomains and no connection to it was approved in "
+                       "this command; nobody was asked\n"),
             std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("pi-sandbox: credential: refused http://git.test: only https credentials "
