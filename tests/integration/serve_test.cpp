@@ -1326,8 +1326,13 @@ std::pair<pid_t, std::string> ready_worker(pid_t serve, const std::string& used 
       if (read_file("/proc/" + std::to_string(worker) + "/cmdline").find("--ready") ==
           std::string::npos)
         continue;
-      if (const auto pid1 = children_of(worker); !pid1.empty() && start_of(pid1.front()) != used)
+      if (const auto pid1 = children_of(worker); !pid1.empty() && start_of(pid1.front()) != used) {
+        // A start time counts clock ticks (USER_HZ, 10 ms): a sandbox made for the next command
+        // within the same tick would print the same one. Waiting past it makes a match mean the
+        // same process.
+        std::this_thread::sleep_for(30ms);
         return {worker, start_of(pid1.front())};
+      }
     }
     std::this_thread::sleep_for(50ms);
   }
