@@ -137,45 +137,9 @@ std::filesystem::path self_executable(const policy::SandboxPolicy& policy) {
   return "pi-sandbox";
 }
 
-/// Policy, command, options, broker and the proxy's decider for `args`.
-core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
-  if (args.shell_command.empty() == args.argv.empty())
-    return core::fail("run needs either -c 'SHELL COMMAND' or -- PROGRAM [ARGS...]");
-  Prepared p;
-  auto policy = build_policy(args.policy, &p.loaded);
-  if (!policy) return std::unexpected(policy.error());
-  core::phases::mark(core::phases::Mark::PolicyBuilt);
-  p.policy = std::move(*policy);
-  p.say = [message = io.message](const std::string& line) {
-    if (message)
-      message(line);
-    else
-      (void)core::write_all(STDERR_FILENO, "pi-sandbox: " + line + line_end(STDERR_FILENO));
-  };
-  for (const auto& warning : p.policy.warnings) p.say("warning: " + warning);
-  // `filesystem.additionalAllowWrite` directories persist: one that does not exist yet is
-  // made, so that what the command writes there stays (docs/configuration.md).
-  for (const auto& exposure : p.policy.writable) {
-    if (exposure.path == p.policy.workspace) continue;
-    std::error_code error;
-    if (exposure.origin == policy::Origin::ConfiguredWrite &&
-        !std::filesystem::exists(exposure.path, error))
-      std::filesystem::create_directories(exposure.path, error);
-  }
-  p.command.argv = args.argv.empty()
-                       ? std::vector<std::string>{"/bin/bash", "-c", args.shell_command}
-                       : args.argv;
-  p.command.cwd = p.policy.workspace;
-  // The caller's environment less credentials, then the private temp directory and the proxy's
-  // knobs (docs/security.md "Environment"). An approved host run gets the caller's environment
-  // less what points into a writable place instead (docs/host-ipc.md, Prepared::host_env).
-  // A name the host deliberately gives the command (env_keep) is kept as a passThrough entry
-  // would be; the trusted configuration's `environment.remove` still wins.
-  policy::EnvironmentSpec environment = p.loaded.config->environment;
-  environment.pass_through.insert(environment.pass_through.end(), args.env_keep.begin(),
-                                  args.env_keep.end());
-  p.command.env =
-      policy::command_environment(caller_environment(), environment, self_executable(p.policy)).env;
+/// The run options of `p` from the caller's `args` and `io`: the timeout, stdio, what is said
+/// when a limit is reached or the command connects directly, the no-cgroup note, teardown.
+void set_run_options(Prepared& p, const RunArgs& args, const RunIo& io) {
   if (args.timeout_seconds > 0)
     p.options.timeout = std::chrono::milliseconds(std::llround(args.timeout_seconds * 1000));
   p.options.cancel_fd = io.cancel_fd;
@@ -194,22 +158,13 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
   p.options.direct_connection = [say = p.say] { say(std::string(kDirectConnectionHint)); };
   p.options.say_no_cgroup = io.say_no_cgroup;
   p.options.teardown = io.teardown;
-  const auto reviewer = args.approval.reviewer.empty()
-                            ? p.loaded.config->approval.reviewer
-                            : std::vector<std::string>{args.approval.reviewer};
-  if (auto outside = check_reviewer_outside(reviewer, p.policy.workspace); !outside)
-    return std::unexpected(outside.error());
-  // What runs on the host gets no variable that points into a place the command can write,
-  // and a reviewer whose files or interpreter lie there is refused before anything is asked.
-  const auto areas = writable_areas(p.policy);
-  p.host_env = host_program_environment(caller_environment(), areas).env;
-  if (auto program = check_reviewer_program(reviewer, areas, p.host_env); !program)
-    return std::unexpected(program.error());
-  ApprovalPeers peers{io.human, io.ledger, std::nullopt, p.host_env};
-  if (p.options.timeout)
-    peers.command_deadline = std::chrono::steady_clock::now() + *p.options.timeout;
-  p.approvals =
-      std::make_shared<ApprovalSetup>(home_directory(), p.loaded, args.approval, std::move(peers));
+}
+
+/// The command's boundaries in `p`: its session and scope, the network decider, the host
+/// Unix sockets it may reach, the credential service, and the proxy that decides through them
+/// (docs/ARCHITECTURE.md, "The life of one command"). `areas`: writable_areas() of p.policy.
+void set_boundaries(Prepared& p, const RunArgs& args, const RunIo& io,
+                    const std::vector<policy::WritableArea>& areas) {
   p.session = new_id("run-");
   p.scope = args.scope_key.empty() ? p.session : args.scope_key;
   NetworkCommand network{
@@ -257,6 +212,65 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
   p.options.proxy = proxy_starter(std::move(decider), {},
                                   proxy::parent_proxies_from_environment(caller_environment()),
                                   host_service(std::move(credentials)));
+}
+
+/// Policy, command, options, broker and the proxy's decider for `args`.
+core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
+  if (args.shell_command.empty() == args.argv.empty())
+    return core::fail("run needs either -c 'SHELL COMMAND' or -- PROGRAM [ARGS...]");
+  Prepared p;
+  auto policy = build_policy(args.policy, &p.loaded);
+  if (!policy) return std::unexpected(policy.error());
+  core::phases::mark(core::phases::Mark::PolicyBuilt);
+  p.policy = std::move(*policy);
+  p.say = [message = io.message](const std::string& line) {
+    if (message)
+      message(line);
+    else
+      (void)core::write_all(STDERR_FILENO, "pi-sandbox: " + line + line_end(STDERR_FILENO));
+  };
+  for (const auto& warning : p.policy.warnings) p.say("warning: " + warning);
+  // `filesystem.additionalAllowWrite` directories persist: one that does not exist yet is
+  // made, so that what the command writes there stays (docs/configuration.md).
+  for (const auto& exposure : p.policy.writable) {
+    if (exposure.path == p.policy.workspace) continue;
+    std::error_code error;
+    if (exposure.origin == policy::Origin::ConfiguredWrite &&
+        !std::filesystem::exists(exposure.path, error))
+      std::filesystem::create_directories(exposure.path, error);
+  }
+  p.command.argv = args.argv.empty()
+                       ? std::vector<std::string>{"/bin/bash", "-c", args.shell_command}
+                       : args.argv;
+  p.command.cwd = p.policy.workspace;
+  // The caller's environment less credentials, then the private temp directory and the proxy's
+  // knobs (docs/security.md "Environment"). An approved host run gets the caller's environment
+  // less what points into a writable place instead (docs/host-ipc.md, Prepared::host_env).
+  // A name the host deliberately gives the command (env_keep) is kept as a passThrough entry
+  // would be; the trusted configuration's `environment.remove` still wins.
+  policy::EnvironmentSpec environment = p.loaded.config->environment;
+  environment.pass_through.insert(environment.pass_through.end(), args.env_keep.begin(),
+                                  args.env_keep.end());
+  p.command.env =
+      policy::command_environment(caller_environment(), environment, self_executable(p.policy)).env;
+  set_run_options(p, args, io);
+  const auto reviewer = args.approval.reviewer.empty()
+                            ? p.loaded.config->approval.reviewer
+                            : std::vector<std::string>{args.approval.reviewer};
+  if (auto outside = check_reviewer_outside(reviewer, p.policy.workspace); !outside)
+    return std::unexpected(outside.error());
+  // What runs on the host gets no variable that points into a place the command can write,
+  // and a reviewer whose files or interpreter lie there is refused before anything is asked.
+  const auto areas = writable_areas(p.policy);
+  p.host_env = host_program_environment(caller_environment(), areas).env;
+  if (auto program = check_reviewer_program(reviewer, areas, p.host_env); !program)
+    return std::unexpected(program.error());
+  ApprovalPeers peers{io.human, io.ledger, std::nullopt, p.host_env};
+  if (p.options.timeout)
+    peers.command_deadline = std::chrono::steady_clock::now() + *p.options.timeout;
+  p.approvals =
+      std::make_shared<ApprovalSetup>(home_directory(), p.loaded, args.approval, std::move(peers));
+  set_boundaries(p, args, io, areas);
   core::phases::mark(core::phases::Mark::SessionReady);
   return p;
 }
