@@ -32,8 +32,10 @@ set(CPACK_DEBIAN_DEBUG_PACKAGE_NAME pi-sandbox-dbg)
 set(CPACK_DEBIAN_DEBUG_PACKAGE_SECTION debug)
 set(CPACK_DEBIAN_DEBUG_PACKAGE_DEPENDS "pi-sandbox (= ${PROJECT_VERSION})")
 set(CPACK_COMPONENT_DEBUG_DESCRIPTION "debug information of pi-sandbox (for gdb)")
-# The sandbox runs commands with /bin/bash; the binary's libraries come from dpkg-shlibdeps.
-set(CPACK_DEBIAN_RUNTIME_PACKAGE_DEPENDS "bash")
+# The sandbox runs commands with /bin/bash; the binary's libraries come from dpkg-shlibdeps,
+# except OpenSSL's libcrypto, which it opens when it first hashes (src/approval/sha256.hpp):
+# `libssl3` on Debian 12, `libssl3t64` on Ubuntu 24.04.
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_DEPENDS "bash, libssl3 | libssl3t64")
 # Where the kernel restricts user namespaces (Ubuntu 23.10 and later), postinst installs and
 # loads the AppArmor profile that grants pi-sandbox `userns`; postrm removes it
 # (packaging/debian, docs/containers.md).

@@ -1,14 +1,12 @@
 #include "approval/boundary_request.hpp"
 
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <span>
 
-#include "approval/hex.hpp"
 #include "approval/json_text.hpp"
+#include "approval/sha256.hpp"
 
 namespace pisandbox::approval {
 namespace {
@@ -238,14 +236,7 @@ std::string canonical_json(const BoundaryRequest& request) {
 }
 
 core::Result<std::string> request_hash(const BoundaryRequest& request) {
-  const std::string canonical = canonical_json(request);
-  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
-  unsigned int length = 0;
-  if (EVP_Digest(canonical.data(), canonical.size(), digest.data(), &length, EVP_sha256(),
-                 nullptr) != 1) {
-    return core::fail("EVP_Digest(SHA-256) failed");
-  }
-  return to_lower_hex(std::span(digest.data(), length));
+  return sha256_hex(canonical_json(request));
 }
 
 }  // namespace pisandbox::approval

@@ -1,7 +1,5 @@
 #include "rpc/protocol.hpp"
 
-#include <openssl/evp.h>
-
 #include <algorithm>
 #include <cctype>
 #include <nlohmann/json.hpp>
@@ -386,35 +384,6 @@ std::size_t incomplete_utf8_tail(std::string_view bytes) {
     return length > back ? back : 0;
   }
   return 0;
-}
-
-std::string base64_encode(std::string_view bytes) {
-  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(bytes.data()),
-                                static_cast<int>(bytes.size()));
-  out.resize(static_cast<std::size_t>(n));
-  return out;
-}
-
-std::optional<std::string> base64_decode(std::string_view text) {
-  if (text.size() % 4 != 0) return std::nullopt;
-  if (text.empty()) return std::string();
-  for (char c : text)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '+' && c != '/' && c != '=')
-      return std::nullopt;
-  std::string out(3 * (text.size() / 4), '\0');
-  const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(text.data()),
-                                static_cast<int>(text.size()));
-  if (n < 0) return std::nullopt;
-  // EVP_DecodeBlock keeps the padding's zero bytes: drop one per '='.
-  std::size_t size = static_cast<std::size_t>(n);
-  const auto pad = text.size() - text.find_last_not_of('=') - 1;
-  if (pad > 2 || (pad > 0 && text.substr(0, text.size() - pad).find('=') != std::string::npos))
-    return std::nullopt;
-  out.resize(size - pad);
-  return out;
 }
 
 bool LineSplitter::feed(std::string_view bytes, std::vector<std::string>& lines) {

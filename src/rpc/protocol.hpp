@@ -14,6 +14,8 @@
 #include <variant>
 #include <vector>
 
+#include "core/base64.hpp"
+
 namespace pisandbox::rpc {
 
 /// The protocol version exchanged in `hello` (docs/protocol.md).
@@ -193,9 +195,10 @@ struct ExitStatus {
 /// complete yet (0-3): output holds them back until the next read completes them.
 [[nodiscard]] std::size_t incomplete_utf8_tail(std::string_view bytes);
 
-/// Base64 (RFC 4648 §4, with padding) with OpenSSL's EVP_EncodeBlock / EVP_DecodeBlock.
-[[nodiscard]] std::string base64_encode(std::string_view bytes);
-[[nodiscard]] std::optional<std::string> base64_decode(std::string_view text);
+/// Base64 of the `data` fields (RFC 4648 §4, with padding): core::base64_encode and
+/// core::base64_decode (src/core/base64.hpp).
+using core::base64_decode;
+using core::base64_encode;
 
 /// Splits a byte stream into lines on LF, dropping one CR before each LF.
 class LineSplitter {

@@ -12,6 +12,7 @@
 #include "approval/clock.hpp"
 #include "approval/grants.hpp"
 #include "approval/result.hpp"
+#include "approval/sha256.hpp"
 #include "approval_fixtures.hpp"
 
 namespace pisandbox::approval {
@@ -26,6 +27,16 @@ std::string hash_of(const BoundaryRequest& r) {
   auto hash = request_hash(r);
   EXPECT_TRUE(hash.has_value());
   return hash.value_or("");
+}
+
+// FIPS 180-4's examples (the NIST "SHA-256" example document): "abc" and the 448-bit message.
+TEST(Sha256, GivesTheKnownDigests) {
+  EXPECT_EQ(sha256_hex("abc").value(),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq").value(),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(sha256_hex("").value(),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 }
 
 // A clock the test advances by hand.

@@ -11,10 +11,13 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
+#include "core/base64.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/printable.hpp"
@@ -142,3 +145,32 @@ TEST(CorePrintable, ShowsControlsAndBidirectionalMarksEscaped) {
 
 }  // namespace
 }  // namespace pisandbox::core
+
+// RFC 4648, section 10: the test vectors, both ways.
+TEST(CoreBase64, EncodesAndDecodesTheRfcTestVectors) {
+  const std::array<std::pair<std::string_view, std::string_view>, 7> vectors = {{
+      {"", ""},
+      {"f", "Zg=="},
+      {"fo", "Zm8="},
+      {"foo", "Zm9v"},
+      {"foob", "Zm9vYg=="},
+      {"fooba", "Zm9vYmE="},
+      {"foobar", "Zm9vYmFy"},
+  }};
+  for (const auto& [bytes, text] : vectors) {
+    EXPECT_EQ(pisandbox::core::base64_encode(bytes), text);
+    EXPECT_EQ(pisandbox::core::base64_decode(text), std::string(bytes));
+  }
+  const std::string all = [] {
+    std::string s;
+    for (int i = 0; i < 256; ++i) s.push_back(static_cast<char>(i));
+    return s;
+  }();
+  EXPECT_EQ(pisandbox::core::base64_decode(pisandbox::core::base64_encode(all)), all);
+}
+
+TEST(CoreBase64, RefusesWhatIsNotPaddedBase64) {
+  for (std::string_view text :
+       {"Zg=", "Zg", "====", "Z===", "Zg=a", "Z=g=", "Zm9v\n", "Zm 9", "Zm9-", "Zm9_", "Zg==Zg=="})
+    EXPECT_EQ(pisandbox::core::base64_decode(text), std::nullopt) << text;
+}
