@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <linux/sched.h>
+#include <malloc.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -582,6 +583,10 @@ Outcome run_command(ReadySandbox sandbox, const Command& command, const RunOptio
   pipes.write_err.reset();
   Report report;
   Services services;
+  // The policy, the plans and the configuration were built and freed on the heap before the
+  // command started; give those pages back while it runs, as the supervisor (and its proxy)
+  // stays for the command's life (docs/benchmarks.md, "Memory"). The command runs already.
+  ::malloc_trim(0);
   const Ending ending =
       supervise(child, launch_fd, options, report, pipes, services, cgroup, terminal, guard);
   const bool handed_over = result_complete(report, pipes, terminal, options);
