@@ -461,6 +461,20 @@ core::Result<void> put_back(const std::string& git, const PackageFiles& files, D
   return {};
 }
 
+/// Whether `path` (relative to the root) is a protected path, lies below one, or has a first
+/// component below a pattern row's directory that the row matches: never written or removed.
+bool is_guarded(const PackageFiles& files, const std::string& path) {
+  const fs::path full = (files.root / path).lexically_normal();
+  const auto matched = [&](const policy::ProtectedPattern& row) {
+    const fs::path below = full.lexically_relative(row.dir);
+    return policy::is_within(full, row.dir) && full != row.dir &&
+           policy::matches_name_pattern(row.pattern, below.begin()->string());
+  };
+  return std::ranges::any_of(files.protected_paths,
+                             [&](const fs::path& p) { return policy::is_within(full, p); }) ||
+         std::ranges::any_of(files.protected_patterns, matched);
+}
+
 /// Removes each of `removed` (deepest first) and writes each of `rewritten` (but protected
 /// paths, which are left alone, and those a checkout may convert, which go to `result.left`),
 /// recording what fails.
@@ -474,17 +488,7 @@ void apply(const PackageFiles& files, std::vector<std::string> removed,
   std::ranges::sort(removed, [](const std::string& a, const std::string& b) {
     return a.size() != b.size() ? a.size() > b.size() : a < b;
   });
-  const auto guarded = [&](const std::string& path) {
-    const fs::path full = (files.root / path).lexically_normal();
-    const auto matched = [&](const policy::ProtectedPattern& row) {
-      const fs::path below = full.lexically_relative(row.dir);
-      return policy::is_within(full, row.dir) && full != row.dir &&
-             policy::matches_name_pattern(row.pattern, below.begin()->string());
-    };
-    return std::ranges::any_of(files.protected_paths,
-                               [&](const fs::path& p) { return policy::is_within(full, p); }) ||
-           std::ranges::any_of(files.protected_patterns, matched);
-  };
+  const auto guarded = [&](const std::string& path) { return is_guarded(files, path); };
   // git cannot write a protected path inside: an index that says it did is the command's.
   std::erase_if(removed, guarded);
   std::vector<policy::GitIndexEntry> kept;
@@ -764,11 +768,14 @@ std::optional<FileStamp> stamp_of(const fs::path& path) {
 }
 
 Unfinished unfinished_writes(const PackageFiles& files, const std::vector<std::string>& targets,
-                             const std::map<std::string, std::optional<FileStamp>>& stamps) {
+                             const std::map<std::string, std::optional<FileStamp>>& stamps,
+                             bool state_changed) {
   Unfinished result;
   std::set<std::string> changed;
   for (const auto& [path, was] : stamps)
     if (stamp_of(files.root / path) != was) changed.insert(path);
+  // A command that changed no tracked file and nothing of git's state wrote nothing for git.
+  if (changed.empty() && !state_changed) return result;
   const auto git = host_git(files.writable);
   if (!git) return result;
   const Deadline deadline =
@@ -793,7 +800,8 @@ Unfinished unfinished_writes(const PackageFiles& files, const std::vector<std::s
     if (!*diff || (*diff)->outside.empty()) continue;
     bool explains = false;
     for (const auto& [path, wanted] : (*diff)->inside) {
-      if (written.contains(path)) continue;
+      // A protected path is never compared (nor written): git cannot write one inside.
+      if (written.contains(path) || is_guarded(files, path)) continue;
       const auto was = stamps.find(path);
       const bool tracked = was != stamps.end();
       // A tracked file missing as the command started is left as the command leaves it.

@@ -121,10 +121,13 @@ struct Unfinished {
 /// there and is gone, or one the target adds that the index did not hold, born after
 /// `files.started` and holding the target's object. Such a file's bytes are an object of the
 /// repository, so putting it back loses nothing; a file the command wrote with other bytes is
-/// never named. Git runs as put_back_files() runs them; a target git cannot compare is skipped.
+/// never named, nor a protected path (`files.protected_paths`, `files.protected_patterns`).
+/// Nothing is compared when no tracked file changed and `state_changed` is false (the command
+/// left git's state as it was: a build or a test that failed). Git runs as put_back_files()
+/// runs them; a target git cannot compare is skipped.
 [[nodiscard]] Unfinished unfinished_writes(
     const PackageFiles& files, const std::vector<std::string>& targets,
-    const std::map<std::string, std::optional<FileStamp>>& stamps);
+    const std::map<std::string, std::optional<FileStamp>>& stamps, bool state_changed);
 
 /// Puts each path of `files.written` back as `files.before` holds it: a path the index held
 /// (stage 0, a regular file or a symlink) is rewritten with the object's bytes (a new file,

@@ -327,8 +327,15 @@ GitStateSnapshot::HalfDone GitStateSnapshot::unfinished() const {
   if (stamps_.empty()) return {};
   const auto index = files_.find("index");
   if (index == files_.end()) return {};
-  Unfinished found =
-      unfinished_writes(package_files(entries_of(index->second), {}), targets(), stamps_);
+  // Whether the command wrote any of git's state files (a merge refreshes the index and
+  // writes ORIG_HEAD; a pull writes FETCH_HEAD).
+  const bool state_changed = std::ranges::any_of(kStateFiles, [&](const char* name) {
+    const auto kept = files_.find(name);
+    const auto now = read_regular(git_dir_ / name, kGitStateBound);
+    return kept == files_.end() ? now.has_value() : now != kept->second;
+  });
+  Unfinished found = unfinished_writes(package_files(entries_of(index->second), {}), targets(),
+                                       stamps_, state_changed);
   if (found.written.empty()) return {};
   HalfDone half;
   half.outside = std::move(found.outside);
