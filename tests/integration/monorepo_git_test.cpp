@@ -256,7 +256,8 @@ TEST(MonorepoGit, AnOperationOnDivergedBranchesLeavesEveryFileAsItWas) {
 }
 
 // The command's own edits stay: a tracked file it changed before the merge (which git does not
-// touch) and one it wrote after the rebase stopped, with bytes no commit holds there.
+// touch) and one it wrote after the rebase stopped, with bytes no commit holds there; the line
+// names them with the `git checkout --` that would take them back.
 TEST(MonorepoGit, TheCommandsOwnEditsStay) {
   Scratch s;
   const fs::path repo = make_monorepo(s);
@@ -269,6 +270,14 @@ TEST(MonorepoGit, TheCommandsOwnEditsStay) {
   const std::string head = git(repo, "rev-parse HEAD", s).out;
   const RunResult r = s.run("echo mine > keep.txt && git merge -q mixed", {}, repo / "pkg");
   EXPECT_EQ(r.exit_code, 125) << r.err;
+  // Named with the way back, should git have written it.
+  const auto named = [&](const std::string& paths) {
+    return "; the repository is as it was before the command; files of the workspace that "
+           "changed during the command and hold nothing git was moving to are left as they are "
+           "(`git checkout -- " +
+           paths + "` takes them back if git wrote them); the command's exit status is 125";
+  };
+  EXPECT_NE(r.err.find(named((repo / "pkg/keep.txt").string())), std::string::npos) << r.err;
   EXPECT_EQ(read_file(repo / "pkg/keep.txt"), "mine\n");
   EXPECT_EQ(read_file(repo / "pkg/p.txt"), "p\n");
   EXPECT_EQ(git(repo, "rev-parse HEAD", s).out, head);
@@ -276,6 +285,7 @@ TEST(MonorepoGit, TheCommandsOwnEditsStay) {
   ASSERT_EQ(git(repo, "checkout -- pkg/keep.txt", s).exit_code, 0);
   const RunResult after = s.run("git rebase -q mixed; echo mine > p.txt; exit 1", {}, repo / "pkg");
   EXPECT_EQ(after.exit_code, 125) << after.err;
+  EXPECT_NE(after.err.find(named((repo / "pkg/p.txt").string())), std::string::npos) << after.err;
   EXPECT_EQ(read_file(repo / "pkg/p.txt"), "mine\n");
   EXPECT_EQ(read_file(repo / "pkg/sub/gone.txt"), "gone\n");
   EXPECT_EQ(fs::read_symlink(repo / "pkg/link"), "p.txt");

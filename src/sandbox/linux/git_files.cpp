@@ -822,6 +822,20 @@ Unfinished unfinished_writes(const PackageFiles& files, const std::vector<std::s
     }
     if (explains) outside.insert((*diff)->outside.begin(), (*diff)->outside.end());
   }
+  // The other changed files: the command's own edits, or what git merged from both sides (an
+  // object no compared commit holds there); left as they are, and named.
+  // One that holds what the index does (git wrote it anew with the same bytes) is as it was.
+  std::map<std::string, Blob> indexed;
+  for (const auto& e : files.before)
+    if (e.stage == 0) indexed.emplace(e.path, Blob{e.mode, hex(e.oid)});
+  if (!written.empty())
+    for (const auto& path : changed) {
+      if (written.contains(path) || is_guarded(files, path)) continue;
+      const auto found = current(path);
+      const auto entry = indexed.find(path);
+      const bool same = found && *found && entry != indexed.end() && **found == entry->second;
+      if (!same) unchecked.insert(path);
+    }
   for (const auto& path : written) unchecked.erase(path);
   result.outside.assign(outside.begin(), outside.end());
   result.written.assign(written.begin(), written.end());

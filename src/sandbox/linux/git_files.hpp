@@ -105,8 +105,10 @@ struct Unfinished {
   std::vector<std::string> outside;
   /// Relative to the root: the files git wrote or removed inside (sorted), for put_back_files().
   std::vector<std::string> written;
-  /// Relative to the root: tracked files the command changed that were not compared (beyond
-  /// kCompareFilesBound or kCompareBytesBound, or unreadable), left as they are (sorted).
+  /// Relative to the root: the other tracked files that changed during the command (its own
+  /// edits, a file git merged from both sides, one not compared beyond kCompareFilesBound or
+  /// kCompareBytesBound; not one that holds the index's object again), left as they are; only
+  /// when `written` is not empty (sorted).
   std::vector<std::string> unchecked;
 };
 

@@ -392,12 +392,13 @@ std::string GitStateSnapshot::settle(bool failed) const {
   const std::string needed =
       "git needed to change paths outside the workspace, which are read-only here: " +
       list(half.outside, ", ", as_is);
-  // Beyond the bounds of the comparison, a changed file is left as it is and named.
+  // A changed file not told to be git's (the command's own edit, or one git merged) is left
+  // as it is and named.
   const std::string unchecked =
       half.unchecked.empty()
           ? std::string()
-          : "; files of the workspace the command changed were not compared with what git "
-            "was writing, left as they are (`git checkout -- " +
+          : "; files of the workspace that changed during the command and hold nothing git was "
+            "moving to are left as they are (`git checkout -- " +
                 list(half.unchecked, " ", shell_word) + "` takes them back if git wrote them)";
   const std::string allow =
       unchecked + "; the command's exit status is " + std::to_string(kGitPutBackExit) +
