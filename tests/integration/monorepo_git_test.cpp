@@ -255,6 +255,19 @@ TEST(MonorepoGit, AnOperationOnDivergedBranchesLeavesEveryFileAsItWas) {
   }
 }
 
+// A target no ref names (`HEAD~1`, once `main` moved on) is found in HEAD's newest reflog
+// entries.
+TEST(MonorepoGit, AResetToACommitOnlyTheReflogNamesLeavesEveryFileAsItWas) {
+  Scratch s;
+  expect_untouched("git reset -q --hard HEAD~1", 125, Line::Named,
+                   [&](const fs::path& repo) {
+                     write_file(repo / "top.txt", "two\n");
+                     write_file(repo / "pkg/p.txt", "two\n");
+                     ASSERT_EQ(git(repo, "commit -qam two", s).exit_code, 0);
+                   },
+                   s, {".git/index"});
+}
+
 // The command's own edits stay: a tracked file it changed before the merge (which git does not
 // touch) and one it wrote after the rebase stopped, with bytes no commit holds there; the line
 // names them with the `git checkout --` that would take them back.
