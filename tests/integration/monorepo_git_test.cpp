@@ -42,11 +42,11 @@ RunResult git(const fs::path& dir, const std::string& args, const Scratch& s) {
   return run_process({"/bin/sh", "-c", "cd '" + dir.string() + "' && git " + args}, s.env());
 }
 
-/// What `git` reports of the repository: HEAD, the stash, the status, every ref but the
-/// remote-tracking ones.
+/// What `git` reports of the repository: HEAD, the stash, the index's entries, the status,
+/// every ref but the remote-tracking ones.
 std::string git_state(const fs::path& repo, const Scratch& s) {
   return git(repo, "rev-parse HEAD", s).out + git(repo, "stash list", s).out +
-         git(repo, "status --porcelain", s).out +
+         git(repo, "ls-files --stage", s).out + git(repo, "status --porcelain", s).out +
          git(repo, "for-each-ref refs/heads refs/tags refs/stash", s).out;
 }
 
@@ -204,6 +204,147 @@ TEST(MonorepoGit, APullOfAChangeOutsideThePackageFetchesAndMergesNothing) {
   expect_untouched(
       "git pull -q --ff-only", 1, Line::None, clean, s,
       {".git/FETCH_HEAD", ".git/ORIG_HEAD", ".git/refs/remotes", ".git/logs/refs/remotes"});
+}
+
+// git writes the package's files in index order before it reaches `top.txt` and stops
+// without moving HEAD or the index (`could not detach HEAD`, `Could not reset index file`, a
+// merge or cherry-pick that fails): what it wrote there is put back from the index (the
+// changed `p.txt`, the deleted `sub/gone.txt`, the added `new/added.txt`, `x.sh`'s executable
+// bit, the symlink `link`), and the line is the checkout's, with exit 125 (the index's
+// entries are compared by `git ls-files --stage`: the host `git status` after records the
+// rewritten files' stat data). Today: git's own error and exit status, and the package on
+// `mixed` with HEAD on `main`.
+class MonorepoGitStopped : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(MonorepoGitStopped, LeavesEveryFileAsItWas) {
+  Scratch s;
+  expect_untouched(GetParam(), 125, Line::Named, clean, s, {".git/index"});
+}
+
+INSTANTIATE_TEST_SUITE_P(MonorepoGit, MonorepoGitStopped,
+                         ::testing::Values("git rebase -q mixed", "git merge -q mixed",
+                                           "git reset -q --hard mixed", "git cherry-pick mixed",
+                                           "git -c advice.detachedHead=false rebase -q --onto "
+                                           "mixed HEAD"));
+
+// A pull fetches from the real bare remote `up.git` (its `mixed`), then stops the same way:
+// FETCH_HEAD, ORIG_HEAD and the remote-tracking ref the fetch wrote are put back with the
+// rest, so every ref and file is byte-identical to before.
+TEST(MonorepoGit, APullOfAChangeInsideAndOutsideThePackageLeavesEveryRefAndFileAsItWas) {
+  for (const char* pull :
+       {"git pull -q --ff-only origin mixed", "git pull -q --rebase origin mixed",
+        "git pull -q --no-rebase origin mixed"}) {
+    Scratch s;
+    expect_untouched(pull, 125, Line::Named, clean, s, {".git/index"});
+  }
+}
+
+// Branches that diverged: `main` has a commit of its own in the package; a merge (which fails
+// on the modify/delete conflict of `sub/gone.txt` after adding `new/added.txt`), a
+// cherry-pick and a rebase of `mixed` still leave everything as it was.
+TEST(MonorepoGit, AnOperationOnDivergedBranchesLeavesEveryFileAsItWas) {
+  for (const char* command :
+       {"git merge -q --no-edit mixed", "git cherry-pick mixed", "git rebase -q mixed"}) {
+    Scratch s;
+    expect_untouched(command, 125, Line::Named,
+                     [&](const fs::path& repo) {
+                       write_file(repo / "pkg/sub/gone.txt", "gone\nmore\n");
+                       ASSERT_EQ(git(repo, "commit -qam local", s).exit_code, 0);
+                     },
+                     s, {".git/index"});
+  }
+}
+
+// A target no ref names (`HEAD~1`, once `main` moved on) is found in HEAD's newest reflog
+// entries.
+TEST(MonorepoGit, AResetToACommitOnlyTheReflogNamesLeavesEveryFileAsItWas) {
+  Scratch s;
+  expect_untouched("git reset -q --hard HEAD~1", 125, Line::Named,
+                   [&](const fs::path& repo) {
+                     write_file(repo / "top.txt", "two\n");
+                     write_file(repo / "pkg/p.txt", "two\n");
+                     ASSERT_EQ(git(repo, "commit -qam two", s).exit_code, 0);
+                   },
+                   s, {".git/index"});
+}
+
+// The command's own edits stay: a tracked file it changed before the merge (which git does not
+// touch) and one it wrote after the rebase stopped, with bytes no commit holds there; the line
+// names them with the `git checkout --` that would take them back.
+TEST(MonorepoGit, TheCommandsOwnEditsStay) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s);
+  const RunResult made = git(repo,
+                             "checkout -q main && echo keep > pkg/keep.txt && git add pkg/keep.txt "
+                             "&& git commit -qm keep && git checkout -q mixed && git merge -q "
+                             "--no-edit main && git checkout -q main",
+                             s);
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  const std::string head = git(repo, "rev-parse HEAD", s).out;
+  const RunResult r = s.run("echo mine > keep.txt && git merge -q mixed", {}, repo / "pkg");
+  EXPECT_EQ(r.exit_code, 125) << r.err;
+  // Named with the way back, should git have written it.
+  const auto named = [&](const std::string& paths) {
+    return "; the repository is as it was before the command; files of the workspace that "
+           "changed during the command and hold nothing git was moving to are left as they are "
+           "(`git checkout -- " +
+           paths + "` takes them back if git wrote them); the command's exit status is 125";
+  };
+  EXPECT_NE(r.err.find(named((repo / "pkg/keep.txt").string())), std::string::npos) << r.err;
+  EXPECT_EQ(read_file(repo / "pkg/keep.txt"), "mine\n");
+  EXPECT_EQ(read_file(repo / "pkg/p.txt"), "p\n");
+  EXPECT_EQ(git(repo, "rev-parse HEAD", s).out, head);
+  EXPECT_EQ(git(repo, "status --porcelain", s).out, " M pkg/keep.txt\n");
+  ASSERT_EQ(git(repo, "checkout -- pkg/keep.txt", s).exit_code, 0);
+  const RunResult after = s.run("git rebase -q mixed; echo mine > p.txt; exit 1", {}, repo / "pkg");
+  EXPECT_EQ(after.exit_code, 125) << after.err;
+  EXPECT_NE(after.err.find(named((repo / "pkg/p.txt").string())), std::string::npos) << after.err;
+  EXPECT_EQ(read_file(repo / "pkg/p.txt"), "mine\n");
+  EXPECT_EQ(read_file(repo / "pkg/sub/gone.txt"), "gone\n");
+  EXPECT_EQ(fs::read_symlink(repo / "pkg/link"), "p.txt");
+  EXPECT_FALSE(fs::exists(repo / "pkg/new"));
+  EXPECT_EQ(git(repo, "status --porcelain", s).out, " M pkg/p.txt\n");
+}
+
+// A failed command that wrote a package file with the bytes a commit holds there, but whose
+// commits all agree with HEAD outside the package, is left alone: no line, its own exit status.
+TEST(MonorepoGit, AFailedCommandWithoutAChangeOutsideIsLeftAlone) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s);
+  ASSERT_EQ(git(repo,
+                "checkout -q -b inner && echo inner > pkg/p.txt && git commit -qam inner "
+                "&& git checkout -q main",
+                s)
+                .exit_code,
+            0);
+  const RunResult r = s.run("git show inner:pkg/p.txt > p.txt; exit 3", {}, repo / "pkg");
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(stderr_lines(r.err), "");
+  EXPECT_EQ(read_file(repo / "pkg/p.txt"), "inner\n");
+}
+
+// An operation confined to the package (its branch changes only `pkg/`) does all it does on
+// the host.
+TEST(MonorepoGit, AnOperationConfinedToThePackageIsComplete) {
+  for (const char* command : {"git rebase -q inner", "git merge -q inner", "git cherry-pick inner",
+                              "git reset -q --hard inner", "git pull -q --ff-only origin inner"}) {
+    Scratch s;
+    const fs::path repo = make_monorepo(s);
+    ASSERT_EQ(git(repo,
+                  "checkout -q -b inner && echo inner > pkg/p.txt && git rm -q "
+                  "pkg/sub/gone.txt && git commit -qam inner && git push -q up.git inner "
+                  "&& git checkout -q main",
+                  s)
+                  .exit_code,
+              0);
+    const RunResult r = s.run(command, {}, repo / "pkg");
+    EXPECT_EQ(r.exit_code, 0) << command << "\n" << r.err;
+    EXPECT_EQ(stderr_lines(r.err), "") << command;
+    EXPECT_EQ(read_file(repo / "pkg/p.txt"), "inner\n") << command;
+    EXPECT_FALSE(fs::exists(repo / "pkg/sub/gone.txt")) << command;
+    EXPECT_EQ(git(repo, "status --porcelain", s).out, "") << command;
+    EXPECT_EQ(git(repo, "show -s --format=%s HEAD", s).out, "inner\n") << command;
+  }
 }
 
 // `pkg/...` comes before `top.txt` in the index, so git has written the package's files when

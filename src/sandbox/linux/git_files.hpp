@@ -14,8 +14,11 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <ctime>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,6 +74,62 @@ struct PutBack {
   std::vector<std::string> failed;
   std::string error;
 };
+
+/// What lstat(2) says of a file: its type and permission bits, inode, size, and the times of
+/// its last change (any write, chmod or rename over it changes one of them: the command cannot
+/// set the change time back).
+struct FileStamp {
+  std::uint64_t dev = 0, ino = 0, size = 0;
+  std::uint32_t mode = 0;
+  std::int64_t mtime_seconds = 0, mtime_nanoseconds = 0, ctime_seconds = 0, ctime_nanoseconds = 0;
+
+  friend bool operator==(const FileStamp&, const FileStamp&) = default;
+};
+
+/// The stamp of `path` (not followed when a symlink), or nullopt when nothing is there.
+[[nodiscard]] std::optional<FileStamp> stamp_of(const fs::path& path);
+
+/// The most files unfinished_writes() names anew (1000) and bytes it reads for that (64 MiB);
+/// files beyond are left as they are and named.
+inline constexpr std::size_t kCompareFilesBound = 1000;
+inline constexpr std::size_t kCompareBytesBound = std::size_t{64} << 20;
+/// The most commits unfinished_writes() compares with HEAD.
+inline constexpr std::size_t kTargetCommitsBound = 64;
+
+/// What an operation that stopped before it changed HEAD or the index (`git rebase`, `git
+/// pull`, `git merge`, `git reset --hard`, `git cherry-pick`) had already written inside the
+/// workspace, told from the commits it may have been moving to.
+struct Unfinished {
+  /// Relative to the root: the paths outside the workspace where a commit that explains a
+  /// write differs from HEAD (sorted).
+  std::vector<std::string> outside;
+  /// Relative to the root: the files git wrote or removed inside (sorted), for put_back_files().
+  std::vector<std::string> written;
+  /// Relative to the root: the other tracked files that changed during the command (its own
+  /// edits, a file git merged from both sides, one not compared beyond kCompareFilesBound or
+  /// kCompareBytesBound; not one that holds the index's object again), left as they are; only
+  /// when `written` is not empty (sorted).
+  std::vector<std::string> unchecked;
+};
+
+/// The files of the workspace a git operation wrote for one of `targets` (object names in
+/// hexadecimal, in order of preference; at most kTargetCommitsBound are compared) before it
+/// stopped on a path outside the workspace, with HEAD and `files.before` (the index) as they
+/// were: for each target whose tree differs from HEAD's outside the workspace (`git diff-tree
+/// -r -z --no-renames HEAD <target>`, git-diff-tree(1) "Raw output format"), a tracked file
+/// whose stamp differs from `stamps` (taken as the command started) and that now holds the
+/// target's object at its path with its mode (named with `git hash-object -t blob
+/// --no-filters --stdin`, read without following a symlink), one the target deletes that was
+/// there and is gone, or one the target adds that the index did not hold, born after
+/// `files.started` and holding the target's object. Such a file's bytes are an object of the
+/// repository, so putting it back loses nothing; a file the command wrote with other bytes is
+/// never named, nor a protected path (`files.protected_paths`, `files.protected_patterns`).
+/// Nothing is compared when no tracked file changed and `state_changed` is false (the command
+/// left git's state as it was: a build or a test that failed). Git runs as put_back_files()
+/// runs them; a target git cannot compare is skipped.
+[[nodiscard]] Unfinished unfinished_writes(
+    const PackageFiles& files, const std::vector<std::string>& targets,
+    const std::map<std::string, std::optional<FileStamp>>& stamps, bool state_changed);
 
 /// Puts each path of `files.written` back as `files.before` holds it: a path the index held
 /// (stage 0, a regular file or a symlink) is rewritten with the object's bytes (a new file,

@@ -207,6 +207,18 @@ std::optional<GitStateSnapshot> GitStateSnapshot::take(
   for (const auto& e : policy.home_writable_entries) snapshot.writable_.push_back(e);
   for (const auto& p : protected_paths) snapshot.protected_.push_back(p.path.lexically_normal());
   snapshot.patterns_ = policy.protected_patterns;
+  if (const auto index = snapshot.files_.find("index"); index != snapshot.files_.end()) {
+    for (const auto& e : entries_of(index->second)) {
+      if (e.stage != 0 || e.skip_worktree || !e.path.starts_with(snapshot.inside_ + "/")) continue;
+      const std::uint32_t type = e.mode & 0170000;
+      if (type != 0100000 && type != 0120000) continue;
+      if (snapshot.stamps_.size() == kStampedFilesBound) {
+        snapshot.stamps_.clear();
+        break;
+      }
+      snapshot.stamps_.emplace(e.path, stamp_of(root / e.path));
+    }
+  }
   // The coarse clock: file systems stamp a new inode with it or a finer one, so a directory
   // made after this is never stamped earlier.
   ::clock_gettime(CLOCK_REALTIME_COARSE, &snapshot.started_);
@@ -233,7 +245,17 @@ GitStateSnapshot::HalfDone GitStateSnapshot::half_done(bool failed) const {
   const auto old_stash = files_.find("logs/refs/stash");
   const auto new_stash = read_regular(git_dir_ / "logs/refs/stash", kGitStateBound);
   const bool stashed = new_stash && (old_stash == files_.end() || old_stash->second != *new_stash);
-  if (!failed || !stashed) return {};
+  if (!failed) return {};
+  // git refreshes the stat data of the index before a merge, and may write it then: only what
+  // the entries name counts.
+  const auto same_entries = [&] {
+    const auto after = entries_of(*new_bytes);
+    return std::ranges::equal(before, after, [](const auto& a, const auto& b) {
+      return a.path == b.path && a.stage == b.stage && a.mode == b.mode && a.oid == b.oid &&
+             a.skip_worktree == b.skip_worktree;
+    });
+  };
+  if (!stashed) return same_entries() && !head_moved() ? unfinished() : HalfDone{};
   HalfDone dirty;
   dirty.stash = stash_commit(*new_stash);
   for (const auto& e : before) {
@@ -242,6 +264,84 @@ GitStateSnapshot::HalfDone GitStateSnapshot::half_done(bool failed) const {
     if (stat_of(e.path) != std::optional<policy::GitStat>(e.stat)) dirty.outside.push_back(e.path);
   }
   return dirty;
+}
+
+PackageFiles GitStateSnapshot::package_files(std::vector<policy::GitIndexEntry> before,
+                                             std::vector<std::string> written) const {
+  return {root_,    git_dir_,  inside_,    std::move(before), std::move(written),
+          started_, writable_, protected_, patterns_};
+}
+
+std::vector<std::string> GitStateSnapshot::targets() const {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  // The object name each line of `bytes` starts with.
+  const auto add = [&](std::string_view bytes) {
+    while (!bytes.empty() && out.size() < kTargetCommitsBound) {
+      const auto end = bytes.find('\n');
+      const std::string_view line = bytes.substr(0, end);
+      bytes.remove_prefix(end == std::string_view::npos ? bytes.size() : end + 1);
+      const auto length = std::min(line.find_first_of(" \t"), line.size());
+      const std::string name(line.substr(0, length));
+      const bool hex =
+          (name.size() == 40 || name.size() == 64) && std::ranges::all_of(name, [](char c) {
+            return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+          });
+      if (hex && seen.insert(name).second) out.push_back(name);
+    }
+  };
+  // What the command left naming where it was going.
+  for (const char* name :
+       {"FETCH_HEAD", "MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD", "AUTO_MERGE",
+        "rebase-merge/onto", "rebase-apply/onto", "ORIG_HEAD"})
+    if (const auto bytes = read_regular(git_dir_ / name, 1 << 20)) add(*bytes);
+  // The remote-tracking refs a pull's fetch moved.
+  std::error_code error;
+  std::size_t seen_refs = 0;
+  for (auto it = fs::recursive_directory_iterator(git_dir_ / "refs/remotes", error);
+       !error && it != fs::recursive_directory_iterator() && seen_refs++ < kTargetCommitsBound;
+       it.increment(error))
+    if (const auto bytes = read_regular(it->path(), 256)) add(*bytes);
+  // The refs as the command started: branches, remote-tracking refs, tags.
+  for (const auto& [path, bytes] : files_)
+    if (path.starts_with("refs/")) add(bytes);
+  if (const auto packed = files_.find("packed-refs"); packed != files_.end()) add(packed->second);
+  // Where HEAD was lately (`git reset --hard HEAD~1`): the newest reflog entries' new names.
+  if (const auto log = files_.find("logs/HEAD"); log != files_.end()) {
+    std::string_view rest = log->second;
+    std::vector<std::string_view> lines;
+    while (!rest.empty()) {
+      const auto end = rest.find('\n');
+      lines.push_back(rest.substr(0, end));
+      rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 1);
+    }
+    for (auto it = lines.rbegin(); it != lines.rend() && it - lines.rbegin() < 16; ++it) {
+      const auto space = it->find(' ');
+      if (space != std::string_view::npos) add(it->substr(space + 1));
+    }
+  }
+  return out;
+}
+
+GitStateSnapshot::HalfDone GitStateSnapshot::unfinished() const {
+  if (stamps_.empty()) return {};
+  const auto index = files_.find("index");
+  if (index == files_.end()) return {};
+  // Whether the command wrote any of git's state files (a merge refreshes the index and
+  // writes ORIG_HEAD; a pull writes FETCH_HEAD).
+  const bool state_changed = std::ranges::any_of(kStateFiles, [&](const char* name) {
+    const auto kept = files_.find(name);
+    const auto now = read_regular(git_dir_ / name, kGitStateBound);
+    return kept == files_.end() ? now.has_value() : now != kept->second;
+  });
+  Unfinished found = unfinished_writes(package_files(entries_of(index->second), {}), targets(),
+                                       stamps_, state_changed);
+  if (found.written.empty()) return {};
+  HalfDone half;
+  half.outside = std::move(found.outside);
+  half.inside = std::move(found.written);
+  half.unchecked = std::move(found.unchecked);
+  return half;
 }
 
 bool GitStateSnapshot::head_moved() const {
@@ -292,14 +392,21 @@ std::string GitStateSnapshot::settle(bool failed) const {
   const std::string needed =
       "git needed to change paths outside the workspace, which are read-only here: " +
       list(half.outside, ", ", as_is);
-  const std::string allow = "; the command's exit status is " + std::to_string(kGitPutBackExit) +
-                            "; to allow it, make the repository's root the workspace (--cwd " +
-                            root_.string() + ")";
+  // A changed file not told to be git's (the command's own edit, or one git merged) is left
+  // as it is and named.
+  const std::string unchecked =
+      half.unchecked.empty()
+          ? std::string()
+          : "; files of the workspace that changed during the command and hold nothing git was "
+            "moving to are left as they are (`git checkout -- " +
+                list(half.unchecked, " ", shell_word) + "` takes them back if git wrote them)";
+  const std::string allow =
+      unchecked + "; the command's exit status is " + std::to_string(kGitPutBackExit) +
+      "; to allow it, make the repository's root the workspace (--cwd " + root_.string() + ")";
   if (auto restored = restore(); !restored)
     return needed +
            "; putting the repository back as it was failed: " + restored.error().describe() + allow;
-  PackageFiles files{root_,    git_dir_,  inside_,    {},       half.inside,
-                     started_, writable_, protected_, patterns_};
+  PackageFiles files = package_files({}, half.inside);
   // Without the index as it was, no file can be told to be the command's: none is touched.
   const auto index = files_.find("index");
   auto before = index == files_.end() ? std::nullopt

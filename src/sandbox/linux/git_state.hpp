@@ -21,6 +21,7 @@
 
 #include "core/error.hpp"
 #include "policy/sandbox_policy.hpp"
+#include "sandbox/linux/git_files.hpp"
 
 namespace pisandbox::sandbox::linux_ {
 
@@ -29,6 +30,11 @@ namespace fs = std::filesystem;
 /// The most bytes of git state kept (64 MiB): a repository whose HEAD, index, refs and logs
 /// hold more is not kept, and its half-done operations are not undone.
 inline constexpr std::size_t kGitStateBound = std::size_t{64} << 20;
+
+/// The most tracked files of the workspace whose stamp is kept as the command starts (100000):
+/// beyond, what an operation that stopped before it changed HEAD or the index wrote there is
+/// not put back.
+inline constexpr std::size_t kStampedFilesBound = 100000;
 
 /// The exit status of a command whose git operation was put back: pi-sandbox's own, as for a
 /// sandbox that could not be set up or a command the guard stopped (README, "Exit status"), so
@@ -53,7 +59,13 @@ class GitStateSnapshot {
   /// meant to change and could not (policy::unapplied_paths() on the index, when HEAD moved or
   /// the command failed: an index-only `git reset` is complete as it is; with a new stash
   /// entry and a failed command, the tracked files outside whose stat data differs from the
-  /// index, which the stash meant to reset). None: nothing is done and the result is empty.
+  /// index, which the stash meant to reset; with a failed command that left HEAD and the index
+  /// as they were, the paths outside where a commit it was moving to differs from HEAD, when
+  /// the workspace's files hold what that commit holds there, unfinished_writes() on the
+  /// commits the state names: `FETCH_HEAD`, `MERGE_HEAD`, `CHERRY_PICK_HEAD`, `REVERT_HEAD`,
+  /// `REBASE_HEAD`, `AUTO_MERGE`, `rebase-*/onto`, `ORIG_HEAD`, the remote-tracking refs after
+  /// the command, then every ref and the last entries of HEAD's reflog as it started). None:
+  /// nothing is done and the result is empty.
   /// Otherwise the state is put back (files the command added are removed, changed ones
   /// rewritten, directories it made removed), then the files inside the workspace git had
   /// already written (policy::written_paths()) as the index before the command held them
@@ -75,6 +87,10 @@ class GitStateSnapshot {
   std::vector<fs::path> writable_;                  ///< what the command can write
   std::vector<fs::path> protected_;                 ///< never written by the put-back
   std::vector<policy::ProtectedPattern> patterns_;  ///< nor what these match
+  /// The tracked files of the workspace (stage 0, a file or symlink; relative to root_) as
+  /// the command started: lstat(2)'s stamp, nullopt when missing. Empty beyond
+  /// kStampedFilesBound.
+  std::map<std::string, std::optional<FileStamp>> stamps_;
   struct timespec started_ {};  ///< when the snapshot was taken (CLOCK_REALTIME_COARSE)
 
   /// What git left half done: the paths outside the workspace it could not change, and those
@@ -83,8 +99,17 @@ class GitStateSnapshot {
     std::vector<std::string> outside;
     std::vector<std::string> inside;
     std::string stash;  ///< the commit of the stash entry put back, or empty
+    /// Changed files inside that were not compared with what git was writing (bounds).
+    std::vector<std::string> unchecked;
   };
   [[nodiscard]] HalfDone half_done(bool failed) const;
+  /// What an operation that stopped before it changed HEAD or the index had written inside.
+  [[nodiscard]] HalfDone unfinished() const;
+  /// The commits the command may have been moving to, most likely first (hexadecimal).
+  [[nodiscard]] std::vector<std::string> targets() const;
+  /// The files to put back, with the index before the command (`before`, when it is read).
+  [[nodiscard]] PackageFiles package_files(std::vector<policy::GitIndexEntry> before,
+                                           std::vector<std::string> written) const;
   /// Whether HEAD, the branch it names or `packed-refs` changed since the snapshot.
   [[nodiscard]] bool head_moved() const;
   [[nodiscard]] core::Result<void> restore() const;
