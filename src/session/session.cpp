@@ -387,7 +387,7 @@ void explain_outward_links(const Prepared& p, const std::vector<std::string>& wo
   for (const auto& [link, word] : policy::links_named(scan.links, words, cwd))
     if (link->access.view == policy::OutsideView::Hidden ||
         link->access.view == policy::OutsideView::ReadOnly)
-      p.say(policy::outward_link_line(*link, word));
+      p.say(policy::outward_link_line(*link, policy::link_as_spelled(*link, word, cwd)));
 }
 
 /// After a failed command: one line when git's signing agent (policy::SigningFiles) was among

@@ -66,7 +66,7 @@ TEST(WorkspaceLinks, AFailedCommandThatNamedALinkGetsALineNamingIt) {
   EXPECT_EQ(hidden.exit_code, 1);
   EXPECT_NE(hidden.err.find("cat: backend/README: No such file or directory\n"), std::string::npos)
       << hidden.err;
-  EXPECT_NE(hidden.err.find("pi-sandbox: backend/README is a link to " + w.backend.string() +
+  EXPECT_NE(hidden.err.find("pi-sandbox: backend is a link to " + w.backend.string() +
                             ", which is hidden inside the sandbox (" + kHiddenWhy +
                             "): see pi-sandbox policy\n"),
             std::string::npos)
@@ -74,7 +74,7 @@ TEST(WorkspaceLinks, AFailedCommandThatNamedALinkGetsALineNamingIt) {
   const RunResult read_only = w.s.run("touch system/pi-sandbox-links-test");
   EXPECT_EQ(read_only.exit_code, 1);
   EXPECT_NE(read_only.err.find("Read-only file system"), std::string::npos) << read_only.err;
-  EXPECT_NE(read_only.err.find("pi-sandbox: system/pi-sandbox-links-test is a link to "
+  EXPECT_NE(read_only.err.find("pi-sandbox: system is a link to "
                                "/usr/share, which is read-only inside the sandbox (" +
                                kReadOnlyWhy + "): see pi-sandbox policy\n"),
             std::string::npos)
@@ -84,6 +84,26 @@ TEST(WorkspaceLinks, AFailedCommandThatNamedALinkGetsALineNamingIt) {
     const RunResult quiet = w.s.run(command);
     EXPECT_EQ(quiet.err.find("is a link to"), std::string::npos) << command << quiet.err;
   }
+}
+
+TEST(WorkspaceLinks, TheLineNamesARelativeLinkAndWhereItLeadsNotThePathThroughIt) {
+  // `backend -> ../../elsewhere/backend`: a relative target outside the home, read-only.
+  Scratch s;
+  const fs::path elsewhere = fs::canonical(s.root) / "elsewhere" / "backend";
+  write_file(elsewhere / "README", "backend\n");
+  fs::create_directory_symlink("../../elsewhere/backend", s.ws / "backend");
+  const RunResult r = s.run("touch backend/src/file ./backend/new");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("touch: cannot touch './backend/new': Read-only file system\n"),
+            std::string::npos)
+      << r.err;
+  const std::string line = "pi-sandbox: backend is a link to " + elsewhere.string() +
+                           ", which is read-only inside the sandbox (" + kReadOnlyWhy +
+                           "): see pi-sandbox policy\n";
+  const auto at = r.err.find(line);
+  EXPECT_NE(at, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(line, at + 1), std::string::npos) << r.err;  // the link once
+  EXPECT_EQ(r.err.find("backend/src/file is a link"), std::string::npos) << r.err;
 }
 
 }  // namespace
