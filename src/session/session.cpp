@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include "core/io.hpp"
 #include "core/phase_trace.hpp"
@@ -390,14 +392,37 @@ void explain_outward_links(const Prepared& p, const std::vector<std::string>& wo
       p.say(policy::outward_link_line(*link, policy::link_as_spelled(*link, word, cwd)));
 }
 
+/// Why the agent git signs through cannot sign for the command, if it cannot
+/// (policy::AgentGap); nothing for a format pi-sandbox does not know the agent of (x509, or gpg
+/// with a home whose socket name it cannot tell).
+std::optional<policy::AgentGap> agent_gap(const Prepared& p, const policy::SigningFiles& signing) {
+  const bool ssh = signing.signing.format == policy::SigningFormat::Ssh;
+  if (signing.agent_socket.empty())
+    return ssh ? std::optional(policy::AgentGap::NoAgent) : std::nullopt;
+  struct stat st {};
+  if (::stat(signing.agent_socket.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode))
+    return policy::AgentGap::NotRunning;
+  if (!p.host_sockets->allows(signing.agent_socket)) return policy::AgentGap::NotAllowed;
+  return std::nullopt;
+}
+
 /// After a failed command: one line when git's signing agent (policy::SigningFiles) was among
 /// the host sockets refused, naming the hostIPC.allowedSockets entry that lets it sign
 /// (docs/configuration.md, "Signed commits"); gpg's and ssh-keygen's own errors name no socket.
-void explain_signing(const Prepared& p) {
+///
+/// For a command that may sign (policy::may_sign()), also: one line when user.signingKey names a
+/// key file the sandbox hides (a private key), with what to set instead; and, unless the refusal
+/// said it, one line when no agent can sign for the sandbox (none, not running, not allowed).
+void explain_signing(const Prepared& p, const std::vector<std::string>& words) {
   const policy::SigningFiles& signing = p.policy.signing;
-  if (signing.signing.configured() && !signing.agent_socket.empty() &&
-      p.host_sockets->refused(signing.agent_socket.string()))
-    p.say(policy::signing_socket_hint(signing));
+  if (!signing.signing.configured()) return;
+  const bool refused =
+      !signing.agent_socket.empty() && p.host_sockets->refused(signing.agent_socket.string());
+  if (refused) p.say(policy::signing_socket_hint(signing));
+  if (!policy::may_sign(words)) return;
+  if (signing.ssh_key_hidden) p.say(policy::hidden_ssh_key_hint(signing.signing));
+  if (const auto gap = agent_gap(p, signing); gap && !refused)
+    p.say(policy::signing_agent_hint(signing, *gap));
 }
 
 }  // namespace
@@ -416,7 +441,7 @@ sandbox::Outcome execute(const RunArgs& args, const RunIo& io) {
           ? run_in_sandbox(p, std::move(p.command), p.options)
           : run_with_host_ipc(args, io, p);
   if (failed(outcome)) explain_outward_links(p, words, cwd);
-  if (failed(outcome)) explain_signing(p);
+  if (failed(outcome)) explain_signing(p, words);
   // A decision may still wait for an answer nobody needs any more: its question ends, and the
   // terminal gets its settings back before pi-sandbox exits.
   p.approvals->end_questions();
