@@ -412,7 +412,8 @@ std::optional<policy::AgentGap> agent_gap(const Prepared& p, const policy::Signi
 ///
 /// For a command that may sign (policy::may_sign()), also: one line when user.signingKey names a
 /// key file the sandbox hides (a private key), with what to set instead; and, unless the refusal
-/// said it, one line when no agent can sign for the sandbox (none, not running, not allowed).
+/// said it, one line when no agent can sign for the sandbox (none, not running; not allowed,
+/// with such a key).
 void explain_signing(const Prepared& p, const std::vector<std::string>& words) {
   const policy::SigningFiles& signing = p.policy.signing;
   if (!signing.signing.configured()) return;
@@ -421,7 +422,11 @@ void explain_signing(const Prepared& p, const std::vector<std::string>& words) {
   if (refused) p.say(policy::signing_socket_hint(signing));
   if (!policy::may_sign(words)) return;
   if (signing.ssh_key_hidden) p.say(policy::hidden_ssh_key_hint(signing.signing));
-  if (const auto gap = agent_gap(p, signing); gap && !refused)
+  // An agent that is running but not allowed is refused when the signing program asks it: that
+  // refusal said it, and without one the program never asked (it failed before, on a hidden key,
+  // or git never signed).
+  const auto gap = agent_gap(p, signing);
+  if (gap && !refused && (*gap != policy::AgentGap::NotAllowed || signing.ssh_key_hidden))
     p.say(policy::signing_agent_hint(signing, *gap));
 }
 

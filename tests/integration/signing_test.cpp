@@ -140,6 +140,11 @@ TEST_F(Signing, SshWithoutTheAgentAllowedSaysWhichSettingToAdd) {
   EXPECT_NE(at, std::string::npos) << r.err;
   EXPECT_EQ(r.err.find(line, at + 1), std::string::npos) << r.err;       // once
   EXPECT_EQ(git({"rev-parse", "-q", "--verify", "HEAD"}).exit_code, 1);  // nothing committed
+  EXPECT_EQ(r.err.find("is not in hostIPC.allowedSockets"), std::string::npos) << r.err;
+  // A git command that failed without signing gets no line about the agent.
+  const RunResult unsigned_failure = sandboxed("git commit -q -m nothing-staged");
+  EXPECT_EQ(unsigned_failure.exit_code, 1) << unsigned_failure.err;
+  EXPECT_EQ(unsigned_failure.err.find("pi-sandbox: "), std::string::npos) << unsigned_failure.err;
 }
 
 /// The line of a user.signingKey naming the private key ~/.ssh/id_ed25519.
