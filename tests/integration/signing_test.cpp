@@ -211,6 +211,8 @@ TEST_F(Signing, GpgWithItsAgentNotRunningSaysToStartIt) {
   PI_SANDBOX_REQUIRE(has_gnupg(), "gnupg is not installed");
   const std::string socket = gpg_setup();
   ASSERT_EQ(run_process({"/usr/bin/gpgconf", "--kill", "gpg-agent"}, env_).exit_code, 0);
+  // gpgconf returns before the agent has removed its socket.
+  for (int i = 0; i < 500 && fs::exists(socket); ++i) ::usleep(20'000);
   ASSERT_FALSE(fs::exists(socket));
   const RunResult r = sandboxed("git commit -q --allow-empty -m refused",
                                 R"({"allowedSockets": [")" + socket + R"("]})");
