@@ -401,6 +401,17 @@ std::uint64_t machine_memory_bytes() {
 
 }  // namespace
 
+std::map<std::string, std::string> remote_urls(const fs::path& config) {
+  std::map<std::string, std::string> urls;
+  for (auto& entry : policy::read_git_config(file_head(config, 1 << 20)).findings) {
+    const std::string_view key = entry.key;
+    if (!key.starts_with("remote.") || !key.ends_with(".url") || key.size() <= 11) continue;
+    // git fetches from the first url of a remote (git-config(1), remote.<name>.url).
+    urls.emplace(std::string(key.substr(7, key.size() - 11)), std::move(entry.value));
+  }
+  return urls;
+}
+
 core::Result<fs::path> own_executable() {
   std::string path;
 #if defined(__APPLE__)

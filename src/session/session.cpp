@@ -11,12 +11,14 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <optional>
 
 #include "core/io.hpp"
 #include "core/phase_trace.hpp"
 #include "hostipc/host_ipc.hpp"
 #include "policy/environment.hpp"
+#include "policy/git_remotes.hpp"
 #include "policy/signing.hpp"
 #include "policy/workspace_links.hpp"
 #include "process/host_runner.hpp"
@@ -29,6 +31,7 @@
 #include "session/host_programs.hpp"
 #include "session/host_socket_setup.hpp"
 #include "session/network_setup.hpp"
+#include "session/policy_setup.hpp"
 
 extern char** environ;
 
@@ -392,6 +395,24 @@ void explain_outward_links(const Prepared& p, const std::vector<std::string>& wo
       p.say(policy::outward_link_line(*link, policy::link_as_spelled(*link, word, cwd)));
 }
 
+/// After a failed command: one line for each local repository its git read as a remote (clone,
+/// fetch, pull, push, ls-remote of a path or of a remote of the repository whose URL is a path)
+/// that the sandbox hides (docs/security.md, "Remotes in the hidden home"); git's own error
+/// (`fatal: '<path>' does not appear to be a git repository`) does not say why.
+void explain_hidden_remotes(const Prepared& p, const std::vector<std::string>& words,
+                            const std::filesystem::path& cwd) {
+  const std::map<std::string, std::string> remotes =
+      p.policy.git ? remote_urls(p.policy.git->common_dir / "config")
+                   : std::map<std::string, std::string>{};
+  for (const auto& path : policy::local_remotes(words, remotes, p.policy.home, cwd)) {
+    // The policy's paths are real; the URL may go through a link (a home under /home -> /data).
+    std::error_code error;
+    const std::filesystem::path real = std::filesystem::weakly_canonical(path, error);
+    const policy::OutsideAccess access = policy::outside_access(p.policy, error ? path : real);
+    if (access.view == policy::OutsideView::Hidden) p.say(policy::hidden_remote_line(path, access));
+  }
+}
+
 /// Why the agent git signs through cannot sign for the command, if it cannot
 /// (policy::AgentGap); nothing for a format pi-sandbox does not know the agent of (x509, or gpg
 /// with a home whose socket name it cannot tell).
@@ -447,6 +468,7 @@ sandbox::Outcome execute(const RunArgs& args, const RunIo& io) {
           : run_with_host_ipc(args, io, p);
   if (failed(outcome)) explain_outward_links(p, words, cwd);
   if (failed(outcome)) explain_signing(p, words);
+  if (failed(outcome)) explain_hidden_remotes(p, words, cwd);
   // A decision may still wait for an answer nobody needs any more: its question ends, and the
   // terminal gets its settings back before pi-sandbox exits.
   p.approvals->end_questions();
