@@ -401,16 +401,18 @@ void explain_outward_links(const Prepared& p, const std::vector<std::string>& wo
 /// (`fatal: '<path>' does not appear to be a git repository`) does not say why.
 void explain_hidden_remotes(const Prepared& p, const std::vector<std::string>& words,
                             const std::filesystem::path& cwd) {
+  if (std::ranges::none_of(words,
+                           [](const std::string& w) { return w == "git" || w.ends_with("/git"); }))
+    return;
   const std::map<std::string, std::string> remotes =
       p.policy.git ? remote_urls(p.policy.git->common_dir / "config")
                    : std::map<std::string, std::string>{};
-  for (const auto& path : policy::local_remotes(words, remotes, p.policy.home, cwd)) {
-    // The policy's paths are real; the URL may go through a link (a home under /home -> /data).
-    std::error_code error;
-    const std::filesystem::path real = std::filesystem::weakly_canonical(path, error);
-    const policy::OutsideAccess access = policy::outside_access(p.policy, error ? path : real);
-    if (access.view == policy::OutsideView::Hidden) p.say(policy::hidden_remote_line(path, access));
-  }
+  // Compared as written, symlinks not followed: the remote's URL is the command's to set, and
+  // following links in the hidden home would tell it where they lead.
+  for (const auto& path : policy::local_remotes(words, remotes, p.policy.home, cwd))
+    if (const auto access = policy::outside_access(p.policy, path);
+        access.view == policy::OutsideView::Hidden)
+      p.say(policy::hidden_remote_line(path, access));
 }
 
 /// Why the agent git signs through cannot sign for the command, if it cannot
