@@ -251,6 +251,24 @@ TEST_F(Signing, GpgWithTheDefaultHomeSignsThroughARealAgentAndTheHostVerifiesIt)
   EXPECT_EQ(git({"log", "-1", "--format=%s %G?"}).out, "signed G\n");
 }
 
+TEST_F(Signing, TheGpgHomeKeepsItsHostModeSoGpgDoesNotWarn) {
+  // ~/.gnupg is made in the hidden home to hold the public files' mount points: 0755 there made
+  // gpg warn `unsafe permissions on homedir` on every call.
+  PI_SANDBOX_REQUIRE(has_gnupg(), "gnupg is not installed");
+  gpg_setup();
+  struct stat st {};
+  ASSERT_EQ(::stat((scratch_.home / ".gnupg").c_str(), &st), 0);
+  ASSERT_EQ(st.st_mode & 07777, 0700u);  // as gpg makes it
+  // --no-auto-check-trustdb: the key just made leaves a trust check due, which writes the
+  // trust database, read-only inside.
+  const RunResult r =
+      sandboxed("stat -c %a ~/.gnupg && gpg --list-keys --with-colons --no-auto-check-trustdb");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "700") << r.out;
+  EXPECT_NE(r.out.find(":t@example.com:"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err.find("unsafe"), std::string::npos) << r.err;
+}
+
 TEST_F(Signing, GpgWithoutTheAgentAllowedSaysWhichSettingToAdd) {
   PI_SANDBOX_REQUIRE(has_gnupg(), "gnupg is not installed");
   const std::string socket = gpg_setup();
