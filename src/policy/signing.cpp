@@ -194,4 +194,68 @@ std::string signing_socket_hint(const SigningFiles& files) {
          files.agent_entry + "\"]}} (docs/configuration.md, \"Signed commits\")";
 }
 
+bool may_sign(const std::vector<std::string>& words) {
+  static const std::vector<std::string_view> kSigning = {"commit",      "tag",    "merge", "rebase",
+                                                         "cherry-pick", "revert", "am",    "pull"};
+  bool git = false;
+  for (const auto& word : words) {
+    if (word == "git" || word.ends_with("/git"))
+      git = true;
+    else if (git && std::ranges::find(kSigning, word) != kSigning.end())
+      return true;
+  }
+  return false;
+}
+
+bool names_hidden_ssh_key(const GitSigning& signing, const fs::path& home,
+                          std::string_view key_text) {
+  if (signing.format != SigningFormat::Ssh || signing.signing_key.starts_with("key::") ||
+      config_path(signing.signing_key, home).empty() || key_text.empty())
+    return false;
+  const std::size_t begin = key_text.find("-----BEGIN ");
+  const bool private_key = begin != std::string_view::npos &&
+                           key_text.find("PRIVATE KEY-----", begin) < key_text.find('\n', begin);
+  return private_key || config_path(signing.signing_key, home).extension() != ".pub";
+}
+
+std::string hidden_ssh_key_hint(const GitSigning& signing) {
+  const std::string& key = signing.signing_key;
+  const std::string instead =
+      key.ends_with(".pub") ? "a public key file (ssh-keygen -y -f " + key + " prints the key)"
+                            : "the public key beside it, " + key + ".pub";
+  return "user.signingKey names " + key +
+         ", which is not a public key file, so the sandbox hides it (it shows only a public key "
+         "named *.pub); set user.signingKey to " +
+         instead +
+         ": git signs with it through ssh-agent, which holds the key (docs/configuration.md, "
+         "\"Signed commits\")";
+}
+
+std::string signing_agent_hint(const SigningFiles& files, AgentGap gap) {
+  const bool ssh = files.signing.format == SigningFormat::Ssh;
+  const std::string entry = ssh ? "$SSH_AUTH_SOCK" : files.agent_entry;
+  const std::string allow = "{\"hostIPC\": {\"allowedSockets\": [\"" + entry +
+                            "\"]}} (docs/configuration.md, \"Signed commits\")";
+  const std::string program = ssh ? "ssh-keygen through ssh-agent" : "gpg through gpg-agent";
+  switch (gap) {
+    case AgentGap::NoAgent:
+      return "git signs with " + program +
+             ", and SSH_AUTH_SOCK is not set: no agent holds the key for the sandbox; start one "
+             "on the host (eval \"$(ssh-agent)\"; ssh-add), then allow its socket: " +
+             allow;
+    case AgentGap::NotRunning:
+      return "git signs with " + program + ", whose socket " + files.agent_socket.string() +
+             " does not exist: the agent is not running on the host; start it there (" +
+             (ssh ? std::string("ssh-agent -a ") + files.agent_socket.string()
+                  : std::string("gpgconf --launch gpg-agent")) +
+             "), then allow its socket: " + allow;
+    case AgentGap::NotAllowed:
+      break;
+  }
+  return "git signs with " + program + ", whose socket " + files.agent_socket.string() +
+         " is not in hostIPC.allowedSockets; to sign inside the sandbox, add it to the "
+         "configuration: " +
+         allow;
+}
+
 }  // namespace pisandbox::policy

@@ -95,7 +95,8 @@ struct GitConfigValue {
 ///   agent_entry:     the hostIPC.allowedSockets entry that allows it (`$SSH_AUTH_SOCK`, or the
 ///                    socket's path);
 ///   gpg_agent, restricted_socket: gpg-agent's socket for the gpg home, whatever git signs with,
-///                    and its extra socket, connected in its place.
+///                    and its extra socket, connected in its place;
+///   ssh_key_hidden:  below.
 /// Paths absolute, lexically normal.
 struct SigningFiles {
   GitSigning signing;
@@ -110,6 +111,9 @@ struct SigningFiles {
   /// every command: it signs and decrypts, and refuses to export secret keys.
   fs::path gpg_agent = {};
   fs::path restricted_socket = {};
+  /// names_hidden_ssh_key() of the signing key, when the user's own configuration (not the
+  /// repository's, which a command may write) names it: the hint of hidden_ssh_key_hint().
+  bool ssh_key_hidden = false;
 
   friend bool operator==(const SigningFiles&, const SigningFiles&) = default;
 };
@@ -134,5 +138,36 @@ struct SigningFiles {
 /// (docs/configuration.md, "Signed commits"), without the `pi-sandbox: ` prefix: which program
 /// signs, the socket, and the hostIPC.allowedSockets entry to add.
 [[nodiscard]] std::string signing_socket_hint(const SigningFiles& files);
+
+/// Whether `words` (a command's words, or its shell text's path_pieces()) may make git sign: a
+/// word `git` (or a path ending in `/git`) followed by one of git's commands that sign with
+/// commit.gpgSign or tag.gpgSign set (git-config(1)): commit, tag, merge, rebase, cherry-pick,
+/// revert, am, pull.
+[[nodiscard]] bool may_sign(const std::vector<std::string>& words);
+
+/// Whether `user.signingKey` names an ssh key file the sandbox does not show (ssh format, a path
+/// as config_path() reads it, the file present on the host: `key_text` its first bytes, not
+/// empty) because it is not a public key file: its name does not end in `.pub`, or it holds a
+/// private key (`-----BEGIN ... PRIVATE KEY-----`, ssh-keygen(1) FILES). git hands ssh-keygen
+/// the file (`ssh-keygen -Y sign -f <file>`), which reads it, or `<file>.pub`, for the public
+/// key; with the `.pub` named, ssh-agent signs with the key it holds.
+[[nodiscard]] bool names_hidden_ssh_key(const GitSigning& signing, const fs::path& home,
+                                        std::string_view key_text);
+
+/// The line, without the `pi-sandbox: ` prefix, said after a failed command that may sign
+/// (may_sign()) when names_hidden_ssh_key(): the key as written and what to set instead, the
+/// `.pub` beside it (for a name already ending in `.pub`, the public key ssh-keygen -y prints).
+[[nodiscard]] std::string hidden_ssh_key_hint(const GitSigning& signing);
+
+/// Why the signing agent cannot sign for a command, when it cannot:
+///   NoAgent:    ssh, `$SSH_AUTH_SOCK` unset (or not an absolute path);
+///   NotRunning: the agent's socket (SigningFiles::agent_socket) does not exist on the host;
+///   NotAllowed: it exists and no hostIPC.allowedSockets entry allows it.
+enum class AgentGap { NoAgent, NotRunning, NotAllowed };
+
+/// The line, without the `pi-sandbox: ` prefix, for `gap` (docs/configuration.md, "Signed
+/// commits"): which program signs, its socket, how to start the agent where it is not running,
+/// and the hostIPC.allowedSockets entry (`files.agent_entry`, `$SSH_AUTH_SOCK` for ssh) to add.
+[[nodiscard]] std::string signing_agent_hint(const SigningFiles& files, AgentGap gap);
 
 }  // namespace pisandbox::policy

@@ -148,6 +148,52 @@ std::vector<std::pair<const OutwardLink*, std::string>> links_named(
   return named;
 }
 
+namespace {
+
+/// `path` made absolute against `cwd` and lexically normal, without a trailing separator.
+fs::path normal_against(const fs::path& path, const fs::path& cwd) {
+  fs::path normal = (path.is_absolute() ? path : cwd / path).lexically_normal();
+  if (!normal.has_filename() && normal != normal.root_path()) normal = normal.parent_path();
+  return normal;
+}
+
+/// `text` less its trailing `/`, keeping a lone root.
+std::string_view without_trailing_slashes(std::string_view text) {
+  while (text.size() > 1 && text.back() == '/') text.remove_suffix(1);
+  return text;
+}
+
+/// Whether `text` is a plain spelling: `.` and `..` only in a leading run (`../backend`, not
+/// `backend/../backend`).
+bool plain_spelling(std::string_view text) {
+  bool leading = true;
+  for (const auto& part : fs::path(std::string(text)).relative_path()) {
+    const bool dots = part == "." || part == "..";
+    if (dots && !leading) return false;
+    leading = leading && dots;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string link_as_spelled(const OutwardLink& link, std::string_view word, const fs::path& cwd) {
+  const fs::path below =
+      normal_against(fs::path(std::string(word)), cwd).lexically_relative(link.link);
+  std::string_view spelled = without_trailing_slashes(word);
+  for (const auto& part : below) {
+    if (part == "." || part.empty()) continue;
+    const std::size_t slash = spelled.rfind('/');
+    spelled = slash == std::string_view::npos ? std::string_view() : spelled.substr(0, slash);
+    spelled = without_trailing_slashes(spelled);
+  }
+  if (!spelled.empty() && plain_spelling(spelled) &&
+      normal_against(fs::path(std::string(spelled)), cwd) == link.link)
+    return std::string(spelled);
+  if (fs::path(std::string(word)).is_absolute()) return link.link.string();
+  return link.link.lexically_relative(cwd).string();
+}
+
 std::string outward_link_line(const OutwardLink& link, std::string_view spelled) {
   return std::string(spelled) + " is a link to " + link.resolved.string() +
          (link.missing ? " (missing on the host)" : "") + ", which is " +

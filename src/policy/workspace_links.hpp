@@ -79,12 +79,20 @@ inline constexpr std::size_t kLinkScanEntries = 20'000;
     const std::vector<OutwardLink>& links, const std::vector<std::string>& words,
     const fs::path& cwd);
 
+/// The link `link` as `word` (one links_named() paired with it) spells it: the word less the
+/// components below the link (`backend/README` gives `backend`, `./backend/` gives `./backend`),
+/// so that the line names the link rather than a path through it. Where the word's own text
+/// does not lead to the link (`backend/../backend/x`), the link relative to `cwd` for a relative
+/// word, its absolute path for an absolute one. Pure.
+[[nodiscard]] std::string link_as_spelled(const OutwardLink& link, std::string_view word,
+                                          const fs::path& cwd);
+
 /// The pieces of shell text `text` as links_named() reads them.
 [[nodiscard]] std::vector<std::string> path_pieces(std::string_view text);
 
-/// The line for a failed command that named `link` (relative to the workspace, as the command
-/// spelled it): `<link> is a link to <resolved>, which is <hidden|read-only> inside the
-/// sandbox (<why>): see pi-sandbox policy`.
+/// The line for a failed command that named `link` or a path below it, `spelled` as
+/// link_as_spelled() gives it: `<link> is a link to <resolved>, which is <hidden|read-only> inside
+/// the sandbox (<why>): see pi-sandbox policy`.
 [[nodiscard]] std::string outward_link_line(const OutwardLink& link, std::string_view spelled);
 
 }  // namespace pisandbox::policy

@@ -89,16 +89,21 @@ bool HostSockets::writable_by_command(const std::filesystem::path& entry) const 
   });
 }
 
+bool HostSockets::allows(const std::filesystem::path& socket) const {
+  for (const auto& entry : allowed_) {
+    if (!entry.path) continue;
+    const std::filesystem::path normal = std::filesystem::path(*entry.path).lexically_normal();
+    if (normal == socket && !writable_by_command(normal)) return true;
+  }
+  return false;
+}
+
 sandbox::HostSocketAnswer HostSockets::decide(const sandbox::HostSocketRequest& socket) {
   const std::string& path = socket.path;
   if (socket.hard_link)
     return refuse(path, "a hard link to a socket: where the socket really lives is unknown",
                   kPolicySource, false);
-  for (const auto& entry : allowed_) {
-    if (!entry.path) continue;
-    const std::filesystem::path normal = std::filesystem::path(*entry.path).lexically_normal();
-    if (normal == path && !writable_by_command(normal)) return allow(path);
-  }
+  if (allows(path)) return allow(path);
   {
     const std::lock_guard lock(mutex_);
     if (const auto it = refused_.find(path); it != refused_.end()) return {false, it->second};

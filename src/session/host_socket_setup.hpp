@@ -64,6 +64,10 @@ class HostSockets {
   /// The answer for the host socket `socket` (its path absolute, symlinks resolved).
   [[nodiscard]] sandbox::HostSocketAnswer decide(const sandbox::HostSocketRequest& socket);
 
+  /// Whether a hostIPC.allowedSockets entry allows the host socket `socket` (absolute, symlinks
+  /// resolved) without asking: step 1 above.
+  [[nodiscard]] bool allows(const std::filesystem::path& socket) const;
+
   /// Whether `entry` (an expanded allowedSockets path) lies in a path the command may write,
   /// where it allows nothing.
   [[nodiscard]] bool writable_by_command(const std::filesystem::path& entry) const;

@@ -331,6 +331,13 @@ void find_ssh_signing(policy::SigningFiles& files, const fs::path& home) {
   const fs::path signers = policy::config_path(files.signing.allowed_signers, home);
   if (!signers.empty() && policy::is_allowed_signers(file_head(signers, 1 << 20)))
     files.allowed_signers = signers;
+  // Only a key the user's own configuration names is looked at: the repository's user.signingKey
+  // is any command's to set, and the hint would tell it what a hidden file holds.
+  const fs::path named = policy::config_path(files.signing.signing_key, home);
+  if (!named.empty() &&
+      read_git_signing(home, std::nullopt).signing_key == files.signing.signing_key)
+    files.ssh_key_hidden =
+        policy::names_hidden_ssh_key(files.signing, home, file_head(named, 16 * 1024));
   if (const char* agent = ::getenv("SSH_AUTH_SOCK"); agent != nullptr && agent[0] == '/') {
     files.agent_socket = real_or_same(agent);
     files.agent_entry = "$SSH_AUTH_SOCK";
@@ -393,6 +400,17 @@ std::uint64_t machine_memory_bytes() {
 }
 
 }  // namespace
+
+std::map<std::string, std::string> remote_urls(const fs::path& config) {
+  std::map<std::string, std::string> urls;
+  for (auto& entry : policy::read_git_config(file_head(config, 1 << 20)).findings) {
+    const std::string_view key = entry.key;
+    if (!key.starts_with("remote.") || !key.ends_with(".url") || key.size() <= 11) continue;
+    // git fetches from the first url of a remote (git-config(1), remote.<name>.url).
+    urls.emplace(std::string(key.substr(7, key.size() - 11)), std::move(entry.value));
+  }
+  return urls;
+}
 
 core::Result<fs::path> own_executable() {
   std::string path;

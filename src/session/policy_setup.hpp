@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -73,5 +74,10 @@ core::Result<void> check_config_single_link(const std::filesystem::path& file);
 /// sandboxed commands can write`, with a hint to keep a file of its own.
 core::Result<void> check_config_outside(const std::filesystem::path& file,
                                         const std::filesystem::path& workspace);
+
+/// `remote.<name>.url` of the git configuration file `config` (git-config(1)), by remote name,
+/// the first value of each; empty when the file is missing, unreadable or not a regular file
+/// (opened without blocking: a command may leave a FIFO there). Reads at most 1 MiB.
+[[nodiscard]] std::map<std::string, std::string> remote_urls(const std::filesystem::path& config);
 
 }  // namespace pisandbox::session

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -10,11 +11,14 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <optional>
 
 #include "core/io.hpp"
 #include "core/phase_trace.hpp"
 #include "hostipc/host_ipc.hpp"
 #include "policy/environment.hpp"
+#include "policy/git_remotes.hpp"
 #include "policy/signing.hpp"
 #include "policy/workspace_links.hpp"
 #include "process/host_runner.hpp"
@@ -27,6 +31,7 @@
 #include "session/host_programs.hpp"
 #include "session/host_socket_setup.hpp"
 #include "session/network_setup.hpp"
+#include "session/policy_setup.hpp"
 
 extern char** environ;
 
@@ -387,17 +392,65 @@ void explain_outward_links(const Prepared& p, const std::vector<std::string>& wo
   for (const auto& [link, word] : policy::links_named(scan.links, words, cwd))
     if (link->access.view == policy::OutsideView::Hidden ||
         link->access.view == policy::OutsideView::ReadOnly)
-      p.say(policy::outward_link_line(*link, word));
+      p.say(policy::outward_link_line(*link, policy::link_as_spelled(*link, word, cwd)));
+}
+
+/// After a failed command: one line for each local repository its git read as a remote (clone,
+/// fetch, pull, push, ls-remote of a path or of a remote of the repository whose URL is a path)
+/// that the sandbox hides (docs/security.md, "Remotes in the hidden home"); git's own error
+/// (`fatal: '<path>' does not appear to be a git repository`) does not say why.
+void explain_hidden_remotes(const Prepared& p, const std::vector<std::string>& words,
+                            const std::filesystem::path& cwd) {
+  if (std::ranges::none_of(words,
+                           [](const std::string& w) { return w == "git" || w.ends_with("/git"); }))
+    return;
+  const std::map<std::string, std::string> remotes =
+      p.policy.git ? remote_urls(p.policy.git->common_dir / "config")
+                   : std::map<std::string, std::string>{};
+  // Compared as written, symlinks not followed: the remote's URL is the command's to set, and
+  // following links in the hidden home would tell it where they lead.
+  for (const auto& path : policy::local_remotes(words, remotes, p.policy.home, cwd))
+    if (const auto access = policy::outside_access(p.policy, path);
+        access.view == policy::OutsideView::Hidden)
+      p.say(policy::hidden_remote_line(path, access));
+}
+
+/// Why the agent git signs through cannot sign for the command, if it cannot
+/// (policy::AgentGap); nothing for a format pi-sandbox does not know the agent of (x509, or gpg
+/// with a home whose socket name it cannot tell).
+std::optional<policy::AgentGap> agent_gap(const Prepared& p, const policy::SigningFiles& signing) {
+  const bool ssh = signing.signing.format == policy::SigningFormat::Ssh;
+  if (signing.agent_socket.empty())
+    return ssh ? std::optional(policy::AgentGap::NoAgent) : std::nullopt;
+  struct stat st {};
+  if (::stat(signing.agent_socket.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode))
+    return policy::AgentGap::NotRunning;
+  if (!p.host_sockets->allows(signing.agent_socket)) return policy::AgentGap::NotAllowed;
+  return std::nullopt;
 }
 
 /// After a failed command: one line when git's signing agent (policy::SigningFiles) was among
 /// the host sockets refused, naming the hostIPC.allowedSockets entry that lets it sign
 /// (docs/configuration.md, "Signed commits"); gpg's and ssh-keygen's own errors name no socket.
-void explain_signing(const Prepared& p) {
+///
+/// For a command that may sign (policy::may_sign()), also: one line when user.signingKey names a
+/// key file the sandbox hides (a private key), with what to set instead; and, unless the refusal
+/// said it, one line when no agent can sign for the sandbox (none, not running; not allowed,
+/// with such a key).
+void explain_signing(const Prepared& p, const std::vector<std::string>& words) {
   const policy::SigningFiles& signing = p.policy.signing;
-  if (signing.signing.configured() && !signing.agent_socket.empty() &&
-      p.host_sockets->refused(signing.agent_socket.string()))
-    p.say(policy::signing_socket_hint(signing));
+  if (!signing.signing.configured()) return;
+  const bool refused =
+      !signing.agent_socket.empty() && p.host_sockets->refused(signing.agent_socket.string());
+  if (refused) p.say(policy::signing_socket_hint(signing));
+  if (!policy::may_sign(words)) return;
+  if (signing.ssh_key_hidden) p.say(policy::hidden_ssh_key_hint(signing.signing));
+  // An agent that is running but not allowed is refused when the signing program asks it: that
+  // refusal said it, and without one the program never asked (it failed before, on a hidden key,
+  // or git never signed).
+  const auto gap = agent_gap(p, signing);
+  if (gap && !refused && (*gap != policy::AgentGap::NotAllowed || signing.ssh_key_hidden))
+    p.say(policy::signing_agent_hint(signing, *gap));
 }
 
 }  // namespace
@@ -416,7 +469,8 @@ sandbox::Outcome execute(const RunArgs& args, const RunIo& io) {
           ? run_in_sandbox(p, std::move(p.command), p.options)
           : run_with_host_ipc(args, io, p);
   if (failed(outcome)) explain_outward_links(p, words, cwd);
-  if (failed(outcome)) explain_signing(p);
+  if (failed(outcome)) explain_signing(p, words);
+  if (failed(outcome)) explain_hidden_remotes(p, words, cwd);
   // A decision may still wait for an answer nobody needs any more: its question ends, and the
   // terminal gets its settings back before pi-sandbox exits.
   p.approvals->end_questions();

@@ -140,6 +140,90 @@ TEST_F(Signing, SshWithoutTheAgentAllowedSaysWhichSettingToAdd) {
   EXPECT_NE(at, std::string::npos) << r.err;
   EXPECT_EQ(r.err.find(line, at + 1), std::string::npos) << r.err;       // once
   EXPECT_EQ(git({"rev-parse", "-q", "--verify", "HEAD"}).exit_code, 1);  // nothing committed
+  EXPECT_EQ(r.err.find("is not in hostIPC.allowedSockets"), std::string::npos) << r.err;
+  // A git command that failed without signing gets no line about the agent.
+  const RunResult unsigned_failure = sandboxed("git commit -q -m nothing-staged");
+  EXPECT_EQ(unsigned_failure.exit_code, 1) << unsigned_failure.err;
+  EXPECT_EQ(unsigned_failure.err.find("pi-sandbox: "), std::string::npos) << unsigned_failure.err;
+}
+
+/// The line of a user.signingKey naming the private key ~/.ssh/id_ed25519.
+const std::string kPrivateKeyLine =
+    "pi-sandbox: user.signingKey names ~/.ssh/id_ed25519, which is not a public key file, so the "
+    "sandbox hides it (it shows only a public key named *.pub); set user.signingKey to the public "
+    "key beside it, ~/.ssh/id_ed25519.pub: git signs with it through ssh-agent, which holds the "
+    "key (docs/configuration.md, \"Signed commits\")\n";
+
+/// Whether `line` is in `text` exactly once.
+bool once(const std::string& text, const std::string& line) {
+  const auto at = text.find(line);
+  return at != std::string::npos && text.find(line, at + 1) == std::string::npos;
+}
+
+TEST_F(Signing, APrivateKeyAsTheSigningKeySaysToNameThePublicOneBesideIt) {
+  PI_SANDBOX_REQUIRE(has_openssh(), "openssh-client is not installed");
+  ssh_setup();
+  append_gitconfig("[user]\n\tsigningKey = ~/.ssh/id_ed25519\n");  // ssh-keygen's own path
+  const std::string allowed = R"({"allowedSockets": ["$SSH_AUTH_SOCK"]})";
+  const RunResult r = sandboxed("git commit -q --allow-empty -S -m refused", allowed);
+  EXPECT_EQ(r.exit_code, 128) << r.err;
+  EXPECT_TRUE(once(r.err, kPrivateKeyLine)) << r.err;
+  EXPECT_EQ(r.err.find("pi-sandbox: git signs with"), std::string::npos) << r.err;  // agent fine
+  // The agent runs but is not allowed, and ssh-keygen never asked it: one line says so.
+  const RunResult not_allowed = sandboxed("git commit -q --allow-empty -S -m refused");
+  EXPECT_EQ(not_allowed.exit_code, 128) << not_allowed.err;
+  EXPECT_TRUE(once(not_allowed.err, kPrivateKeyLine)) << not_allowed.err;
+  EXPECT_TRUE(once(not_allowed.err,
+                   "pi-sandbox: git signs with ssh-keygen through ssh-agent, whose socket " +
+                       agent_socket_.string() +
+                       " is not in hostIPC.allowedSockets; to sign inside the sandbox, add it to "
+                       "the configuration: {\"hostIPC\": {\"allowedSockets\": "
+                       "[\"$SSH_AUTH_SOCK\"]}} (docs/configuration.md, \"Signed commits\")\n"))
+      << not_allowed.err;
+  // What the line says to do signs.
+  append_gitconfig("[user]\n\tsigningKey = ~/.ssh/id_ed25519.pub\n");
+  const RunResult fixed = sandboxed("git commit -q --allow-empty -S -m signed", allowed);
+  EXPECT_EQ(fixed.exit_code, 0) << fixed.err;
+  EXPECT_EQ(git({"log", "-1", "--format=%s %G?"}).out, "signed G\n");
+}
+
+TEST_F(Signing, APrivateKeyWithoutAnAgentSaysThatNoAgentHoldsIt) {
+  PI_SANDBOX_REQUIRE(has_openssh(), "openssh-client is not installed");
+  ssh_setup();
+  append_gitconfig("[user]\n\tsigningKey = ~/.ssh/id_ed25519\n");
+  env_.erase("SSH_AUTH_SOCK");
+  const RunResult r = sandboxed("git commit -q --allow-empty -S -m refused");
+  EXPECT_EQ(r.exit_code, 128) << r.err;
+  EXPECT_TRUE(once(r.err, kPrivateKeyLine)) << r.err;
+  EXPECT_TRUE(once(r.err,
+                   "pi-sandbox: git signs with ssh-keygen through ssh-agent, and SSH_AUTH_SOCK is "
+                   "not set: no agent holds the key for the sandbox; start one on the host (eval "
+                   "\"$(ssh-agent)\"; ssh-add), then allow its socket: {\"hostIPC\": "
+                   "{\"allowedSockets\": [\"$SSH_AUTH_SOCK\"]}} (docs/configuration.md, "
+                   "\"Signed commits\")\n"))
+      << r.err;
+  // A command that does not sign gets neither line.
+  const RunResult other = sandboxed("git status --short; false");
+  EXPECT_EQ(other.err.find("pi-sandbox: "), std::string::npos) << other.err;
+}
+
+TEST_F(Signing, GpgWithItsAgentNotRunningSaysToStartIt) {
+  PI_SANDBOX_REQUIRE(has_gnupg(), "gnupg is not installed");
+  const std::string socket = gpg_setup();
+  ASSERT_EQ(run_process({"/usr/bin/gpgconf", "--kill", "gpg-agent"}, env_).exit_code, 0);
+  // gpgconf returns before the agent has removed its socket.
+  for (int i = 0; i < 500 && fs::exists(socket); ++i) ::usleep(20'000);
+  ASSERT_FALSE(fs::exists(socket));
+  const RunResult r = sandboxed("git commit -q --allow-empty -m refused",
+                                R"({"allowedSockets": [")" + socket + R"("]})");
+  EXPECT_EQ(r.exit_code, 128) << r.err;
+  EXPECT_TRUE(once(r.err, "pi-sandbox: git signs with gpg through gpg-agent, whose socket " +
+                              socket +
+                              " does not exist: the agent is not running on the host; start it "
+                              "there (gpgconf --launch gpg-agent), then allow its socket: "
+                              "{\"hostIPC\": {\"allowedSockets\": [\"" +
+                              socket + "\"]}} (docs/configuration.md, \"Signed commits\")\n"))
+      << r.err;
 }
 
 TEST_F(Signing, GpgWithTheDefaultHomeSignsThroughARealAgentAndTheHostVerifiesIt) {
@@ -165,6 +249,24 @@ TEST_F(Signing, GpgWithTheDefaultHomeSignsThroughARealAgentAndTheHostVerifiesIt)
   EXPECT_NE(verified.err.find("gpg: Good signature from \"t@example.com\""), std::string::npos)
       << verified.err;
   EXPECT_EQ(git({"log", "-1", "--format=%s %G?"}).out, "signed G\n");
+}
+
+TEST_F(Signing, TheGpgHomeKeepsItsHostModeSoGpgDoesNotWarn) {
+  // ~/.gnupg is made in the hidden home to hold the public files' mount points: 0755 there made
+  // gpg warn `unsafe permissions on homedir` on every call.
+  PI_SANDBOX_REQUIRE(has_gnupg(), "gnupg is not installed");
+  gpg_setup();
+  struct stat st {};
+  ASSERT_EQ(::stat((scratch_.home / ".gnupg").c_str(), &st), 0);
+  ASSERT_EQ(st.st_mode & 07777, 0700u);  // as gpg makes it
+  // --no-auto-check-trustdb: the key just made leaves a trust check due, which writes the
+  // trust database, read-only inside.
+  const RunResult r =
+      sandboxed("stat -c %a ~/.gnupg && gpg --list-keys --with-colons --no-auto-check-trustdb");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "700") << r.out;
+  EXPECT_NE(r.out.find(":t@example.com:"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err.find("unsafe"), std::string::npos) << r.err;
 }
 
 TEST_F(Signing, GpgWithoutTheAgentAllowedSaysWhichSettingToAdd) {

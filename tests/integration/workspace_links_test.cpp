@@ -66,7 +66,7 @@ TEST(WorkspaceLinks, AFailedCommandThatNamedALinkGetsALineNamingIt) {
   EXPECT_EQ(hidden.exit_code, 1);
   EXPECT_NE(hidden.err.find("cat: backend/README: No such file or directory\n"), std::string::npos)
       << hidden.err;
-  EXPECT_NE(hidden.err.find("pi-sandbox: backend/README is a link to " + w.backend.string() +
+  EXPECT_NE(hidden.err.find("pi-sandbox: backend is a link to " + w.backend.string() +
                             ", which is hidden inside the sandbox (" + kHiddenWhy +
                             "): see pi-sandbox policy\n"),
             std::string::npos)
@@ -74,7 +74,7 @@ TEST(WorkspaceLinks, AFailedCommandThatNamedALinkGetsALineNamingIt) {
   const RunResult read_only = w.s.run("touch system/pi-sandbox-links-test");
   EXPECT_EQ(read_only.exit_code, 1);
   EXPECT_NE(read_only.err.find("Read-only file system"), std::string::npos) << read_only.err;
-  EXPECT_NE(read_only.err.find("pi-sandbox: system/pi-sandbox-links-test is a link to "
+  EXPECT_NE(read_only.err.find("pi-sandbox: system is a link to "
                                "/usr/share, which is read-only inside the sandbox (" +
                                kReadOnlyWhy + "): see pi-sandbox policy\n"),
             std::string::npos)
@@ -84,6 +84,69 @@ TEST(WorkspaceLinks, AFailedCommandThatNamedALinkGetsALineNamingIt) {
     const RunResult quiet = w.s.run(command);
     EXPECT_EQ(quiet.err.find("is a link to"), std::string::npos) << command << quiet.err;
   }
+}
+
+TEST(WorkspaceLinks, TheLineNamesARelativeLinkAndWhereItLeadsNotThePathThroughIt) {
+  // `backend -> ../../elsewhere/backend`: a relative target outside the home, read-only.
+  Scratch s;
+  const fs::path elsewhere = fs::canonical(s.root) / "elsewhere" / "backend";
+  write_file(elsewhere / "README", "backend\n");
+  fs::create_directory_symlink("../../elsewhere/backend", s.ws / "backend");
+  const RunResult r = s.run("touch backend/src/file ./backend/new");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("touch: cannot touch './backend/new': Read-only file system\n"),
+            std::string::npos)
+      << r.err;
+  const std::string line = "pi-sandbox: backend is a link to " + elsewhere.string() +
+                           ", which is read-only inside the sandbox (" + kReadOnlyWhy +
+                           "): see pi-sandbox policy\n";
+  const auto at = r.err.find(line);
+  EXPECT_NE(at, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(line, at + 1), std::string::npos) << r.err;  // the link once
+  EXPECT_EQ(r.err.find("backend/src/file is a link"), std::string::npos) << r.err;
+}
+
+/// The line of a failed git command that read the remote `path` in the hidden home.
+std::string hidden_remote_line(const fs::path& path) {
+  return "pi-sandbox: git reads the remote " + path.string() +
+         ", which is hidden inside the sandbox (" + kHiddenWhy + "): see docs/configuration.md\n";
+}
+
+TEST(HiddenRemotes, AFetchPullOrCloneOfARepositoryInTheHiddenHomeNamesItAndTheSetting) {
+  Scratch s;
+  const fs::path remote = fs::canonical(s.home) / "repos" / "x.git";
+  const std::map<std::string, std::string> env = s.env();
+  const auto git = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"/usr/bin/git", "-C", s.ws.string()});
+    return run_process(args, env);
+  };
+  ASSERT_EQ(run_process({"/usr/bin/git", "init", "-q", "--bare", remote.string()}, env).exit_code,
+            0);
+  ASSERT_EQ(git({"init", "-q"}).exit_code, 0);
+  ASSERT_EQ(git({"commit", "-q", "--allow-empty", "-m", "one"}).exit_code, 0);
+  ASSERT_EQ(git({"remote", "add", "origin", remote.string()}).exit_code, 0);
+  ASSERT_EQ(git({"push", "-q", "origin", "HEAD:refs/heads/main"}).exit_code, 0);
+  for (const auto& [command, code] :
+       std::vector<std::pair<std::string, int>>{{"git fetch", 128},
+                                                {"git pull origin main", 1},
+                                                {"git clone -q ~/repos/x.git copy", 128}}) {
+    const RunResult r = s.run(command);
+    EXPECT_EQ(r.exit_code, code) << command << r.err;
+    EXPECT_NE(r.err.find("fatal: "), std::string::npos) << command << r.err;
+    const std::string line = hidden_remote_line(remote);
+    const auto at = r.err.find(line);
+    EXPECT_NE(at, std::string::npos) << command << "\n" << r.err;
+    EXPECT_EQ(r.err.find(line, at + 1), std::string::npos) << command << "\n" << r.err;
+  }
+  // What the line says works: the remote re-exposed, the fetch succeeds and says nothing more.
+  const fs::path config = s.root / "config.json";
+  write_file(config, R"({"filesystem": {"additionalAllowRead": [")" + remote.string() + R"("]}})");
+  const RunResult allowed =
+      s.run("git fetch -q && git rev-parse --verify -q origin/main", {"--config", config.string()});
+  EXPECT_EQ(allowed.exit_code, 0) << allowed.err;
+  EXPECT_EQ(allowed.err.find("git reads the remote"), std::string::npos) << allowed.err;
+  // A remote that is not hidden, or a command that did not fail, gets no line.
+  EXPECT_EQ(s.run("git fetch || true").err.find("git reads the remote"), std::string::npos);
 }
 
 }  // namespace

@@ -143,6 +143,73 @@ bool exposed(const SandboxPolicy& policy, const fs::path& path) {
   });
 }
 
+TEST(GitSigning, AGitCommandThatSignsIsOneThatMaySign) {
+  EXPECT_TRUE(may_sign({"git", "commit", "-m", "x"}));
+  EXPECT_TRUE(may_sign({"/usr/bin/git", "-C", "sub", "rebase", "main"}));
+  EXPECT_TRUE(may_sign({"make", "&&", "git", "tag", "-s", "v1"}));
+  EXPECT_FALSE(may_sign({"commit", "git", "status"}));
+  EXPECT_FALSE(may_sign({"git", "fetch"}));
+  EXPECT_FALSE(may_sign({"make", "commit"}));
+}
+
+TEST(GitSigning, ASigningKeyThatIsNotAPublicKeyFileIsHidden) {
+  const GitSigning ssh{
+      .format = SigningFormat::Ssh, .format_set = true, .signing_key = "~/.ssh/id_ed25519"};
+  const std::string private_key =
+      "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjE=\n-----END OPENSSH PRIVATE "
+      "KEY-----\n";
+  EXPECT_TRUE(names_hidden_ssh_key(ssh, "/home/u", private_key));
+  EXPECT_TRUE(names_hidden_ssh_key(ssh, "/home/u", kPublic));  // not named *.pub: not shown
+  EXPECT_FALSE(names_hidden_ssh_key(ssh, "/home/u", ""));      // no such file
+  GitSigning pub = ssh;
+  pub.signing_key = "/home/u/.ssh/id_ed25519.pub";
+  EXPECT_FALSE(names_hidden_ssh_key(pub, "/home/u", kPublic));
+  EXPECT_TRUE(names_hidden_ssh_key(pub, "/home/u", "-----BEGIN RSA PRIVATE KEY-----\nx\n"));
+  GitSigning literal = ssh;
+  literal.signing_key = std::string("key::") + kPublic;
+  EXPECT_FALSE(names_hidden_ssh_key(literal, "/home/u", private_key));
+  GitSigning relative = ssh;
+  relative.signing_key = "id_ed25519";
+  EXPECT_FALSE(names_hidden_ssh_key(relative, "/home/u", private_key));
+  GitSigning gpg = ssh;
+  gpg.format = SigningFormat::OpenPgp;
+  EXPECT_FALSE(names_hidden_ssh_key(gpg, "/home/u", private_key));
+
+  EXPECT_EQ(hidden_ssh_key_hint(ssh),
+            "user.signingKey names ~/.ssh/id_ed25519, which is not a public key file, so the "
+            "sandbox hides it (it shows only a public key named *.pub); set user.signingKey to "
+            "the public key beside it, ~/.ssh/id_ed25519.pub: git signs with it through "
+            "ssh-agent, which holds the key (docs/configuration.md, \"Signed commits\")");
+  EXPECT_NE(
+      hidden_ssh_key_hint(pub).find("set user.signingKey to a public key file (ssh-keygen -y -f "
+                                    "/home/u/.ssh/id_ed25519.pub prints the key): "),
+      std::string::npos);
+}
+
+TEST(GitSigning, TheAgentHintSaysWhyNoAgentSigns) {
+  SigningFiles ssh{.signing = {.format = SigningFormat::Ssh, .format_set = true}};
+  EXPECT_EQ(signing_agent_hint(ssh, AgentGap::NoAgent),
+            "git signs with ssh-keygen through ssh-agent, and SSH_AUTH_SOCK is not set: no agent "
+            "holds the key for the sandbox; start one on the host (eval \"$(ssh-agent)\"; "
+            "ssh-add), then allow its socket: {\"hostIPC\": {\"allowedSockets\": "
+            "[\"$SSH_AUTH_SOCK\"]}} (docs/configuration.md, \"Signed commits\")");
+  ssh.agent_socket = "/tmp/ssh-x/agent.1";
+  ssh.agent_entry = "$SSH_AUTH_SOCK";
+  EXPECT_EQ(signing_agent_hint(ssh, AgentGap::NotAllowed),
+            "git signs with ssh-keygen through ssh-agent, whose socket /tmp/ssh-x/agent.1 is not "
+            "in hostIPC.allowedSockets; to sign inside the sandbox, add it to the configuration: "
+            "{\"hostIPC\": {\"allowedSockets\": [\"$SSH_AUTH_SOCK\"]}} (docs/configuration.md, "
+            "\"Signed commits\")");
+  const SigningFiles gpg{.agent_socket = "/run/user/1000/gnupg/S.gpg-agent",
+                         .agent_entry = "/run/user/1000/gnupg/S.gpg-agent"};
+  EXPECT_EQ(signing_agent_hint(gpg, AgentGap::NotRunning),
+            "git signs with gpg through gpg-agent, whose socket /run/user/1000/gnupg/S.gpg-agent "
+            "does not exist: the agent is not running on the host; start it there (gpgconf "
+            "--launch gpg-agent), then allow its socket: {\"hostIPC\": {\"allowedSockets\": "
+            "[\"/run/user/1000/gnupg/S.gpg-agent\"]}} (docs/configuration.md, \"Signed "
+            "commits\")");
+}
+
 TEST(GitSigning, ThePolicyShowsThePublicFilesReadOnlyInTheHiddenHome) {
   const SigningFiles files{
       .ssh_public_key = "/home/u/.ssh/id_ed25519.pub",

@@ -114,6 +114,20 @@ TEST(LinksNamed, AWordAtOrBelowTheLinkRelativeToTheWorkingDirectoryOrAbsolute) {
   EXPECT_TRUE(named("ls backends backend2 sub", "/ws").empty());
 }
 
+TEST(LinkAsSpelled, TheWordLessWhatLiesBelowTheLink) {
+  OutwardLink link;
+  link.link = "/ws/backend";
+  EXPECT_EQ(link_as_spelled(link, "backend/README", "/ws"), "backend");
+  EXPECT_EQ(link_as_spelled(link, "backend", "/ws"), "backend");
+  EXPECT_EQ(link_as_spelled(link, "./backend/src//x/", "/ws"), "./backend");
+  EXPECT_EQ(link_as_spelled(link, "../backend/x", "/ws/sub"), "../backend");
+  EXPECT_EQ(link_as_spelled(link, "/ws/backend/a/b", "/"), "/ws/backend");
+  // The word's text does not lead to the link: the link itself, relative or absolute.
+  EXPECT_EQ(link_as_spelled(link, "backend/../backend/x", "/ws"), "backend");
+  EXPECT_EQ(link_as_spelled(link, "sub/../backend/x/..", "/ws/sub/.."), "backend");
+  EXPECT_EQ(link_as_spelled(link, "/ws/./backend/x/../y", "/tmp"), "/ws/backend");
+}
+
 TEST(PathPieces, CutsAtShellSyntax) {
   EXPECT_EQ(
       path_pieces("cat 'a b'>c;ls $HOME|x&&y=\"z\" `q` {r}"),

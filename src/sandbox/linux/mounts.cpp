@@ -73,6 +73,23 @@ Result<void> mkdirs(const fs::path& path) {
   return {};
 }
 
+/// The mode for a directory made at `made` (a path in the new root) to hold a mount point: the
+/// mode of the host's directory at the same path (lstat(2), not through a symlink) where there is
+/// one, never looser than 0755 and always 0700 for its owner; 0755 otherwise. gpg refuses a home
+/// shown looser than the host's 0700 (`unsafe permissions on homedir`). The host's tree is still in
+/// place while the new root is built (only /tmp is the staging tmpfs there, so a host path under
+/// /tmp reads as missing).
+mode_t mount_point_mode(const fs::path& made) {
+  const fs::path relative = made.lexically_relative(kNewRoot);
+  if (relative.empty() || *relative.begin() == "..") return 0755;
+  const fs::path host = fs::path("/") / relative;
+  struct stat st {};
+  if (::lstat(host.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return 0755;
+  // Its owner, the sandbox's user, always passes: a host directory it cannot enter (0500, 0000)
+  // would otherwise stop the command, which has no CAP_DAC_OVERRIDE, short of what is exposed.
+  return (st.st_mode & 0755) | 0700;
+}
+
 /// Makes sure a mount point of the right kind exists at `target` (inside a private tmpfs
 /// when it has to be created; the read-only host view already has every host path). Never
 /// follows a symlink on the way: under the workspace another sandbox may swap a directory
@@ -97,7 +114,8 @@ Result<void> ensure_mount_point(const fs::path& target, NodeKind node) {
       ::close(fd);
       return {};
     }
-    if (::mkdirat(dir.get(), name.c_str(), 0755) != 0 && errno != EEXIST)
+    // mkdirat(2) takes the umask off the mode, which is within 0755: never looser than it.
+    if (::mkdirat(dir.get(), name.c_str(), mount_point_mode(current)) != 0 && errno != EEXIST)
       return core::fail_errno("mkdir(" + quoted(current) + ")");
     open_how how{};
     how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
