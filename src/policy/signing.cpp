@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <optional>
 
+#include "core/base64.hpp"
+
 namespace pisandbox::policy {
 
 namespace {
@@ -40,50 +42,12 @@ bool is_ssh_key_type(std::string_view type) {
   return false;
 }
 
-/// The bytes of `text` in base64 (RFC 4648, section 4: padded to a multiple of four, `=` only
-/// at the end), or nullopt when it is not that.
-std::optional<std::string> base64_decode(std::string_view text) {
-  if (text.empty() || text.size() % 4 != 0) return std::nullopt;
-  const auto value = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-  };
-  std::size_t padding = 0;
-  while (padding < 2 && text[text.size() - 1 - padding] == '=') ++padding;
-  std::string out;
-  std::uint32_t bits = 0;
-  int count = 0;
-  for (std::size_t i = 0; i < text.size() - padding; ++i) {
-    const int v = value(text[i]);
-    if (v < 0) return std::nullopt;
-    bits = (bits << 6) | static_cast<std::uint32_t>(v);
-    if (++count == 4) {
-      out.push_back(static_cast<char>((bits >> 16) & 0xff));
-      out.push_back(static_cast<char>((bits >> 8) & 0xff));
-      out.push_back(static_cast<char>(bits & 0xff));
-      bits = 0;
-      count = 0;
-    }
-  }
-  if (count == 1) return std::nullopt;
-  if (count == 2) out.push_back(static_cast<char>((bits >> 4) & 0xff));
-  if (count == 3) {
-    out.push_back(static_cast<char>((bits >> 10) & 0xff));
-    out.push_back(static_cast<char>((bits >> 2) & 0xff));
-  }
-  return out;
-}
-
 /// Whether `blob` (base64) is an ssh public key of `type`: it decodes, and its first field, a
 /// string (RFC 4253, section 6.6: uint32 length, then the bytes), is `type` itself. A word that
 /// merely looks like base64 (a token, a password) does not decode to that.
 bool is_key_blob(std::string_view type, std::string_view blob) {
   if (blob.size() < 32) return false;
-  const std::optional<std::string> bytes = base64_decode(blob);
+  const std::optional<std::string> bytes = core::base64_decode(blob);
   if (!bytes || bytes->size() < 4 + type.size()) return false;
   const auto byte = [&](std::size_t i) {
     return static_cast<std::uint32_t>(static_cast<unsigned char>((*bytes)[i]));
