@@ -213,9 +213,11 @@ core::Result<ReadyOffer> prepare_ready(const policy::SandboxPolicy& policy) {
 
 namespace {
 
-/// The prepared sandbox of a verified `offer` for `command`: its plans as they were made.
-PreparedSandbox prepared_from(const ReadyOffer& offer, Command command) {
-  PreparedSandbox prepared{offer.spec, offer.protected_paths, offer.scan};
+/// The prepared sandbox of a verified `offer` for `command`: its plans as they were made,
+/// moved out of it (the offer serves one command).
+PreparedSandbox prepared_from(ReadyOffer& offer, Command command) {
+  PreparedSandbox prepared{std::move(offer.spec), std::move(offer.protected_paths),
+                           std::move(offer.scan)};
   prepared.spec.command = std::move(command);
   core::phases::mark(core::phases::Mark::Scanned);
   core::phases::mark(core::phases::Mark::Planned);
