@@ -5,7 +5,9 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -144,6 +146,29 @@ TEST(HostRecord, AWriteMakesItIncomplete) {
   EXPECT_EQ(record->why, "an open for writing: " + (s.dir / "made").string());
   EXPECT_FALSE(fs::exists(s.dir / "made"));
   EXPECT_FALSE(host_unchanged(*record));
+}
+
+// A process of its own would read where the record does not see: refused, incomplete.
+TEST(HostRecord, AForkMakesItIncomplete) {
+  auto record = record_host_reads([] {
+    const pid_t pid = ::fork();
+    if (pid == 0) ::_exit(0);
+    return pid < 0 && errno == EPERM;
+  });
+  ASSERT_TRUE(record.has_value());
+  EXPECT_FALSE(record->complete);
+  EXPECT_EQ(record->why, "a refused system call: " + std::to_string(SYS_clone));
+}
+
+// An answer from a socket (nscd, a daemon) names no path: refused, incomplete.
+TEST(HostRecord, ASocketMakesItIncomplete) {
+  auto record = record_host_reads([] {
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0) ::close(fd);
+    return fd < 0 && errno == EPERM;
+  });
+  ASSERT_TRUE(record.has_value());
+  EXPECT_FALSE(record->complete);
 }
 
 // A computation that fails may have taken another way than its user's: never trusted.

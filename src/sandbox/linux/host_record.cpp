@@ -72,7 +72,7 @@ constexpr long kReads[] = {
     SYS_llistxattr, SYS_statfs,     SYS_chdir,
 };
 
-/// The calls that change the host or name files in ways the record cannot follow: refused
+/// The calls that change the host, or read it in ways the record cannot follow: refused
 /// (EPERM) and the record marked incomplete. A computation made ahead reads, never writes.
 constexpr long kRefused[] = {
 #ifdef SYS_mkdir
@@ -111,17 +111,49 @@ constexpr long kRefused[] = {
 #ifdef SYS_utimes
     SYS_utimes,
 #endif
-    SYS_mkdirat,      SYS_unlinkat,          SYS_renameat2,
-    SYS_linkat,       SYS_symlinkat,         SYS_fchmodat,
-    SYS_fchownat,     SYS_mknodat,           SYS_utimensat,
-    SYS_setxattr,     SYS_lsetxattr,         SYS_removexattr,
-    SYS_lremovexattr, SYS_truncate,          SYS_execve,
-    SYS_execveat,     SYS_name_to_handle_at, SYS_open_by_handle_at,
-    SYS_mount,        SYS_umount2,           SYS_clone3,
+    SYS_mkdirat,
+    SYS_unlinkat,
+    SYS_renameat2,
+    SYS_linkat,
+    SYS_symlinkat,
+    SYS_fchmodat,
+    SYS_fchownat,
+    SYS_mknodat,
+    SYS_utimensat,
+    SYS_setxattr,
+    SYS_lsetxattr,
+    SYS_removexattr,
+    SYS_lremovexattr,
+    SYS_truncate,
+    SYS_execve,
+    SYS_execveat,
+    SYS_name_to_handle_at,
+    SYS_open_by_handle_at,
+    SYS_mount,
+    SYS_umount2,
+    SYS_clone3,
     SYS_fchdir,
 #ifdef SYS_renameat
     SYS_renameat,
 #endif
+#ifdef SYS_fork
+    SYS_fork,
+#endif
+#ifdef SYS_vfork
+    SYS_vfork,
+#endif
+#ifdef SYS_utime
+    SYS_utime,
+#endif
+    // A process or thread of its own would read into a record that is not this one; a socket
+    // (nscd, a daemon), io_uring and fanotify read the host without naming a path to a call
+    // the filter sees.
+    SYS_clone,
+    SYS_io_uring_setup,
+    SYS_socket,
+    SYS_connect,
+    SYS_inotify_add_watch,
+    SYS_fanotify_init,
 };
 
 struct ChildState {
@@ -543,8 +575,12 @@ long handle(long nr, const long* a) {
     }
     return r;
   }
-  mark_incomplete(in(kRefused, std::size(kRefused), nr) ? "a call that changes the host"
-                                                        : "a call the record cannot follow");
+  // Named by its number (syscalls(2)): the handler has no table of names.
+  char number[24];
+  number_text(nr, number);
+  mark_incomplete(in(kRefused, std::size(kRefused), nr) ? "a refused system call"
+                                                        : "a system call the record cannot follow",
+                  number);
   return -EPERM;
 }
 
