@@ -889,15 +889,28 @@ bool host_unchanged(const HostRecord& record, std::string* why) {
     if (why != nullptr) *why = record.why;
     return false;
   }
-  std::map<std::string, StatTuple> parents;
+  // Each path is stat(2)ed once: many are the parents of others, or recorded both followed
+  // and not.
+  std::map<std::pair<std::string, bool>, StatTuple> now_of;
+  const auto tuple = [&now_of](const std::string& path, bool follow) {
+    auto [it, fresh] = now_of.try_emplace({path, follow});
+    if (fresh) it->second = host_tuple(path, follow);
+    return it->second;
+  };
   for (const auto& read : record.reads) {
-    StatTuple now = host_tuple(read.path, read.follow);
+    const std::string up = parent_path(read.path);
+    // A name missing from a directory whose tuple is unchanged is still missing: making it
+    // would have moved the directory's mtime and ctime (inode(7)).
+    if (read.seen.error == ENOENT && read.parent.error == 0 && S_ISDIR(read.parent.mode) &&
+        !read.pseudo_parent) {
+      if (tuple(up, true) != read.parent) return differs(up);
+      continue;
+    }
+    StatTuple now = tuple(read.path, read.follow);
     if (read.pseudo_seen) now = pseudo(now);
     if (now != read.seen) return differs(read.path);
-    const std::string up = parent_path(read.path);
-    auto it = parents.find(up);
-    if (it == parents.end()) it = parents.emplace(up, host_tuple(up, true)).first;
-    if ((read.pseudo_parent ? pseudo(it->second) : it->second) != read.parent) return differs(up);
+    const StatTuple parent = tuple(up, true);
+    if ((read.pseudo_parent ? pseudo(parent) : parent) != read.parent) return differs(up);
     if (read.content && pseudo_content(read.path, now) != *read.content) return differs(read.path);
   }
   if (record.total_ram) {
