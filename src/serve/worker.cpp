@@ -144,7 +144,7 @@ int run_worker(const WorkerArgs& worker_args) {
 
   rpc::LineSplitter control;
   std::vector<std::string> early;
-  std::shared_ptr<sandbox::linux_::ReadyOffer> ready;
+  std::shared_ptr<session::ReadyAhead> ready;
   if (worker_args.ready) {
     auto ahead = read_exec(control, early);
     if (!ahead) return 2;

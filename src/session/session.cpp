@@ -148,7 +148,7 @@ void set_run_options(Prepared& p, const RunArgs& args, const RunIo& io) {
   if (args.timeout_seconds > 0)
     p.options.timeout = std::chrono::milliseconds(std::llround(args.timeout_seconds * 1000));
   p.options.cancel_fd = io.cancel_fd;
-  p.ready = io.ready;
+  if (io.ready) p.ready = io.ready->offer;
   p.options.stdin_fd = io.stdin_fd;
   p.options.output = io.output;
   p.options.stderr_route = io.stderr_route;
@@ -219,15 +219,47 @@ void set_boundaries(Prepared& p, const RunArgs& args, const RunIo& io,
                                   host_service(std::move(credentials)));
 }
 
+/// Whether the sandbox made ahead, `ready`, is the command's as it is (ReadyAhead): the same
+/// policy arguments and environment, a pid 1 still waiting, and its record of the host
+/// unchanged (sandbox::linux_::host_unchanged()); its offer is then marked verified. With
+/// PI_SANDBOX_TRACE_PHASES=1, why not is said on stderr (`pi-sandbox: ready-record <why>`).
+bool ahead_holds(ReadyAhead* ready, const RunArgs& args) {
+#if defined(__APPLE__)
+  (void)ready;
+  (void)args;
+  return false;
+#else
+  if (ready == nullptr || !ready->offer || ready->offer->sandbox.pid() <= 0) return false;
+  std::string why;
+  if (args.policy.cwd != ready->args.cwd || args.policy.config != ready->args.config ||
+      args.policy.binary_at_start != ready->args.binary_at_start)
+    why = "other policy arguments";
+  else if (caller_environment() != ready->environment)
+    why = "another environment";
+  else if (sandbox::linux_::host_unchanged(ready->offer->record, &why))
+    why = "holds (" + std::to_string(ready->offer->record.reads.size()) + " reads)";
+  ready->offer->verified = why.starts_with("holds");
+  if (core::phases::trace().enabled)
+    (void)core::write_all(STDERR_FILENO, "pi-sandbox: ready-record " + why + "\n");
+  return ready->offer->verified;
+#endif
+}
+
 /// Policy, command, options, broker and the proxy's decider for `args`.
 core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
   if (args.shell_command.empty() == args.argv.empty())
     return core::fail("run needs either -c 'SHELL COMMAND' or -- PROGRAM [ARGS...]");
   Prepared p;
-  auto policy = build_policy(args.policy, &p.loaded);
-  if (!policy) return std::unexpected(policy.error());
+  if (ahead_holds(io.ready.get(), args)) {
+    p.policy = io.ready->policy;
+    p.loaded = io.ready->loaded;
+    core::phases::mark(core::phases::Mark::ConfigRead);
+  } else {
+    auto policy = build_policy(args.policy, &p.loaded);
+    if (!policy) return std::unexpected(policy.error());
+    p.policy = std::move(*policy);
+  }
   core::phases::mark(core::phases::Mark::PolicyBuilt);
-  p.policy = std::move(*policy);
   p.say = [message = io.message](const std::string& line) {
     if (message)
       message(line);
@@ -361,16 +393,65 @@ sandbox::Outcome run_with_host_ipc(const RunArgs& args, const RunIo& io, const P
 
 }  // namespace
 
-std::shared_ptr<sandbox::linux_::ReadyOffer> prepare_ready(const RunArgs& args) {
+#if !defined(__APPLE__)
+namespace {
+
+/// The record of every host input of the policy and the plans for `args`
+/// (sandbox::linux_::record_host_reads()); a racy one is taken again once its tick has passed,
+/// twice at most, then kept as incomplete.
+sandbox::linux_::HostRecord record_ahead(const RunArgs& args) {
+  const auto compute = [&args] {
+    auto policy = build_policy(args.policy, nullptr);
+    return policy && sandbox::linux_::plan_ready(*policy).has_value();
+  };
+  sandbox::linux_::HostRecord record;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    auto made = sandbox::linux_::record_host_reads(compute);
+    if (!made) {
+      record = {};
+      record.why = made.error().describe();
+      return record;
+    }
+    record = std::move(*made);
+    const std::int64_t wait = sandbox::linux_::racy_for_ns(record);
+    if (!record.complete || wait == 0) return record;
+    ::usleep(static_cast<useconds_t>(wait / 1000));
+  }
+  record.complete = false;
+  record.why = "changed within a clock tick of each record";
+  return record;
+}
+
+}  // namespace
+#endif
+
+std::shared_ptr<ReadyAhead> prepare_ready(const RunArgs& args) {
 #if defined(__APPLE__)
   (void)args;
   return nullptr;
 #else
-  auto policy = build_policy(args.policy, nullptr);
+  auto ahead = std::make_shared<ReadyAhead>();
+  // The record first: what the policy and the plans below read is no older than it, so any
+  // change since has moved a time it holds.
+  sandbox::linux_::HostRecord record = record_ahead(args);
+  auto policy = build_policy(args.policy, &ahead->loaded);
   if (!policy) return nullptr;
-  auto offer = sandbox::linux_::prepare_ready(*policy);
+  auto plan = sandbox::linux_::plan_ready(*policy);
+  if (!plan) return nullptr;
+  auto offer = sandbox::linux_::launch_ready(std::move(*plan));
   if (!offer) return nullptr;
-  return std::make_shared<sandbox::linux_::ReadyOffer>(std::move(*offer));
+  // Made from a host other than the recorded one (a change while it was made): the record
+  // does not describe it.
+  if (std::string why; !sandbox::linux_::host_unchanged(record, &why)) {
+    record.complete = false;
+    record.why = why;
+  }
+  offer->record = std::move(record);
+  ahead->offer = std::make_shared<sandbox::linux_::ReadyOffer>(std::move(*offer));
+  ahead->policy = std::move(*policy);
+  ahead->args = args.policy;
+  ahead->environment = caller_environment();
+  return ahead;
 #endif
 }
 

@@ -23,6 +23,19 @@ struct ReadyOffer;  // sandbox/linux/runner.hpp: a sandbox made before its comma
 
 namespace pisandbox::session {
 
+/// A sandbox made ahead (prepare_ready()) with what it was made from: the policy and the
+/// configuration, the policy's arguments and the process environment then (which the policy
+/// reads: the home, the toolchains, git's configuration). A command whose arguments and
+/// environment are these, while the offer's record of the host holds, gets this policy and
+/// these plans as they are (docs/security.md, "A sandbox made ahead").
+struct ReadyAhead {
+  std::shared_ptr<sandbox::linux_::ReadyOffer> offer;
+  policy::SandboxPolicy policy;
+  config::LoadedConfig loaded;
+  PolicyArgs args;
+  std::vector<std::string> environment;
+};
+
 /// What to run.
 ///   timeout_seconds: 0 for none.
 ///   shell_command / argv: exactly one is set (`-c` runs /bin/bash -c).
@@ -83,9 +96,10 @@ struct RunIo {
   /// Whether to say now that the command has no cgroup (sandbox::RunOptions::say_no_cgroup);
   /// empty: for every command.
   std::function<bool()> say_no_cgroup;
-  /// A sandbox made ahead for this command (prepare_ready()); used only when its plans still
-  /// hold for the command (sandbox::linux_::still_holds()), discarded otherwise; may be null.
-  std::shared_ptr<sandbox::linux_::ReadyOffer> ready;
+  /// A sandbox made ahead for this command (prepare_ready()); used only when its record of
+  /// the host holds (sandbox::linux_::host_unchanged()) or its plans, computed again, are
+  /// equal (sandbox::linux_::still_holds()); discarded otherwise; may be null.
+  std::shared_ptr<ReadyAhead> ready;
   /// Receives the end of the sandbox once the command's result is complete
   /// (sandbox::RunOptions::teardown); empty: execute() returns after it.
   std::function<void(std::shared_ptr<void>)> teardown;
@@ -118,11 +132,14 @@ inline constexpr std::string_view kDirectConnectionHint =
 [[nodiscard]] core::UniqueFd cancel_signals();
 
 /// A sandbox made ahead of a command like `args` (Linux; docs/ARCHITECTURE.md, "A sandbox
-/// made ahead"): the policy built as execute() builds it, then sandbox::linux_::prepare_ready().
+/// made ahead"): the record of every host input of the policy and the plans
+/// (sandbox::linux_::record_host_reads(), taken again once its clock tick has passed when it is
+/// racy), then the policy built as execute() builds it, sandbox::linux_::plan_ready() and
+/// launch_ready(); a record that no longer holds once the sandbox is made is kept as incomplete.
 /// Null when none can be made (the policy fails, strict protection's placeholders, macOS):
 /// the command then gets its sandbox when it comes, as without one. The calling process must
 /// be single-threaded.
-[[nodiscard]] std::shared_ptr<sandbox::linux_::ReadyOffer> prepare_ready(const RunArgs& args);
+[[nodiscard]] std::shared_ptr<ReadyAhead> prepare_ready(const RunArgs& args);
 
 /// Runs one command (docs/security.md, docs/network.md, docs/host-ipc.md): builds the policy from
 /// the trusted configuration, gives the command its proxy (every destination decided by the

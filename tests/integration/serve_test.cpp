@@ -1297,6 +1297,7 @@ constexpr const char* kPid1 = R"sh(echo "pid1 $(cut -d' ' -f22 /proc/1/stat)")sh
 /// The start of `pid` as kPid1 prints it.
 std::string start_of(pid_t pid) {
   const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat");
+  if (stat.rfind(')') == std::string::npos) return "";  // it has ended
   std::istringstream fields(stat.substr(stat.rfind(')') + 2));
   std::string field;
   for (int i = 3; i <= 22; ++i) fields >> field;
@@ -1317,6 +1318,15 @@ std::vector<pid_t> children_of(pid_t pid) {
   return out;
 }
 
+/// Whether `pid` is pid 1 of a pid namespace of its own: the last of its NSpid (proc(5)) is 1.
+bool is_pid1(pid_t pid) {
+  std::istringstream lines(read_file("/proc/" + std::to_string(pid) + "/status"));
+  for (std::string line; std::getline(lines, line);)
+    if (line.starts_with("NSpid:"))
+      return std::ranges::count(line, '\t') > 1 && line.ends_with("\t1");
+  return false;
+}
+
 /// The worker serve keeps waiting with a sandbox ready, and the start of that sandbox's pid 1
 /// (start_of()), once there (within 20 s); {-1, ""} otherwise.
 ///   used: the start of a sandbox already used, whose worker may not have ended yet.
@@ -1326,7 +1336,12 @@ std::pair<pid_t, std::string> ready_worker(pid_t serve, const std::string& used 
       if (read_file("/proc/" + std::to_string(worker) + "/cmdline").find("--ready") ==
           std::string::npos)
         continue;
-      if (const auto pid1 = children_of(worker); !pid1.empty() && start_of(pid1.front()) != used) {
+      // The worker's children: the sandbox's pid 1, and for a moment the child that records
+      // what the sandbox's plans read (sandbox/linux/host_record.hpp), which is not one.
+      std::vector<pid_t> pid1;
+      for (const pid_t child : children_of(worker))
+        if (is_pid1(child)) pid1.push_back(child);
+      if (!pid1.empty() && start_of(pid1.front()) != used) {
         // A start time counts clock ticks (USER_HZ, 10 ms): a sandbox made for the next command
         // within the same tick would print the same one. Waiting past it makes a match mean the
         // same process.
@@ -1613,6 +1628,107 @@ TEST(ServeReady, AMovedWorkspaceIsNeverServedByTheSandboxMadeBefore) {
   EXPECT_FALSE(ahead) << out;
 }
 
+/// Runs `first` as after_change() does, each exec with `env` as its environment.
+std::pair<std::string, bool> after_change_with(Serve& serve, const Scratch& scratch,
+                                               const json& env, const std::function<void()>& change,
+                                               const std::string& second, const json& second_env) {
+  json first = exec("first", "true", scratch.ws);
+  first["env"] = env;
+  serve.send(first);
+  EXPECT_EQ(stdout_of(serve, "first"), "|exit 0");
+  const auto [worker, start] = ready_worker(serve.pid());
+  EXPECT_NE(worker, -1);
+  change();
+  json next = exec("second", second + "; " + kPid1, scratch.ws);
+  next["env"] = second_env;
+  serve.send(next);
+  const std::string out = stdout_of(serve, "second");
+  return {out, made_ahead(out, start)};
+}
+
+/// Scratch::env() with PATH: `dirs` then /usr/bin and /bin.
+json env_with_path(const Scratch& scratch, const std::string& dirs) {
+  json env = scratch.env();
+  env["PATH"] = dirs + "/usr/bin:/bin";
+  return env;
+}
+
+// The configuration edited in place to a text of the same size, its modification time put back
+// to the nanosecond (what an editor that keeps times, or a tool within one clock tick, leaves):
+// only its change time tells, and the sandbox made before is never used.
+TEST(ServeReady, AConfigurationEditedKeepingSizeAndTimeIsNeverServedByTheSandboxMadeBefore) {
+  Scratch scratch;
+  const fs::path config = scratch.root / "config.json";
+  const auto allow = [&](const std::string& name) {
+    return R"({"filesystem": {"additionalAllowRead": [")" + (scratch.home / name).string() +
+           R"("]}})";
+  };
+  write_file(config, allow("notez.txt"));
+  write_file(scratch.home / "notes.txt", "re-exposed\n");
+  Serve serve(scratch, {"--config", config.string()});
+  const auto [out, ahead] = after_change(
+      serve, scratch,
+      [&] {
+        struct stat before {};
+        ASSERT_EQ(::stat(config.c_str(), &before), 0);
+        write_file(config, allow("notes.txt"));
+        const timespec times[2] = {before.st_atim, before.st_mtim};
+        ASSERT_EQ(::utimensat(AT_FDCWD, config.c_str(), times, 0), 0);
+        struct stat after {};
+        ASSERT_EQ(::stat(config.c_str(), &after), 0);
+        ASSERT_EQ(after.st_size, before.st_size);
+        ASSERT_EQ(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+      },
+      "cat " + (scratch.home / "notes.txt").string());
+  EXPECT_TRUE(out.starts_with("re-exposed\n")) << out;
+  EXPECT_FALSE(ahead) << out;
+}
+
+// A directory of the home that the policy re-exposes (a $PATH entry there: docs/security.md,
+// "Toolchains in the home") made after the sandbox was: the command sees it.
+TEST(ServeReady, AHomePathThePolicyExposesThatAppearedIsNeverServedByTheSandboxMadeBefore) {
+  Scratch scratch;
+  const fs::path tools = scratch.home / "tools" / "bin";
+  const json env = env_with_path(scratch, tools.string() + ":");
+  Serve serve(scratch);
+  const auto [out, ahead] = after_change_with(
+      serve, scratch, env,
+      [&] {
+        fs::create_directories(tools);
+        write_file(tools / "tool", "exposed\n");
+      },
+      "cat " + (tools / "tool").string(), env);
+  EXPECT_TRUE(out.starts_with("exposed\n")) << out;
+  EXPECT_FALSE(ahead) << out;
+}
+
+// The same command with another environment, one that re-exposes a directory of the home
+// (its $PATH): the sandbox made for the environment before is never used.
+TEST(ServeReady, AnotherEnvironmentIsNeverServedByTheSandboxMadeBefore) {
+  Scratch scratch;
+  const fs::path tools = scratch.home / "tools" / "bin";
+  fs::create_directories(tools);
+  write_file(tools / "tool", "exposed\n");
+  Serve serve(scratch);
+  const auto [out, ahead] = after_change_with(
+      serve, scratch, env_with_path(scratch, ""), [] {}, "cat " + (tools / "tool").string(),
+      env_with_path(scratch, tools.string() + ":"));
+  EXPECT_TRUE(out.starts_with("exposed\n")) << out;
+  EXPECT_FALSE(ahead) << out;
+}
+
+// Nothing changed: the command runs in the sandbox made ahead (the record holds), as the
+// tests above would not show if it never did.
+TEST(ServeReady, AnUnchangedHostIsServedByTheSandboxMadeBefore) {
+  Scratch scratch;
+  write_file(scratch.ws / ".mcp.json", "host\n");
+  Serve serve(scratch);
+  const auto [out, ahead] = after_change(
+      serve, scratch, [] {}, "cat .mcp.json");
+  EXPECT_TRUE(out.starts_with("host\n")) << out;
+  EXPECT_TRUE(ahead) << out;
+}
+
 // A sandbox made ahead and never used goes with a killed serve: its worker and pid 1 end,
 // its cgroup is removed, the workspace is as before.
 TEST(ServeReady, AKilledServeLeavesNothingOfTheSandboxMadeAhead) {
@@ -1623,7 +1739,8 @@ TEST(ServeReady, AKilledServeLeavesNothingOfTheSandboxMadeAhead) {
   EXPECT_EQ(stdout_of(serve, "first"), "|exit 0");
   const auto [worker, start] = ready_worker(serve.pid());
   ASSERT_NE(worker, -1);
-  const auto children = children_of(worker);
+  std::vector<pid_t> children = children_of(worker);
+  std::erase_if(children, [](pid_t child) { return !is_pid1(child); });
   ASSERT_FALSE(children.empty());
   const pid_t pid1 = children.front();
   std::string cgroup;

@@ -179,7 +179,7 @@ std::vector<SourceIdentity> source_identities(const MountPlan& mounts) {
 
 }  // namespace
 
-core::Result<ReadyOffer> prepare_ready(const policy::SandboxPolicy& policy) {
+core::Result<ReadyPlan> plan_ready(const policy::SandboxPolicy& policy) {
   auto prepared = prepare_sandbox(policy, Command{});
   if (!prepared) return std::unexpected(prepared.error());
   LaunchSpec& spec = prepared->spec;
@@ -190,10 +190,41 @@ core::Result<ReadyOffer> prepare_ready(const policy::SandboxPolicy& policy) {
   spec.proxy_listeners = true;
   spec.confine_ahead = true;
   std::vector<SourceIdentity> sources = source_identities(spec.mounts);
-  auto sandbox = prepare_launch(spec);
-  if (!sandbox) return core::fail(sandbox.error().message);
-  return ReadyOffer{std::move(spec), std::move(sources), std::move(*sandbox)};
+  return ReadyPlan{std::move(*prepared), std::move(sources)};
 }
+
+core::Result<ReadyOffer> launch_ready(ReadyPlan plan) {
+  auto sandbox = prepare_launch(plan.prepared.spec);
+  if (!sandbox) return core::fail(sandbox.error().message);
+  return ReadyOffer{std::move(plan.prepared.spec),
+                    std::move(plan.sources),
+                    std::move(*sandbox),
+                    std::move(plan.prepared.protected_paths),
+                    std::move(plan.prepared.scan),
+                    HostRecord{},
+                    false};
+}
+
+core::Result<ReadyOffer> prepare_ready(const policy::SandboxPolicy& policy) {
+  auto plan = plan_ready(policy);
+  if (!plan) return std::unexpected(plan.error());
+  return launch_ready(std::move(*plan));
+}
+
+namespace {
+
+/// The prepared sandbox of a verified `offer` for `command`: its plans as they were made,
+/// moved out of it (the offer serves one command).
+PreparedSandbox prepared_from(ReadyOffer& offer, Command command) {
+  PreparedSandbox prepared{std::move(offer.spec), std::move(offer.protected_paths),
+                           std::move(offer.scan)};
+  prepared.spec.command = std::move(command);
+  core::phases::mark(core::phases::Mark::Scanned);
+  core::phases::mark(core::phases::Mark::Planned);
+  return prepared;
+}
+
+}  // namespace
 
 bool still_holds(const ReadyOffer& offer, const LaunchSpec& fresh) {
   const LaunchSpec& made = offer.spec;
@@ -206,7 +237,12 @@ bool still_holds(const ReadyOffer& offer, const LaunchSpec& fresh) {
 
 Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
                       const RunOptions& options, const WarningSink& warn, ReadyOffer* ready) {
-  auto prepared = prepare_sandbox(policy, std::move(command));
+  // A verified offer's plans are those computed now would be: its record says nothing they
+  // read has changed.
+  const bool verified = ready != nullptr && ready->verified && ready->sandbox.pid() > 0;
+  auto prepared = verified
+                      ? core::Result<PreparedSandbox>(prepared_from(*ready, std::move(command)))
+                      : prepare_sandbox(policy, std::move(command));
   if (!prepared)
     return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, prepared.error().describe()});
   if (prepared->spec.landlock_abi == 0)
@@ -231,7 +267,7 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
   const auto git_state = GitStateSnapshot::take(policy, prepared->protected_paths);
   LaunchSpec spare = prepared->spec;
   Outcome outcome = Outcome(Exited{0});
-  if (ready != nullptr && still_holds(*ready, prepared->spec)) {
+  if (ready != nullptr && (verified || still_holds(*ready, prepared->spec))) {
     core::phases::mark(core::phases::Mark::Checked);
     outcome = run_command(std::move(ready->sandbox), prepared->spec.command, with_notices);
   } else {

@@ -14,6 +14,7 @@
 #include "policy/protected_scan.hpp"
 #include "policy/sandbox_policy.hpp"
 #include "sandbox/command.hpp"
+#include "sandbox/linux/host_record.hpp"
 #include "sandbox/linux/launch_spec.hpp"
 #include "sandbox/linux/launcher.hpp"
 
@@ -52,21 +53,41 @@ bool quarantine_writable_inside(const policy::SandboxPolicy& policy,
 /// made: (st_dev, st_ino), nullopt when missing.
 using SourceIdentity = std::optional<std::pair<dev_t, ino_t>>;
 
+/// The plans of a sandbox made ahead (plan_ready()): the prepared sandbox without a command
+/// and what the sources of its binds were then (source_identities of its mount plan).
+struct ReadyPlan {
+  PreparedSandbox prepared;
+  std::vector<SourceIdentity> sources;
+};
+
 /// A sandbox made before its command is known (serve keeps one ready per workspace and
 /// policy: docs/ARCHITECTURE.md, "A sandbox made ahead"): the plans it was made with, what
 /// the sources of its binds were then, and the sandbox, whose pid 1 waits. It serves one
-/// command, and only while it still holds (still_holds()).
+/// command, and only while it still holds: its `record` of every host input of its plans
+/// unchanged (host_unchanged(), then `verified` is set and the plans are used as they are), or
+/// else the plans computed again and found equal (still_holds()).
+///   protected_paths / scan: PreparedSandbox's, for the command's warnings and the git state.
 struct ReadyOffer {
   LaunchSpec spec;
   std::vector<SourceIdentity> sources;
   ReadySandbox sandbox;
+  std::vector<policy::ProtectedPath> protected_paths;
+  policy::ScanResult scan;
+  HostRecord record;
+  bool verified = false;
 };
 
-/// Makes a ReadyOffer for `policy`: prepare_sandbox() (without a command), the binds'
-/// sources, prepare_launch() with the proxy's listeners. Errors: those of prepare_sandbox()
-/// and prepare_launch(); and a plan that makes anything on the host (placeholders or scaffolds
-/// of strict protection: a sandbox kept waiting would hold them in the workspace), refused
-/// with "the plan makes placeholders on the host".
+/// The plans of a sandbox made ahead for `policy`: prepare_sandbox() (without a command) and
+/// the binds' sources. Errors: those of prepare_sandbox(); a plan that makes anything on the
+/// host (placeholders or scaffolds of strict protection: a sandbox kept waiting would hold
+/// them in the workspace), refused with "the plan makes placeholders on the host".
+core::Result<ReadyPlan> plan_ready(const policy::SandboxPolicy& policy);
+
+/// Makes the sandbox of `plan` (prepare_launch() with the proxy's listeners). Errors: those of
+/// prepare_launch(). The calling process must be single-threaded.
+core::Result<ReadyOffer> launch_ready(ReadyPlan plan);
+
+/// plan_ready() then launch_ready() for `policy`, without a record.
 core::Result<ReadyOffer> prepare_ready(const policy::SandboxPolicy& policy);
 
 /// Whether `offer` may run a command whose freshly computed plans are `fresh`: every plan
@@ -78,8 +99,10 @@ core::Result<ReadyOffer> prepare_ready(const policy::SandboxPolicy& policy);
 
 /// Runs `command` under `policy`: prepare_sandbox(), then launch(), or run_command() in
 /// `ready`'s sandbox when one is given and still_holds() (otherwise that sandbox is discarded
-/// first). Warnings (Landlock unavailable, no cgroup) and, unless RunOptions::notice is set,
-/// the guard's reports go to `warn` as whole lines. `ready`'s sandbox is used up either way.
+/// first). A `ready` offer whose record was found unchanged (ReadyOffer::verified, set by the
+/// caller after host_unchanged() and a `policy` that is the offer's own) skips both: its plans
+/// are the command's. Warnings (Landlock unavailable, no cgroup) and, unless RunOptions::notice is
+/// set, the guard's reports go to `warn` as whole lines. `ready`'s sandbox is used up either way.
 Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
                       const RunOptions& options, const WarningSink& warn,
                       ReadyOffer* ready = nullptr);

@@ -1,0 +1,208 @@
+// The record of every host input of a computation (sandbox/linux/host_record.hpp): each kind of
+// change between the record and the check is seen, and a computation the record cannot follow
+// leaves it incomplete (docs/security.md, "A sandbox made ahead").
+#include "sandbox/linux/host_record.hpp"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+
+namespace pisandbox::sandbox::linux_ {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+/// A scratch directory (outside /tmp when PI_SANDBOX_TEST_TMPDIR says so), removed at the end.
+struct Scratch {
+  fs::path dir;
+  Scratch() {
+    const char* base = std::getenv("PI_SANDBOX_TEST_TMPDIR");
+    std::string pattern =
+        (fs::path(base != nullptr ? base : fs::temp_directory_path().c_str()) / "hrec.XXXXXX")
+            .string();
+    dir = ::mkdtemp(pattern.data());
+  }
+  ~Scratch() {
+    std::error_code error;
+    fs::remove_all(dir, error);
+  }
+};
+
+void write(const fs::path& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
+std::string read(const fs::path& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+/// A record of reading `file` and whether `missing` exists, taken past the clock tick of the
+/// files' last change (a racy record would be taken again by its user).
+HostRecord record_of(const fs::path& file, const fs::path& missing) {
+  std::this_thread::sleep_for(50ms);
+  auto record = record_host_reads([&] {
+    (void)read(file);
+    return !fs::exists(missing);
+  });
+  EXPECT_TRUE(record.has_value());
+  EXPECT_TRUE(record->complete) << record->why;
+  EXPECT_FALSE(racy(*record));
+  return *record;
+}
+
+TEST(HostRecord, HoldsWhileNothingChanged) {
+  Scratch s;
+  write(s.dir / "config.json", "{}");
+  const HostRecord record = record_of(s.dir / "config.json", s.dir / "later");
+  std::string why;
+  EXPECT_TRUE(host_unchanged(record, &why)) << why;
+  bool read_file = false;
+  for (const auto& r : record.reads) read_file |= r.path == (s.dir / "config.json").string();
+  EXPECT_TRUE(read_file);
+}
+
+// An edit in place that keeps the size, with the modification time put back to the
+// nanosecond: only the change time tells it.
+TEST(HostRecord, SeesAnEditKeepingSizeAndModificationTime) {
+  Scratch s;
+  const fs::path config = s.dir / "config.json";
+  write(config, R"({"a": 1})");
+  const HostRecord record = record_of(config, s.dir / "later");
+  struct stat before {};
+  ASSERT_EQ(::stat(config.c_str(), &before), 0);
+  write(config, R"({"a": 2})");
+  const timespec times[2] = {before.st_atim, before.st_mtim};
+  ASSERT_EQ(::utimensat(AT_FDCWD, config.c_str(), times, 0), 0);
+  std::string why;
+  EXPECT_FALSE(host_unchanged(record, &why));
+  EXPECT_EQ(why, config.string() + ": changed");
+}
+
+TEST(HostRecord, SeesAPathThatAppeared) {
+  Scratch s;
+  write(s.dir / "config.json", "{}");
+  const HostRecord record = record_of(s.dir / "config.json", s.dir / "later");
+  write(s.dir / "later", "");
+  std::string why;
+  EXPECT_FALSE(host_unchanged(record, &why));
+  // The directory it appeared in is read (as the parent of config.json) before it.
+  EXPECT_EQ(why, s.dir.string() + ": changed");
+}
+
+TEST(HostRecord, SeesAPathThatWent) {
+  Scratch s;
+  write(s.dir / "config.json", "{}");
+  write(s.dir / "other", "");
+  const HostRecord record = record_of(s.dir / "config.json", s.dir / "absent");
+  fs::remove(s.dir / "other");  // never read, but in the read file's directory
+  std::string why;
+  EXPECT_FALSE(host_unchanged(record, &why));
+  EXPECT_EQ(why, s.dir.string() + ": changed");
+}
+
+TEST(HostRecord, SeesAFileReplacedByRename) {
+  Scratch s;
+  write(s.dir / "config.json", "{}");
+  const HostRecord record = record_of(s.dir / "config.json", s.dir / "later");
+  write(s.dir / "config.json.new", "{}");
+  fs::rename(s.dir / "config.json.new", s.dir / "config.json");
+  EXPECT_FALSE(host_unchanged(record));
+}
+
+TEST(HostRecord, SeesADirectoryRenamedAndMadeAgain) {
+  Scratch s;
+  fs::create_directory(s.dir / "ws");
+  write(s.dir / "ws" / "config.json", "{}");
+  const HostRecord record = record_of(s.dir / "ws" / "config.json", s.dir / "ws" / "later");
+  fs::rename(s.dir / "ws", s.dir / "ws-old");
+  fs::create_directory(s.dir / "ws");
+  fs::copy_file(s.dir / "ws-old" / "config.json", s.dir / "ws" / "config.json");
+  EXPECT_FALSE(host_unchanged(record));
+}
+
+// A computation that writes to the host is refused (EPERM) and its record never holds.
+TEST(HostRecord, AWriteMakesItIncomplete) {
+  Scratch s;
+  auto record = record_host_reads([&] {
+    const int fd = ::open((s.dir / "made").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    const bool refused = fd < 0 && errno == EPERM;
+    if (fd >= 0) ::close(fd);
+    return refused;
+  });
+  ASSERT_TRUE(record.has_value());
+  EXPECT_FALSE(record->complete);
+  EXPECT_EQ(record->why, "an open for writing: " + (s.dir / "made").string());
+  EXPECT_FALSE(fs::exists(s.dir / "made"));
+  EXPECT_FALSE(host_unchanged(*record));
+}
+
+// A process of its own would read where the record does not see: refused, incomplete.
+TEST(HostRecord, AForkMakesItIncomplete) {
+  auto record = record_host_reads([] {
+    const pid_t pid = ::fork();
+    if (pid == 0) ::_exit(0);
+    return pid < 0 && errno == EPERM;
+  });
+  ASSERT_TRUE(record.has_value());
+  EXPECT_FALSE(record->complete);
+  EXPECT_EQ(record->why, "a refused system call: " + std::to_string(SYS_clone));
+}
+
+// An answer from a socket (nscd, a daemon) names no path: refused, incomplete.
+TEST(HostRecord, ASocketMakesItIncomplete) {
+  auto record = record_host_reads([] {
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0) ::close(fd);
+    return fd < 0 && errno == EPERM;
+  });
+  ASSERT_TRUE(record.has_value());
+  EXPECT_FALSE(record->complete);
+}
+
+// A computation that fails may have taken another way than its user's: never trusted.
+TEST(HostRecord, AFailedComputationMakesItIncomplete) {
+  auto record = record_host_reads([] { return false; });
+  ASSERT_TRUE(record.has_value());
+  EXPECT_FALSE(record->complete);
+  EXPECT_EQ(record->why, "the computation failed");
+}
+
+// A pseudo file (proc(5)) is recorded by its content: its times say nothing.
+TEST(HostRecord, RecordsPseudoFilesByTheirContent) {
+  auto record = record_host_reads([] { return !read("/proc/self/mountinfo").empty(); });
+  ASSERT_TRUE(record.has_value());
+  ASSERT_TRUE(record->complete) << record->why;
+  bool found = false;
+  for (const auto& r : record->reads)
+    if (r.path == "/proc/self/mountinfo") {
+      found = true;
+      ASSERT_TRUE(r.content.has_value());
+      EXPECT_EQ(*r.content, read("/proc/self/mountinfo"));
+    }
+  EXPECT_TRUE(found);
+  EXPECT_TRUE(host_unchanged(*record));
+}
+
+// A file changed in the clock tick of the record is racy: its user takes the record again.
+TEST(HostRecord, AFileChangedJustBeforeIsRacy) {
+  Scratch s;
+  write(s.dir / "config.json", "{}");
+  auto record = record_host_reads([&] { return !read(s.dir / "config.json").empty(); });
+  ASSERT_TRUE(record.has_value());
+  EXPECT_TRUE(racy(*record));
+}
+
+}  // namespace
+}  // namespace pisandbox::sandbox::linux_
