@@ -42,28 +42,12 @@ struct HttpListener {
 /// (what the sandbox sets; macOS: a port of its own and the per-command credential), else the
 /// Linux sandbox's 127.0.0.1:3128.
 HttpListener http_listener_from_environment() {
-  HttpListener listener;
   const char* value = std::getenv("HTTP_PROXY");
-  if (value == nullptr) return listener;
-  std::string_view url = value;
-  constexpr std::string_view kScheme = "http://";
-  if (!url.starts_with(kScheme)) return listener;
-  url.remove_prefix(kScheme.size());
-  std::string_view userinfo;
-  if (const auto at = url.rfind('@'); at != std::string_view::npos) {
-    userinfo = url.substr(0, at);
-    url.remove_prefix(at + 1);
-  }
-  constexpr std::string_view kHost = "127.0.0.1:";
-  if (!url.starts_with(kHost)) return listener;
-  url.remove_prefix(kHost.size());
-  if (url.ends_with('/')) url.remove_suffix(1);
-  if (url.empty() || url.size() > 5 ||
-      url.find_first_not_of("0123456789") != std::string_view::npos)
-    return listener;
-  const int port = std::stoi(std::string(url));
-  if (port < 1 || port > 65535) return listener;
-  return HttpListener{static_cast<std::uint16_t>(port), std::string(userinfo)};
+  const auto proxy = value == nullptr
+                         ? std::nullopt
+                         : policy::loopback_proxy_from_url(value, policy::ProxyScheme::Http);
+  if (!proxy) return {};
+  return HttpListener{proxy->port, proxy->userinfo};
 }
 
 std::string read_stdin() {

@@ -104,30 +104,19 @@ struct SocksListener {
 /// The listener ALL_PROXY names when it is exactly `socks5h://[user:password@]127.0.0.1:PORT`
 /// (what the macOS runner sets), else the Linux sandbox's 127.0.0.1:1080.
 SocksListener socks_listener_from_environment() {
-  SocksListener listener;
   const char* value = std::getenv("ALL_PROXY");
-  if (value == nullptr) return listener;
-  std::string_view url = value;
-  constexpr std::string_view kScheme = "socks5h://";
-  if (!url.starts_with(kScheme)) return listener;
-  url.remove_prefix(kScheme.size());
-  std::string_view user, password;
-  if (const auto at = url.rfind('@'); at != std::string_view::npos) {
-    const std::string_view info = url.substr(0, at);
-    const auto colon = info.find(':');
-    user = info.substr(0, colon);
-    if (colon != std::string_view::npos) password = info.substr(colon + 1);
-    url.remove_prefix(at + 1);
-  }
-  constexpr std::string_view kHost = "127.0.0.1:";
-  if (!url.starts_with(kHost)) return listener;
-  url.remove_prefix(kHost.size());
-  if (url.empty() || url.size() > 5 ||
-      url.find_first_not_of("0123456789") != std::string_view::npos)
-    return listener;
-  const int port = std::stoi(std::string(url));
-  if (port < 1 || port > 65535 || user.size() > 255 || password.size() > 255) return listener;
-  return SocksListener{static_cast<std::uint16_t>(port), std::string(user), std::string(password)};
+  const auto proxy = value == nullptr
+                         ? std::nullopt
+                         : policy::loopback_proxy_from_url(value, policy::ProxyScheme::Socks5h);
+  if (!proxy) return {};
+  // RFC 1929 section 2: the username and the password are 1-byte-length-prefixed.
+  const std::string_view info = proxy->userinfo;
+  const auto colon = info.find(':');
+  const std::string_view user = info.substr(0, colon);
+  const std::string_view password =
+      colon == std::string_view::npos ? std::string_view() : info.substr(colon + 1);
+  if (user.size() > 255 || password.size() > 255) return {};
+  return SocksListener{proxy->port, std::string(user), std::string(password)};
 }
 
 /// What proxy-connect sends in one write: the greeting (version 5, one method: no

@@ -113,6 +113,27 @@ std::vector<std::string> proxy_environment(const std::filesystem::path& self_exe
   return env;
 }
 
+std::optional<LoopbackProxy> loopback_proxy_from_url(std::string_view url, ProxyScheme scheme) {
+  const std::string_view prefix = scheme == ProxyScheme::Http ? "http://" : "socks5h://";
+  if (!url.starts_with(prefix)) return std::nullopt;
+  url.remove_prefix(prefix.size());
+  std::string_view userinfo;
+  if (const auto at = url.rfind('@'); at != std::string_view::npos) {
+    userinfo = url.substr(0, at);
+    url.remove_prefix(at + 1);
+  }
+  constexpr std::string_view kHost = "127.0.0.1:";
+  if (!url.starts_with(kHost)) return std::nullopt;
+  url.remove_prefix(kHost.size());
+  if (scheme == ProxyScheme::Http && url.ends_with('/')) url.remove_suffix(1);
+  if (url.empty() || url.size() > 5 ||
+      url.find_first_not_of("0123456789") != std::string_view::npos)
+    return std::nullopt;
+  const int port = std::stoi(std::string(url));
+  if (port < 1 || port > 65535) return std::nullopt;
+  return LoopbackProxy{static_cast<std::uint16_t>(port), std::string(userinfo)};
+}
+
 bool is_proxy_variable(std::string_view name) {
   return std::ranges::find(kNames, name) != kNames.end() ||
          std::ranges::find(kCloudSdkCredential, name) != kCloudSdkCredential.end();

@@ -76,6 +76,31 @@ inline constexpr std::string_view kJavaProxyOptions =
     std::optional<std::string_view> caller_java_tool_options = std::nullopt,
     const ProxyEndpoints& endpoints = {});
 
+/// The scheme of a proxy URL the command's tools are given: `http://` (HTTP_PROXY and the other
+/// H variables of proxy_environment()) or `socks5h://` (ALL_PROXY and the other S variables).
+enum class ProxyScheme { Http, Socks5h };
+
+/// A proxy listener on the loopback, as a proxy URL names it.
+///   port: on 127.0.0.1 (1-65535).
+///   userinfo: everything between the scheme and the last `@` (`username:password` as
+///     proxy_environment() writes it), unsplit and not percent-decoded; empty for none.
+struct LoopbackProxy {
+  std::uint16_t port = 0;
+  std::string userinfo;
+};
+
+/// `url` read back when it has exactly the shape proxy_environment() gives it:
+/// `<scheme>[userinfo@]127.0.0.1:PORT`, PORT 1 to 5 decimal digits with a value of 1-65535;
+/// for ProxyScheme::Http one `/` after the port (the root path, `http://127.0.0.1:3128/`) is
+/// accepted as well. Anything else (another scheme or host, `localhost`, IPv6, a path, a port
+/// of 0, above 65535 or with a sign) gives std::nullopt, so the caller falls back to the Linux
+/// sandbox's fixed port (kLinuxHttpProxyPort, kLinuxSocksProxyPort; docs/network.md, "The
+/// bridge"). The inside-sandbox commands `credential-helper` (HTTP_PROXY) and `proxy-connect`
+/// (ALL_PROXY) find the command's proxy with it (docs/macos.md: the ports and credential differ
+/// per command there).
+[[nodiscard]] std::optional<LoopbackProxy> loopback_proxy_from_url(std::string_view url,
+                                                                   ProxyScheme scheme);
+
 /// Whether `name` is one of the variables proxy_environment() sets (exact spelling), so that
 /// the caller's own value is replaced (JAVA_TOOL_OPTIONS: merged).
 [[nodiscard]] bool is_proxy_variable(std::string_view name);

@@ -94,8 +94,7 @@ struct GitConfigValue {
 ///                    agent's socket (gpg_agent_socket()) for OpenPGP; empty when unknown;
 ///   agent_entry:     the hostIPC.allowedSockets entry that allows it (`$SSH_AUTH_SOCK`, or the
 ///                    socket's path);
-///   gpg_agent, restricted_socket: gpg-agent's socket for the gpg home, whatever git signs with,
-///                    and its extra socket, connected in its place;
+///   gpg_agent:       gpg-agent's socket for the gpg home, whatever git signs with;
 ///   ssh_key_hidden:  below.
 /// Paths absolute, lexically normal.
 struct SigningFiles {
@@ -106,11 +105,11 @@ struct SigningFiles {
   std::vector<fs::path> gnupg_files = {};
   fs::path agent_socket = {};
   std::string agent_entry = {};
-  /// gpg-agent's socket (gpg_agent_socket(), real path where it exists), and its extra socket
-  /// beside it (`S.gpg-agent.extra`, gpg-agent(1) --extra-socket), connected in its place for
-  /// every command: it signs and decrypts, and refuses to export secret keys.
+  /// gpg-agent's socket (gpg_agent_socket(), real path where it exists); every command is
+  /// connected to its extra socket beside it instead (`S.gpg-agent.extra`, gpg-agent(1)
+  /// --extra-socket), which signs and decrypts, and refuses to export secret keys
+  /// (docs/security.md, "Signed commits").
   fs::path gpg_agent = {};
-  fs::path restricted_socket = {};
   /// names_hidden_ssh_key() of the signing key, when the user's own configuration (not the
   /// repository's, which a command may write) names it: the hint of hidden_ssh_key_hint().
   bool ssh_key_hidden = false;

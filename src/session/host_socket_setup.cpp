@@ -39,18 +39,21 @@ HostSockets::HostSockets(
       log_(std::move(log)),
       denied_(std::move(denied)) {}
 
-void HostSockets::restrict_to(std::string socket, std::string restricted) {
-  restricted_.insert_or_assign(std::move(socket), std::move(restricted));
+void HostSockets::add_gpg_agent(std::string socket) {
+  gpg_agents_.insert(std::move(socket));
 }
 
-/// Routed by restrict_to(), and any other gpg-agent socket to its extra socket
-/// (policy::gpg_restricted_socket()): a command may name another gpg home than the session's.
+std::string HostSockets::restricted_socket(const std::string& path) const {
+  // A known agent socket is taken by the name gpg-agent gives its standard socket, so that one
+  // rule finds every agent's extra socket.
+  const std::filesystem::path agent =
+      gpg_agents_.contains(path) ? std::filesystem::path(path).parent_path() / "S.gpg-agent"
+                                 : std::filesystem::path(path);
+  return policy::gpg_restricted_socket(agent).string();
+}
+
 sandbox::HostSocketAnswer HostSockets::allow(const std::string& path) {
-  std::string restricted;
-  if (const auto route = restricted_.find(path); route != restricted_.end())
-    restricted = route->second;
-  else
-    restricted = policy::gpg_restricted_socket(path).string();
+  const std::string restricted = restricted_socket(path);
   if (restricted.empty()) return {true, {}};
   struct stat st {};
   if (::stat(restricted.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode))

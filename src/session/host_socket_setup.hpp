@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -76,11 +77,12 @@ class HostSockets {
   /// (hostIPC.retryOnUnixSocketError; docs/host-ipc.md) whatever the command printed.
   [[nodiscard]] bool refused_any() const { return refused_any_.load(); }
 
-  /// A connection allowed to the host socket `socket` (absolute, symlinks resolved) is made to
-  /// `restricted` instead: gpg-agent's extra socket, which signs but refuses to export secret
-  /// keys (gpg-agent(1), --extra-socket; docs/security.md, "Signed commits"). While `restricted`
-  /// is missing, `socket` is refused. Call before the command starts.
-  void restrict_to(std::string socket, std::string restricted);
+  /// The host socket `socket` (absolute, symlinks resolved) is a gpg-agent's standard socket
+  /// whatever its name: the session's gpg home's (policy::SigningFiles::gpg_agent, whose real
+  /// path a link may name otherwise). A connection allowed to it is made to the extra socket
+  /// beside it, as for every socket named `S.gpg-agent` (restricted_socket()). Call before the
+  /// command starts.
+  void add_gpg_agent(std::string socket);
 
   /// Whether the host socket at `path` (absolute, symlinks resolved, as decide() was given it)
   /// was refused in this command.
@@ -90,7 +92,13 @@ class HostSockets {
   sandbox::HostSocketAnswer refuse(const std::string& path, std::string reason,
                                    std::string_view source, bool quiet,
                                    std::string_view recovery = {});
-  /// The answer for an allowed connection to `path`: routed by restrict_to().
+  /// The restricted socket a connection allowed to `path` is made to, empty for `path` itself:
+  /// gpg-agent's extra socket beside a gpg-agent socket, which signs but refuses to export
+  /// secret keys (policy::gpg_restricted_socket(); gpg-agent(1), --extra-socket;
+  /// docs/security.md, "Signed commits").
+  std::string restricted_socket(const std::string& path) const;
+  /// The answer for an allowed connection to `path`: to restricted_socket() when there is one,
+  /// refused while that is missing.
   sandbox::HostSocketAnswer allow(const std::string& path);
 
   std::vector<policy::AllowedSocket> allowed_;
@@ -103,8 +111,8 @@ class HostSockets {
   std::function<void(const std::string&, const std::string&, std::string_view, std::string_view)>
       denied_;
   std::mutex mutex_;
-  std::map<std::string, std::string> refused_;     ///< path -> reason, for the rest of the command
-  std::map<std::string, std::string> restricted_;  ///< restrict_to(): socket -> restricted one
+  std::map<std::string, std::string> refused_;  ///< path -> reason, for the rest of the command
+  std::set<std::string> gpg_agents_;            ///< add_gpg_agent()
   std::atomic<bool> refused_any_{false};
 };
 

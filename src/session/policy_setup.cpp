@@ -344,8 +344,8 @@ void find_ssh_signing(policy::SigningFiles& files, const fs::path& home) {
   }
 }
 
-/// gpg-agent's socket for the gpg home (`$GNUPGHOME`, else `~/.gnupg`) and its restricted one
-/// (SigningFiles::gpg_agent); the home in gnupg_home.
+/// gpg-agent's socket for the gpg home (`$GNUPGHOME`, else `~/.gnupg`; SigningFiles::gpg_agent);
+/// the home in gnupg_home.
 void find_gpg_agent(policy::SigningFiles& files, const fs::path& home) {
   const char* gnupg = ::getenv("GNUPGHOME");
   files.gnupg_home =
@@ -357,7 +357,6 @@ void find_gpg_agent(policy::SigningFiles& files, const fs::path& home) {
   const fs::path socket = policy::gpg_agent_socket(files.gnupg_home, home, runtime, runtime_exists);
   if (socket.empty()) return;
   files.gpg_agent = real_or_same(socket);
-  files.restricted_socket = files.gpg_agent.parent_path() / "S.gpg-agent.extra";
 }
 
 /// The OpenPGP side of SigningFiles: the gpg home's public files and its agent.

@@ -200,8 +200,8 @@ void set_boundaries(Prepared& p, const RunArgs& args, const RunIo& io,
       });
   // gpg-agent's full socket exports secret keys: a signing agent is reached through its
   // restricted one (docs/security.md, "Signed commits").
-  if (const auto& signing = p.policy.signing; !signing.restricted_socket.empty())
-    p.host_sockets->restrict_to(signing.gpg_agent.string(), signing.restricted_socket.string());
+  if (const auto& signing = p.policy.signing; !signing.gpg_agent.empty())
+    p.host_sockets->add_gpg_agent(signing.gpg_agent.string());
   p.options.host_socket = host_socket_decider(p.host_sockets);
   // The caller's parent proxy, if any (docs/network.md, "A parent proxy"): read here, from
   // pi-sandbox's own environment; the command's proxy variables point at its own proxy.

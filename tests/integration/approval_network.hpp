@@ -4,73 +4,40 @@
 // network_test.cpp's (tests/integration/net_setup.sh: a holder in new user, network and mount
 // namespaces, the server in a network namespace of its own, /etc/hosts bind-mounted there), so
 // it works unprivileged and never touches the host's network. pi-sandbox runs in it through
-// prefix(): nsenter into the holder's namespaces.
+// inside(): nsenter into the holder's namespaces (test_network.hpp).
 #pragma once
 
 #include <gtest/gtest.h>
-#include <signal.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <map>
 #include <string>
-#include <thread>
+#include <utility>
 #include <vector>
 
 #include "harness.hpp"
-#include "net_setup.hpp"
+#include "test_network.hpp"
 
 namespace pisandbox::testing {
 
 class ApprovalNetwork {
  public:
   ApprovalNetwork() {
-    write_file(scratch_.root / "server.py", kServer);
-    write_file(scratch_.root / "setup.sh", kNetSetupScript);
-    write_file(scratch_.root / "hosts", "203.0.113.2 asked.test other.test\n");
-    holder_ =
-        spawn_process({"/usr/bin/setsid", "/usr/bin/unshare", "--user", "--map-current-user",
-                       "--keep-caps", "--net", "--mount", "--propagation", "private", "/bin/bash",
-                       (scratch_.root / "setup.sh").string(), scratch_.root.string(), "python3",
-                       (scratch_.root / "server.py").string(), scratch_.root.string()});
-    for (int i = 0; i < 500 && !fs::exists(scratch_.root / "ready"); ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    ready_ = fs::exists(scratch_.root / "ready");
+    ready_ = network_.start(scratch_.root, "203.0.113.2 asked.test other.test\n", kServer);
   }
-  ~ApprovalNetwork() {
-    if (holder_ > 0) {
-      ::kill(-holder_, SIGKILL);
-      wait_process(holder_);
-    }
-  }
-  ApprovalNetwork(const ApprovalNetwork&) = delete;
-  ApprovalNetwork& operator=(const ApprovalNetwork&) = delete;
 
   /// Whether the network could be built (user and network namespaces, veth, curl, ip).
   bool ready() const { return ready_; }
 
-  /// `argv` run inside the network: nsenter into the holder's namespaces first.
+  /// `argv` run inside the network (TestNetwork::inside()).
   std::vector<std::string> inside(const std::vector<std::string>& argv) const {
-    std::vector<std::string> out = {"/usr/bin/nsenter",
-                                    "--preserve-credentials",
-                                    "-U",
-                                    "-n",
-                                    "-m",
-                                    "-t",
-                                    std::to_string(holder_),
-                                    "--"};
-    out.insert(out.end(), argv.begin(), argv.end());
-    return out;
+    return network_.inside(argv);
   }
 
-  /// `env` without the test runner's proxy variables (an empty one counts as unset), so
-  /// pi-sandbox has no parent proxy.
+  /// `env` without the test runner's proxy variables (TestNetwork::without_proxies()).
   static std::map<std::string, std::string> without_proxies(
       std::map<std::string, std::string> env) {
-    for (const char* name : {"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy",
-                             "ALL_PROXY", "no_proxy", "NO_PROXY"})
-      env[name] = "";
-    return env;
+    return TestNetwork::without_proxies(std::move(env));
   }
 
  private:
@@ -92,7 +59,7 @@ server.serve_forever()
 )PY";
 
   Scratch scratch_;
-  pid_t holder_ = -1;
+  TestNetwork network_;
   bool ready_ = false;
 };
 

@@ -1,37 +1,33 @@
 // git over HTTPS with the user's credentials, kept on the host (docs/network.md, "Credentials for
-// HTTPS"): git.test and other.test on 203.0.113.2 in a test network (net_setup.sh, as
-// network_test.cpp builds it) serve repositories through git-http-backend over HTTPS with a CA of
-// their own, each asking for its own basic-auth credential. The host's git has `credential.helper
-// store` with the credentials in ~/.git-credentials. Inside, git asks `pi-sandbox
-// credential-helper`, which asks pi-sandbox on the host through the proxy; the reviewer program
-// answers the `credential` question. The secret reaches git's request and nothing else: no
-// event, no audit line, no file inside.
+// HTTPS"): git.test and other.test on 203.0.113.2 in a test network (test_network.hpp) serve
+// repositories through git-http-backend over HTTPS with a CA of their own, each asking for its own
+// basic-auth credential. The host's git has `credential.helper store` with the credentials in
+// ~/.git-credentials. Inside, git asks `pi-sandbox credential-helper`, which asks pi-sandbox on the
+// host through the proxy; the reviewer program answers the `credential` question. The secret
+// reaches git's request and nothing else: no event, no audit line, no file inside.
 #include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "harness.hpp"
-#include "net_setup.hpp"
+#include "test_network.hpp"
 
 namespace pisandbox::testing {
 namespace {
-
-using namespace std::chrono_literals;
 
 /// The secrets: a test looks for them in pieces so that its own command line never holds them.
 const std::string kSecretA = "GIT-SECRET-A-5f1d2c";
 const std::string kSecretB = "GIT-SECRET-B-9e7a41";
 
-const char* const kServer = R"PY(# git's smart HTTP over HTTPS: git-http-backend behind basic
+/// The handler of the HTTPS server (https_server_script()).
+const char* const kHandler = R"PY(# git's smart HTTP over HTTPS: git-http-backend behind basic
 # auth, one repository root and one credential per Host. Each request is a line in
 # server.log: "<method> <host> <path> <auth-ok|auth-wrong|no-auth>".
-import base64, http.server, os, ssl, subprocess, sys
+import base64, http.server, os, subprocess, sys
 
 ROOT = sys.argv[1]
 USERS = {}
@@ -39,7 +35,7 @@ for line in open(os.path.join(ROOT, "users")):
     host, user, password = line.split()
     USERS[host] = "Basic " + base64.b64encode(("%s:%s" % (user, password)).encode()).decode()
 
-class Git(http.server.BaseHTTPRequestHandler):
+class Handler(http.server.BaseHTTPRequestHandler):
     def serve(self):
         host = self.headers.get("Host", "").split(":")[0]
         auth = self.headers.get("Authorization")
@@ -86,28 +82,7 @@ class Git(http.server.BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
-server = http.server.ThreadingHTTPServer(("203.0.113.2", 443), Git)
-context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-context.load_cert_chain(os.path.join(ROOT, "server.pem"), os.path.join(ROOT, "server.key"))
-server.socket = context.wrap_socket(server.socket, server_side=True)
-open(os.path.join(ROOT, "servers.ready"), "w").close()
-server.serve_forever()
 )PY";
-
-/// A CA of its own and the server's certificate for git.test and other.test, made with openssl.
-bool make_certificates(const fs::path& dir) {
-  const std::string script =
-      "set -e; cd '" + dir.string() +
-      "'; openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 "
-      "-keyout ca.key -out ca.pem -subj '/CN=pi-sandbox test git CA' "
-      "-addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign "
-      "2>/dev/null; openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes "
-      "-keyout server.key -out server.csr -subj /CN=git.test 2>/dev/null; "
-      "printf 'subjectAltName=DNS:git.test,DNS:other.test\\n' > server.ext; openssl x509 -req "
-      "-in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -out server.pem "
-      "-extfile server.ext 2>/dev/null";
-  return run_process({"/bin/sh", "-c", script}).exit_code == 0;
-}
 
 /// A bare repository `<root>/repos/<host>/repo.git` whose one commit holds README = `text`.
 bool make_repository(const fs::path& root, const std::string& host, const std::string& text) {
@@ -146,14 +121,11 @@ class GitCredentials : public ::testing::Test {
     PI_SANDBOX_REQUIRE(::access("/usr/bin/openssl", X_OK) == 0, "openssl is not installed");
     PI_SANDBOX_REQUIRE(::access("/usr/sbin/ip", X_OK) == 0 || ::access("/sbin/ip", X_OK) == 0,
                        "iproute2 is not installed");
-    ASSERT_TRUE(make_certificates(s_.root));
+    ASSERT_TRUE(make_test_certificates(s_.root, {"git.test", "other.test"}));
     ASSERT_TRUE(make_repository(s_.root, "git.test", "repository of git.test"));
     ASSERT_TRUE(make_repository(s_.root, "other.test", "repository of other.test"));
     write_file(s_.root / "users",
                "git.test alice " + kSecretA + "\nother.test bob " + kSecretB + "\n");
-    write_file(s_.root / "server.py", kServer);
-    write_file(s_.root / "setup.sh", kNetSetupScript);
-    write_file(s_.root / "hosts", "203.0.113.2 git.test other.test\n");
     // The CA, where the command can read it (GIT_SSL_CAINFO names it).
     write_file(s_.ws / "ca.pem", read_file(s_.root / "ca.pem"));
     // The user's own helper on the host: git's `store`, with both credentials.
@@ -166,20 +138,9 @@ class GitCredentials : public ::testing::Test {
     fs::create_directories(reviewers_);
     write_reviewer(reviewers_ / "allow", "allow");
     write_reviewer(reviewers_ / "deny", "deny");
-    holder_ = spawn_process({"/usr/bin/setsid", "/usr/bin/unshare", "--user", "--map-current-user",
-                             "--keep-caps", "--net", "--mount", "--propagation", "private",
-                             "/bin/bash", (s_.root / "setup.sh").string(), s_.root.string(),
-                             "python3", (s_.root / "server.py").string(), s_.root.string()});
-    for (int i = 0; i < 500 && !fs::exists(s_.root / "ready"); ++i)
-      std::this_thread::sleep_for(20ms);
-    PI_SANDBOX_REQUIRE(fs::exists(s_.root / "ready"),
-                       "could not build the test network (user+network namespaces, veth)");
-  }
-  void TearDown() override {
-    if (holder_ > 0) {
-      ::kill(-holder_, SIGKILL);
-      wait_process(holder_);
-    }
+    PI_SANDBOX_REQUIRE(
+        network_.start(s_.root, "203.0.113.2 git.test other.test\n", https_server_script(kHandler)),
+        "could not build the test network (user+network namespaces, veth)");
   }
 
   /// `pi-sandbox run` in the test network with `allowed` as network.allowedDomains and the
@@ -187,16 +148,12 @@ class GitCredentials : public ::testing::Test {
   RunResult run(const std::string& command, const std::string& allowed,
                 const std::string& reviewer = "allow") const {
     write_file(s_.root / "config.json", R"({"network": {"allowedDomains": [)" + allowed + "]}}");
-    auto env = s_.env();
-    for (const char* name : {"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy",
-                             "ALL_PROXY", "no_proxy", "NO_PROXY"})
-      env[name] = "";
+    auto env = TestNetwork::without_proxies(s_.env());
     env["GIT_SSL_CAINFO"] = (s_.ws / "ca.pem").string();
     return run_process(
-        {"/usr/bin/nsenter", "--preserve-credentials", "-U", "-n", "-m", "-t",
-         std::to_string(holder_), "--", sandbox_binary(), "run", "--cwd", s_.ws.string(),
-         "--config", (s_.root / "config.json").string(), "--no-prompt", "--reviewer",
-         (reviewers_ / reviewer).string(), "-c", command},
+        network_.inside({sandbox_binary(), "run", "--cwd", s_.ws.string(), "--config",
+                         (s_.root / "config.json").string(), "--no-prompt", "--reviewer",
+                         (reviewers_ / reviewer).string(), "-c", command}),
         env);
   }
 
@@ -227,7 +184,7 @@ class GitCredentials : public ::testing::Test {
 
   Scratch s_;
   fs::path reviewers_;
-  pid_t holder_ = -1;
+  TestNetwork network_;
 };
 
 TEST_F(GitCredentials, CloneOverHttpsSucceedsAfterTheCredentialQuestion) {
@@ -358,16 +315,12 @@ TEST_F(GitCredentials, AHostConfigurationTheCommandCanWriteIsRefusedWithoutAQues
 // that names the credential (title, warning, choices), and no event carries the secret.
 TEST_F(GitCredentials, ServeAsksTheHostAndNoEventCarriesTheSecret) {
   write_file(s_.root / "config.json", R"({"network": {"allowedDomains": ["git.test"]}})");
-  auto env = s_.env();
-  for (const char* name : {"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy",
-                           "ALL_PROXY", "no_proxy", "NO_PROXY"})
-    env[name] = "";
+  auto env = TestNetwork::without_proxies(s_.env());
   env["GIT_SSL_CAINFO"] = (s_.ws / "ca.pem").string();
   int in = -1, out = -1;
-  const pid_t serve = spawn_piped({"/usr/bin/nsenter", "--preserve-credentials", "-U", "-n", "-m",
-                                   "-t", std::to_string(holder_), "--", sandbox_binary(), "serve",
-                                   "--config", (s_.root / "config.json").string()},
-                                  env, in, out);
+  const pid_t serve = spawn_piped(
+      network_.inside({sandbox_binary(), "serve", "--config", (s_.root / "config.json").string()}),
+      env, in, out);
   const std::string exec = R"({"type":"exec","id":"c1","cwd":")" + s_.ws.string() +
                            R"(","command":"git clone -q https://git.test/repo.git cloned && )"
                            R"(cat cloned/README"})"

@@ -7,24 +7,19 @@
 // where the servers run, and /etc/hosts bind-mounted with the test names. Every pi-sandbox
 // run joins the holder's namespaces with nsenter, so the supervisor resolves the test names
 // and routes to the servers, while the host's own network is never touched.
-#include <signal.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <sstream>
-#include <thread>
 
 #include "deny_userns.hpp"
 #include "harness.hpp"
-#include "net_setup.hpp"
+#include "test_network.hpp"
 
 namespace pisandbox::testing {
 namespace {
-
-using namespace std::chrono_literals;
 
 const char* const kServers =
     R"PY(# Test servers for the network integration tests, run inside the server's network
@@ -181,9 +176,6 @@ const char* const kConfig = R"({"network": {
 class Network {
  public:
   Network() {
-    write_file(scratch.root / "servers.py", kServers);
-    write_file(scratch.root / "setup.sh", kNetSetupScript);
-    write_file(scratch.root / "hosts", kHosts);
     write_file(scratch.root / "config.json", kConfig);
     make_repository();
     for (const auto& [name, outcome] : {std::pair{"allow", "allow"}, std::pair{"deny", "deny"}}) {
@@ -195,20 +187,7 @@ class Network {
                              "\"}'\n");
       ::chmod(script.c_str(), 0755);
     }
-    holder =
-        spawn_process({"/usr/bin/setsid", "/usr/bin/unshare", "--user", "--map-current-user",
-                       "--keep-caps", "--net", "--mount", "--propagation", "private", "/bin/bash",
-                       (scratch.root / "setup.sh").string(), scratch.root.string(), "python3",
-                       (scratch.root / "servers.py").string(), scratch.root.string()});
-    for (int i = 0; i < 500 && !fs::exists(scratch.root / "ready"); ++i)
-      std::this_thread::sleep_for(20ms);
-    ready = fs::exists(scratch.root / "ready");
-  }
-  ~Network() {
-    if (holder > 0) {
-      ::kill(-holder, SIGKILL);
-      wait_process(holder);
-    }
+    ready = test_network.start(scratch.root, kHosts, kServers);
   }
 
   /// `pi-sandbox run` inside the test network: --config, --no-prompt, `extra`, -c `command`;
@@ -216,15 +195,7 @@ class Network {
   /// plus `env`.
   RunResult run(const std::string& command, const std::vector<std::string>& extra = {},
                 const std::map<std::string, std::string>& env = {}) const {
-    std::vector<std::string> argv = {"/usr/bin/nsenter",
-                                     "--preserve-credentials",
-                                     "-U",
-                                     "-n",
-                                     "-m",
-                                     "-t",
-                                     std::to_string(holder),
-                                     "--"};
-    argv.insert(argv.end(), wrapper.begin(), wrapper.end());
+    std::vector<std::string> argv = wrapper;
     for (const std::string& word :
          {sandbox_binary(), std::string("run"), std::string("--cwd"), scratch.ws.string(),
           std::string("--config"), (scratch.root / "config.json").string(),
@@ -233,12 +204,9 @@ class Network {
     argv.insert(argv.end(), extra.begin(), extra.end());
     argv.push_back("-c");
     argv.push_back(command);
-    std::map<std::string, std::string> environment = scratch.env();
-    for (const char* name : {"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy",
-                             "ALL_PROXY", "no_proxy", "NO_PROXY"})
-      environment[name] = "";  // an empty proxy variable counts as unset
+    std::map<std::string, std::string> environment = TestNetwork::without_proxies(scratch.env());
     for (const auto& [name, value] : env) environment[name] = value;
-    return run_process(argv, environment);
+    return run_process(test_network.inside(argv), environment);
   }
   std::string reviewer(const std::string& name) const {
     return (scratch.root / (name + ".sh")).string();
@@ -247,7 +215,8 @@ class Network {
   /// opened so far: `Tcp: ActiveOpens` of /proc/<holder>/net/snmp (one per connect(2) that
   /// sent a SYN); -1 when it cannot be read.
   long active_opens() const {
-    std::istringstream in(read_file("/proc/" + std::to_string(holder) + "/net/snmp"));
+    std::istringstream in(
+        read_file("/proc/" + std::to_string(test_network.holder()) + "/net/snmp"));
     std::vector<std::string> names;
     for (std::string line; std::getline(in, line);) {
       if (!line.starts_with("Tcp: ")) continue;
@@ -275,7 +244,7 @@ class Network {
   Scratch scratch;
   /// Put before pi-sandbox in run() (the weaker sandbox's tests: deny_userns.hpp).
   std::vector<std::string> wrapper;
-  pid_t holder = -1;
+  TestNetwork test_network;
   bool ready = false;
   std::string head;  // the test repository's commit
 
@@ -519,22 +488,9 @@ TEST_F(NetworkTest, EachRequestOnAKeepAliveConnectionIsDecided) {
 TEST_F(NetworkTest, TheTerminalMayAllowADestinationForTheRestOfTheCommand) {
   const std::string command =
       "for i in 1 2 3; do curl -sS -o /dev/null -w '%{http_code} ' http://asked.test/; done";
-  std::vector<std::string> argv = {"/usr/bin/nsenter",
-                                   "--preserve-credentials",
-                                   "-U",
-                                   "-n",
-                                   "-m",
-                                   "-t",
-                                   std::to_string(network_->holder),
-                                   "--",
-                                   sandbox_binary(),
-                                   "run",
-                                   "--cwd",
-                                   network_->scratch.ws.string(),
-                                   "--config",
-                                   (network_->scratch.root / "config.json").string(),
-                                   "-c",
-                                   command};
+  const std::vector<std::string> argv = network_->test_network.inside(
+      {sandbox_binary(), "run", "--cwd", network_->scratch.ws.string(), "--config",
+       (network_->scratch.root / "config.json").string(), "-c", command});
   const PtyRun run =
       run_on_terminal(argv, network_->scratch.env(), {{"Choice [1-4, Enter = Deny]: ", "3\n"}});
   EXPECT_EQ(run.exit_code, 0) << run.screen;

@@ -1,29 +1,23 @@
 // Tool configuration without its credentials (docs/security.md): a private npm registry over
-// HTTPS with its own CA, on 203.0.113.2 in a test network (net_setup.sh, as network_test.cpp
-// builds it), named with its CA only in ~/.npmrc next to `//registry.test/:_authToken=...`.
-// `npm install` works inside the sandbox, and the token is nowhere inside: not in the
-// environment, not in ~/.npmrc, not in any readable file of the home, not in /proc/self/environ,
-// and the registry never received it.
-#include <signal.h>
+// HTTPS with its own CA, on 203.0.113.2 in a test network (test_network.hpp), named with its CA
+// only in ~/.npmrc next to `//registry.test/:_authToken=...`. `npm install` works inside the
+// sandbox, and the token is nowhere inside: not in the environment, not in ~/.npmrc, not in any
+// readable file of the home, not in /proc/self/environ, and the registry never received it.
 #include <unistd.h>
 
-#include <chrono>
-#include <thread>
-
 #include "harness.hpp"
-#include "net_setup.hpp"
+#include "test_network.hpp"
 
 namespace pisandbox::testing {
 namespace {
 
-using namespace std::chrono_literals;
-
 /// The token: a test looks for it in pieces so that its own command line never holds it.
 const std::string kToken = "NPM-TOKEN-b7d1c0ffee";
 
-const char* const kRegistry = R"PY(# A minimal npm registry over HTTPS: the packument of `tiny`
+/// The handler of the HTTPS server (https_server_script()).
+const char* const kHandler = R"PY(# A minimal npm registry over HTTPS: the packument of `tiny`
 # and its tarball. Each request is a line in registry.log: "<path> auth=<Authorization or ->".
-import base64, hashlib, http.server, io, json, os, ssl, sys, tarfile
+import base64, hashlib, http.server, io, json, os, sys, tarfile
 
 ROOT = sys.argv[1]
 
@@ -46,7 +40,7 @@ PACKUMENT = json.dumps({"name": "tiny", "dist-tags": {"latest": "1.0.0"}, "versi
              "shasum": hashlib.sha1(TGZ).hexdigest(),
              "integrity": "sha512-" + base64.b64encode(hashlib.sha512(TGZ).digest()).decode()}}}})
 
-class Registry(http.server.BaseHTTPRequestHandler):
+class Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         with open(os.path.join(ROOT, "registry.log"), "a") as log:
             log.write("%s auth=%s\n" % (self.path, self.headers.get("Authorization", "-")))
@@ -58,29 +52,7 @@ class Registry(http.server.BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
-server = http.server.ThreadingHTTPServer(("203.0.113.2", 443), Registry)
-context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-context.load_cert_chain(os.path.join(ROOT, "registry.pem"), os.path.join(ROOT, "registry.key"))
-server.socket = context.wrap_socket(server.socket, server_side=True)
-open(os.path.join(ROOT, "servers.ready"), "w").close()
-server.serve_forever()
 )PY";
-
-/// A CA of its own and the registry's certificate for registry.test, made with openssl.
-bool make_certificates(const fs::path& dir) {
-  const std::string d = dir.string();
-  const std::string script =
-      "set -e; cd '" + d +
-      "'; openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 "
-      "-keyout ca.key -out ca.pem -subj '/CN=pi-sandbox test registry CA' "
-      "-addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign "
-      "2>/dev/null; openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes "
-      "-keyout registry.key -out registry.csr -subj /CN=registry.test 2>/dev/null; "
-      "printf 'subjectAltName=DNS:registry.test\\n' > registry.ext; openssl x509 -req -in "
-      "registry.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -out registry.pem "
-      "-extfile registry.ext 2>/dev/null";
-  return run_process({"/bin/sh", "-c", script}).exit_code == 0;
-}
 
 /// npm's `ca=` value: the PEM as one JSON string (npm's ini reads a quoted value as JSON).
 std::string npmrc_ca(const std::string& pem) {
@@ -96,10 +68,7 @@ class NpmRegistryTest : public ::testing::Test {
     PI_SANDBOX_REQUIRE(::access("/usr/bin/openssl", X_OK) == 0, "openssl is not installed");
     PI_SANDBOX_REQUIRE(::access("/usr/sbin/ip", X_OK) == 0 || ::access("/sbin/ip", X_OK) == 0,
                        "iproute2 is not installed");
-    ASSERT_TRUE(make_certificates(s_.root));
-    write_file(s_.root / "registry.py", kRegistry);
-    write_file(s_.root / "setup.sh", kNetSetupScript);
-    write_file(s_.root / "hosts", "203.0.113.2 registry.test\n");
+    ASSERT_TRUE(make_test_certificates(s_.root, {"registry.test"}));
     write_file(s_.root / "config.json", R"({"network": {"allowedDomains": ["registry.test"]}})");
     write_file(s_.home / ".npmrc",
                "registry=https://registry.test/\n"
@@ -109,37 +78,21 @@ class NpmRegistryTest : public ::testing::Test {
                    "fund=false\n"
                    "audit=false\n"
                    "update-notifier=false\n");
-    holder_ = spawn_process({"/usr/bin/setsid", "/usr/bin/unshare", "--user", "--map-current-user",
-                             "--keep-caps", "--net", "--mount", "--propagation", "private",
-                             "/bin/bash", (s_.root / "setup.sh").string(), s_.root.string(),
-                             "python3", (s_.root / "registry.py").string(), s_.root.string()});
-    for (int i = 0; i < 500 && !fs::exists(s_.root / "ready"); ++i)
-      std::this_thread::sleep_for(20ms);
-    PI_SANDBOX_REQUIRE(fs::exists(s_.root / "ready"),
-                       "could not build the test network (user+network namespaces, veth)");
-  }
-  void TearDown() override {
-    if (holder_ > 0) {
-      ::kill(-holder_, SIGKILL);
-      wait_process(holder_);
-    }
+    PI_SANDBOX_REQUIRE(
+        network_.start(s_.root, "203.0.113.2 registry.test\n", https_server_script(kHandler)),
+        "could not build the test network (user+network namespaces, veth)");
   }
 
   /// `pi-sandbox run` in the test network, as network_test.cpp runs it.
   RunResult run(const std::string& command) const {
-    auto env = s_.env();
-    for (const char* name : {"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy",
-                             "ALL_PROXY", "no_proxy", "NO_PROXY"})
-      env[name] = "";
     return run_process(
-        {"/usr/bin/nsenter", "--preserve-credentials", "-U", "-n", "-m", "-t",
-         std::to_string(holder_), "--", sandbox_binary(), "run", "--cwd", s_.ws.string(),
-         "--config", (s_.root / "config.json").string(), "--no-prompt", "-c", command},
-        env);
+        network_.inside({sandbox_binary(), "run", "--cwd", s_.ws.string(), "--config",
+                         (s_.root / "config.json").string(), "--no-prompt", "-c", command}),
+        TestNetwork::without_proxies(s_.env()));
   }
 
   Scratch s_;
-  pid_t holder_ = -1;
+  TestNetwork network_;
 };
 
 TEST_F(NpmRegistryTest, NpmInstallsFromThePrivateRegistryAndNeverSeesTheToken) {

@@ -323,4 +323,92 @@ TEST(ProxyEnvironment, EndpointsWithACredential) {
   EXPECT_EQ(java_proxy_options({}), kJavaProxyOptions);
 }
 
+// What credential-helper and proxy-connect read back from HTTP_PROXY and ALL_PROXY: the URLs
+// proxy_environment() writes, for Linux and for macOS's ports and credential.
+TEST(LoopbackProxyUrl, ReadsBackWhatProxyEnvironmentWrites) {
+  const auto http = loopback_proxy_from_url(kHttpProxyUrl, ProxyScheme::Http);
+  ASSERT_TRUE(http.has_value());
+  EXPECT_EQ(http->port, kLinuxHttpProxyPort);
+  EXPECT_EQ(http->userinfo, "");
+  const auto socks = loopback_proxy_from_url(kSocksProxyUrl, ProxyScheme::Socks5h);
+  ASSERT_TRUE(socks.has_value());
+  EXPECT_EQ(socks->port, kLinuxSocksProxyPort);
+  EXPECT_EQ(socks->userinfo, "");
+  const std::vector<std::string> env = proxy_environment(
+      "/usr/bin/pi-sandbox", std::nullopt, {51234, 51235, "pi-sandbox:0123456789abcdef"});
+  const auto value = [&](std::string_view name) {
+    for (const auto& entry : env)
+      if (entry.starts_with(std::string(name) + "=")) return entry.substr(name.size() + 1);
+    return std::string();
+  };
+  const auto mac_http = loopback_proxy_from_url(value("HTTP_PROXY"), ProxyScheme::Http);
+  ASSERT_TRUE(mac_http.has_value());
+  EXPECT_EQ(mac_http->port, 51234);
+  EXPECT_EQ(mac_http->userinfo, "pi-sandbox:0123456789abcdef");
+  const auto mac_socks = loopback_proxy_from_url(value("ALL_PROXY"), ProxyScheme::Socks5h);
+  ASSERT_TRUE(mac_socks.has_value());
+  EXPECT_EQ(mac_socks->port, 51235);
+  EXPECT_EQ(mac_socks->userinfo, "pi-sandbox:0123456789abcdef");
+}
+
+TEST(LoopbackProxyUrl, AcceptedShapes) {
+  struct Case {
+    std::string_view url;
+    ProxyScheme scheme;
+    std::uint16_t port;
+    std::string_view userinfo;
+  };
+  for (const Case& c : {
+           Case{"http://127.0.0.1:1", ProxyScheme::Http, 1, ""},
+           Case{"http://127.0.0.1:65535", ProxyScheme::Http, 65535, ""},
+           Case{"http://127.0.0.1:03128", ProxyScheme::Http, 3128, ""},
+           Case{"http://127.0.0.1:3128/", ProxyScheme::Http, 3128, ""},
+           Case{"http://u:p@127.0.0.1:8080", ProxyScheme::Http, 8080, "u:p"},
+           Case{"http://u@127.0.0.1:8080", ProxyScheme::Http, 8080, "u"},
+           Case{"http://@127.0.0.1:8080", ProxyScheme::Http, 8080, ""},
+           // The last `@` ends the userinfo, as in an URL's authority (RFC 3986 section 3.2).
+           Case{"http://a@b:c@127.0.0.1:8080", ProxyScheme::Http, 8080, "a@b:c"},
+           Case{"socks5h://127.0.0.1:1080", ProxyScheme::Socks5h, 1080, ""},
+           Case{"socks5h://u:p@127.0.0.1:40000", ProxyScheme::Socks5h, 40000, "u:p"},
+       }) {
+    const auto proxy = loopback_proxy_from_url(c.url, c.scheme);
+    ASSERT_TRUE(proxy.has_value()) << c.url;
+    EXPECT_EQ(proxy->port, c.port) << c.url;
+    EXPECT_EQ(proxy->userinfo, c.userinfo) << c.url;
+  }
+}
+
+TEST(LoopbackProxyUrl, RefusedShapes) {
+  for (const std::string_view url : {"",
+                                     "http://",
+                                     "http://127.0.0.1",
+                                     "http://127.0.0.1:",
+                                     "http://127.0.0.1:/",
+                                     "http://127.0.0.1:0",
+                                     "http://127.0.0.1:65536",
+                                     "http://127.0.0.1:123456",
+                                     "http://127.0.0.1:+3128",
+                                     "http://127.0.0.1:-1",
+                                     "http://127.0.0.1: 3128",
+                                     "http://127.0.0.1:3128//",
+                                     "http://127.0.0.1:3128/x",
+                                     "http://127.0.0.1:3128?",
+                                     "http://localhost:3128",
+                                     "http://[::1]:3128",
+                                     "http://127.0.0.2:3128",
+                                     "http://10.0.0.1:3128",
+                                     "https://127.0.0.1:3128",
+                                     "HTTP://127.0.0.1:3128",
+                                     "socks5h://127.0.0.1:1080",
+                                     "http://127.0.0.1:3128/@x",
+                                     " http://127.0.0.1:3128",
+                                     "http://127.0.0.1:3128 "})
+    EXPECT_FALSE(loopback_proxy_from_url(url, ProxyScheme::Http).has_value()) << url;
+  for (const std::string_view url :
+       {"", "socks5h://", "socks5h://127.0.0.1:", "socks5h://127.0.0.1:0",
+        "socks5h://127.0.0.1:65536", "socks5h://127.0.0.1:1080/", "socks5://127.0.0.1:1080",
+        "socks5h://localhost:1080", "http://127.0.0.1:1080"})
+    EXPECT_FALSE(loopback_proxy_from_url(url, ProxyScheme::Socks5h).has_value()) << url;
+}
+
 }  // namespace
