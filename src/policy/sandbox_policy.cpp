@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "policy/toolchain_configs.hpp"
 #include "policy/toolchains.hpp"
 
 namespace pisandbox::policy {
@@ -879,6 +880,9 @@ SandboxPolicy default_policy(const PolicyInputs& inputs) {
   if (!policy.home.empty() && policy.home != "/")
     for (const auto& row : mixed_config_names())
       policy.sanitized.push_back({(policy.home / row.name).lexically_normal(), row.format});
+  for (auto& copy : prefix_config_copies(policy, inputs.path_dirs, inputs.toolchain_env,
+                                         inputs.installed_versions))
+    policy.sanitized.push_back(std::move(copy));
   add_private_tmp_warning(policy);
   return policy;
 }
