@@ -13,5 +13,7 @@ add_library(pisandbox_policy_credential_lines STATIC
 target_link_libraries(pisandbox_policy_credential_lines PUBLIC pisandbox_core
                                                         pisandbox_policy_git_config)
 target_link_libraries(pisandbox_policy PUBLIC pisandbox_policy_credential_lines)
-# The configuration files of install prefixes in the home (`<prefix>/etc/npmrc`, ...).
-target_sources(pisandbox_policy PRIVATE ${CMAKE_CURRENT_LIST_DIR}/toolchain_configs.cpp)
+# The configuration files of install prefixes in the home (`<prefix>/etc/npmrc`, ...) and the
+# files git's user configuration includes.
+target_sources(pisandbox_policy PRIVATE ${CMAKE_CURRENT_LIST_DIR}/toolchain_configs.cpp
+                                        ${CMAKE_CURRENT_LIST_DIR}/git_config_copies.cpp)

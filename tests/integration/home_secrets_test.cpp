@@ -105,6 +105,26 @@ TEST(HomeSecrets, AGitconfigNotTakenApartIsShownEmpty) {
       << r.err;
 }
 
+// Files that ~/.gitconfig includes are git configuration too: copies where a command reads
+// them (here the workspace is the home), followed through includes of includes.
+TEST(HomeSecrets, FilesThatGitconfigIncludesAreCopiesToo) {
+  Scratch s;
+  write_file(s.home / ".gitconfig",
+             "[user]\n\tname = Sandbox Test\n[include]\n\tpath = ~/.config/git/work.inc\n");
+  write_file(s.home / ".config/git/work.inc",
+             "[include]\n\tpath = token.inc\n[core]\n\tabbrev = 9\n");
+  write_file(s.home / ".config/git/token.inc",
+             "[http]\n\textraHeader = Authorization: Basic SECRET-7\n\tpostBuffer = 1048576\n");
+  const RunResult r = s.run(
+      "cat ~/.config/git/work.inc ~/.config/git/token.inc; git config --get core.abbrev; "
+      "git config --get http.postBuffer; git config --get-all http.extraHeader; echo $?",
+      {}, s.home);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "[include]\n\tpath = token.inc\n[core]\n\tabbrev = 9\n"
+            "[http]\n\tpostBuffer = 1048576\n9\n1048576\n1\n");
+}
+
 /// A virtual environment in the home, activated, with a pip.conf holding a token.
 void plant_venv(const Scratch& s) {
   write_file(s.home / "venv/bin/activate", "\n");

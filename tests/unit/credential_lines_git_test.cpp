@@ -7,6 +7,7 @@
 #include <string>
 
 #include "policy/credential_lines.hpp"
+#include "policy/git_config_copies.hpp"
 #include "policy/git_config_guard.hpp"
 #include "policy/toolchain_configs.hpp"
 
@@ -232,6 +233,47 @@ TEST(ToolchainConfigs, InstalledVersionsListsOneLevelPerManager) {
                 home / ".nvm/versions/node/v20.1.0", home / "py/versions/3.12.1"}));
   fs::remove_all(home);
   EXPECT_TRUE(installed_versions("/", {}).empty());
+}
+
+TEST(GitConfigCopies, IncludesAreFollowedAsGitResolvesThem) {
+  EXPECT_EQ(git_include_paths("[include]\n\tpath = ~/.gitconfig.local\n\tpath = rel/x.inc\n"
+                              "[includeIf \"gitdir:~/work/\"]\n\tpath = /abs/work.inc\n"
+                              "[includeIf \"onbranch:main\"]\n\tpath = ../up.inc\n"
+                              "[include]\n\tpath = ~other/x\n\tpath\n[user]\n\tpath = no\n",
+                              "/home/u/.config/git/config", "/home/u"),
+            (std::vector<fs::path>{"/home/u/.gitconfig.local", "/home/u/.config/git/rel/x.inc",
+                                   "/abs/work.inc", "/home/u/.config/up.inc"}));
+  EXPECT_TRUE(git_include_paths("[include\n\tpath = x\n", "/home/u/.gitconfig", "/home/u").empty());
+}
+
+TEST(GitConfigCopies, TheClosureFollowsIncludesOnceAndStopsAtACycle) {
+  char dir[] = "/tmp/pi-git-config-copies.XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const fs::path home = dir;
+  std::ofstream(home / ".gitconfig") << "[include]\n\tpath = ~/a.inc\n";
+  std::ofstream(home / "a.inc") << "[include]\n\tpath = b.inc\n";
+  std::ofstream(home / "b.inc") << "[include]\n\tpath = a.inc\n\tpath = /nonexistent/c\n";
+  EXPECT_EQ(git_config_closure({home / ".gitconfig", home / ".config/git/config"}, home),
+            (std::vector<fs::path>{home / ".gitconfig", home / ".config/git/config", home / "a.inc",
+                                   home / "b.inc", "/nonexistent/c"}));
+  fs::remove_all(home);
+}
+
+TEST(GitConfigCopies, OnlyFilesOfTheHomeThatACommandReadsGetCopies) {
+  SandboxPolicy policy;
+  policy.home = "/home/u";
+  policy.workspace = "/home/u/ws";
+  policy.hide_home = true;
+  policy.home_read_allowed = {{"/home/u/.gitconfig", "git"}, {"/home/u/dots", "allow-read"}};
+  policy.sanitized = {{"/home/u/.gitconfig", ConfigFormat::GitConfig}};
+  const auto copies = git_config_copies(
+      policy, {"/home/u/.gitconfig", "/home/u/dots/work.inc", "/home/u/hidden.inc", "/etc/x"});
+  EXPECT_EQ(copies,
+            (std::vector<SanitizedCopy>{{"/home/u/dots/work.inc", ConfigFormat::GitConfig}}));
+  policy.hide_home = false;
+  policy.workspace = "/home/u";
+  EXPECT_EQ(git_config_copies(policy, {"/home/u/hidden.inc"}),
+            (std::vector<SanitizedCopy>{{"/home/u/hidden.inc", ConfigFormat::GitConfig}}));
 }
 
 // docs/security.md, "Tool configuration without its credentials": the table's prefix rows are
