@@ -315,12 +315,18 @@ std::string_view to_string(ConfigFormat format) {
       return "maven-settings";
     case ConfigFormat::DockerConfig:
       return "docker-config";
+    case ConfigFormat::GitConfig:
+      return "git-config";
   }
   return "unknown";
 }
 
 const std::vector<MixedConfigName>& mixed_config_names() {
   using F = ConfigFormat;
+  static constexpr std::string_view kGitRemoved =
+      "`http.extraHeader` of any URL; keys whose name holds `pass`, `token`, `secret` or `auth`; "
+      "a `proxy` with `user@`; the `user:password@` of every URL, in values and subsection names "
+      "(an ssh URL keeps its user name)";
   static const std::vector<MixedConfigName> rows = {
       {".npmrc", F::Npmrc, "npm",
        "lines whose key is `_authToken`, `_auth`, `_password`, `password`, `key` or `otp` "
@@ -337,6 +343,8 @@ const std::vector<MixedConfigName>& mixed_config_names() {
        "the elements `<password>`, `<passphrase>`, `<privateKey>` and `<httpHeaders>`"},
       {".docker/config.json", F::DockerConfig, "Docker CLI (docker login)",
        "the values of `auth`, `identitytoken`, `registrytoken` and `password` (made `\"\"`)"},
+      {".gitconfig", F::GitConfig, "git", kGitRemoved},
+      {".config/git/config", F::GitConfig, "git (XDG location)", kGitRemoved},
   };
   return rows;
 }
@@ -358,6 +366,8 @@ SanitizedConfig sanitize_config(ConfigFormat format, std::string_view bytes) {
       return sanitize_maven(bytes);
     case ConfigFormat::DockerConfig:
       return sanitize_docker(bytes);
+    case ConfigFormat::GitConfig:
+      return sanitize_git_config(bytes);
   }
   return masked("an unknown format");
 }

@@ -21,6 +21,7 @@ enum class ConfigFormat {
   CargoToml,      ///< Cargo's TOML (https://doc.rust-lang.org/cargo/reference/config.html)
   MavenSettings,  ///< Maven's settings.xml (https://maven.apache.org/settings.html)
   DockerConfig,   ///< the Docker CLI's config.json (docker-config-json(5))
+  GitConfig,      ///< git's configuration (git-config(1), "CONFIGURATION FILE")
 };
 
 /// The name of a format, as `pi-sandbox policy --json` shows it (`npmrc`, `yarnrc-yml`, ...).

@@ -70,4 +70,13 @@ SanitizedConfig sanitize_maven(std::string_view bytes);
 /// password emptied (docker-config-json(5)); masked when it is not valid JSON.
 SanitizedConfig sanitize_docker(std::string_view bytes);
 
+/// A git configuration file (git-config(1), "CONFIGURATION FILE") without `http.extraHeader` of
+/// any subsection, the entries whose variable holds `pass`, `token`, `secret` or `auth`, a
+/// proxy with a user information, and the secret user information of every URL in a value or
+/// a subsection name (`[url "https://u:TOKEN@host/"]`; an ssh URL keeps its login name). Read
+/// with the git configuration guard's parser (policy/git_config_guard.hpp); masked when git
+/// would refuse the file or when the copy could still hold a credential (a quoted or escaped
+/// URL).
+SanitizedConfig sanitize_git_config(std::string_view bytes);
+
 }  // namespace pisandbox::policy::config_text

@@ -424,6 +424,27 @@ std::pair<std::size_t, std::size_t> removed_range(std::string_view text, const E
   return {begin, span.value_end};
 }
 
+/// `text` without the entries of `findings` among those `parsed` found (without_findings()).
+std::string without_parsed(std::string_view text, const ParsedConfig& parsed,
+                           const std::vector<GitConfigFinding>& findings) {
+  std::set<std::pair<std::size_t, std::string_view>> wanted;
+  for (const auto& finding : findings) wanted.emplace(finding.first_line, finding.key);
+  std::string out;
+  std::size_t copied = 0;
+  for (std::size_t i = 0; i < parsed.spans.size(); ++i) {
+    const auto& finding = parsed.scan.findings[i];
+    // A malformed text loses every entry off the allowlist of the part kept (the promise of a
+    // sanitised copy holds even for findings the caller did not pass).
+    if (!parsed.scan.malformed && !wanted.contains({finding.first_line, finding.key})) continue;
+    const auto [begin, end] = removed_range(text, parsed.spans[i]);
+    if (end > parsed.kept_end) break;
+    out.append(text.substr(copied, begin - copied));
+    copied = end;
+  }
+  if (copied < parsed.kept_end) out.append(text.substr(copied, parsed.kept_end - copied));
+  return out;
+}
+
 }  // namespace
 
 GitConfigScan scan_git_config(std::string_view text, GitConfigFile file) {
@@ -448,23 +469,12 @@ std::vector<GitConfigFinding> added_not_allowed(const GitConfigScan& before,
 
 std::string without_findings(std::string_view text, const std::vector<GitConfigFinding>& findings,
                              GitConfigFile file) {
-  const ParsedConfig parsed = ConfigParser(text, rules_of(file)).run();
-  std::set<std::pair<std::size_t, std::string_view>> wanted;
-  for (const auto& finding : findings) wanted.emplace(finding.first_line, finding.key);
-  std::string out;
-  std::size_t copied = 0;
-  for (std::size_t i = 0; i < parsed.spans.size(); ++i) {
-    const auto& finding = parsed.scan.findings[i];
-    // A malformed text loses every entry off the allowlist of the part kept (the promise of a
-    // sanitised copy holds even for findings the caller did not pass).
-    if (!parsed.scan.malformed && !wanted.contains({finding.first_line, finding.key})) continue;
-    const auto [begin, end] = removed_range(text, parsed.spans[i]);
-    if (end > parsed.kept_end) break;
-    out.append(text.substr(copied, begin - copied));
-    copied = end;
-  }
-  if (copied < parsed.kept_end) out.append(text.substr(copied, parsed.kept_end - copied));
-  return out;
+  return without_parsed(text, ConfigParser(text, rules_of(file)).run(), findings);
+}
+
+std::string without_entries(std::string_view text, const std::vector<GitConfigFinding>& entries) {
+  static const std::vector<GitConfigRule> kNoRules;
+  return without_parsed(text, ConfigParser(text, kNoRules).run(), entries);
 }
 
 }  // namespace pisandbox::policy

@@ -137,6 +137,14 @@ inline constexpr std::size_t kMaxGitConfigFindings = 1024;
                                            const std::vector<GitConfigFinding>& findings,
                                            GitConfigFile file = GitConfigFile::Config);
 
+/// A copy of `text` without the entries of `entries`, which must come from read_git_config(text)
+/// (matched by first_line and key, as without_findings() matches them; any entry, allowed or
+/// not). Used for the sanitized copy of the user's configuration (docs/security.md, "Tool
+/// configuration without its credentials"). A malformed `text` keeps only the part before the
+/// line where parsing stopped, without any of its entries.
+[[nodiscard]] std::string without_entries(std::string_view text,
+                                          const std::vector<GitConfigFinding>& entries);
+
 /// Every row of the allowlist, in the order of docs/security.md ("Keys a command may add or
 /// change").
 [[nodiscard]] const std::vector<GitConfigRule>& allowed_git_config_rules();

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 
+#include "policy/git_config_copies.hpp"
+#include "policy/toolchain_configs.hpp"
 #include "policy/toolchains.hpp"
 
 namespace pisandbox::policy {
@@ -560,6 +562,11 @@ SandboxPolicy default_policy(const PolicyInputs& inputs) {
   if (!policy.home.empty() && policy.home != "/")
     for (const auto& row : mixed_config_names())
       policy.sanitized.push_back({(policy.home / row.name).lexically_normal(), row.format});
+  for (auto& copy : prefix_config_copies(policy, inputs.path_dirs, inputs.toolchain_env,
+                                         inputs.installed_versions))
+    policy.sanitized.push_back(std::move(copy));
+  for (auto& copy : git_config_copies(policy, inputs.git_config_files))
+    policy.sanitized.push_back(std::move(copy));
   add_private_tmp_warning(policy);
   return policy;
 }

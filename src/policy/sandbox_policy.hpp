@@ -182,6 +182,14 @@ struct PolicyInputs {
   /// The caller's toolchain variables that move a root (`CARGO_HOME`, `RUSTUP_HOME`,
   /// `PYENV_ROOT`, `NVM_DIR`, ...: policy/toolchains.hpp), name and absolute value.
   std::vector<std::pair<std::string, fs::path>> toolchain_env = {};
+  /// The install prefixes of the versions that version managers keep in the home
+  /// (installed_versions() of policy/toolchain_configs.hpp): their configuration files are
+  /// shown as copies without their credentials where a command could read them.
+  std::vector<fs::path> installed_versions = {};
+  /// The user's git configuration files and every file they include (git_config_closure() of
+  /// policy/git_config_copies.hpp): each is shown as a copy without its credentials where a
+  /// command could read it.
+  std::vector<fs::path> git_config_files = {};
   /// `core.hooksPath` of the user's and the system's git configuration (`/etc/gitconfig`,
   /// `~/.config/git/config`, `~/.gitconfig`: the last value in git's order), unresolved; empty
   /// when none sets it. It applies to every repository whose own configuration sets none.

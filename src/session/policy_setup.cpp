@@ -24,8 +24,10 @@
 
 #include "core/phase_trace.hpp"
 #include "core/unique_fd.hpp"
+#include "policy/git_config_copies.hpp"
 #include "policy/git_config_guard.hpp"
 #include "policy/signing.hpp"
+#include "policy/toolchain_configs.hpp"
 
 namespace pisandbox::session {
 
@@ -561,6 +563,9 @@ core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args,
   inputs.protection = loaded->config->filesystem.strict_protection ? policy::Protection::Strict
                                                                    : policy::Protection::Guard;
   inputs.toolchain_env = toolchain_environment();
+  inputs.installed_versions = policy::installed_versions(inputs.home, inputs.toolchain_env);
+  inputs.git_config_files =
+      policy::git_config_closure(user_git_config_files(inputs.home), inputs.home);
   inputs.git = discover_git(*workspace);
   inputs.user_hooks_path = user_hooks_path(home_directory());
   inputs.signing = signing_files(inputs.home, inputs.git);

@@ -70,7 +70,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   constexpr policy::ConfigFormat kFormats[] = {
       policy::ConfigFormat::Npmrc,         policy::ConfigFormat::YarnrcYml,
       policy::ConfigFormat::PipConf,       policy::ConfigFormat::CargoToml,
-      policy::ConfigFormat::MavenSettings, policy::ConfigFormat::DockerConfig};
+      policy::ConfigFormat::MavenSettings, policy::ConfigFormat::DockerConfig,
+      policy::ConfigFormat::GitConfig};
   const auto format = kFormats[data[0] % std::size(kFormats)];
   check(format, std::string_view(reinterpret_cast<const char*>(data + 1), size - 1));
   return 0;

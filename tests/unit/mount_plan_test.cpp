@@ -434,6 +434,8 @@ std::map<fs::path, PathFacts> credential_host() {
                            "/home/u/.aws/credentials", "/home/u/kubes/admin.conf"})
     host[file] = kFile;
   host["/home/u/.kube/config"] = symlink_to("../kubes/admin.conf");
+  // No tool configuration: its copies come last too (ToolConfigurationIsCopied*).
+  host.erase("/home/u/.gitconfig");
   return host;
 }
 
@@ -517,8 +519,10 @@ TEST(MountPlan, ToolConfigurationIsCopiedIntoTheHiddenHome) {
                 "config-copy       /home/u/.npmrc  # tool configuration: a read-only copy without "
                 "its credentials (npmrc) <- /home/u/.npmrc",
                 "config-copy       /home/u/.config/pip/pip.conf  # tool configuration: a "
-                "read-only copy without its credentials (pip-conf) <- /home/u/dotfiles/pip.conf"}));
-  EXPECT_EQ(plan.ops.back().config, policy::ConfigFormat::PipConf);
+                "read-only copy without its credentials (pip-conf) <- /home/u/dotfiles/pip.conf",
+                "config-copy       /home/u/.gitconfig  # tool configuration: a read-only copy "
+                "without its credentials (git-config) <- /home/u/.gitconfig"}));
+  EXPECT_EQ(plan.ops.back().config, policy::ConfigFormat::GitConfig);
   EXPECT_TRUE(plan.ops.back().read_only);
 }
 
@@ -534,7 +538,9 @@ TEST(MountPlan, ToolConfigurationIsCopiedOverTheReadableHome) {
                 "config-copy       /home/u/.npmrc  # tool configuration: a read-only copy without "
                 "its credentials (npmrc) <- /home/u/.npmrc",
                 "config-copy       /home/u/dotfiles/pip.conf  # tool configuration: a "
-                "read-only copy without its credentials (pip-conf) <- /home/u/dotfiles/pip.conf"}));
+                "read-only copy without its credentials (pip-conf) <- /home/u/dotfiles/pip.conf",
+                "config-copy       /home/u/.gitconfig  # tool configuration: a read-only copy "
+                "without its credentials (git-config) <- /home/u/.gitconfig"}));
 }
 
 TEST(MountPlan, DeviceNodesAreReadOnlyBinds) {

@@ -97,7 +97,9 @@ TEST(DefaultPolicy, HidesTheHomeAndReExposesGitConfig) {
                         {"/home/u/.cargo/config.toml", ConfigFormat::CargoToml},
                         {"/home/u/.cargo/config", ConfigFormat::CargoToml},
                         {"/home/u/.m2/settings.xml", ConfigFormat::MavenSettings},
-                        {"/home/u/.docker/config.json", ConfigFormat::DockerConfig}};
+                        {"/home/u/.docker/config.json", ConfigFormat::DockerConfig},
+                        {"/home/u/.gitconfig", ConfigFormat::GitConfig},
+                        {"/home/u/.config/git/config", ConfigFormat::GitConfig}};
   EXPECT_EQ(p, expected);
 }
 

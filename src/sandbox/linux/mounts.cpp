@@ -485,7 +485,9 @@ class Applier {
     auto dir = budget_directory(op.size_bytes, "0555");
     if (!dir) return std::unexpected(dir.error());
     const fs::path source = *dir / "copy";
-    UniqueFd out(::open(source.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0444));
+    // Writable by its mode, read-only by its mount: a write fails with EROFS ("Read-only file
+    // system"), as on the read-only bind of the host file the copy stands for, not EACCES.
+    UniqueFd out(::open(source.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644));
     if (!out) return core::fail_errno("open(" + quoted(source) + ", O_CREAT)");
     if (!core::write_all(out.get(), copies_.at(op.target)))
       return core::fail_errno(
