@@ -6,12 +6,14 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -1681,6 +1683,49 @@ TEST(ServeReady, AConfigurationEditedKeepingSizeAndTimeIsNeverServedByTheSandbox
       },
       "cat " + (scratch.home / "notes.txt").string());
   EXPECT_TRUE(out.starts_with("re-exposed\n")) << out;
+  EXPECT_FALSE(ahead) << out;
+}
+
+// The configuration edited through a shared mapping whose page was already dirty (mmap(2)):
+// the kernel moves no time for such a write (inode(7): the times move at the first write fault
+// of a clean page), so the stat tuple is as the record saw it and only the content tells. The
+// read-only grant withdrawn, the sandbox made before must not keep it.
+TEST(ServeReady, AConfigurationEditedThroughADirtyMappingIsNeverServedByTheSandboxMadeBefore) {
+  Scratch scratch;
+  const fs::path config = scratch.root / "config.json";
+  const auto allow = [&](const std::string& name) {
+    return R"({"filesystem": {"additionalAllowRead": [")" + (scratch.home / name).string() +
+           R"("]}})";
+  };
+  const std::string before = allow("notes.txt");
+  const std::string after = allow("notez.txt");
+  write_file(config, before);
+  write_file(scratch.home / "notes.txt", "re-exposed\n");
+  const int fd = ::open(config.c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  void* map = ::mmap(nullptr, before.size(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  ::close(fd);
+  ASSERT_NE(map, MAP_FAILED);
+  auto* bytes = static_cast<char*>(map);
+  bytes[0] = before[0];  // the page dirty, its times moved once, long before the record
+  std::this_thread::sleep_for(100ms);
+  Serve serve(scratch, {"--config", config.string()});
+  struct stat was {};
+  const auto [out, ahead] = after_change(
+      serve, scratch,
+      [&] {
+        ASSERT_EQ(::stat(config.c_str(), &was), 0);
+        std::memcpy(bytes, after.data(), after.size());
+      },
+      "cat " + (scratch.home / "notes.txt").string());
+  struct stat now {};
+  ASSERT_EQ(::stat(config.c_str(), &now), 0);
+  ::munmap(map, before.size());
+  // The premise: the edit moved nothing stat(2) shows (else this is another test).
+  EXPECT_EQ(now.st_ctim.tv_nsec, was.st_ctim.tv_nsec);
+  EXPECT_EQ(now.st_mtim.tv_nsec, was.st_mtim.tv_nsec);
+  EXPECT_EQ(read_file(config), after);
+  EXPECT_EQ(out.find("re-exposed"), std::string::npos) << out;
   EXPECT_FALSE(ahead) << out;
 }
 
