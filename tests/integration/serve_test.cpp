@@ -1613,6 +1613,27 @@ TEST(ServeReady, AReplacedCredentialIsNeverServedByTheSandboxMadeBefore) {
   EXPECT_FALSE(ahead) << out;
 }
 
+// A credential that is a symlink to a file not made yet (a secret store that fills it when
+// unlocked) inside a re-exposed directory: the name is in its directory all along, so that
+// directory's times say nothing of the target made after the sandbox; the command must not
+// read it through the sandbox made before, where it was not there to conceal.
+TEST(ServeReady, ACredentialWhoseDanglingSymlinkGotATargetIsNeverServedByTheSandboxMadeBefore) {
+  Scratch scratch;
+  const fs::path aws = scratch.home / ".aws";
+  fs::create_directories(aws / "store");
+  fs::create_symlink("store/credentials", aws / "credentials");
+  write_file(aws / "config", "[default]\n");
+  const fs::path config = scratch.root / "config.json";
+  write_file(config, R"({"filesystem": {"additionalAllowRead": [")" + aws.string() + R"("]}})");
+  Serve serve(scratch, {"--config", config.string()});
+  const auto [out, ahead] = after_change(
+      serve, scratch, [&] { write_file(aws / "store" / "credentials", "new-secret\n"); },
+      "cat " + (aws / "config").string() + " " + (aws / "credentials").string());
+  EXPECT_TRUE(out.starts_with("[default]\n")) << out;
+  EXPECT_EQ(out.find("secret"), std::string::npos) << out;
+  EXPECT_FALSE(ahead) << out;
+}
+
 // The workspace moved away and made again at its path: the command writes to the new one.
 TEST(ServeReady, AMovedWorkspaceIsNeverServedByTheSandboxMadeBefore) {
   Scratch scratch;
@@ -1726,6 +1747,57 @@ TEST(ServeReady, AConfigurationEditedThroughADirtyMappingIsNeverServedByTheSandb
   EXPECT_EQ(now.st_mtim.tv_nsec, was.st_mtim.tv_nsec);
   EXPECT_EQ(read_file(config), after);
   EXPECT_EQ(out.find("re-exposed"), std::string::npos) << out;
+  EXPECT_FALSE(ahead) << out;
+}
+
+// The configuration at its default location a symbolic link (docs/configuration.md, "Where":
+// "keep it a file of its own, or a symbolic link") to a file made only after the sandbox was
+// (a dotfile manager's checkout): the link's name was in its directory all along, so no time
+// of that directory moved. The configuration now hides the home's toolchains; the command must
+// not see them through the sandbox made before.
+TEST(ServeReady, AConfigurationLinkWhoseTargetAppearedIsNeverServedByTheSandboxMadeBefore) {
+  Scratch scratch;
+  const fs::path tools = scratch.home / "tools" / "bin";
+  fs::create_directories(tools);
+  write_file(tools / "tool", "exposed\n");
+  const fs::path dotfiles = scratch.home / "dotfiles";
+  fs::create_directories(dotfiles);
+  const fs::path agent = scratch.home / ".pi" / "agent" / "extensions" / "pi-sandbox";
+  fs::create_directories(agent);
+  fs::create_symlink(dotfiles / "pi-sandbox.json", agent / "config.json");
+  const json env = env_with_path(scratch, tools.string() + ":");
+  Serve serve(scratch);
+  const auto [out, ahead] = after_change_with(
+      serve, scratch, env,
+      [&] {
+        write_file(dotfiles / "pi-sandbox.json",
+                   R"({"filesystem": {"exposeHomeToolchains": false}})");
+      },
+      "cat " + (tools / "tool").string(), env);
+  EXPECT_EQ(out.find("exposed"), std::string::npos) << out;
+  EXPECT_FALSE(ahead) << out;
+}
+
+// The user's git configuration a symbolic link (a dotfile manager's) to a file made only after
+// the sandbox was: the link's name was in its directory all along, so no time of that
+// directory moved. The file now sets core.hooksPath to a directory of the workspace, which is
+// then protected (docs/security.md, "Hooks where git looks for them"): the command must not
+// plant a hook there through the sandbox made before.
+TEST(ServeReady, AGitConfigurationLinkWhoseTargetAppearedIsNeverServedByTheSandboxMadeBefore) {
+  Scratch scratch;
+  ASSERT_EQ(git_init(scratch.ws), 0);
+  fs::create_directories(scratch.ws / ".githooks");
+  const fs::path dotfiles = scratch.home / "dotfiles";
+  fs::create_directories(dotfiles);
+  fs::create_directories(scratch.home / ".config" / "git");
+  fs::create_symlink(dotfiles / "gitconfig", scratch.home / ".config" / "git" / "config");
+  Serve serve(scratch);
+  const auto [out, ahead] = after_change(
+      serve, scratch,
+      [&] { write_file(dotfiles / "gitconfig", "[core]\n\thooksPath = .githooks\n"); },
+      "echo evil > .githooks/pre-commit; echo $?");
+  EXPECT_TRUE(out.starts_with("1\n")) << out;
+  EXPECT_FALSE(fs::exists(scratch.ws / ".githooks" / "pre-commit"));
   EXPECT_FALSE(ahead) << out;
 }
 

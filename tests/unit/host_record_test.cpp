@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -99,6 +100,46 @@ TEST(HostRecord, SeesAPathThatAppeared) {
   EXPECT_FALSE(host_unchanged(record, &why));
   // The directory it appeared in is read (as the parent of config.json) before it.
   EXPECT_EQ(why, s.dir.string() + ": changed");
+}
+
+// A path read through a symbolic link whose target is missing: the link's name is in its
+// directory all along, so that directory's times do not tell that the target appeared.
+TEST(HostRecord, SeesTheTargetOfADanglingLinkThatAppeared) {
+  Scratch s;
+  write(s.dir / "config.json", "{}");
+  fs::create_directory(s.dir / "store");
+  fs::create_symlink("store/later", s.dir / "later");
+  const HostRecord record = record_of(s.dir / "config.json", s.dir / "later");
+  write(s.dir / "store" / "later", "");
+  std::string why;
+  EXPECT_FALSE(host_unchanged(record, &why));
+  EXPECT_EQ(why, (s.dir / "later").string() + ": changed");
+}
+
+// A file changed through a shared mapping whose page was already dirty: no time moves
+// (mmap(2)), only the content tells.
+TEST(HostRecord, SeesAnEditThroughADirtyMapping) {
+  Scratch s;
+  const fs::path config = s.dir / "config.json";
+  write(config, R"({"a": 1})");
+  const int fd = ::open(config.c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  void* map = ::mmap(nullptr, 8, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  ::close(fd);
+  ASSERT_NE(map, MAP_FAILED);
+  static_cast<char*>(map)[0] = '{';  // dirty, its times moved now, before the record
+  const HostRecord record = record_of(config, s.dir / "later");
+  struct stat before {};
+  ASSERT_EQ(::stat(config.c_str(), &before), 0);
+  static_cast<char*>(map)[6] = '2';
+  struct stat after {};
+  ASSERT_EQ(::stat(config.c_str(), &after), 0);
+  ::munmap(map, 8);
+  ASSERT_EQ(read(config), R"({"a": 2})");
+  ASSERT_EQ(after.st_ctim.tv_nsec, before.st_ctim.tv_nsec);  // else this tests nothing
+  std::string why;
+  EXPECT_FALSE(host_unchanged(record, &why));
+  EXPECT_EQ(why, config.string() + ": changed");
 }
 
 TEST(HostRecord, SeesAPathThatWent) {

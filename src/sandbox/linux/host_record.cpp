@@ -917,9 +917,11 @@ bool host_unchanged(const HostRecord& record, std::string* why) {
   for (const auto& read : record.reads) {
     const std::string up = parent_path(read.path);
     // A name missing from a directory whose tuple is unchanged is still missing: making it
-    // would have moved the directory's mtime and ctime (inode(7)).
-    if (read.seen.error == ENOENT && read.parent.error == 0 && S_ISDIR(read.parent.mode) &&
-        !read.pseudo_parent) {
+    // would have moved the directory's mtime and ctime (inode(7)). Not so a path that was
+    // followed: its name may be a symbolic link whose target was missing and is made
+    // elsewhere, which moves no time of this directory.
+    if (read.seen.error == ENOENT && !read.follow && read.parent.error == 0 &&
+        S_ISDIR(read.parent.mode) && !read.pseudo_parent) {
       if (tuple(up, true) != read.parent) return differs(up);
       continue;
     }
