@@ -5,10 +5,13 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -234,6 +237,48 @@ TEST(HostRecord, RecordsPseudoFilesByTheirContent) {
     }
   EXPECT_TRUE(found);
   EXPECT_TRUE(host_unchanged(*record));
+}
+
+/// In a child with a mount namespace of its own (and a user namespace when not root): whether
+/// a mount added past the first 64 KiB of /proc/self/mountinfo is seen by host_unchanged().
+/// Exit 0: seen; 1: not seen; 2: the set-up failed.
+[[noreturn]] void mount_past_64k(const fs::path& dir) {
+  const uid_t uid = ::getuid();
+  const gid_t gid = ::getgid();
+  if (uid != 0) {
+    if (::unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) ::_exit(2);
+    std::ofstream("/proc/self/setgroups") << "deny";
+    std::ofstream("/proc/self/uid_map") << "0 " << uid << " 1";
+    std::ofstream("/proc/self/gid_map") << "0 " << gid << " 1";
+  } else if (::unshare(CLONE_NEWNS) != 0) {
+    ::_exit(2);
+  }
+  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) ::_exit(2);
+  // Long mount points: a few hundred lines pass 64 KiB.
+  const std::string name(150, 'm');
+  for (int i = 0; read("/proc/self/mountinfo").size() < 96 * 1024; ++i) {
+    const fs::path point = dir / (name + std::to_string(i));
+    fs::create_directory(point);
+    if (::mount("none", point.c_str(), "tmpfs", 0, "size=4k") != 0) ::_exit(2);
+  }
+  auto record = record_host_reads([] { return !read("/proc/self/mountinfo").empty(); });
+  if (!record || !record->complete || !host_unchanged(*record)) ::_exit(2);
+  fs::create_directory(dir / "last");
+  if (::mount("none", (dir / "last").c_str(), "tmpfs", 0, "size=4k") != 0) ::_exit(2);
+  ::_exit(host_unchanged(*record) ? 1 : 0);
+}
+
+// A pseudo file is compared whole: a mount appended past the first 64 KiB of mountinfo (a host
+// with many mounts) is seen.
+TEST(HostRecord, SeesAMountPastTheFirst64KiBOfMountinfo) {
+  Scratch s;
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) mount_past_64k(s.dir);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 // A file changed in the clock tick of the record is racy: its user takes the record again.
