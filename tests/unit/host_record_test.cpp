@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <climits>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -143,6 +144,52 @@ TEST(HostRecord, SeesAnEditThroughADirtyMapping) {
   std::string why;
   EXPECT_FALSE(host_unchanged(record, &why));
   EXPECT_EQ(why, config.string() + ": changed");
+}
+
+/// Opens, one level at a time, the directories `levels` below `dir` (each named `name`), making
+/// them when `make`; the descriptor of the last, or -1.
+int open_deep(const fs::path& dir, const std::string& name, int levels, bool make) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  for (int i = 0; i < levels && fd >= 0; ++i) {
+    if (make) (void)::mkdirat(fd, name.c_str(), 0700);
+    const int next = ::openat(fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    ::close(fd);
+    fd = next;
+  }
+  return fd;
+}
+
+// A file read by a name relative to a directory deeper than PATH_MAX: no absolute path of it
+// could be stat(2)ed (ENAMETOOLONG), so no tuple of it would ever differ; the directory's
+// descriptor has no name the kernel gives (readlink of /proc/self/fd/N: ENAMETOOLONG) and the
+// record is incomplete instead of holding whatever changes there.
+TEST(HostRecord, APathTooLongToStatMakesItIncomplete) {
+  Scratch s;
+  const std::string name(200, 'd');
+  const int levels = PATH_MAX / 200 + 2;
+  const int deep = open_deep(s.dir, name, levels, true);
+  ASSERT_GE(deep, 0);
+  const int made = ::openat(deep, "deep.json", O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  ASSERT_GE(made, 0);
+  ASSERT_EQ(::write(made, "{}", 2), 2);
+  ::close(made);
+  ::close(deep);
+  std::this_thread::sleep_for(50ms);
+  auto record = record_host_reads([&] {
+    const int fd = open_deep(s.dir, name, levels, false);
+    const int file = fd < 0 ? -1 : ::openat(fd, "deep.json", O_RDONLY | O_CLOEXEC);
+    char text[8];
+    const bool read_it = file >= 0 && ::read(file, text, sizeof text) == 2;
+    ::close(file);
+    ::close(fd);
+    return read_it;
+  });
+  ASSERT_TRUE(record.has_value());
+  EXPECT_FALSE(record->complete);
+  EXPECT_EQ(record->why, "a file that has no name to record");
+  EXPECT_FALSE(host_unchanged(*record));
+  // std::filesystem::remove_all names every file by its whole path.
+  ASSERT_EQ(std::system(("rm -rf '" + s.dir.string() + "'").c_str()), 0);
 }
 
 TEST(HostRecord, SeesAPathThatWent) {
