@@ -6,12 +6,14 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -1611,6 +1613,27 @@ TEST(ServeReady, AReplacedCredentialIsNeverServedByTheSandboxMadeBefore) {
   EXPECT_FALSE(ahead) << out;
 }
 
+// A credential that is a symlink to a file not made yet (a secret store that fills it when
+// unlocked) inside a re-exposed directory: the name is in its directory all along, so that
+// directory's times say nothing of the target made after the sandbox; the command must not
+// read it through the sandbox made before, where it was not there to conceal.
+TEST(ServeReady, ACredentialWhoseDanglingSymlinkGotATargetIsNeverServedByTheSandboxMadeBefore) {
+  Scratch scratch;
+  const fs::path aws = scratch.home / ".aws";
+  fs::create_directories(aws / "store");
+  fs::create_symlink("store/credentials", aws / "credentials");
+  write_file(aws / "config", "[default]\n");
+  const fs::path config = scratch.root / "config.json";
+  write_file(config, R"({"filesystem": {"additionalAllowRead": [")" + aws.string() + R"("]}})");
+  Serve serve(scratch, {"--config", config.string()});
+  const auto [out, ahead] = after_change(
+      serve, scratch, [&] { write_file(aws / "store" / "credentials", "new-secret\n"); },
+      "cat " + (aws / "config").string() + " " + (aws / "credentials").string());
+  EXPECT_TRUE(out.starts_with("[default]\n")) << out;
+  EXPECT_EQ(out.find("secret"), std::string::npos) << out;
+  EXPECT_FALSE(ahead) << out;
+}
+
 // The workspace moved away and made again at its path: the command writes to the new one.
 TEST(ServeReady, AMovedWorkspaceIsNeverServedByTheSandboxMadeBefore) {
   Scratch scratch;
@@ -1681,6 +1704,100 @@ TEST(ServeReady, AConfigurationEditedKeepingSizeAndTimeIsNeverServedByTheSandbox
       },
       "cat " + (scratch.home / "notes.txt").string());
   EXPECT_TRUE(out.starts_with("re-exposed\n")) << out;
+  EXPECT_FALSE(ahead) << out;
+}
+
+// The configuration edited through a shared mapping whose page was already dirty (mmap(2)):
+// the kernel moves no time for such a write (inode(7): the times move at the first write fault
+// of a clean page), so the stat tuple is as the record saw it and only the content tells. The
+// read-only grant withdrawn, the sandbox made before must not keep it.
+TEST(ServeReady, AConfigurationEditedThroughADirtyMappingIsNeverServedByTheSandboxMadeBefore) {
+  Scratch scratch;
+  const fs::path config = scratch.root / "config.json";
+  const auto allow = [&](const std::string& name) {
+    return R"({"filesystem": {"additionalAllowRead": [")" + (scratch.home / name).string() +
+           R"("]}})";
+  };
+  const std::string before = allow("notes.txt");
+  const std::string after = allow("notez.txt");
+  write_file(config, before);
+  write_file(scratch.home / "notes.txt", "re-exposed\n");
+  const int fd = ::open(config.c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  void* map = ::mmap(nullptr, before.size(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  ::close(fd);
+  ASSERT_NE(map, MAP_FAILED);
+  auto* bytes = static_cast<char*>(map);
+  bytes[0] = before[0];  // the page dirty, its times moved once, long before the record
+  std::this_thread::sleep_for(100ms);
+  Serve serve(scratch, {"--config", config.string()});
+  struct stat was {};
+  const auto [out, ahead] = after_change(
+      serve, scratch,
+      [&] {
+        ASSERT_EQ(::stat(config.c_str(), &was), 0);
+        std::memcpy(bytes, after.data(), after.size());
+      },
+      "cat " + (scratch.home / "notes.txt").string());
+  struct stat now {};
+  ASSERT_EQ(::stat(config.c_str(), &now), 0);
+  ::munmap(map, before.size());
+  // The premise: the edit moved nothing stat(2) shows (else this is another test).
+  EXPECT_EQ(now.st_ctim.tv_nsec, was.st_ctim.tv_nsec);
+  EXPECT_EQ(now.st_mtim.tv_nsec, was.st_mtim.tv_nsec);
+  EXPECT_EQ(read_file(config), after);
+  EXPECT_EQ(out.find("re-exposed"), std::string::npos) << out;
+  EXPECT_FALSE(ahead) << out;
+}
+
+// The configuration at its default location a symbolic link (docs/configuration.md, "Where":
+// "keep it a file of its own, or a symbolic link") to a file made only after the sandbox was
+// (a dotfile manager's checkout): the link's name was in its directory all along, so no time
+// of that directory moved. The configuration now hides the home's toolchains; the command must
+// not see them through the sandbox made before.
+TEST(ServeReady, AConfigurationLinkWhoseTargetAppearedIsNeverServedByTheSandboxMadeBefore) {
+  Scratch scratch;
+  const fs::path tools = scratch.home / "tools" / "bin";
+  fs::create_directories(tools);
+  write_file(tools / "tool", "exposed\n");
+  const fs::path dotfiles = scratch.home / "dotfiles";
+  fs::create_directories(dotfiles);
+  const fs::path agent = scratch.home / ".pi" / "agent" / "extensions" / "pi-sandbox";
+  fs::create_directories(agent);
+  fs::create_symlink(dotfiles / "pi-sandbox.json", agent / "config.json");
+  const json env = env_with_path(scratch, tools.string() + ":");
+  Serve serve(scratch);
+  const auto [out, ahead] = after_change_with(
+      serve, scratch, env,
+      [&] {
+        write_file(dotfiles / "pi-sandbox.json",
+                   R"({"filesystem": {"exposeHomeToolchains": false}})");
+      },
+      "cat " + (tools / "tool").string(), env);
+  EXPECT_EQ(out.find("exposed"), std::string::npos) << out;
+  EXPECT_FALSE(ahead) << out;
+}
+
+// The user's git configuration a symbolic link (a dotfile manager's) to a file made only after
+// the sandbox was: the link's name was in its directory all along, so no time of that
+// directory moved. The file now sets core.hooksPath to a directory of the workspace, which is
+// then protected (docs/security.md, "Hooks where git looks for them"): the command must not
+// plant a hook there through the sandbox made before.
+TEST(ServeReady, AGitConfigurationLinkWhoseTargetAppearedIsNeverServedByTheSandboxMadeBefore) {
+  Scratch scratch;
+  ASSERT_EQ(git_init(scratch.ws), 0);
+  fs::create_directories(scratch.ws / ".githooks");
+  const fs::path dotfiles = scratch.home / "dotfiles";
+  fs::create_directories(dotfiles);
+  fs::create_directories(scratch.home / ".config" / "git");
+  fs::create_symlink(dotfiles / "gitconfig", scratch.home / ".config" / "git" / "config");
+  Serve serve(scratch);
+  const auto [out, ahead] = after_change(
+      serve, scratch,
+      [&] { write_file(dotfiles / "gitconfig", "[core]\n\thooksPath = .githooks\n"); },
+      "echo evil > .githooks/pre-commit; echo $?");
+  EXPECT_TRUE(out.starts_with("1\n")) << out;
+  EXPECT_FALSE(fs::exists(scratch.ws / ".githooks" / "pre-commit"));
   EXPECT_FALSE(ahead) << out;
 }
 

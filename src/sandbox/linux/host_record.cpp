@@ -42,7 +42,9 @@ namespace {
 
 constexpr std::uint64_t kMagic = 0x7069526563307264ULL;
 constexpr std::size_t kArenaBytes = 64u << 20;
-constexpr std::size_t kContentLimit = 64 * 1024;
+/// A file whose content is recorded (HostRead::content) and is longer than this makes the
+/// record incomplete: a change past what was kept would go unseen.
+constexpr std::size_t kContentLimit = 4u << 20;
 
 #if defined(__x86_64__)
 constexpr std::uint32_t kAuditArch = AUDIT_ARCH_X86_64;
@@ -330,7 +332,8 @@ bool arena_put(const void* bytes, std::size_t n) {
   return true;
 }
 
-/// The content of a pseudo file at `path` as HostRead::content says, appended to the arena.
+/// The content of the file at `path` as HostRead::content says, appended to the arena; a
+/// regular file longer than kContentLimit makes the record incomplete.
 void put_content(const char* path, const StatTuple& seen) {
   if (seen.error != 0) return;
   if (S_ISLNK(seen.mode)) {
@@ -358,13 +361,16 @@ void put_content(const char* path, const StatTuple& seen) {
     }
   } else {
     std::size_t total = 0;
-    while (total < kContentLimit) {
-      const long n =
-          raw(SYS_read, fd, reinterpret_cast<long>(g_child->dirents),
-              static_cast<long>(std::min(sizeof g_child->dirents, kContentLimit - total)));
+    for (;;) {
+      const long n = raw(SYS_read, fd, reinterpret_cast<long>(g_child->dirents),
+                         static_cast<long>(sizeof g_child->dirents));
       if (n <= 0) break;
-      arena_put(g_child->dirents, static_cast<std::size_t>(n));
       total += static_cast<std::size_t>(n);
+      if (total > kContentLimit) {
+        mark_incomplete("a file too long to record its content", path);
+        break;
+      }
+      arena_put(g_child->dirents, static_cast<std::size_t>(n));
     }
   }
   raw(SYS_close, fd);
@@ -384,8 +390,9 @@ struct EntryHead {
 
 /// Records what `path` (absolute) is now, with its parent, before the call reads it; on a
 /// pseudo file system, with its content when the call reads it (`reads`: an open or a
-/// readlink, not a stat or an access check).
-void record_path(const char* path, bool follow, bool reads) {
+/// readlink, not a stat or an access check); a regular file, with its content when the call
+/// is an open that may read it (`opens_content`: not O_PATH's, not a readlink(2) of a file).
+void record_path(const char* path, bool follow, bool reads, bool opens_content) {
   StatTuple seen = tuple_of(path, follow);
   char parent_path[PATH_MAX * 2];
   parent_of(path, parent_path);
@@ -399,11 +406,15 @@ void record_path(const char* path, bool follow, bool reads) {
     return mark_incomplete("a file system that does not keep ctime", path);
   if (own == FsKind::Pseudo) seen = pseudo(seen);
   if (up == FsKind::Pseudo) parent = pseudo(parent);
+  // A regular file that is read has its content recorded too: a write through a shared
+  // mapping whose page is already dirty moves no time (the times move at the write fault of a
+  // clean page: mmap(2), inode(7)), so the tuple alone would not tell it.
+  const bool regular = seen.error == 0 && S_ISREG(seen.mode) && opens_content;
   const std::size_t start = g_child->used;
   EntryHead head{static_cast<std::uint32_t>(std::strlen(path)),
                  0,
                  follow ? std::uint8_t{1} : std::uint8_t{0},
-                 own == FsKind::Pseudo && reads ? std::uint8_t{1} : std::uint8_t{0},
+                 (own == FsKind::Pseudo || regular) && reads ? std::uint8_t{1} : std::uint8_t{0},
                  own == FsKind::Pseudo ? std::uint8_t{1} : std::uint8_t{0},
                  up == FsKind::Pseudo ? std::uint8_t{1} : std::uint8_t{0},
                  seen,
@@ -456,6 +467,7 @@ bool record_call(long nr, const long* a) {
   bool follow = true;
   bool empty_path = false;
   bool reads = false;
+  bool opens_content = false;  // an open but O_PATH's, which reads nothing (open(2))
   bool refused = false;
   const auto str = [](long v) { return reinterpret_cast<const char*>(v); };
   // O_TMPFILE holds O_DIRECTORY's bit: it is told by all of its bits.
@@ -469,6 +481,7 @@ bool record_call(long nr, const long* a) {
       reads = true;
       name = str(a[0]);
       follow = (a[1] & O_NOFOLLOW) == 0;
+      opens_content = (a[1] & O_PATH) == 0;
       refused = writes(static_cast<unsigned long>(a[1]));
       break;
 #endif
@@ -500,6 +513,7 @@ bool record_call(long nr, const long* a) {
       dirfd = a[0];
       name = str(a[1]);
       follow = (a[2] & O_NOFOLLOW) == 0;
+      opens_content = (a[2] & O_PATH) == 0;
       refused = writes(static_cast<unsigned long>(a[2]));
       break;
     case SYS_openat2: {
@@ -508,6 +522,7 @@ bool record_call(long nr, const long* a) {
       name = str(a[1]);
       const auto* how = reinterpret_cast<const open_how*>(a[2]);
       follow = (how->flags & O_NOFOLLOW) == 0;
+      opens_content = (how->flags & O_PATH) == 0;
       refused = writes(how->flags);
       break;
     }
@@ -557,7 +572,7 @@ bool record_call(long nr, const long* a) {
     return false;
   }
   char* path = g_child->path;
-  if (named_path(dirfd, name, empty_path, path)) record_path(path, follow, reads);
+  if (named_path(dirfd, name, empty_path, path)) record_path(path, follow, reads, opens_content);
   return true;
 }
 
@@ -767,7 +782,8 @@ StatTuple host_tuple(const std::string& path, bool follow) {
   return t;
 }
 
-/// A pseudo file's content now, as put_content() records it.
+/// A recorded file's content now (a pseudo file's, a regular file's), as put_content() records
+/// it.
 std::string pseudo_content(const std::string& path, const StatTuple& seen) {
   if (seen.error != 0) return {};
   if (S_ISLNK(seen.mode)) {
@@ -788,8 +804,9 @@ std::string pseudo_content(const std::string& path, const StatTuple& seen) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return {};
   char buffer[16 * 1024];
-  while (text.size() < kContentLimit) {
-    const ssize_t n = ::read(fd, buffer, std::min(sizeof buffer, kContentLimit - text.size()));
+  // One byte past the limit: a file grown past it differs from any content recorded.
+  while (text.size() <= kContentLimit) {
+    const ssize_t n = ::read(fd, buffer, std::min(sizeof buffer, kContentLimit + 1 - text.size()));
     if (n <= 0) break;
     text.append(buffer, static_cast<std::size_t>(n));
   }
@@ -900,9 +917,11 @@ bool host_unchanged(const HostRecord& record, std::string* why) {
   for (const auto& read : record.reads) {
     const std::string up = parent_path(read.path);
     // A name missing from a directory whose tuple is unchanged is still missing: making it
-    // would have moved the directory's mtime and ctime (inode(7)).
-    if (read.seen.error == ENOENT && read.parent.error == 0 && S_ISDIR(read.parent.mode) &&
-        !read.pseudo_parent) {
+    // would have moved the directory's mtime and ctime (inode(7)). Not so a path that was
+    // followed: its name may be a symbolic link whose target was missing and is made
+    // elsewhere, which moves no time of this directory.
+    if (read.seen.error == ENOENT && !read.follow && read.parent.error == 0 &&
+        S_ISDIR(read.parent.mode) && !read.pseudo_parent) {
       if (tuple(up, true) != read.parent) return differs(up);
       continue;
     }

@@ -46,9 +46,12 @@ struct StatTuple {
 ///   path: absolute, as the call named it (relative names joined to the directory they were
 ///     relative to). follow: stat(2) (true) or lstat(2) (false) is what the call saw.
 ///   seen / parent: the path's and its parent directory's StatTuple, taken just before the call.
-///   content: for a pseudo file system (proc(5), sysfs(5), cgroups(7)), where the tuple says
-///     nothing of the content, and a call that reads it (an open, a readlink): the bytes read
-///     (a file, at most 64 KiB), the link's target or the directory's names; nullopt elsewhere.
+///   content: for a call that reads it (an open, a readlink) of a regular file, or of any file
+///     on a pseudo file system (proc(5), sysfs(5), cgroups(7)), where the tuple says nothing of
+///     the content: the bytes read (a file, whole: one longer than 4 MiB makes the record
+///     incomplete), the link's target or the directory's names; nullopt elsewhere. A regular
+///     file's tuple alone would miss a write through a shared mapping whose page is already
+///     dirty, which moves no time (mmap(2)).
 ///     The tuples of a pseudo file keep only errno, mode and owner (its inode and times are
 ///     the reading process's).
 struct HostRead {
