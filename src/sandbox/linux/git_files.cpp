@@ -475,6 +475,29 @@ bool is_guarded(const PackageFiles& files, const std::string& path) {
          std::ranges::any_of(files.protected_patterns, matched);
 }
 
+/// Whether `path` (relative to the root) lies below a directory of the workspace (the workspace
+/// itself included) that is a git directory, or would be one once the paths of `made` (relative
+/// to the root, with their directories) were made: one holding `HEAD` and either `commondir` or
+/// both `objects` and `refs` (gitrepository-layout(5)). git takes such a directory for a
+/// repository when it starts in it or a `.git` file names it, and runs the hooks of its
+/// `hooks/`. The guard takes those out of a repository the command makes, after the command
+/// ("The guard"); the put-back comes later, so it makes or removes nothing in one.
+bool in_git_dir(const PackageFiles& files, const std::string& path,
+                const std::set<std::string>& made) {
+  const auto has = [&](const std::string& dir, const char* name) {
+    const std::string entry = dir + "/" + name;
+    struct stat st {};
+    return made.contains(entry) || ::lstat((files.root / entry).c_str(), &st) == 0;
+  };
+  for (auto slash = path.find('/', files.inside.size()); slash != std::string::npos;
+       slash = path.find('/', slash + 1)) {
+    const std::string dir = path.substr(0, slash);
+    if (has(dir, "HEAD") && (has(dir, "commondir") || (has(dir, "objects") && has(dir, "refs"))))
+      return true;
+  }
+  return false;
+}
+
 /// Removes each of `removed` (deepest first) and writes each of `rewritten` (but protected
 /// paths, which are left alone, and those a checkout may convert, which go to `result.left`),
 /// recording what fails.
@@ -488,7 +511,17 @@ void apply(const PackageFiles& files, std::vector<std::string> removed,
   std::ranges::sort(removed, [](const std::string& a, const std::string& b) {
     return a.size() != b.size() ? a.size() > b.size() : a < b;
   });
-  const auto guarded = [&](const std::string& path) { return is_guarded(files, path); };
+  // What the put-back would make: the files and the directories above them.
+  std::set<std::string> made;
+  for (const auto& e : rewritten) {
+    made.insert(e.path);
+    for (auto slash = e.path.find('/'); slash != std::string::npos;
+         slash = e.path.find('/', slash + 1))
+      made.insert(e.path.substr(0, slash));
+  }
+  const auto guarded = [&](const std::string& path) {
+    return is_guarded(files, path) || in_git_dir(files, path, made);
+  };
   // git cannot write a protected path inside: an index that says it did is the command's.
   std::erase_if(removed, guarded);
   std::vector<policy::GitIndexEntry> kept;
@@ -776,8 +809,10 @@ Unfinished unfinished_writes(const PackageFiles& files, const std::vector<std::s
     if (stamp_of(files.root / path) != was) changed.insert(path);
   // A command that changed no tracked file and nothing of git's state wrote nothing for git.
   if (changed.empty() && !state_changed) return result;
+  // A repository that borrows objects (or links a pack) would have `git diff-tree` compare
+  // HEAD with a commit of a repository the command cannot read, and the line name its paths.
   const auto git = host_git(files.writable);
-  if (!git) return result;
+  if (!git || !own_objects(files)) return result;
   const Deadline deadline =
       std::chrono::steady_clock::now() + std::chrono::seconds(kGitRestoreTimeoutSeconds);
   std::size_t files_left = kCompareFilesBound, bytes_left = kCompareBytesBound;
