@@ -492,6 +492,9 @@ bool in_git_dir(const PackageFiles& files, const std::string& path,
   for (auto slash = path.find('/', files.inside.size()); slash != std::string::npos;
        slash = path.find('/', slash + 1)) {
     const std::string dir = path.substr(0, slash);
+    // Not through a symlink (the put-back opens none): nothing is asked of where it leads.
+    struct stat st {};
+    if (::lstat((files.root / dir).c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) return false;
     if (has(dir, "HEAD") && (has(dir, "commondir") || (has(dir, "objects") && has(dir, "refs"))))
       return true;
   }
