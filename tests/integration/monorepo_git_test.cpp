@@ -635,6 +635,31 @@ TEST(MonorepoGit, ACommitOnlyBorrowedObjectsHoldIsNotCompared) {
   EXPECT_FALSE(fs::exists(repo / "pkg/p.txt"));
 }
 
+// Nor one whose loose objects are symbolic links to another repository's (git reads through
+// them): the command links each loose object of `up.git` it names into the repository.
+TEST(MonorepoGit, ACommitOnlyLinkedLooseObjectsHoldIsNotCompared) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s);
+  const std::string up = commit_no_ref_names(repo / "up.git", s);
+  std::error_code error;
+  for (auto it = fs::recursive_directory_iterator(repo / "up.git/objects", error);
+       it != fs::recursive_directory_iterator(); it.increment(error)) {
+    const fs::path relative = it->path().lexically_relative(repo / "up.git");
+    if (!it->is_regular_file() || relative.parent_path().filename().string().size() != 2 ||
+        fs::exists(repo / ".git" / relative))
+      continue;
+    fs::create_directories(repo / ".git" / relative.parent_path());
+    fs::create_symlink(it->path(), repo / ".git" / relative);
+  }
+  ASSERT_EQ(git(repo, "cat-file -e " + up, s).exit_code, 0);
+  const RunResult r = s.run(
+      "echo " + up + " > \"$(git rev-parse --absolute-git-dir)/FETCH_HEAD\" && rm p.txt; exit 1",
+      {}, repo / "pkg");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(stderr_lines(r.err), "");
+  EXPECT_FALSE(fs::exists(repo / "pkg/p.txt"));
+}
+
 // A `refs/remotes` the command made a symbolic link (to a directory it may not be able to
 // read) is not read: the commit named there is not compared.
 TEST(MonorepoGit, ARemoteTrackingRefThroughASymlinkIsNotRead) {

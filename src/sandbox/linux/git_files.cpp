@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <map>
@@ -365,6 +366,31 @@ core::Result<void> own_objects(const PackageFiles& files) {
       return core::fail("the repository borrows objects (" + it->path().string() +
                         " is a symbolic link): they are not read");
   if (error) return core::fail("read(" + packs.string() + "): " + error.message());
+  return {};
+}
+
+/// Whether no loose object of the repository (nor a directory of them) is a symbolic link:
+/// git reads through one, and a commit or tree read so (by `git diff-tree`) would have the line
+/// name the paths of a repository the command cannot read.
+core::Result<void> own_loose_objects(const PackageFiles& files) {
+  const fs::path objects = files.git_dir / "objects";
+  std::error_code error;
+  const auto linked = [](const fs::path& path) {
+    return core::fail("the repository borrows objects (" + path.string() +
+                      " is not a file of its own): they are not read");
+  };
+  for (auto it = fs::directory_iterator(objects, error); !error && it != fs::directory_iterator();
+       it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() != 2 ||
+        !std::ranges::all_of(name, [](unsigned char c) { return std::isxdigit(c) != 0; }))
+      continue;
+    if (it->is_symlink(error)) return linked(it->path());
+    for (auto loose = fs::directory_iterator(it->path(), error);
+         !error && loose != fs::directory_iterator(); loose.increment(error))
+      if (loose->is_symlink(error)) return linked(loose->path());
+  }
+  if (error) return core::fail("read(" + objects.string() + "): " + error.message());
   return {};
 }
 
@@ -812,10 +838,11 @@ Unfinished unfinished_writes(const PackageFiles& files, const std::vector<std::s
     if (stamp_of(files.root / path) != was) changed.insert(path);
   // A command that changed no tracked file and nothing of git's state wrote nothing for git.
   if (changed.empty() && !state_changed) return result;
-  // A repository that borrows objects (or links a pack) would have `git diff-tree` compare
-  // HEAD with a commit of a repository the command cannot read, and the line name its paths.
+  // A repository that borrows objects (or links a pack or a loose object) would have `git
+  // diff-tree` compare HEAD with a commit of a repository the command cannot read, and the line
+  // name its paths.
   const auto git = host_git(files.writable);
-  if (!git || !own_objects(files)) return result;
+  if (!git || !own_objects(files) || !own_loose_objects(files)) return result;
   const Deadline deadline =
       std::chrono::steady_clock::now() + std::chrono::seconds(kGitRestoreTimeoutSeconds);
   std::size_t files_left = kCompareFilesBound, bytes_left = kCompareBytesBound;
