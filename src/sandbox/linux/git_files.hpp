@@ -127,9 +127,8 @@ struct Unfinished {
 /// Nothing is compared when no tracked file changed and `state_changed` is false (the command
 /// left git's state as it was: a build or a test that failed), nor in a repository that
 /// borrows objects (`objects/info/alternates`, a linked pack or loose object: `git diff-tree`
-/// would read a
-/// repository the command cannot, and `outside` name its paths). Git runs as put_back_files()
-/// runs them; a target git cannot compare is skipped.
+/// would read a repository the command cannot, and `outside` name its paths). Git runs as
+/// put_back_files() runs them; a target git cannot compare is skipped.
 [[nodiscard]] Unfinished unfinished_writes(
     const PackageFiles& files, const std::vector<std::string>& targets,
     const std::map<std::string, std::optional<FileStamp>>& stamps, bool state_changed);
