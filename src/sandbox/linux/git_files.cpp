@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <climits>
 #include <cstdlib>
 #include <map>
 #include <optional>
@@ -502,25 +503,36 @@ bool is_guarded(const PackageFiles& files, const std::string& path) {
 }
 
 /// Whether `path` (relative to the root) lies below a directory of the workspace (the workspace
-/// itself included) that is a git directory, or would be one once the paths of `made` (relative
-/// to the root, with their directories) were made: one holding `HEAD` and either `commondir` or
-/// both `objects` and `refs` (gitrepository-layout(5)). git takes such a directory for a
-/// repository when it starts in it or a `.git` file names it, and runs the hooks of its
-/// `hooks/`. The guard takes those out of a repository the command makes, after the command
-/// ("The guard"); the put-back comes later, so it makes or removes nothing in one.
+/// itself included) that is a git directory, or would be one once the files of `made` (relative
+/// to the root, sorted) were made: one holding `HEAD` and either `commondir` or both `objects`
+/// and `refs` (gitrepository-layout(5)). git takes such a directory for a repository when it
+/// starts in it or a `.git` file names it, and runs the hooks of its `hooks/`. The guard takes
+/// those out of a repository the command makes, after the command ("The guard"); the put-back
+/// comes later, so it makes or removes nothing in one. A path longer than PATH_MAX (which git
+/// does not write) counts as one, so that no index the command wrote makes this cost more than
+/// PATH_MAX lstat(2) calls a path.
 bool in_git_dir(const PackageFiles& files, const std::string& path,
-                const std::set<std::string>& made) {
+                const std::vector<std::string>& made) {
+  if (path.size() >= PATH_MAX) return true;
+  // Whether `entry` is one of `made` or a directory above one.
+  const auto is_made = [&](const std::string& entry) {
+    const auto at = std::ranges::lower_bound(made, entry);
+    return at != made.end() && at->starts_with(entry) &&
+           (at->size() == entry.size() || (*at)[entry.size()] == '/');
+  };
   const auto has = [&](const std::string& dir, const char* name) {
     const std::string entry = dir + "/" + name;
     struct stat st {};
-    return made.contains(entry) || ::lstat((files.root / entry).c_str(), &st) == 0;
+    return is_made(entry) || ::lstat((files.root / entry).c_str(), &st) == 0;
   };
   for (auto slash = path.find('/', files.inside.size()); slash != std::string::npos;
        slash = path.find('/', slash + 1)) {
     const std::string dir = path.substr(0, slash);
-    // Not through a symlink (the put-back opens none): nothing is asked of where it leads.
+    // Not through a symlink (the put-back opens none): nothing is asked of where it leads; and
+    // below a directory that is not there and not made, nothing is.
     struct stat st {};
-    if (::lstat((files.root / dir).c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) return false;
+    if (::lstat((files.root / dir).c_str(), &st) == 0 ? !S_ISDIR(st.st_mode) : !is_made(dir))
+      return false;
     if (has(dir, "HEAD") && (has(dir, "commondir") || (has(dir, "objects") && has(dir, "refs"))))
       return true;
   }
@@ -540,14 +552,10 @@ void apply(const PackageFiles& files, std::vector<std::string> removed,
   std::ranges::sort(removed, [](const std::string& a, const std::string& b) {
     return a.size() != b.size() ? a.size() > b.size() : a < b;
   });
-  // What the put-back would make: the files and the directories above them.
-  std::set<std::string> made;
-  for (const auto& e : rewritten) {
-    made.insert(e.path);
-    for (auto slash = e.path.find('/'); slash != std::string::npos;
-         slash = e.path.find('/', slash + 1))
-      made.insert(e.path.substr(0, slash));
-  }
+  // What the put-back would make.
+  std::vector<std::string> made;
+  for (const auto& e : rewritten) made.push_back(e.path);
+  std::ranges::sort(made);
   const auto guarded = [&](const std::string& path) {
     return is_guarded(files, path) || in_git_dir(files, path, made);
   };
