@@ -584,6 +584,146 @@ TEST(MonorepoGit, ANameTheGuardKeepsIsNotMadeByThePutBack) {
   EXPECT_FALSE(fs::exists(fs::symlink_status(repo / "pkg/x.code-workspace"))) << r.err;
 }
 
+// A FIFO the command left among git's state files (`FETCH_HEAD`, a remote-tracking ref) is
+// not opened for reading (no writer is left: the open would wait forever): the command's own
+// edit and exit status stay.
+TEST(MonorepoGit, AFifoAmongGitsStateFilesHoldsNothing) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s);
+  const RunResult r = s.run(
+      "g=$(git rev-parse --absolute-git-dir) && rm -f \"$g/FETCH_HEAD\" && "
+      "mkfifo \"$g/FETCH_HEAD\" && mkdir -p \"$g/refs/remotes/x\" && "
+      "mkfifo \"$g/refs/remotes/x/main\" && echo edited > p.txt; exit 1",
+      {}, repo / "pkg");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(stderr_lines(r.err), "");
+  EXPECT_EQ(read_file(repo / "pkg/p.txt"), "edited\n");
+}
+
+/// A commit made in the repository at `dir` (a working tree or a bare one, through an index of
+/// its own) that no ref names, on `main`, whose tree deletes `pkg/p.txt` (which no branch deletes)
+/// and changes `top.txt` ("elsewhere").
+std::string commit_no_ref_names(const fs::path& dir, const Scratch& s) {
+  const RunResult made =
+      git(dir,
+          "--version >/dev/null && export GIT_INDEX_FILE=\"$(git rev-parse "
+          "--absolute-git-dir)/test-index\" && git --work-tree=. read-tree main && "
+          "git --work-tree=. update-index --force-remove pkg/p.txt && "
+          "git --work-tree=. update-index --cacheinfo 100644,$(echo elsewhere | git "
+          "hash-object -w --stdin),top.txt && c=$(git commit-tree -p main -m elsewhere "
+          "$(git write-tree)) && rm \"$GIT_INDEX_FILE\" && echo $c",
+          s);
+  EXPECT_EQ(made.exit_code, 0) << made.err;
+  return made.out.substr(0, 40);
+}
+
+// A commit the repository can only compare through borrowed objects (`objects/info/alternates`
+// naming another repository's: one `up.git` alone holds, deleting `pkg/p.txt` and
+// changing `top.txt`) is not compared: the line would name that repository's paths.
+TEST(MonorepoGit, ACommitOnlyBorrowedObjectsHoldIsNotCompared) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s);
+  const std::string up = commit_no_ref_names(repo / "up.git", s);
+  ASSERT_NE(git(repo, "cat-file -e " + up, s).exit_code, 0);
+  const RunResult r =
+      s.run("echo " + up + " > \"$(git rev-parse --absolute-git-dir)/FETCH_HEAD\" && " +
+                "echo ../../up.git/objects > \"$(git rev-parse --git-path " +
+                "objects)/info/alternates\" && rm p.txt; exit 1",
+            {}, repo / "pkg");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(stderr_lines(r.err), "");
+  EXPECT_FALSE(fs::exists(repo / "pkg/p.txt"));
+}
+
+// Nor one whose loose objects are symbolic links to another repository's (git reads through
+// them): the command links each loose object of `up.git` it names into the repository.
+TEST(MonorepoGit, ACommitOnlyLinkedLooseObjectsHoldIsNotCompared) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s);
+  const std::string up = commit_no_ref_names(repo / "up.git", s);
+  std::error_code error;
+  for (auto it = fs::recursive_directory_iterator(repo / "up.git/objects", error);
+       it != fs::recursive_directory_iterator(); it.increment(error)) {
+    const fs::path relative = it->path().lexically_relative(repo / "up.git");
+    if (!it->is_regular_file() || relative.parent_path().filename().string().size() != 2 ||
+        fs::exists(repo / ".git" / relative))
+      continue;
+    fs::create_directories(repo / ".git" / relative.parent_path());
+    fs::create_symlink(it->path(), repo / ".git" / relative);
+  }
+  ASSERT_EQ(git(repo, "cat-file -e " + up, s).exit_code, 0);
+  const RunResult r = s.run(
+      "echo " + up + " > \"$(git rev-parse --absolute-git-dir)/FETCH_HEAD\" && rm p.txt; exit 1",
+      {}, repo / "pkg");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(stderr_lines(r.err), "");
+  EXPECT_FALSE(fs::exists(repo / "pkg/p.txt"));
+}
+
+// A `refs/remotes` the command made a symbolic link (to a directory it may not be able to
+// read) is not read: the commit named there is not compared.
+TEST(MonorepoGit, ARemoteTrackingRefThroughASymlinkIsNotRead) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s);
+  // A commit of the repository's own objects that only the linked directory names.
+  const std::string commit = commit_no_ref_names(repo, s);
+  fs::create_directories(s.root / "elsewhere");
+  write_file(s.root / "elsewhere/main", commit + "\n");
+  const RunResult r = s.run(
+      "g=$(git rev-parse --absolute-git-dir) && rm -rf \"$g/refs/remotes\" && "
+      "ln -s '" +
+          (s.root / "elsewhere").string() + "' \"$g/refs/remotes\" && rm p.txt; exit 1",
+      {}, repo / "pkg");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(stderr_lines(r.err), "");
+  EXPECT_FALSE(fs::exists(repo / "pkg/p.txt"));
+}
+
+// Nothing is made in a git directory of the workspace: the guard takes the hooks out of a
+// repository the command creates after the command, and the put-back comes later. One
+// command stages `gd/hooks/post-checkout` without making it; the next one makes `gd` the git
+// directory of a new repository, unstages the hook (git "removed" it) and fails.
+TEST(MonorepoGit, NoHookIsMadeInARepositoryTheCommandCreated) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s);
+  const RunResult staged = s.run(
+      "b=$(printf '#!/bin/sh\\ntouch pwned\\n' | git hash-object -w --stdin) && "
+      "git update-index --add --cacheinfo 100755,$b,pkg/gd/hooks/post-checkout",
+      {}, repo / "pkg");
+  ASSERT_EQ(staged.exit_code, 0) << staged.err;
+  const RunResult r = s.run(
+      "git init -q --separate-git-dir=\"$PWD/gd\" sub && git rm -q --cached gd/hooks/post-checkout "
+      "&& b=$(git rev-parse HEAD:pkg/p.txt) && git update-index --cacheinfo 100644,$b,top.txt; "
+      "exit 1",
+      {}, repo / "pkg");
+  EXPECT_EQ(r.exit_code, 125) << r.err;
+  EXPECT_TRUE(fs::is_regular_file(repo / "pkg/gd/HEAD")) << r.err;
+  EXPECT_FALSE(fs::exists(fs::symlink_status(repo / "pkg/gd/hooks/post-checkout"))) << r.err;
+}
+
+// Nor is a git directory made of the put-back's own files: the index names `HEAD`, a file in
+// `objects/` and `refs/`, and a hook below `made/`, none of them there.
+TEST(MonorepoGit, NoGitDirectoryIsMadeByThePutBack) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s);
+  const std::string names[] = {"HEAD", "objects/info/packs", "refs/heads/main",
+                               "hooks/post-checkout"};
+  std::string stage = "b=$(printf 'ref: refs/heads/main\\n' | git hash-object -w --stdin)";
+  std::string unstage = "git rm -q --cached";
+  for (const auto& name : names) {
+    stage += " && git update-index --add --cacheinfo 100755,$b,pkg/made/" + name;
+    unstage += " made/" + name;
+  }
+  const RunResult staged = s.run(stage, {}, repo / "pkg");
+  ASSERT_EQ(staged.exit_code, 0) << staged.err;
+  const RunResult r = s.run(unstage +
+                                " && b=$(git rev-parse HEAD:pkg/p.txt) && "
+                                "git update-index --cacheinfo 100644,$b,top.txt; exit 1",
+                            {}, repo / "pkg");
+  EXPECT_EQ(r.exit_code, 125) << r.err;
+  EXPECT_FALSE(fs::exists(fs::symlink_status(repo / "pkg/made"))) << r.err;
+}
+
 // The line's way out: with the repository's root as the workspace, the checkout is complete.
 TEST(MonorepoGit, WithTheRootAsTheWorkspaceTheCheckoutIsComplete) {
   Scratch s;

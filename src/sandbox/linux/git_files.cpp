@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
+#include <climits>
 #include <cstdlib>
 #include <map>
 #include <optional>
@@ -368,6 +370,31 @@ core::Result<void> own_objects(const PackageFiles& files) {
   return {};
 }
 
+/// Whether no loose object of the repository (nor a directory of them) is a symbolic link:
+/// git reads through one, and a commit or tree read so (by `git diff-tree`) would have the line
+/// name the paths of a repository the command cannot read.
+core::Result<void> own_loose_objects(const PackageFiles& files) {
+  const fs::path objects = files.git_dir / "objects";
+  std::error_code error;
+  const auto linked = [](const fs::path& path) {
+    return core::fail("the repository borrows objects (" + path.string() +
+                      " is not a file of its own): they are not read");
+  };
+  for (auto it = fs::directory_iterator(objects, error); !error && it != fs::directory_iterator();
+       it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() != 2 ||
+        !std::ranges::all_of(name, [](unsigned char c) { return std::isxdigit(c) != 0; }))
+      continue;
+    if (it->is_symlink(error)) return linked(it->path());
+    for (auto loose = fs::directory_iterator(it->path(), error);
+         !error && loose != fs::directory_iterator(); loose.increment(error))
+      if (loose->is_symlink(error)) return linked(loose->path());
+  }
+  if (error) return core::fail("read(" + objects.string() + "): " + error.message());
+  return {};
+}
+
 /// Whether the loose object `oid` (hexadecimal), if there is one, is a file of the repository's
 /// own: git reads through a symbolic link there, which the command can point at an object of a
 /// repository it cannot read (its bytes then hash to its name all the same).
@@ -475,6 +502,43 @@ bool is_guarded(const PackageFiles& files, const std::string& path) {
          std::ranges::any_of(files.protected_patterns, matched);
 }
 
+/// Whether `path` (relative to the root) lies below a directory of the workspace (the workspace
+/// itself included) that is a git directory, or would be one once the files of `made` (relative
+/// to the root, sorted) were made: one holding `HEAD` and either `commondir` or both `objects`
+/// and `refs` (gitrepository-layout(5)). git takes such a directory for a repository when it
+/// starts in it or a `.git` file names it, and runs the hooks of its `hooks/`. The guard takes
+/// those out of a repository the command makes, after the command ("The guard"); the put-back
+/// comes later, so it makes or removes nothing in one. A path longer than PATH_MAX (which git
+/// does not write) counts as one, so that no index the command wrote makes this cost more than
+/// PATH_MAX lstat(2) calls a path.
+bool in_git_dir(const PackageFiles& files, const std::string& path,
+                const std::vector<std::string>& made) {
+  if (path.size() >= PATH_MAX) return true;
+  // Whether `entry` is one of `made` or a directory above one.
+  const auto is_made = [&](const std::string& entry) {
+    const auto at = std::ranges::lower_bound(made, entry);
+    return at != made.end() && at->starts_with(entry) &&
+           (at->size() == entry.size() || (*at)[entry.size()] == '/');
+  };
+  const auto has = [&](const std::string& dir, const char* name) {
+    const std::string entry = dir + "/" + name;
+    struct stat st {};
+    return is_made(entry) || ::lstat((files.root / entry).c_str(), &st) == 0;
+  };
+  for (auto slash = path.find('/', files.inside.size()); slash != std::string::npos;
+       slash = path.find('/', slash + 1)) {
+    const std::string dir = path.substr(0, slash);
+    // Not through a symlink (the put-back opens none): nothing is asked of where it leads; and
+    // below a directory that is not there and not made, nothing is.
+    struct stat st {};
+    if (::lstat((files.root / dir).c_str(), &st) == 0 ? !S_ISDIR(st.st_mode) : !is_made(dir))
+      return false;
+    if (has(dir, "HEAD") && (has(dir, "commondir") || (has(dir, "objects") && has(dir, "refs"))))
+      return true;
+  }
+  return false;
+}
+
 /// Removes each of `removed` (deepest first) and writes each of `rewritten` (but protected
 /// paths, which are left alone, and those a checkout may convert, which go to `result.left`),
 /// recording what fails.
@@ -488,7 +552,13 @@ void apply(const PackageFiles& files, std::vector<std::string> removed,
   std::ranges::sort(removed, [](const std::string& a, const std::string& b) {
     return a.size() != b.size() ? a.size() > b.size() : a < b;
   });
-  const auto guarded = [&](const std::string& path) { return is_guarded(files, path); };
+  // What the put-back would make.
+  std::vector<std::string> made;
+  for (const auto& e : rewritten) made.push_back(e.path);
+  std::ranges::sort(made);
+  const auto guarded = [&](const std::string& path) {
+    return is_guarded(files, path) || in_git_dir(files, path, made);
+  };
   // git cannot write a protected path inside: an index that says it did is the command's.
   std::erase_if(removed, guarded);
   std::vector<policy::GitIndexEntry> kept;
@@ -776,8 +846,11 @@ Unfinished unfinished_writes(const PackageFiles& files, const std::vector<std::s
     if (stamp_of(files.root / path) != was) changed.insert(path);
   // A command that changed no tracked file and nothing of git's state wrote nothing for git.
   if (changed.empty() && !state_changed) return result;
+  // A repository that borrows objects (or links a pack or a loose object) would have `git
+  // diff-tree` compare HEAD with a commit of a repository the command cannot read, and the line
+  // name its paths.
   const auto git = host_git(files.writable);
-  if (!git) return result;
+  if (!git || !own_objects(files) || !own_loose_objects(files)) return result;
   const Deadline deadline =
       std::chrono::steady_clock::now() + std::chrono::seconds(kGitRestoreTimeoutSeconds);
   std::size_t files_left = kCompareFilesBound, bytes_left = kCompareBytesBound;

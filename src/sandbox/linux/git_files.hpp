@@ -125,8 +125,10 @@ struct Unfinished {
 /// repository, so putting it back loses nothing; a file the command wrote with other bytes is
 /// never named, nor a protected path (`files.protected_paths`, `files.protected_patterns`).
 /// Nothing is compared when no tracked file changed and `state_changed` is false (the command
-/// left git's state as it was: a build or a test that failed). Git runs as put_back_files()
-/// runs them; a target git cannot compare is skipped.
+/// left git's state as it was: a build or a test that failed), nor in a repository that
+/// borrows objects (`objects/info/alternates`, a linked pack or loose object: `git diff-tree`
+/// would read a repository the command cannot, and `outside` name its paths). Git runs as
+/// put_back_files() runs them; a target git cannot compare is skipped.
 [[nodiscard]] Unfinished unfinished_writes(
     const PackageFiles& files, const std::vector<std::string>& targets,
     const std::map<std::string, std::optional<FileStamp>>& stamps, bool state_changed);
@@ -138,7 +140,10 @@ struct Unfinished {
 /// above it, up to the workspace, that is then empty and was born after `files.started`
 /// (statx(2) birth time; none is removed where the file system does not record one). Each
 /// path is reached from the workspace one directory at a time without following a symlink,
-/// and one with a `..`, `.` or `.git` component is never written. What could not be put back
+/// and one with a `..`, `.` or `.git` component is never written, nor one below a directory
+/// of the workspace that is (or that the files put back would make) a git directory: one
+/// holding `HEAD` and `commondir`, or `HEAD`, `objects` and `refs` (gitrepository-layout(5)),
+/// whose `hooks/` host git runs. What could not be put back
 /// is in the result; the rest is put back whatever failed for another path.
 [[nodiscard]] PutBack put_back_files(const PackageFiles& files);
 

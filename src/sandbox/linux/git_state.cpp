@@ -1,7 +1,9 @@
 #include "sandbox/linux/git_state.hpp"
 
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -29,10 +31,23 @@ constexpr const char* kStateFiles[] = {
     "REVERT_HEAD", "REBASE_HEAD", "packed-refs"};
 constexpr const char* kStateTrees[] = {"refs", "logs", "rebase-merge", "rebase-apply", "sequencer"};
 
-/// The bytes of the regular file `path` (not followed when a symlink), at most `limit` + 1 of
-/// them (more than `limit`: the file is larger), or nullopt.
-std::optional<std::string> read_regular(const fs::path& path, std::size_t limit) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+/// The bytes of the regular file `path` below `git_dir`, at most `limit` + 1 of them (more than
+/// `limit`: the file is larger), or nullopt: also when it is no regular file, or when `path`
+/// or a directory on its way below `git_dir` is a symbolic link (openat2(2) RESOLVE_BENEATH,
+/// RESOLVE_NO_SYMLINKS). The command writes the git directory: a link there could lead the
+/// read to a file it cannot read (a hidden repository's refs), and a FIFO would hold a
+/// blocking open(2) forever once its processes are gone (O_NONBLOCK).
+std::optional<std::string> read_regular(const fs::path& git_dir, const fs::path& path,
+                                        std::size_t limit) {
+  const fs::path relative = path.lexically_relative(git_dir);
+  if (relative.empty() || relative.begin()->string() == "..") return std::nullopt;
+  UniqueFd dir(::open(git_dir.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (dir.get() < 0) return std::nullopt;
+  open_how how{};
+  how.flags = O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC;
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  UniqueFd fd(
+      static_cast<int>(::syscall(SYS_openat2, dir.get(), relative.c_str(), &how, sizeof how)));
   struct stat st {};
   if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
   std::string out;
@@ -67,7 +82,7 @@ std::optional<State> read_state(const fs::path& git_dir, Content content, std::s
       if (fs::exists(status)) state.files.emplace(relative, "");
       return true;
     }
-    auto bytes = read_regular(path, budget - total);
+    auto bytes = read_regular(git_dir, path, budget - total);
     if (!bytes) return true;
     total += bytes->size();
     state.files.emplace(relative, std::move(*bytes));
@@ -227,7 +242,7 @@ std::optional<GitStateSnapshot> GitStateSnapshot::take(
 
 GitStateSnapshot::HalfDone GitStateSnapshot::half_done(bool failed) const {
   const auto old_index = files_.find("index");
-  const auto new_bytes = read_regular(git_dir_ / "index", kGitStateBound);
+  const auto new_bytes = read_regular(git_dir_, git_dir_ / "index", kGitStateBound);
   if (old_index == files_.end() || !new_bytes) return {};
   const auto stat_of = [&](const std::string& path) { return git_stat(root_ / path); };
   const auto before = entries_of(old_index->second);
@@ -243,7 +258,7 @@ GitStateSnapshot::HalfDone GitStateSnapshot::half_done(bool failed) const {
   // A stash that saved changes outside the workspace and could not reset them fails after
   // writing its entry (builtin/stash.c do_push_stash).
   const auto old_stash = files_.find("logs/refs/stash");
-  const auto new_stash = read_regular(git_dir_ / "logs/refs/stash", kGitStateBound);
+  const auto new_stash = read_regular(git_dir_, git_dir_ / "logs/refs/stash", kGitStateBound);
   const bool stashed = new_stash && (old_stash == files_.end() || old_stash->second != *new_stash);
   if (!failed) return {};
   // git refreshes the stat data of the index before a merge, and may write it then: only what
@@ -294,14 +309,18 @@ std::vector<std::string> GitStateSnapshot::targets() const {
   for (const char* name :
        {"FETCH_HEAD", "MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "REBASE_HEAD", "AUTO_MERGE",
         "rebase-merge/onto", "rebase-apply/onto", "ORIG_HEAD"})
-    if (const auto bytes = read_regular(git_dir_ / name, 1 << 20)) add(*bytes);
-  // The remote-tracking refs a pull's fetch moved.
+    if (const auto bytes = read_regular(git_dir_, git_dir_ / name, 1 << 20)) add(*bytes);
+  // The remote-tracking refs a pull's fetch moved; a `refs` or `refs/remotes` that is a
+  // symbolic link (to a repository the command cannot read) is not walked.
   std::error_code error;
   std::size_t seen_refs = 0;
-  for (auto it = fs::recursive_directory_iterator(git_dir_ / "refs/remotes", error);
+  const bool walk = fs::is_directory(fs::symlink_status(git_dir_ / "refs", error)) &&
+                    fs::is_directory(fs::symlink_status(git_dir_ / "refs/remotes", error));
+  for (auto it = walk ? fs::recursive_directory_iterator(git_dir_ / "refs/remotes", error)
+                      : fs::recursive_directory_iterator();
        !error && it != fs::recursive_directory_iterator() && seen_refs++ < kTargetCommitsBound;
        it.increment(error))
-    if (const auto bytes = read_regular(it->path(), 256)) add(*bytes);
+    if (const auto bytes = read_regular(git_dir_, it->path(), 256)) add(*bytes);
   // The refs as the command started: branches, remote-tracking refs, tags.
   for (const auto& [path, bytes] : files_)
     if (path.starts_with("refs/")) add(bytes);
@@ -331,7 +350,7 @@ GitStateSnapshot::HalfDone GitStateSnapshot::unfinished() const {
   // writes ORIG_HEAD; a pull writes FETCH_HEAD).
   const bool state_changed = std::ranges::any_of(kStateFiles, [&](const char* name) {
     const auto kept = files_.find(name);
-    const auto now = read_regular(git_dir_ / name, kGitStateBound);
+    const auto now = read_regular(git_dir_, git_dir_ / name, kGitStateBound);
     return kept == files_.end() ? now.has_value() : now != kept->second;
   });
   Unfinished found = unfinished_writes(package_files(entries_of(index->second), {}), targets(),
@@ -347,7 +366,7 @@ GitStateSnapshot::HalfDone GitStateSnapshot::unfinished() const {
 bool GitStateSnapshot::head_moved() const {
   const auto changed = [&](const std::string& path) {
     const auto kept = files_.find(path);
-    const auto now = read_regular(git_dir_ / path, kGitStateBound);
+    const auto now = read_regular(git_dir_, git_dir_ / path, kGitStateBound);
     return kept == files_.end() ? now.has_value() : now != kept->second;
   };
   if (changed("HEAD") || changed("packed-refs")) return true;
@@ -368,7 +387,7 @@ core::Result<void> GitStateSnapshot::restore() const {
   for (const auto& dir : dirs_)  // parents first: the set is sorted
     if (auto made = open_below(git_dir_, dir, true); !made) return std::unexpected(made.error());
   for (const auto& [path, content] : files_) {
-    if (read_regular(git_dir_ / path, content.size()) == content) continue;
+    if (read_regular(git_dir_, git_dir_ / path, content.size()) == content) continue;
     if (auto put = put_file(git_dir_, path, content); !put) return put;
   }
   // Deepest first, so that a directory made inside another made one goes before it.
