@@ -556,10 +556,18 @@ void apply(const PackageFiles& files, std::vector<std::string> removed,
   std::vector<std::string> made;
   for (const auto& e : rewritten) made.push_back(e.path);
   std::ranges::sort(made);
+  // git cannot write a protected path inside: an index that says it did is the command's, and
+  // it is left without a word. A path in what looks like a git directory is named: git may
+  // have written it (a package whose own root holds `HEAD`, `objects/` and `refs/`).
   const auto guarded = [&](const std::string& path) {
-    return is_guarded(files, path) || in_git_dir(files, path, made);
+    if (is_guarded(files, path)) return true;
+    if (!in_git_dir(files, path, made)) return false;
+    failed(path, core::Error{(files.root / path).string() +
+                             ": below a directory that looks like a git directory (HEAD and "
+                             "commondir, or HEAD, objects/ and refs/: gitrepository-layout(5)), "
+                             "where nothing is put back"});
+    return true;
   };
-  // git cannot write a protected path inside: an index that says it did is the command's.
   std::erase_if(removed, guarded);
   std::vector<policy::GitIndexEntry> kept;
   for (const auto& e : rewritten)
