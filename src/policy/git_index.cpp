@@ -1,5 +1,6 @@
 #include "policy/git_index.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -88,8 +89,10 @@ struct Entry {
 /// Reads entries one after the other, keeping the previous path (version 4 strips from it).
 class EntryReader {
  public:
-  EntryReader(std::uint32_t version, std::size_t hash_bytes)
-      : version_(version), hash_bytes_(hash_bytes) {}
+  /// `empty_names`: a split index stores a replaced entry without its name (the shared
+  /// index's entry has it).
+  EntryReader(std::uint32_t version, std::size_t hash_bytes, bool empty_names)
+      : version_(version), hash_bytes_(hash_bytes), empty_names_(empty_names) {}
 
   /// The entry at the start of `b` (the rest of the index); `first` for the first entry.
   std::expected<Entry, std::string> read(std::string_view b, bool first) {
@@ -108,7 +111,7 @@ class EntryReader {
     auto size = version_ == 4 ? read_compressed(b, name_at, flags & kNameMask, first)
                               : read_padded(b, name_at, flags & kNameMask);
     if (!size) return std::unexpected(std::move(size.error()));
-    if (path_.empty()) return std::unexpected("empty path");
+    if (path_.empty() && !empty_names_) return std::unexpected("empty path");
     GitIndexEntry e{path_,
                     be32(b, kModeOffset),
                     std::string(b.substr(kStatBytes, hash_bytes_)),
@@ -167,6 +170,7 @@ class EntryReader {
 
   std::uint32_t version_;
   std::size_t hash_bytes_;
+  bool empty_names_;
   std::string path_;
 };
 
@@ -175,10 +179,14 @@ std::string entry_error(std::uint32_t index, std::size_t offset, const std::stri
          what;
 }
 
-}  // namespace
+/// The entries of an index and the offset where its extensions start.
+struct Entries {
+  std::vector<GitIndexEntry> entries;
+  std::size_t end = 0;
+};
 
-std::expected<std::vector<GitIndexEntry>, std::string> index_entries(std::string_view bytes,
-                                                                     std::size_t hash_bytes) {
+std::expected<Entries, std::string> read_entries(std::string_view bytes, std::size_t hash_bytes,
+                                                 bool empty_names) {
   if (hash_bytes != 20 && hash_bytes != 32)
     return std::unexpected("hash size " + std::to_string(hash_bytes) + " (20 or 32 bytes)");
   // read-cache.c do_read_index: "index file smaller than expected".
@@ -192,7 +200,7 @@ std::expected<std::vector<GitIndexEntry>, std::string> index_entries(std::string
   const std::uint32_t count = be32(bytes, 8);
   // Every entry takes at least 40 bytes, so a count larger than the data fails at the end of
   // the bytes, after at most bytes.size() / 40 entries: the count is never used to allocate.
-  EntryReader reader(version, hash_bytes);
+  EntryReader reader(version, hash_bytes, empty_names);
   std::vector<GitIndexEntry> entries;
   std::size_t offset = kHeaderBytes;
   for (std::uint32_t i = 0; i < count; ++i) {
@@ -201,7 +209,63 @@ std::expected<std::vector<GitIndexEntry>, std::string> index_entries(std::string
     entries.push_back(std::move(entry->fields));
     offset += entry->bytes;
   }
-  return entries;
+  return Entries{std::move(entries), offset};
+}
+
+std::string hex_of(std::string_view raw) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (const char c : raw) {
+    out += kDigits[static_cast<unsigned char>(c) >> 4];
+    out += kDigits[static_cast<unsigned char>(c) & 15];
+  }
+  return out;
+}
+
+}  // namespace
+
+std::expected<std::vector<GitIndexEntry>, std::string> index_entries(std::string_view bytes,
+                                                                     std::size_t hash_bytes) {
+  auto read = read_entries(bytes, hash_bytes, false);
+  if (!read) return std::unexpected(std::move(read.error()));
+  return std::move(read->entries);
+}
+
+IndexExtent index_extent(std::string_view bytes, std::size_t hash_bytes) {
+  auto read = read_entries(bytes, hash_bytes, true);
+  if (!read) return {"unreadable (" + read.error() + ")", {}};
+  IndexExtent extent;
+  // read-cache.c do_read_index: extensions follow the entries up to the trailing checksum, each
+  // a 4-byte signature and a 32-bit size; one whose signature does not start with 'A'..'Z' is
+  // mandatory (git dies when it does not know it).
+  const std::size_t end = bytes.size() - hash_bytes;
+  std::size_t at = read->end;
+  while (at + 8 <= end) {
+    const std::string_view signature = bytes.substr(at, 4);
+    const std::uint32_t size = be32(bytes, at + 4);
+    if (size > end - at - 8)
+      return {
+          "unreadable (extension `" + std::string(signature) + "` runs past the end of the index)",
+          {}};
+    const std::string_view data = bytes.substr(at + 8, size);
+    if (signature == "link") {
+      if (data.size() < hash_bytes) return {"extension `link` shorter than an object name", {}};
+      extent.shared_index = "sharedindex." + hex_of(data.substr(0, hash_bytes));
+      extent.incomplete = "a split index (the `link` extension, core.splitIndex)";
+    } else if (signature == "sdir") {
+      extent.incomplete = "a sparse index (the `sdir` extension, index.sparse)";
+    } else if (signature[0] < 'A' || signature[0] > 'Z') {
+      extent.incomplete = "the unknown mandatory extension `" + std::string(signature) + "`";
+    }
+    at += 8 + size;
+  }
+  if (at != end && !extent.incomplete)
+    extent.incomplete = "unreadable (extensions end past the checksum)";
+  // Names are left out only by a split index, whose `link` then says so.
+  if (!extent.incomplete &&
+      std::ranges::any_of(read->entries, [](const auto& e) { return e.path.empty(); }))
+    extent.incomplete = "unreadable (index entry with an empty path)";
+  return extent;
 }
 
 std::expected<std::vector<std::string>, std::string> index_gitlinks(std::string_view bytes,

@@ -53,6 +53,24 @@ struct GitIndexEntry {
 [[nodiscard]] std::expected<std::vector<GitIndexEntry>, std::string> index_entries(
     std::string_view bytes, std::size_t hash_bytes = 20);
 
+/// Whether the entries of an index file are all of its content (gitformat-index(5)).
+struct IndexExtent {
+  /// Why they are not, or nullopt: the entries cannot be read (`unreadable (<index_entries()'s
+  /// error>)`, but that an entry may have an empty name, as a split index's do); a
+  /// split index, whose `link` extension names a shared index holding the base entries
+  /// ("Split index"); a sparse index, whose `sdir` entries stand for directories ("Sparse
+  /// Directory Entries"); another mandatory extension (a signature not starting with 'A' to
+  /// 'Z', which git refuses to read when it does not know it); or extensions that run past the
+  /// trailing checksum.
+  std::optional<std::string> incomplete;
+  /// The file in the git directory the `link` extension names (`sharedindex.<hex>`), or empty.
+  std::string shared_index;
+};
+
+/// The extent of the index `bytes` with object names of `hash_bytes` (20 or 32). Pure; never
+/// throws (but std::bad_alloc); linear in the size of `bytes`.
+[[nodiscard]] IndexExtent index_extent(std::string_view bytes, std::size_t hash_bytes = 20);
+
 /// The paths outside the directory `inside` (relative to the worktree root, no trailing `/`)
 /// whose working-tree file git meant to change between the index `before` and the index
 /// `after` and did not (docs/security.md, "Repositories around the workspace"): an entry

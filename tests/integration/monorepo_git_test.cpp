@@ -99,6 +99,7 @@ enum class Line {
   Named,    ///< the one `pi-sandbox:` line naming `top.txt` and the way to allow it
   Stashed,  ///< that line, naming the stash entry's commit (now only an object) besides
   None,     ///< none: git's own error is all
+  Split,    ///< the line saying the split index cannot be read completely
 };
 
 /// Runs `command` in `repo/pkg` and checks that it exits with `exit_code` (git's own, or 125
@@ -126,6 +127,20 @@ void expect_untouched(const std::string& command, int exit_code, Line line,
       repo.string() + ")\n";
   if (line == Line::Named) {
     EXPECT_TRUE(err.ends_with(needed + allow)) << command << "\n" << err;
+  }
+  if (line == Line::Split) {
+    const std::string split =
+        "pi-sandbox: the repository's index is a split index (the `link` extension, "
+        "core.splitIndex), whose entries pi-sandbox cannot read completely, so it cannot tell "
+        "whether git changed every path outside the workspace it meant to (they are read-only "
+        "here); its HEAD, index, refs and stash are as they were before the command, the files "
+        "of the workspace as the command left them (`git status` names those that differ); the "
+        "command's exit status is 125; to allow it, make the repository's root the workspace "
+        "(--cwd " +
+        repo.string() +
+        "), or give the repository a whole index on the host (`git config core.splitIndex false "
+        "&& git config index.sparse false && git update-index --no-split-index`)\n";
+    EXPECT_TRUE(err.ends_with(split)) << command << "\n" << err;
   }
   if (line == Line::Stashed) {
     ASSERT_GT(err.size(), 2u);
@@ -187,6 +202,34 @@ TEST(MonorepoGit, AStashOfChangesInsideAndOutsideThePackageLeavesEveryFileAsItWa
         ASSERT_EQ(git(repo, "add pkg/link", s).exit_code, 0);
       },
       s, {".git/index"});  // the host `git status` after records the rewritten files' stat data
+}
+
+// With a split index (gitformat-index(5), "Split index") the index holds only the entries
+// changed since its shared index: nothing tells which files outside git meant to change, so
+// the state is put back, the new shared index removed. Today: HEAD on `other`, exit 0.
+void split_index(const fs::path& repo, const Scratch& s) {
+  const RunResult r = git(repo, "config core.splitIndex true && git update-index --split-index", s);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_FALSE(git(repo, "ls-files", s).out.empty());
+}
+
+TEST(MonorepoGit, ACheckoutWithASplitIndexLeavesTheRepositoryAsItWas) {
+  Scratch s;
+  expect_untouched(
+      "git checkout -q other", 125, Line::Split,
+      [&](const fs::path& repo) { split_index(repo, s); }, s);
+}
+
+// Today: a stash entry and `top.txt` as it was, the index reset.
+TEST(MonorepoGit, AStashWithASplitIndexLeavesTheRepositoryAsItWas) {
+  Scratch s;
+  expect_untouched(
+      "git stash -q", 125, Line::Split,
+      [&](const fs::path& repo) {
+        split_index(repo, s);
+        write_file(repo / "top.txt", "dirty\n");
+      },
+      s);
 }
 
 // git detaches HEAD onto `other` first and stops when it cannot ("could not detach HEAD"),
@@ -722,6 +765,34 @@ TEST(MonorepoGit, NoGitDirectoryIsMadeByThePutBack) {
                             {}, repo / "pkg");
   EXPECT_EQ(r.exit_code, 125) << r.err;
   EXPECT_FALSE(fs::exists(fs::symlink_status(repo / "pkg/made"))) << r.err;
+}
+
+// A package whose own root looks like a git directory (`HEAD`, `objects/`, `refs/`) has
+// nothing written in it, and the line names what git left there. Today: the line says the
+// repository is as it was, `pkg/p.txt` still holding `mixed`'s content.
+TEST(MonorepoGit, APackageThatLooksLikeAGitDirectoryIsNamedNotPutBack) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s);
+  write_file(repo / "pkg/HEAD", "ref: refs/heads/main\n");
+  fs::create_directories(repo / "pkg/objects");
+  fs::create_directories(repo / "pkg/refs");
+  // git in `pkg` would take it for a bare repository ("must be run in a work tree").
+  const RunResult r = s.run("cd .. && git checkout -q mixed", {}, repo / "pkg");
+  EXPECT_EQ(r.exit_code, 125) << r.err;
+  EXPECT_EQ(git(repo, "branch --show-current", s).out, "main\n");
+  EXPECT_EQ(read_file(repo / "pkg/p.txt"), "mixed\n");
+  const std::string err = stderr_lines(r.err);
+  EXPECT_NE(err.find("but for files git had written inside the workspace that could not be put "
+                     "back (" +
+                     (repo / "pkg").string()),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find(": below a directory that looks like a git directory (HEAD and commondir, "
+                     "or HEAD, objects/ and refs/: gitrepository-layout(5)), where nothing is put "
+                     "back) (`git checkout -- "),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find((repo / "pkg/p.txt").string()), std::string::npos) << err;
 }
 
 // The line's way out: with the repository's root as the workspace, the checkout is complete.

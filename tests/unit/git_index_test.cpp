@@ -135,6 +135,44 @@ TEST_F(GitIndexTest, Version4PrefixCompressed) {
   EXPECT_EQ(*gitlinks, kTopGitlinks);
 }
 
+// index_extent(): a whole index (with its optional TREE extension) is complete; a split
+// index names its shared index, which git wrote in the git directory.
+TEST_F(GitIndexTest, AWholeIndexIsCompleteASplitOneNamesItsSharedIndex) {
+  superproject();
+  EXPECT_EQ(index_extent(index()).incomplete, std::nullopt);
+  EXPECT_EQ(index_extent(index()).shared_index, "");
+  git("top", "update-index --split-index");
+  const auto extent = index_extent(index());
+  EXPECT_EQ(extent.incomplete, "a split index (the `link` extension, core.splitIndex)");
+  ASSERT_EQ(extent.shared_index.size(), std::string("sharedindex.").size() + 40);
+  EXPECT_TRUE(fs::is_regular_file(root_ / "top/.git" / extent.shared_index));
+  // A replaced entry keeps no name in the split index: index_entries() refuses it.
+  write("top/a.txt", "changed\n");
+  git("top", "add a.txt");
+  EXPECT_FALSE(index_entries(index()).has_value());
+  EXPECT_EQ(index_extent(index()).incomplete,
+            "a split index (the `link` extension, core.splitIndex)");
+}
+
+// A mandatory extension (lower-case first letter) git does not know, and extension bytes that
+// run past the checksum, are named; an optional one (upper-case) is skipped, as git skips it.
+TEST_F(GitIndexTest, MandatoryAndMalformedExtensionsAreNamed) {
+  superproject();
+  const std::string whole = index();
+  const std::string body = whole.substr(0, whole.size() - 20),
+                    sum = whole.substr(whole.size() - 20);
+  const std::string four{'\0', '\0', '\0', '\4'};
+  EXPECT_EQ(index_extent(body + "ZZZZ" + four + "abcd" + sum).incomplete, std::nullopt);
+  EXPECT_EQ(index_extent(body + "zzzz" + four + "abcd" + sum).incomplete,
+            "the unknown mandatory extension `zzzz`");
+  EXPECT_EQ(index_extent(body + "sdir" + std::string(4, '\0') + sum).incomplete,
+            "a sparse index (the `sdir` extension, index.sparse)");
+  EXPECT_EQ(index_extent(body + "ZZZZ" + std::string{'\0', '\0', '\1', '\0'} + sum).incomplete,
+            "unreadable (extension `ZZZZ` runs past the end of the index)");
+  EXPECT_EQ(index_extent("DIRC").incomplete,
+            "unreadable (index of 4 bytes, smaller than a header and a checksum)");
+}
+
 TEST_F(GitIndexTest, Sha256Repository) {
   superproject("--object-format=sha256");
   const auto gitlinks = index_gitlinks(index(), 32);

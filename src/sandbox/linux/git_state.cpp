@@ -170,6 +170,15 @@ std::vector<policy::GitIndexEntry> entries_of(const std::string& bytes) {
   return entries ? std::move(*entries) : std::vector<policy::GitIndexEntry>{};
 }
 
+/// The extent of an index read as entries_of() reads it: whole when either object-name size
+/// reads it whole.
+policy::IndexExtent extent_of(const std::string& bytes) {
+  auto extent = policy::index_extent(bytes, 20);
+  if (extent.incomplete)
+    if (auto wide = policy::index_extent(bytes, 32); !wide.incomplete) return wide;
+  return extent;
+}
+
 /// `word` as one shell word: as it is when it holds only characters no shell treats specially,
 /// else in single quotes (each `'` written `'\''`).
 std::string shell_word(const std::string& word) {
@@ -222,6 +231,23 @@ std::optional<GitStateSnapshot> GitStateSnapshot::take(
   for (const auto& e : policy.home_writable_entries) snapshot.writable_.push_back(e);
   for (const auto& p : protected_paths) snapshot.protected_.push_back(p.path.lexically_normal());
   snapshot.patterns_ = policy.protected_patterns;
+  std::error_code error;
+  for (auto it = fs::directory_iterator(git_dir, error); !error && it != fs::directory_iterator();
+       it.increment(error))
+    if (const std::string name = it->path().filename().string(); name.starts_with("sharedindex."))
+      snapshot.shared_indexes_.insert(name);
+  // The shared index a split index names: git writes a new one with the index, and may expire
+  // the old one, which the index put back needs.
+  if (const auto index = snapshot.files_.find("index"); index != snapshot.files_.end()) {
+    std::size_t total = 0;
+    for (const auto& [path, bytes] : snapshot.files_) total += bytes.size();
+    const std::string shared = extent_of(index->second).shared_index;
+    if (!shared.empty()) {
+      auto bytes = read_regular(git_dir, git_dir / shared, kGitStateBound - total);
+      if (bytes && bytes->size() > kGitStateBound - total) return std::nullopt;
+      if (bytes) snapshot.files_.emplace(shared, std::move(*bytes));
+    }
+  }
   if (const auto index = snapshot.files_.find("index"); index != snapshot.files_.end()) {
     for (const auto& e : entries_of(index->second)) {
       if (e.stage != 0 || e.skip_worktree || !e.path.starts_with(snapshot.inside_ + "/")) continue;
@@ -246,6 +272,21 @@ GitStateSnapshot::HalfDone GitStateSnapshot::half_done(bool failed) const {
   if (old_index == files_.end() || !new_bytes) return {};
   const auto stat_of = [&](const std::string& path) { return git_stat(root_ / path); };
   const auto before = entries_of(old_index->second);
+  const auto old_stash = files_.find("logs/refs/stash");
+  const auto new_stash = read_regular(git_dir_, git_dir_ / "logs/refs/stash", kGitStateBound);
+  const bool stashed = new_stash && (old_stash == files_.end() || old_stash->second != *new_stash);
+  // An index whose entries are not all in it (a split or sparse index) cannot tell which
+  // files git meant to change: after a command that changed it with HEAD or failed, or
+  // stashed and failed, the state is put back whatever the files hold.
+  if ((*new_bytes != old_index->second && (failed || head_moved())) || (stashed && failed)) {
+    auto extent = extent_of(old_index->second);
+    if (!extent.incomplete) extent = extent_of(*new_bytes);
+    if (extent.incomplete) {
+      HalfDone unknown;
+      unknown.unreadable = std::move(*extent.incomplete);
+      return unknown;
+    }
+  }
   // An index-only command (`git reset`, `git rm --cached`, `git restore --staged`) changes
   // entries outside without touching their files, as on the host: only an index that moved
   // with HEAD, or a failed command, is half done.
@@ -257,9 +298,6 @@ GitStateSnapshot::HalfDone GitStateSnapshot::half_done(bool failed) const {
   }
   // A stash that saved changes outside the workspace and could not reset them fails after
   // writing its entry (builtin/stash.c do_push_stash).
-  const auto old_stash = files_.find("logs/refs/stash");
-  const auto new_stash = read_regular(git_dir_, git_dir_ / "logs/refs/stash", kGitStateBound);
-  const bool stashed = new_stash && (old_stash == files_.end() || old_stash->second != *new_stash);
   if (!failed) return {};
   // git refreshes the stat data of the index before a merge, and may write it then: only what
   // the entries name counts.
@@ -390,6 +428,17 @@ core::Result<void> GitStateSnapshot::restore() const {
     if (read_regular(git_dir_, git_dir_ / path, content.size()) == content) continue;
     if (auto put = put_file(git_dir_, path, content); !put) return put;
   }
+  // The shared indexes git wrote with a split index: none is named by the index put back.
+  std::error_code error;
+  std::vector<std::string> shared;
+  for (auto it = fs::directory_iterator(git_dir_, error); !error && it != fs::directory_iterator();
+       it.increment(error))
+    if (const std::string name = it->path().filename().string(); name.starts_with("sharedindex.") &&
+                                                                 !shared_indexes_.contains(name) &&
+                                                                 !files_.contains(name))
+      shared.push_back(name);
+  for (const auto& name : shared)
+    if (auto removed = remove_entry(git_dir_, name, false); !removed) return removed;
   // Deepest first, so that a directory made inside another made one goes before it.
   for (auto it = now->dirs.rbegin(); it != now->dirs.rend(); ++it)
     if (!dirs_.contains(*it))
@@ -397,8 +446,29 @@ core::Result<void> GitStateSnapshot::restore() const {
   return {};
 }
 
+std::string GitStateSnapshot::settle_unreadable(const std::string& why) const {
+  const std::string needed =
+      "the repository's index is " + why +
+      ", whose entries pi-sandbox cannot read completely, so it cannot tell whether git changed "
+      "every path outside the workspace it meant to (they are read-only here)";
+  const std::string allow =
+      "; the command's exit status is " + std::to_string(kGitPutBackExit) +
+      "; to allow it, make the repository's root the workspace (--cwd " + root_.string() +
+      "), or give the repository a whole index on the host (`git config core.splitIndex false "
+      "&& git config index.sparse false && git update-index --no-split-index`)";
+  if (auto restored = restore(); !restored)
+    return needed +
+           "; putting the repository back as it was failed: " + restored.error().describe() + allow;
+  return needed +
+         "; its HEAD, index, refs and stash are as they were before the command, the "
+         "files of the workspace as the command left them (`git status` names those "
+         "that differ)" +
+         allow;
+}
+
 std::string GitStateSnapshot::settle(bool failed) const {
   const HalfDone half = half_done(failed);
+  if (!half.unreadable.empty()) return settle_unreadable(half.unreadable);
   if (half.outside.empty()) return {};
   const auto list = [&](const std::vector<std::string>& paths, const char* separator,
                         auto&& shown) {

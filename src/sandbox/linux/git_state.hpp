@@ -75,7 +75,11 @@ class GitStateSnapshot {
   /// inside that could not be put back (a conversion may apply to them on checkout) with the
   /// `git checkout --` that does it, or the commit of the stash entry taken away (it stays as
   /// an object, so nothing saved is lost); when putting back fails, the line says so with the
-  /// error.
+  /// error. An index before or after the command whose entries cannot be read completely
+  /// (policy::index_extent(): a split or sparse index) tells nothing of the files: after a
+  /// command that changed it and moved HEAD or failed, or that stashed and failed, the state
+  /// is put back (with the shared index the index before named; those the command added
+  /// removed) and the line says why and that the files are as the command left them.
   [[nodiscard]] std::string settle(bool failed) const;
 
  private:
@@ -84,6 +88,7 @@ class GitStateSnapshot {
   std::string inside_;                              ///< the workspace, relative to root_
   std::map<std::string, std::string> files_;        ///< relative to git_dir_: content
   std::set<std::string> dirs_;                      ///< relative to git_dir_
+  std::set<std::string> shared_indexes_;            ///< the `sharedindex.*` names there were
   std::vector<fs::path> writable_;                  ///< what the command can write
   std::vector<fs::path> protected_;                 ///< never written by the put-back
   std::vector<policy::ProtectedPattern> patterns_;  ///< nor what these match
@@ -101,7 +106,12 @@ class GitStateSnapshot {
     std::string stash;  ///< the commit of the stash entry put back, or empty
     /// Changed files inside that were not compared with what git was writing (bounds).
     std::vector<std::string> unchecked;
+    /// Why the index before or after the command cannot be read completely
+    /// (policy::IndexExtent::incomplete), or empty: then nothing can be told of the files.
+    std::string unreadable;
   };
+  /// Puts the state back for an index that cannot be read completely; the line.
+  [[nodiscard]] std::string settle_unreadable(const std::string& why) const;
   [[nodiscard]] HalfDone half_done(bool failed) const;
   /// What an operation that stopped before it changed HEAD or the index had written inside.
   [[nodiscard]] HalfDone unfinished() const;
