@@ -34,8 +34,9 @@ set(CPACK_DEBIAN_DEBUG_PACKAGE_DEPENDS "pi-sandbox (= ${PROJECT_VERSION})")
 set(CPACK_COMPONENT_DEBUG_DESCRIPTION "debug information of pi-sandbox (for gdb)")
 # The sandbox runs commands with /bin/bash; the binary's libraries come from dpkg-shlibdeps,
 # except OpenSSL's libcrypto, which it opens when it first hashes (src/approval/sha256.hpp):
-# `libssl3` on Debian 12, `libssl3t64` on Ubuntu 24.04.
-set(CPACK_DEBIAN_RUNTIME_PACKAGE_DEPENDS "bash, libssl3 | libssl3t64")
+# `libssl3` on Debian 12, `libssl3t64` on Ubuntu 24.04; and libidn2, which it opens when it
+# first converts a non-ASCII domain name (src/proxy/protocol/destination.cpp): `libidn2-0`.
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_DEPENDS "bash, libssl3 | libssl3t64, libidn2-0")
 # Where the kernel restricts user namespaces (Ubuntu 23.10 and later), postinst installs and
 # loads the AppArmor profile that grants pi-sandbox `userns`; postrm removes it
 # (packaging/debian, docs/containers.md).

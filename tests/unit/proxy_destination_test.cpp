@@ -3,6 +3,11 @@
 // C37–C39, C40; docs/cases.md, C-05, C-07, C-13).
 #include <gtest/gtest.h>
 
+#if defined(__linux__)
+#include <dlfcn.h>
+#endif
+
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -133,6 +138,38 @@ TEST(NormaliseHost, InvalidUtf8IsNotAName) {
   ASSERT_FALSE(host.has_value());
   EXPECT_TRUE(host.error().starts_with("is not a valid internationalised name")) << host.error();
 }
+
+#if defined(__linux__)
+// Whether libidn2 is in the process: dlopen(3) with RTLD_NOLOAD opens nothing, it only
+// finds a library already loaded.
+bool idn2_loaded() {
+  void* handle = ::dlopen("libidn2.so.0", RTLD_NOW | RTLD_NOLOAD);
+  if (handle == nullptr) return false;
+  ::dlclose(handle);
+  return true;
+}
+
+// libidn2 is opened the first time a non-ASCII name is converted, never for an ASCII one (so
+// a command that names no international domain does not pay for loading it). Checked in a
+// fresh process (the "threadsafe" death-test style re-executes this binary), since another
+// test of this binary may have converted a name already.
+TEST(NormaliseHost, OpensLibidn2OnlyForANonAsciiName) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        if (idn2_loaded()) std::_Exit(1);
+        if (normalise_host("Example.COM.").value_or("?") != "example.com") std::_Exit(2);
+        if (normalise_host("*.example.com").has_value()) std::_Exit(3);
+        if (idn2_loaded()) std::_Exit(4);
+        if (normalise_host("b\xc3\xbc"
+                           "cher.example")
+                .value_or("?") != "xn--bcher-kva.example")
+          std::_Exit(5);
+        std::_Exit(idn2_loaded() ? 0 : 6);
+      },
+      testing::ExitedWithCode(0), "");
+}
+#endif
 
 // ---- parse_authority -------------------------------------------------------------------------
 

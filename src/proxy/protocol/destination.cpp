@@ -9,6 +9,10 @@
 
 #include "core/ascii.hpp"
 
+#if defined(__linux__)
+#include <dlfcn.h>
+#endif
+
 namespace pisandbox::proxy {
 namespace {
 
@@ -62,14 +66,64 @@ bool looks_ipv4(std::string_view name) {
   return last.starts_with("0x") && std::ranges::all_of(last.substr(2), is_hex_digit);
 }
 
+// libidn2 and the libunistring it needs are opened the first time a name with non-ASCII
+// characters is converted, and kept for the life of the process: an ASCII name never needs
+// them, and linked at start they cost every command about 560 dynamic symbol lookups
+// (docs/benchmarks.md, "run"). By soname, `libidn2.so.0` (the package `libidn2-0` on Debian
+// and Ubuntu: cmake/package.cmake); elsewhere the library is linked.
+struct LibIdn2 {
+  decltype(&idn2_lookup_u8) lookup_u8 = nullptr;
+  decltype(&idn2_free) free = nullptr;
+  decltype(&idn2_strerror) strerror = nullptr;
+  std::string error;  ///< why it could not be loaded; empty when it was
+};
+
+#if defined(__linux__)
+constexpr const char* kIdn2Soname = "libidn2.so.0";
+
+LibIdn2 load_idn2() {
+  LibIdn2 lib;
+  // RTLD_NODELETE: never unloaded, so the pointers hold for the life of the process.
+  void* handle = ::dlopen(kIdn2Soname, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  if (handle == nullptr) {
+    const char* why = ::dlerror();
+    lib.error = std::string("dlopen(") + kIdn2Soname + "): " + (why != nullptr ? why : "failed");
+    return lib;
+  }
+  const auto symbol = [&](const char* name, auto& out) {
+    out = reinterpret_cast<std::remove_reference_t<decltype(out)>>(::dlsym(handle, name));
+    if (out == nullptr && lib.error.empty())
+      lib.error = std::string("dlsym(") + name + ") in " + kIdn2Soname + ": not found";
+  };
+  symbol("idn2_lookup_u8", lib.lookup_u8);
+  symbol("idn2_free", lib.free);
+  symbol("idn2_strerror", lib.strerror);
+  return lib;
+}
+#else
+LibIdn2 load_idn2() {
+  return {&idn2_lookup_u8, &idn2_free, &idn2_strerror, {}};
+}
+#endif
+
+const LibIdn2& libidn2() {
+  static const LibIdn2 loaded = load_idn2();  // thread-safe initialisation (C++11 [stmt.dcl])
+  return loaded;
+}
+
 // IDNA 2008 lookup with the UTS #46 non-transitional mapping (libidn2).
 std::expected<std::string, std::string> to_ascii(const std::string& name) {
+  const LibIdn2& lib = libidn2();
+  if (!lib.error.empty()) {
+    return Reason("is not ASCII, and internationalised names cannot be converted here (" +
+                  lib.error + ")");
+  }
   std::uint8_t* out = nullptr;
-  const int rc = idn2_lookup_u8(reinterpret_cast<const std::uint8_t*>(name.c_str()), &out,
-                                IDN2_NFC_INPUT | IDN2_NONTRANSITIONAL);
-  const std::unique_ptr<std::uint8_t, decltype(&idn2_free)> owned(out, &idn2_free);
+  const int rc = lib.lookup_u8(reinterpret_cast<const std::uint8_t*>(name.c_str()), &out,
+                               IDN2_NFC_INPUT | IDN2_NONTRANSITIONAL);
+  const std::unique_ptr<std::uint8_t, decltype(lib.free)> owned(out, lib.free);
   if (rc != IDN2_OK || out == nullptr) {
-    return Reason(std::string("is not a valid internationalised name (") + idn2_strerror(rc) + ")");
+    return Reason(std::string("is not a valid internationalised name (") + lib.strerror(rc) + ")");
   }
   std::string ascii(reinterpret_cast<const char*>(out));
   std::ranges::transform(ascii, ascii.begin(), to_lower);

@@ -814,6 +814,52 @@ std::string pseudo_content(const std::string& path, const StatTuple& seen) {
   return text;
 }
 
+/// Whether the regular file at `path` still holds `recorded` (its whole content, as
+/// put_content() recorded it), compared as it is read, with no copy. `exact_size`: the file's
+/// stat(2) size is its content's length (a file on a disk file system, not a pseudo file):
+/// then one read(2) of one byte more than recorded ends the comparison when it returns
+/// exactly the recorded length, a short read at the end of the file; otherwise reads go on
+/// until read(2) returns 0.
+bool regular_content_equal(const std::string& path, const std::string& recorded, bool exact_size) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return false;
+  char buffer[16 * 1024];
+  std::size_t at = 0;
+  bool equal = true;
+  while (true) {
+    // At most one byte past the recorded length: a longer file differs.
+    const std::size_t want = std::min(sizeof buffer, recorded.size() + 1 - at);
+    const ssize_t n = ::read(fd, buffer, want);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      equal = false;
+      break;
+    }
+    const auto got = static_cast<std::size_t>(n);
+    if (got == 0) {
+      equal = at == recorded.size();
+      break;
+    }
+    if (got > recorded.size() - at || std::memcmp(buffer, recorded.data() + at, got) != 0) {
+      equal = false;
+      break;
+    }
+    at += got;
+    if (exact_size && at == recorded.size() && got < want) break;
+  }
+  ::close(fd);
+  return equal;
+}
+
+/// Whether the content `recorded` of `path` (as `now` says it is) still is its content.
+bool content_equal(const std::string& path, const StatTuple& now, bool pseudo,
+                   const std::string& recorded) {
+  if (now.error == 0 && S_ISREG(now.mode))
+    return regular_content_equal(path, recorded,
+                                 !pseudo && now.size == static_cast<std::int64_t>(recorded.size()));
+  return pseudo_content(path, now) == recorded;
+}
+
 std::string parent_path(const std::string& path) {
   char out[PATH_MAX * 2];
   if (path.size() >= sizeof out) return "/";
@@ -930,7 +976,8 @@ bool host_unchanged(const HostRecord& record, std::string* why) {
     if (now != read.seen) return differs(read.path);
     const StatTuple parent = tuple(up, true);
     if ((read.pseudo_parent ? pseudo(parent) : parent) != read.parent) return differs(up);
-    if (read.content && pseudo_content(read.path, now) != *read.content) return differs(read.path);
+    if (read.content && !content_equal(read.path, now, read.pseudo_seen, *read.content))
+      return differs(read.path);
   }
   if (record.total_ram) {
     struct sysinfo info {};
