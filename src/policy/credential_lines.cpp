@@ -324,8 +324,9 @@ std::string_view to_string(ConfigFormat format) {
 const std::vector<MixedConfigName>& mixed_config_names() {
   using F = ConfigFormat;
   static constexpr std::string_view kGitRemoved =
-      "`http.extraHeader` of any URL; keys whose name holds `pass`, `token`, `secret` or `auth`; "
-      "a `proxy` with `user@`; the `user:password@` of every URL, in values and subsection names "
+      "`http.extraHeader` and `credential.helper` of any URL; keys whose name holds `pass`, "
+      "`token`, `secret` or `auth`; a `proxy` with `user@`; the `user:password@` of every URL, in "
+      "values and subsection names "
       "(an ssh URL keeps its user name)";
   static const std::vector<MixedConfigName> rows = {
       {".npmrc", F::Npmrc, "npm",

@@ -94,10 +94,13 @@ std::string_view section_of(std::string_view key) {
 /// `token`, `secret` or `auth` (`sendemail.smtpPass`, `github.token`, `hub.oauthtoken`,
 /// `credential.<url>.password`), and a proxy whose value keeps a user information this reader
 /// did not remove (`http.proxy = u:pw@proxy:3128`, git-config(1) `http.proxy`:
-/// `[protocol://][user[:password]@]proxyhost[:port]`).
+/// `[protocol://][user[:password]@]proxyhost[:port]`), and `credential.helper` of any URL
+/// (gitcredentials(7), "Custom Helpers": a `!` helper is a shell snippet, where a password is
+/// written inline as `!f() { echo password=...; }; f`, and a helper's arguments can name one).
 bool credential_entry(const GitConfigFinding& entry) {
   const std::string_view variable = variable_of(entry.key);
   if (section_of(entry.key) == "http" && variable == "extraheader") return true;
+  if (section_of(entry.key) == "credential" && variable == "helper") return true;
   for (const std::string_view word : {"pass", "token", "secret", "auth"})
     if (variable.find(word) != std::string_view::npos) return true;
   return variable == "proxy" && entry.value.find('@') != std::string::npos;

@@ -28,10 +28,22 @@ namespace pisandbox::policy {
 /// `PGPASSWORD`, `GOOGLE_APPLICATION_CREDENTIALS` and the like are covered by the substrings.
 /// Agent sockets (`SSH_AUTH_SOCK`, `GPG_AGENT_INFO`) stay: a socket's path is no secret, the
 /// sandbox refuses to connect to it, and that refusal is what offers the host-IPC retry
-/// (docs/host-ipc.md) whose host run then reaches the agent.
-inline constexpr std::array<std::string_view, 12> kDefaultRemoved = {
-    "*KEY*",        "*SECRET*", "*TOKEN*", "*PASSWORD*", "*PASSWD*",           "*PASSPHRASE*",
-    "*CREDENTIAL*", "*_AUTH",   "*_PAT",   "AWS_*",      "DOCKER_AUTH_CONFIG", "MYSQL_PWD"};
+/// (docs/host-ipc.md) whose host run then reaches the agent. `GIT_CONFIG_PARAMETERS` holds
+/// the settings of a `git -c` that started the caller (git(1), `-c`), an `http.extraHeader`
+/// with a token as easily as any (git-config(1), ENVIRONMENT).
+inline constexpr std::array<std::string_view, 13> kDefaultRemoved = {"*KEY*",
+                                                                     "*SECRET*",
+                                                                     "*TOKEN*",
+                                                                     "*PASSWORD*",
+                                                                     "*PASSWD*",
+                                                                     "*PASSPHRASE*",
+                                                                     "*CREDENTIAL*",
+                                                                     "*_AUTH",
+                                                                     "*_PAT",
+                                                                     "AWS_*",
+                                                                     "DOCKER_AUTH_CONFIG",
+                                                                     "MYSQL_PWD",
+                                                                     "GIT_CONFIG_PARAMETERS"};
 
 /// The names kept although a kDefaultRemoved rule matches them (docs/security.md,
 /// "Environment"): paths to public certificate bundles, which tools need to verify TLS and

@@ -247,6 +247,8 @@ const std::vector<CredentialName>& credential_names() {
       {".kube/config", F, "kubectl",
        "https://kubernetes.io/docs/concepts/configuration/organize-cluster-access-kubeconfig/"},
       {".git-credentials", F, "git credential-store", "git-credential-store(1), FILES"},
+      {".config/git/credentials", F, "git credential-store (XDG location)",
+       "git-credential-store(1), FILES"},
       {".netrc", F, "curl, git, ftp", "netrc(5)"},
       {".config/gh/hosts.yml", F, "GitHub CLI", "https://cli.github.com/manual/gh_auth_login"},
       {".pypirc", F, "twine", "https://packaging.python.org/en/latest/specifications/pypirc/"},

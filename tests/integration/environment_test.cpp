@@ -121,7 +121,7 @@ TEST(Environment, PolicyShowsTheRulesAndWhatItRemovesNeverTheValues) {
   for (const char* line :
        {"environment (the caller's, less credentials):\n"
         "  removed by default: *KEY*, *SECRET*, *TOKEN*, *PASSWORD*, *PASSWD*, *PASSPHRASE*, "
-        "*CREDENTIAL*, *_AUTH, *_PAT, AWS_*, DOCKER_AUTH_CONFIG, MYSQL_PWD\n"
+        "*CREDENTIAL*, *_AUTH, *_PAT, AWS_*, DOCKER_AUTH_CONFIG, MYSQL_PWD, GIT_CONFIG_PARAMETERS\n"
         "  kept by default (certificate paths, no secret): *_CA_BUNDLE, SSL_CERT_FILE, "
         "SSL_CERT_DIR, NODE_EXTRA_CA_CERTS, PIP_CERT\n"
         "  environment.passThrough: GITHUB_TOKEN\n"
@@ -142,7 +142,7 @@ TEST(Environment, PolicyShowsTheRulesAndWhatItRemovesNeverTheValues) {
   const json e = json::parse(as_json.out)["environment"];
   EXPECT_EQ(e["pass_through"], json::parse(R"(["GITHUB_TOKEN"])"));
   EXPECT_EQ(e["remove"], json::parse(R"(["DATABASE_*"])"));
-  EXPECT_EQ(e["default_removed"].size(), 12u);
+  EXPECT_EQ(e["default_removed"].size(), 13u);
   EXPECT_EQ(e["default_kept"], json::parse(R"(["*_CA_BUNDLE", "SSL_CERT_FILE", "SSL_CERT_DIR",
                                               "NODE_EXTRA_CA_CERTS", "PIP_CERT"])"));
   const auto removed = e["removed"];

@@ -80,6 +80,23 @@ TEST(HomeSecrets, GitconfigIsACopyWithoutItsTokensAndGitStillWorks) {
 }
 
 // The workspace is the home: ~/.gitconfig is in it, and still a copy.
+// A dotfiles repository: ~/.gitconfig and ~/.config/git/config are symlinks. Each is
+// re-exposed at its own path from where it leads, and its copy stands there too; git works.
+TEST(HomeSecrets, ASymlinkedGitconfigIsACopyWhereTheCommandReadsIt) {
+  Scratch s;
+  write_file(s.home / "dotfiles/gitconfig", kGitconfig);
+  write_file(s.home / "dotfiles/git/config", "[http]\n\textraHeader = X: SECRET-6\n");
+  fs::create_directories(s.home / ".config");
+  fs::remove(s.home / ".gitconfig");
+  fs::remove_all(s.home / ".config/git");
+  fs::create_symlink("dotfiles/gitconfig", s.home / ".gitconfig");
+  fs::create_symlink("../dotfiles/git", s.home / ".config/git");
+  const RunResult r = s.run(std::string(kGitCommands) + "; cat ~/.config/git/config");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, std::string(kGitconfigCopy) + kGitOutput + "[http]\n") << r.err;
+  EXPECT_EQ(r.err.find("SECRET"), std::string::npos) << r.err;
+}
+
 TEST(HomeSecrets, GitconfigIsACopyWhenTheWorkspaceIsTheHome) {
   Scratch s;
   write_file(s.home / ".gitconfig", kGitconfig);

@@ -103,12 +103,38 @@ TEST(CredentialLinesGit, TakesApartContinuationsCommentsCrlfAndHeadersWithAnEntr
             "\tpostBuffer = 524288000 ; a comment\r\n"
             "[credential \"https://git.test\"]\n"
             "\tusername = dev\n"
-            "\thelper = store\n"
             "[core]\n"
             "\teditor = vi\n");
   EXPECT_EQ(out.removed, (Removed{{2, "http.extraheader"},
                                   {7, "credential.https://git.test.password"},
+                                  {8, "credential.https://git.test.helper"},
                                   {10, "core.askpass"}}));
+  EXPECT_EQ(out.masked_whole, "");
+}
+
+// gitcredentials(7), "Custom Helpers": a `!` helper is a shell snippet that can print the
+// password itself; every helper goes, of any URL and in any spelling of the key.
+TEST(CredentialLinesGit, LosesEveryCredentialHelperWithAPasswordInline) {
+  const auto out =
+      git("[credential \"https://git.test\"]\n"
+          "\tusername = me\n"
+          "\thelper = \"!f() { echo password=SECRET1; }; f\"\n"
+          "[Credential]\n"
+          "\tHELPER = !echo password=SECRET2\n"
+          "[credential.old-host]\n"
+          "\thelper = mine --token-file=/x --pw SECRET3\n"
+          "[user]\n"
+          "\tname = A\n");
+  EXPECT_EQ(out.bytes,
+            "[credential \"https://git.test\"]\n"
+            "\tusername = me\n"
+            "[Credential]\n"
+            "[credential.old-host]\n"
+            "[user]\n"
+            "\tname = A\n");
+  EXPECT_EQ(out.removed, (Removed{{3, "credential.https://git.test.helper"},
+                                  {5, "credential.helper"},
+                                  {7, "credential.old-host.helper"}}));
   EXPECT_EQ(out.masked_whole, "");
 }
 

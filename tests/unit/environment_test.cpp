@@ -71,6 +71,7 @@ TEST(EnvironmentFilter, EveryDefaultRuleRemovesItsWellKnownNames) {
                                            "AZURE_CLIENT_SECRET=1",
                                            "DOCKER_AUTH_CONFIG=1",
                                            "MYSQL_PWD=1",
+                                           "GIT_CONFIG_PARAMETERS='http.extraheader'='X: T'",
                                            "npm_config__auth=1",
                                            "GITHUB_PAT=1",
                                            "GPG_PASSPHRASE=1",

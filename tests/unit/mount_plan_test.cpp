@@ -526,6 +526,22 @@ TEST(MountPlan, ToolConfigurationIsCopiedIntoTheHiddenHome) {
   EXPECT_TRUE(plan.ops.back().read_only);
 }
 
+// A re-exposed file is bound from where it leads, at its own path: `~/.gitconfig ->
+// dotfiles/gitconfig` (a dotfiles repository) shows the host file at `~/.gitconfig`, so the
+// copy goes there too, not to `~/dotfiles/gitconfig`, which the command never reads.
+TEST(MountPlan, ACopyOfAReExposedSymlinkStandsWhereTheCommandReadsIt) {
+  auto host = base_host();
+  host["/home/u/dotfiles"] = kDir;
+  host["/home/u/dotfiles/gitconfig"] = kFile;
+  host["/home/u/.gitconfig"] = symlink_to("dotfiles/gitconfig");
+  const policy::SandboxPolicy p = policy::default_policy({"/home/u/ws", "/home/u", "", {}, {}});
+  const MountPlan plan = plan_mounts(p, p.protected_paths, fake_host(host));
+  EXPECT_EQ(trailing_config_copies(plan),
+            (std::vector<std::string>{
+                "config-copy       /home/u/.gitconfig  # tool configuration: a read-only copy "
+                "without its credentials (git-config) <- /home/u/dotfiles/gitconfig"}));
+}
+
 // Where the home is readable (the workspace), the copy goes over the file a symlink leads to,
 // after every other bind (the read-only home, the protections of ~/.config/pip).
 TEST(MountPlan, ToolConfigurationIsCopiedOverTheReadableHome) {

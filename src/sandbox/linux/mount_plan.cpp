@@ -143,15 +143,34 @@ class Planner {
     }
   }
 
+  /// Where the command sees the file `path` that resolves to `r`: the path itself in the
+  /// hidden home's tmpfs; inside the bind of the re-exposed path that covers it (a re-exposure
+  /// is bound from where it leads, so `~/.gitconfig -> dotfiles/gitconfig` shows the file at
+  /// `~/.gitconfig`, not at `~/dotfiles/gitconfig`), when it resolves within that bind's
+  /// source; elsewhere where it leads (a mount never goes on a symlink).
+  fs::path seen_at(const fs::path& path, const Resolution& r) const {
+    if (region(path) == Region::PrivateTmpfs) return path;
+    if (policy_.hide_home && is_within(path, policy_.home)) {
+      fs::path exposed;
+      for (const auto& e : policy_.home_read_allowed)
+        if (is_within(path, e.path) && depth(e.path) > depth(exposed)) exposed = e.path;
+      if (!exposed.empty()) {
+        const fs::path source = resolve(exposed).resolved;
+        if (r.resolved == source) return exposed;
+        if (is_within(r.resolved, source)) return exposed / r.resolved.lexically_relative(source);
+      }
+    }
+    return r.resolved;
+  }
+
   /// Tool configuration without its credentials (policy::SandboxPolicy::sanitized), last with
-  /// the credentials and for the same reason. The copy stands at the path itself where the home
-  /// is hidden (a symlink there is read where it leads, as a re-exposed path is), and where it
-  /// leads elsewhere (a mount never goes on a symlink). Nothing for a missing file.
+  /// the credentials and for the same reason, where the command sees the file (seen_at()).
+  /// Nothing for a missing file.
   void config_copies() {
     for (const auto& copy : policy_.sanitized) {
       const Resolution r = resolve(copy.path);
       if (r.kind != PathKind::File) continue;
-      const fs::path target = region(copy.path) == Region::PrivateTmpfs ? copy.path : r.resolved;
+      const fs::path target = seen_at(copy.path, r);
       if (std::ranges::any_of(plan_.ops, [&](const MountOp& op) {
             return (op.kind == MountOpKind::ConfigCopy || op.kind == MountOpKind::Conceal) &&
                    op.target == target;
