@@ -1,31 +1,53 @@
 #include "policy/git_config_copies.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
-#include <fstream>
+#include <cerrno>
 #include <iterator>
 #include <string>
 
+#include "core/unique_fd.hpp"
 #include "policy/git_config_guard.hpp"
 
 namespace pisandbox::policy {
 
 namespace {
 
-/// Whether a command could read `file` in `policy`: under a re-exposed directory of the hidden
-/// home, or anywhere in a home that the workspace is or contains.
-bool shown(const SandboxPolicy& policy, const fs::path& file) {
-  if (!policy.hide_home) return is_within(policy.home, policy.workspace);
-  return std::ranges::any_of(policy.home_read_allowed,
-                             [&](const Exposure& e) { return is_within(file, e.path); });
+/// Whether `file` lies in a credential of the home (credential_names()): never shown, not even
+/// as a copy, wherever an include names it (docs/security.md, "Credentials").
+bool in_credential(const SandboxPolicy& policy, const fs::path& file) {
+  return std::ranges::any_of(credential_names(), [&](const CredentialName& row) {
+    return is_within(file, (policy.home / row.name).lexically_normal());
+  });
 }
 
+/// Whether `file` gets a copy in `policy`: anywhere in the hidden home (an included file is the
+/// user's git configuration as `~/.gitconfig` is, and the copy stands in the hidden home's own
+/// tmpfs), or anywhere in a home that the workspace is or contains; never in a credential.
+bool shown(const SandboxPolicy& policy, const fs::path& file) {
+  if (in_credential(policy, file)) return false;
+  return policy.hide_home || is_within(policy.home, policy.workspace);
+}
+
+/// The text of the regular file `file` (symlinks followed), empty when it is not one, cannot be
+/// read or holds more than kMaxConfigBytes. Opened without blocking and checked on the
+/// descriptor: an include may name a FIFO, whose open would wait for a writer.
 std::string read_bounded(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return {};
-  std::string text;
-  text.resize(kMaxConfigBytes + 1);
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
+  const core::UniqueFd fd(::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  struct stat st {};
+  if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return {};
+  std::string text(kMaxConfigBytes + 1, '\0');
+  std::size_t length = 0;
+  while (length < text.size()) {
+    const ssize_t got = ::read(fd.get(), text.data() + length, text.size() - length);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    length += static_cast<std::size_t>(got);
+  }
+  text.resize(length);
   return text.size() > kMaxConfigBytes ? std::string() : text;
 }
 

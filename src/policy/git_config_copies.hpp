@@ -31,10 +31,11 @@ std::vector<fs::path> git_include_paths(std::string_view text, const fs::path& f
 /// (at most kMaxConfigBytes); one that cannot be read includes nothing.
 std::vector<fs::path> git_config_closure(const std::vector<fs::path>& files, const fs::path& home);
 
-/// The copies of `files` (git configuration, git_config_closure()) that a command could read in
-/// `policy` (pure): each inside the home and shown (under a re-exposed directory of
-/// policy.home_read_allowed, or in a home that the workspace is or contains), none already in
-/// policy.sanitized.
+/// The copies of `files` (git configuration, git_config_closure()) for `policy` (pure): each
+/// inside the home, in the hidden home (re-exposed or not: the copy is bound where the file
+/// lies) or in a home that the workspace is or contains, none in a credential of
+/// credential_names() (a file an include names there stays hidden), none already in
+/// policy.sanitized (docs/security.md, "Tool configuration without its credentials").
 std::vector<SanitizedCopy> git_config_copies(const SandboxPolicy& policy,
                                              const std::vector<fs::path>& files);
 

@@ -255,6 +255,23 @@ std::vector<fs::path> user_git_config_files(const fs::path& home) {
   return files;
 }
 
+/// `files` without those whose symlinks lead into a credential of the home
+/// (policy::credential_names()): an include that names `~/.gitconfig.inc -> .aws/credentials`
+/// shows no copy of it (docs/security.md, "Tool configuration without its credentials").
+std::vector<fs::path> outside_credentials(std::vector<fs::path> files, const fs::path& home) {
+  std::error_code error;
+  const fs::path real_home = fs::weakly_canonical(home, error);
+  std::erase_if(files, [&](const fs::path& file) {
+    std::error_code ignored;
+    const fs::path real = fs::weakly_canonical(file, ignored);
+    return std::ranges::any_of(policy::credential_names(), [&](const policy::CredentialName& row) {
+      return policy::is_within(real, home / row.name) ||
+             (!error && policy::is_within(real, real_home / row.name));
+    });
+  });
+  return files;
+}
+
 /// `core.hooksPath` of the system's and the user's git configuration (user_git_config_files()),
 /// the last one set; `include.path` is not followed (docs/security.md, "Hooks where git looks
 /// for them").
@@ -565,8 +582,8 @@ core::Result<policy::SandboxPolicy> build_policy(const PolicyArgs& args,
                                                                    : policy::Protection::Guard;
   inputs.toolchain_env = toolchain_environment();
   inputs.installed_versions = policy::installed_versions(inputs.home, inputs.toolchain_env);
-  inputs.git_config_files =
-      policy::git_config_closure(user_git_config_files(inputs.home), inputs.home);
+  inputs.git_config_files = outside_credentials(
+      policy::git_config_closure(user_git_config_files(inputs.home), inputs.home), inputs.home);
   inputs.git = discover_git(*workspace);
   inputs.user_hooks_path = user_hooks_path(home_directory());
   inputs.signing = signing_files(inputs.home, inputs.git);

@@ -3,6 +3,7 @@
 // a virtual environment's pip.conf and nvm's global npmrc, each read inside a real sandbox
 // (`pi-sandbox run -c`) without its secret and with its other settings, and git still working.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <string>
 
@@ -140,6 +141,36 @@ TEST(HomeSecrets, FilesThatGitconfigIncludesAreCopiesToo) {
   EXPECT_EQ(r.out,
             "[include]\n\tpath = token.inc\n[core]\n\tabbrev = 9\n"
             "[http]\n\tpostBuffer = 1048576\n9\n1048576\n1\n");
+}
+
+// An included file that lies in the hidden home, not re-exposed, is the user's git
+// configuration as ~/.gitconfig is: a copy without its token, so its alias works inside. One
+// that an include names in a credential (~/.aws/credentials, directly or through a symlink)
+// stays hidden, and a FIFO is skipped.
+TEST(HomeSecrets, AnIncludedFileInTheHiddenHomeIsACopyToo) {
+  Scratch s;
+  write_file(s.home / ".gitconfig",
+             "[user]\n\tname = Sandbox Test\n[include]\n\tpath = ~/.gitconfig.inc\n"
+             "[include]\n\tpath = ~/.aws/credentials\n[include]\n\tpath = ~/.cred.inc\n"
+             "[include]\n\tpath = ~/.fifo.inc\n");
+  write_file(s.home / ".gitconfig.inc",
+             "[alias]\n\tincl = !echo included-alias\n[github]\n\ttoken = GHSECRET-9\n");
+  write_file(s.home / ".aws/credentials", "[default]\n\taws_access_key_id = AKIATEST\n");
+  fs::create_symlink(".aws/credentials", s.home / ".cred.inc");
+  ASSERT_EQ(::mkfifo((s.home / ".fifo.inc").c_str(), 0600), 0);
+  const RunResult r = s.run(
+      "git incl; cat ~/.gitconfig.inc; git config --get github.token; echo $?; "
+      "git config --get default.aws_access_key_id; echo $?; test -e ~/.cred.inc; echo $?; "
+      "test -e ~/.fifo.inc; echo $?");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "included-alias\n[alias]\n\tincl = !echo included-alias\n[github]\n1\n1\n1\n1\n");
+  const RunResult policy =
+      run_process({sandbox_binary(), "policy", "--cwd", s.ws.string()}, s.env());
+  EXPECT_NE(policy.out.find("sanitized copy (read-only, without its credentials): " +
+                            (s.home / ".gitconfig.inc").string() + "\n    line 4: github.token"),
+            std::string::npos)
+      << policy.out;
 }
 
 /// A virtual environment in the home, activated, with a pip.conf holding a token.

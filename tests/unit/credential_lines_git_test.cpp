@@ -285,7 +285,8 @@ TEST(GitConfigCopies, TheClosureFollowsIncludesOnceAndStopsAtACycle) {
   fs::remove_all(home);
 }
 
-TEST(GitConfigCopies, OnlyFilesOfTheHomeThatACommandReadsGetCopies) {
+// Re-exposed or not, an included file of the hidden home is a copy; one in a credential is not.
+TEST(GitConfigCopies, FilesOfTheHomeGetCopiesExceptInACredential) {
   SandboxPolicy policy;
   policy.home = "/home/u";
   policy.workspace = "/home/u/ws";
@@ -293,13 +294,16 @@ TEST(GitConfigCopies, OnlyFilesOfTheHomeThatACommandReadsGetCopies) {
   policy.home_read_allowed = {{"/home/u/.gitconfig", "git"}, {"/home/u/dots", "allow-read"}};
   policy.sanitized = {{"/home/u/.gitconfig", ConfigFormat::GitConfig}};
   const auto copies = git_config_copies(
-      policy, {"/home/u/.gitconfig", "/home/u/dots/work.inc", "/home/u/hidden.inc", "/etc/x"});
-  EXPECT_EQ(copies,
-            (std::vector<SanitizedCopy>{{"/home/u/dots/work.inc", ConfigFormat::GitConfig}}));
+      policy, {"/home/u/.gitconfig", "/home/u/dots/work.inc", "/home/u/hidden.inc", "/etc/x",
+               "/home/u/.aws/credentials", "/home/u/.gnupg/private-keys-v1.d/k.key"});
+  EXPECT_EQ(copies, (std::vector<SanitizedCopy>{{"/home/u/dots/work.inc", ConfigFormat::GitConfig},
+                                                {"/home/u/hidden.inc", ConfigFormat::GitConfig}}));
   policy.hide_home = false;
   policy.workspace = "/home/u";
-  EXPECT_EQ(git_config_copies(policy, {"/home/u/hidden.inc"}),
+  EXPECT_EQ(git_config_copies(policy, {"/home/u/hidden.inc", "/home/u/.aws/credentials"}),
             (std::vector<SanitizedCopy>{{"/home/u/hidden.inc", ConfigFormat::GitConfig}}));
+  policy.workspace = "/srv/ws";
+  EXPECT_EQ(git_config_copies(policy, {"/home/u/hidden.inc"}), std::vector<SanitizedCopy>{});
 }
 
 // docs/security.md, "Tool configuration without its credentials": the table's prefix rows are
