@@ -27,10 +27,13 @@ std::size_t subcommand_at(const std::vector<std::string>& words, std::size_t at)
 }
 
 /// What one git command (its subcommand at `sub`, its arguments up to `end`) reads as remotes.
+/// With `push_only`, only a `git push` counts.
 void remotes_of(const std::vector<std::string>& words, std::size_t sub, std::size_t end,
-                const std::map<std::string, std::string>& remotes, std::vector<std::string>& urls) {
+                const std::map<std::string, std::string>& remotes, bool push_only,
+                std::vector<std::string>& urls) {
   const std::string& name = words[sub];
   const bool clone = name == "clone";
+  if (push_only && name != "push") return;
   if (!clone && name != "fetch" && name != "pull" && name != "push" && name != "ls-remote") return;
   bool named = false;
   for (std::size_t i = sub + 1; i < end; ++i) {
@@ -70,16 +73,20 @@ fs::path local_remote_path(const std::string& url, const fs::path& home, const f
   return (cwd / std::string(rest)).lexically_normal();
 }
 
-std::vector<fs::path> local_remotes(const std::vector<std::string>& words,
-                                    const std::map<std::string, std::string>& remotes,
-                                    const fs::path& home, const fs::path& cwd) {
+namespace {
+
+/// The local paths of the remotes that the git commands among `words` read (all of
+/// local_remotes(), or with `push_only` those of pushed_remotes()).
+std::vector<fs::path> remotes_in(const std::vector<std::string>& words,
+                                 const std::map<std::string, std::string>& remotes,
+                                 const fs::path& home, const fs::path& cwd, bool push_only) {
   std::vector<std::string> urls;
   for (std::size_t at = 0; at < words.size(); ++at) {
     if (!is_git(words[at])) continue;
     const std::size_t sub = subcommand_at(words, at);
     std::size_t end = sub;
     while (end < words.size() && !is_git(words[end])) ++end;
-    if (sub < words.size()) remotes_of(words, sub, end, remotes, urls);
+    if (sub < words.size()) remotes_of(words, sub, end, remotes, push_only, urls);
     at = end - 1;
   }
   std::vector<fs::path> paths;
@@ -88,6 +95,26 @@ std::vector<fs::path> local_remotes(const std::vector<std::string>& words,
         !path.empty() && std::ranges::find(paths, path) == paths.end())
       paths.push_back(std::move(path));
   return paths;
+}
+
+}  // namespace
+
+std::vector<fs::path> local_remotes(const std::vector<std::string>& words,
+                                    const std::map<std::string, std::string>& remotes,
+                                    const fs::path& home, const fs::path& cwd) {
+  return remotes_in(words, remotes, home, cwd, false);
+}
+
+std::vector<fs::path> pushed_remotes(const std::vector<std::string>& words,
+                                     const std::map<std::string, std::string>& remotes,
+                                     const fs::path& home, const fs::path& cwd) {
+  return remotes_in(words, remotes, home, cwd, true);
+}
+
+std::string unpushed_remote_line(const fs::path& path, const OutsideAccess& access) {
+  return "git pushed to " + path.string() + ", which is " + std::string(to_string(access.view)) +
+         " inside the sandbox: the push is not on the host; to push there, add it to "
+         "filesystem.additionalAllowWrite";
 }
 
 std::string hidden_remote_line(const fs::path& path, const OutsideAccess& access) {

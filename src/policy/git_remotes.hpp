@@ -32,6 +32,19 @@ namespace pisandbox::policy {
                                                   const std::map<std::string, std::string>& remotes,
                                                   const fs::path& home, const fs::path& cwd);
 
+/// The local paths that the `git push` commands among `words` push to, as local_remotes() gives
+/// them for a push (the other subcommands left out).
+[[nodiscard]] std::vector<fs::path> pushed_remotes(
+    const std::vector<std::string>& words, const std::map<std::string, std::string>& remotes,
+    const fs::path& home, const fs::path& cwd);
+
+/// The line, without the `pi-sandbox: ` prefix, after a command whose git pushed to the local
+/// remote `path`, which the sandbox shows copy-on-write or read-only (`access`,
+/// outside_access() of it): `git pushed to <path>, which is <view> inside the sandbox: the push
+/// is not on the host; to push there, add it to filesystem.additionalAllowWrite`
+/// (docs/security.md, "Remotes in the hidden home").
+[[nodiscard]] std::string unpushed_remote_line(const fs::path& path, const OutsideAccess& access);
+
 /// The line, without the `pi-sandbox: ` prefix, for a failed command whose git read the local
 /// remote `path`, which is hidden inside the sandbox (`access`, outside_access() of it): `git
 /// reads the remote <path>, which is hidden inside the sandbox (<why>): see

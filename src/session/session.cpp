@@ -496,6 +496,24 @@ void explain_hidden_remotes(const Prepared& p, const std::vector<std::string>& w
       p.say(policy::hidden_remote_line(path, access));
 }
 
+/// After any command: one line for each local repository its `git push` pushed to that the
+/// sandbox shows copy-on-write or read-only (docs/security.md, "Remotes in the hidden home"):
+/// git reports a push into the sandbox's own layer as a success, and it never reaches the host.
+void explain_unpushed_remotes(const Prepared& p, const std::vector<std::string>& words,
+                              const std::filesystem::path& cwd) {
+  if (std::ranges::none_of(words,
+                           [](const std::string& w) { return w == "git" || w.ends_with("/git"); }))
+    return;
+  const std::map<std::string, std::string> remotes =
+      p.policy.git ? remote_urls(p.policy.git->common_dir / "config")
+                   : std::map<std::string, std::string>{};
+  for (const auto& path : policy::pushed_remotes(words, remotes, p.policy.home, cwd))
+    if (const auto access = policy::outside_access(p.policy, path);
+        access.view == policy::OutsideView::CopyOnWrite ||
+        access.view == policy::OutsideView::ReadOnly)
+      p.say(policy::unpushed_remote_line(path, access));
+}
+
 /// Why the agent git signs through cannot sign for the command, if it cannot
 /// (policy::AgentGap); nothing for a format pi-sandbox does not know the agent of (x509, or gpg
 /// with a home whose socket name it cannot tell).
@@ -552,6 +570,7 @@ sandbox::Outcome execute(const RunArgs& args, const RunIo& io) {
   if (failed(outcome)) explain_outward_links(p, words, cwd);
   if (failed(outcome)) explain_signing(p, words);
   if (failed(outcome)) explain_hidden_remotes(p, words, cwd);
+  if (outcome) explain_unpushed_remotes(p, words, cwd);
   // A decision may still wait for an answer nobody needs any more: its question ends, and the
   // terminal gets its settings back before pi-sandbox exits.
   p.approvals->end_questions();

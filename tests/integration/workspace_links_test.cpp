@@ -149,5 +149,53 @@ TEST(HiddenRemotes, AFetchPullOrCloneOfARepositoryInTheHiddenHomeNamesItAndTheSe
   EXPECT_EQ(s.run("git fetch || true").err.find("git reads the remote"), std::string::npos);
 }
 
+// A push to a bare repository of the home made readable with additionalAllowRead goes into the
+// sandbox's copy-on-write layer: git says it succeeded, so a line says the host never got it.
+TEST(HiddenRemotes, APushToACopyOnWriteRemoteNamesItAndTheSettingThatWritesIt) {
+  Scratch s;
+  const fs::path remote = fs::canonical(s.home) / "repos" / "x.git";
+  const std::map<std::string, std::string> env = s.env();
+  const auto git = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {"/usr/bin/git", "-C", s.ws.string()});
+    return run_process(args, env);
+  };
+  ASSERT_EQ(run_process({"/usr/bin/git", "init", "-q", "--bare", remote.string()}, env).exit_code,
+            0);
+  ASSERT_EQ(git({"init", "-q"}).exit_code, 0);
+  ASSERT_EQ(git({"commit", "-q", "--allow-empty", "-m", "one"}).exit_code, 0);
+  ASSERT_EQ(git({"remote", "add", "origin", remote.string()}).exit_code, 0);
+  const std::string line = "pi-sandbox: git pushed to " + remote.string() +
+                           ", which is copy-on-write inside the sandbox: the push is not on the "
+                           "host; to push there, add it to filesystem.additionalAllowWrite\n";
+  const fs::path read = s.root / "read.json";
+  write_file(read, R"({"filesystem": {"additionalAllowRead": [")" + remote.string() + R"("]}})");
+  const RunResult pushed =
+      s.run("git push -q origin HEAD:refs/heads/x", {"--config", read.string()});
+  EXPECT_EQ(pushed.exit_code, 0) << pushed.err;
+  const auto at = pushed.err.find(line);
+  EXPECT_NE(at, std::string::npos) << pushed.err;
+  EXPECT_EQ(pushed.err.find(line, at + 1), std::string::npos) << pushed.err;
+  EXPECT_NE(run_process({"/usr/bin/git", "-C", remote.string(), "rev-parse", "--verify", "-q",
+                         "refs/heads/x"},
+                        env)
+                .exit_code,
+            0);
+  // What the line says works: writable, the push reaches the host and gets no line.
+  const fs::path write = s.root / "write.json";
+  write_file(write, R"({"filesystem": {"additionalAllowWrite": [")" + remote.string() + R"("]}})");
+  const RunResult written =
+      s.run("git push -q origin HEAD:refs/heads/x", {"--config", write.string()});
+  EXPECT_EQ(written.exit_code, 0) << written.err;
+  EXPECT_EQ(written.err.find("git pushed to"), std::string::npos) << written.err;
+  EXPECT_EQ(run_process({"/usr/bin/git", "-C", remote.string(), "rev-parse", "--verify", "-q",
+                         "refs/heads/x"},
+                        env)
+                .exit_code,
+            0);
+  // A fetch from the copy-on-write remote is no push: no line.
+  EXPECT_EQ(s.run("git fetch -q", {"--config", read.string()}).err.find("git pushed to"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace pisandbox::testing

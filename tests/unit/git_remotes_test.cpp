@@ -46,6 +46,31 @@ TEST(LocalRemotes, WhatFetchPullPushAndCloneRead) {
   EXPECT_EQ(remotes_of({"fetch", "origin"}), V{});
 }
 
+TEST(PushedRemotes, OnlyWhatAPushPushesTo) {
+  using V = std::vector<std::string>;
+  const std::map<std::string, std::string> remotes = {{"origin", "/home/u/repos/x.git"},
+                                                      {"hub", "https://example.com/x.git"}};
+  const auto pushed = [&](const std::vector<std::string>& words) {
+    V out;
+    for (const auto& path : pushed_remotes(words, remotes, "/home/u", "/ws"))
+      out.push_back(path.string());
+    return out;
+  };
+  EXPECT_EQ(pushed({"git", "push", "origin", "main:refs/heads/x"}), V{"/home/u/repos/x.git"});
+  EXPECT_EQ(pushed({"git", "push"}), V{"/home/u/repos/x.git"});
+  EXPECT_EQ(pushed({"git", "-C", "a", "push", "./p.git"}), V{"/ws/p.git"});
+  EXPECT_EQ(pushed({"git", "push", "hub"}), V{});
+  EXPECT_EQ(pushed({"git", "fetch", "origin", "&&", "git", "pull"}), V{});
+  EXPECT_EQ(pushed({"git", "clone", "/home/u/repos/c.git", "&&", "git", "push", "~/p.git"}),
+            V{"/home/u/p.git"});
+}
+
+TEST(PushedRemotes, TheLineNamesThePathAndTheSetting) {
+  EXPECT_EQ(unpushed_remote_line("/home/u/repos/x.git", {OutsideView::CopyOnWrite, "allow-read"}),
+            "git pushed to /home/u/repos/x.git, which is copy-on-write inside the sandbox: the "
+            "push is not on the host; to push there, add it to filesystem.additionalAllowWrite");
+}
+
 TEST(LocalRemotes, TheLineNamesThePathAndTheSetting) {
   EXPECT_EQ(hidden_remote_line("/home/u/repos/x.git", {OutsideView::Hidden, "in the hidden home"}),
             "git reads the remote /home/u/repos/x.git, which is hidden inside the sandbox (in the "
