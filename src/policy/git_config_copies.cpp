@@ -24,12 +24,17 @@ bool in_credential(const SandboxPolicy& policy, const fs::path& file) {
   });
 }
 
-/// Whether `file` gets a copy in `policy`: anywhere in the hidden home (an included file is the
-/// user's git configuration as `~/.gitconfig` is, and the copy stands in the hidden home's own
-/// tmpfs), or anywhere in a home that the workspace is or contains; never in a credential.
+/// Whether `file` gets a copy in `policy`: in the hidden home, under a re-exposed directory or
+/// where nothing shows it (an included file is the user's git configuration as `~/.gitconfig`
+/// is, and the copy stands in the hidden home's own tmpfs), but not in the workspace or another
+/// writable root, where the file is the command's own; anywhere in a home that the workspace is
+/// or contains; never in a credential.
 bool shown(const SandboxPolicy& policy, const fs::path& file) {
   if (in_credential(policy, file)) return false;
-  return policy.hide_home || is_within(policy.home, policy.workspace);
+  if (!policy.hide_home) return is_within(policy.home, policy.workspace);
+  const auto under = [&](const Exposure& e) { return is_within(file, e.path); };
+  return std::ranges::any_of(policy.home_read_allowed, under) ||
+         std::ranges::none_of(policy.writable, under);
 }
 
 /// The text of the regular file `file` (symlinks followed), empty when it is not one, cannot be

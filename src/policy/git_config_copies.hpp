@@ -33,7 +33,8 @@ std::vector<fs::path> git_config_closure(const std::vector<fs::path>& files, con
 
 /// The copies of `files` (git configuration, git_config_closure()) for `policy` (pure): each
 /// inside the home, in the hidden home (re-exposed or not: the copy is bound where the file
-/// lies) or in a home that the workspace is or contains, none in a credential of
+/// lies; not in policy.writable, the workspace's own files) or in a home that the workspace is
+/// or contains, none in a credential of
 /// credential_names() (a file an include names there stays hidden), none already in
 /// policy.sanitized (docs/security.md, "Tool configuration without its credentials").
 std::vector<SanitizedCopy> git_config_copies(const SandboxPolicy& policy,

@@ -285,17 +285,20 @@ TEST(GitConfigCopies, TheClosureFollowsIncludesOnceAndStopsAtACycle) {
   fs::remove_all(home);
 }
 
-// Re-exposed or not, an included file of the hidden home is a copy; one in a credential is not.
+// Re-exposed or not, an included file of the hidden home is a copy; one in a credential or in
+// the workspace (the command's own file) is not.
 TEST(GitConfigCopies, FilesOfTheHomeGetCopiesExceptInACredential) {
   SandboxPolicy policy;
   policy.home = "/home/u";
   policy.workspace = "/home/u/ws";
   policy.hide_home = true;
   policy.home_read_allowed = {{"/home/u/.gitconfig", "git"}, {"/home/u/dots", "allow-read"}};
+  policy.writable = {{"/home/u/ws", "workspace"}};
   policy.sanitized = {{"/home/u/.gitconfig", ConfigFormat::GitConfig}};
   const auto copies = git_config_copies(
       policy, {"/home/u/.gitconfig", "/home/u/dots/work.inc", "/home/u/hidden.inc", "/etc/x",
-               "/home/u/.aws/credentials", "/home/u/.gnupg/private-keys-v1.d/k.key"});
+               "/home/u/.aws/credentials", "/home/u/.gnupg/private-keys-v1.d/k.key",
+               "/home/u/ws/dotfiles.inc"});
   EXPECT_EQ(copies, (std::vector<SanitizedCopy>{{"/home/u/dots/work.inc", ConfigFormat::GitConfig},
                                                 {"/home/u/hidden.inc", ConfigFormat::GitConfig}}));
   policy.hide_home = false;
