@@ -105,11 +105,12 @@ class GitStateSnapshot {
   /// the line (without its `pi-sandbox: `) naming those paths (at most kStoppedPathsShown,
   /// then `and N more`) and how to allow them; empty otherwise. The target is, for `pull`,
   /// `FETCH_HEAD` when the command wrote it, and for merge, rebase, reset and cherry-pick the
-  /// argument (`git rev-parse --verify --end-of-options <word>^{commit}`); nothing else is
-  /// resolved. One rev-parse and one `git diff-tree` at most, with the put-back's isolated git
-  /// runs (never a `git` the command could write, no repository that borrows or links
-  /// objects); nothing is written and the command keeps its exit status (docs/security.md,
-  /// "Repositories around the workspace").
+  /// argument when it is a ref or object name with `^`/`~` suffixes only (`git rev-parse
+  /// --verify --end-of-options <word>^{commit}`, gitrevisions(7)); nothing else is resolved. One
+  /// rev-parse and one `git diff-tree` at most, with the put-back's isolated git runs (never a
+  /// `git` the command could write, no repository that borrows or links objects); nothing is
+  /// written and the command keeps its exit status (docs/security.md, "Repositories around the
+  /// workspace").
   [[nodiscard]] std::string stopped_line(const std::vector<std::string>& words) const;
 
  private:

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <chrono>
 #include <span>
 
@@ -167,10 +168,19 @@ std::string GitStateSnapshot::stopped_line(const std::vector<std::string>& words
     target = op->target;
   }
   if (target.empty() || target.starts_with('-')) return {};
-  // The ref part of the word (before `^`, `~`, `@{` or `:`): its files must be plain ones.
-  const std::string ref =
-      target.substr(0, std::min(target.find_first_of("^~:"), target.find("@{")));
-  if (!plain_refs(git_dir_, ref)) return {};
+  // A ref or object name with `^`/`~` suffixes only (gitrevisions(7)): `@{upstream}`, `:/text`
+  // or `<ref>@{n}` would have git read refs or reflogs beyond those plain_refs() looks at (a
+  // FIFO there holds the run). The ref part's files must be plain ones.
+  const std::string ref = target.substr(0, target.find_first_of("^~"));
+  const auto name_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '_' || c == '/' ||
+           c == '-';
+  };
+  const auto suffix_char = [](char c) { return c == '^' || c == '~' || (c >= '0' && c <= '9'); };
+  if (ref.empty() || !std::ranges::all_of(ref, name_char) ||
+      !std::ranges::all_of(std::string_view(target).substr(ref.size()), suffix_char) ||
+      !plain_refs(git_dir_, ref))
+    return {};
   const PackageFiles files = package_files({}, {});
   const auto git = host_git(files.writable);
   if (!git || !own_objects(files) || !own_loose_objects(files)) return {};
