@@ -139,6 +139,11 @@ struct RunOptions {
   /// or undid (docs/security.md, "The guard"). May be empty: the lines are then not shown (the
   /// quarantine keeps its records).
   std::function<void(const std::string&)> notice;
+  /// The command's words (its argv, or its shell text's pieces, policy::path_pieces()): after
+  /// a failed git operation they name in a package of a monorepo that wrote nothing, `notice`
+  /// is told which paths outside the workspace it needed (docs/security.md, "Repositories
+  /// around the workspace"). Empty: nothing is told.
+  std::vector<std::string> words;
   /// Decides each connection of the command to a host Unix socket (docs/host-ipc.md, "Host
   /// sockets"): `path` is the socket's absolute host path, symlinks resolved; called from
   /// several threads at once, may block while someone answers. Empty: every one is refused.

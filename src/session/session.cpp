@@ -563,6 +563,7 @@ sandbox::Outcome execute(const RunArgs& args, const RunIo& io) {
   const std::filesystem::path cwd = p.command.cwd;
   const std::vector<std::string> words =
       args.shell_command.empty() ? p.command.argv : policy::path_pieces(args.shell_command);
+  p.options.words = words;
   sandbox::Outcome outcome =
       args.shell_command.empty() || p.loaded.config->host_ipc.mode == config::HostIpcMode::Off
           ? run_in_sandbox(p, std::move(p.command), p.options)

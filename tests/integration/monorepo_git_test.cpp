@@ -100,6 +100,8 @@ enum class Line {
   Stashed,  ///< that line, naming the stash entry's commit (now only an object) besides
   None,     ///< none: git's own error is all
   Split,    ///< the line saying the split index cannot be read completely
+  Stopped,  ///< the line naming `top.txt` after an operation that wrote nothing (git's status)
+  Fetched,  ///< that line, saying that what a pull's fetch brought stays
 };
 
 /// Runs `command` in `repo/pkg` and checks that it exits with `exit_code` (git's own, or 125
@@ -127,6 +129,18 @@ void expect_untouched(const std::string& command, int exit_code, Line line,
       repo.string() + ")\n";
   if (line == Line::Named) {
     EXPECT_TRUE(err.ends_with(needed + allow)) << command << "\n" << err;
+  }
+  if (line == Line::Stopped || line == Line::Fetched) {
+    const std::string fetched =
+        line == Line::Fetched
+            ? "; what the fetch brought stays (FETCH_HEAD, the remote-tracking refs), as after "
+              "`git fetch`"
+            : "";
+    EXPECT_TRUE(err.ends_with(needed + fetched +
+                              "; to allow it, make the repository's root the workspace (--cwd " +
+                              repo.string() + ")\n"))
+        << command << "\n"
+        << err;
   }
   if (line == Line::Split) {
     const std::string split =
@@ -234,19 +248,77 @@ TEST(MonorepoGit, AStashWithASplitIndexLeavesTheRepositoryAsItWas) {
 
 // git detaches HEAD onto `other` first and stops when it cannot ("could not detach HEAD"),
 // before it changes anything: git's own error says which file.
+// git stops on `top.txt` before it writes anything: nothing is put back, the command keeps
+// git's exit status, and the line names the path outside the workspace it needed. Today: git's
+// own error only.
 TEST(MonorepoGit, ARebaseOntoAChangeOutsideThePackageFailsBeforeItChangesAnything) {
   Scratch s;
-  expect_untouched("git rebase -q other", 1, Line::None, clean, s);
+  expect_untouched("git rebase -q other", 1, Line::Stopped, clean, s);
 }
 
 // The fetch half of a pull completes, as `git fetch` does (FETCH_HEAD, the remote-tracking
 // refs, and ORIG_HEAD, which names the unchanged HEAD); the fast-forward stops before it moves
-// `main` or the index: git's own error says which file.
+// `main` or the index: git's own error says which file, the line that it is outside the
+// workspace and that the fetch's refs stay. Today: git's own error only.
 TEST(MonorepoGit, APullOfAChangeOutsideThePackageFetchesAndMergesNothing) {
   Scratch s;
   expect_untouched(
-      "git pull -q --ff-only", 1, Line::None, clean, s,
+      "git pull -q --ff-only", 1, Line::Fetched, clean, s,
       {".git/FETCH_HEAD", ".git/ORIG_HEAD", ".git/refs/remotes", ".git/logs/refs/remotes"});
+}
+
+// The operations of a new user's trial on the real bare remote's `main` (fetched first), each
+// stopping on `top.txt` before it writes anything (but ORIG_HEAD), with git's exit status: the
+// line names it.
+// Today: git's own error only.
+TEST(MonorepoGit, AnOperationThatStopsBeforeWritingNamesThePathsOutside) {
+  const std::pair<const char*, int> operations[] = {{"git merge -q origin/main", 1},
+                                                    {"git rebase -q origin/main", 1},
+                                                    {"git reset -q --hard origin/main", 128},
+                                                    {"git cherry-pick origin/main", 128}};
+  for (const auto& [command, code] : operations) {
+    Scratch s;
+    const auto fetch = [&](const fs::path& repo) {
+      ASSERT_EQ(git(repo, "fetch -q origin", s).exit_code, 0);
+    };
+    // A merge or reset writes ORIG_HEAD first, naming the HEAD it leaves as it was.
+    expect_untouched(command, code, Line::Stopped, fetch, s, {".git/ORIG_HEAD"});
+  }
+}
+
+// A failed command that names no git operation runs no git on the host and says nothing: a
+// `git` first in pi-sandbox's PATH logs each run; the same command after `git merge` does run
+// it (the log can tell).
+TEST(MonorepoGit, AFailedCommandWithoutAGitOperationRunsNoGit) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s);
+  ASSERT_EQ(git(repo, "fetch -q origin", s).exit_code, 0);
+  const fs::path bin = s.root / "bin", log = s.root / "git.log";
+  fs::create_directories(bin);
+  write_file(bin / "git",
+             "#!/bin/sh\necho \"$*\" >> '" + log.string() + "'\nPATH=${PATH#*:} exec git \"$@\"\n");
+  fs::permissions(bin / "git", fs::perms(0755));
+  const char* path = ::getenv("PATH");
+  std::vector<std::string> argv_base = {sandbox_binary(), "run", "--cwd", (repo / "pkg").string(),
+                                        "-c"};
+  auto env = s.env();
+  env["PATH"] = bin.string() + ":" + (path != nullptr ? path : "/usr/bin:/bin");
+  for (const char* command : {"false", "make"}) {
+    auto argv = argv_base;
+    argv.push_back(command);
+    const RunResult r = run_process(argv, env);
+    EXPECT_NE(r.exit_code, 0) << command;
+    EXPECT_EQ(stderr_lines(r.err).find("pi-sandbox:"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(log)) << command << ": " << read_file(log);
+  }
+  auto argv = argv_base;
+  argv.push_back("false; git merge -q origin/main");
+  const RunResult r = run_process(argv, env);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(stderr_lines(r.err).find("pi-sandbox: git needed to change paths outside"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(read_file(log).find("rev-parse"), std::string::npos) << read_file(log);
 }
 
 // git writes the package's files in index order before it reaches `top.txt` and stops

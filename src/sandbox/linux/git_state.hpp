@@ -41,6 +41,24 @@ inline constexpr std::size_t kStampedFilesBound = 100000;
 /// that no caller takes the operation for done.
 inline constexpr int kGitPutBackExit = 125;
 
+/// The most paths outside the workspace a line after a stopped operation names (5); the rest
+/// are counted (`and N more`).
+inline constexpr std::size_t kStoppedPathsShown = 5;
+
+/// The git operation a command's words name, for stopped_line(): `checkout`, `switch`,
+/// `pull`, `merge`, `rebase`, `reset` (with `--hard` only), `cherry-pick`, `revert`, `am` or
+/// `stash` after a word `git` (or `.../git`; `-C <dir>`, `-c <setting>` and other options
+/// before it skipped); the last such operation of the words counts.
+struct GitOperation {
+  std::string name;    ///< the subcommand (`pull`, `reset`, ...)
+  std::string target;  ///< merge, rebase, reset, cherry-pick: the first word after it not
+                       ///< starting with `-` (empty when none); empty for the others
+};
+
+/// The operation among `words` (a command's words, or its shell text's path_pieces()), or
+/// nullopt. Pure.
+[[nodiscard]] std::optional<GitOperation> git_operation(const std::vector<std::string>& words);
+
 /// The git state of the repository around the workspace as the command started.
 class GitStateSnapshot {
  public:
@@ -81,6 +99,19 @@ class GitStateSnapshot {
   /// is put back (with the shared index the index before named; those the command added
   /// removed) and the line says why and that the files are as the command left them.
   [[nodiscard]] std::string settle(bool failed) const;
+
+  /// After a failed command that settle() put nothing back for: when `words` name a git
+  /// operation (git_operation()) whose target commit differs from HEAD outside the workspace,
+  /// the line (without its `pi-sandbox: `) naming those paths (at most kStoppedPathsShown,
+  /// then `and N more`) and how to allow them; empty otherwise. The target is, for `pull`,
+  /// `FETCH_HEAD` when the command wrote it, and for merge, rebase, reset and cherry-pick the
+  /// argument when it is a ref or object name with `^`/`~` suffixes only (`git rev-parse
+  /// --verify --end-of-options <word>^{commit}`, gitrevisions(7)); nothing else is resolved. One
+  /// rev-parse and one `git diff-tree` at most, with the put-back's isolated git runs (never a
+  /// `git` the command could write, no repository that borrows or links objects); nothing is
+  /// written and the command keeps its exit status (docs/security.md, "Repositories around the
+  /// workspace").
+  [[nodiscard]] std::string stopped_line(const std::vector<std::string>& words) const;
 
  private:
   fs::path root_;                                   ///< the working tree's root

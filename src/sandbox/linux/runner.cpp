@@ -303,6 +303,10 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
       with_notices.notice(line);
       // Put back, the operation did not happen: no exit status of git's may say it did.
       if (outcome && std::holds_alternative<Exited>(*outcome)) outcome = Exited{kGitPutBackExit};
+    } else if (!succeeded) {
+      // Nothing was put back: the command keeps git's exit status.
+      if (auto stopped = git_state->stopped_line(with_notices.words); !stopped.empty())
+        with_notices.notice(stopped);
     }
   }
   core::phases::mark(core::phases::Mark::CleanedUp);

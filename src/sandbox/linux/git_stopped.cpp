@@ -1,0 +1,221 @@
+// pisandbox::sandbox::linux_ — the line after a git operation in a package of a monorepo that
+// stopped before it wrote anything (docs/security.md, "Repositories around the workspace"):
+// git's own error (`unable to create file top2.txt: Read-only file system`) does not say that
+// the path is outside the workspace, nor how to allow it.
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <chrono>
+#include <span>
+
+#include "core/unique_fd.hpp"
+#include "sandbox/linux/git_files_detail.hpp"
+#include "sandbox/linux/git_state.hpp"
+
+namespace pisandbox::sandbox::linux_ {
+
+using core::UniqueFd;
+using namespace git_detail;
+
+namespace {
+
+bool is_git(const std::string& word) {
+  return word == "git" || word.ends_with("/git");
+}
+
+/// The operations git-checkout(1), git-switch(1), git-pull(1), git-merge(1), git-rebase(1),
+/// git-reset(1) `--hard`, git-cherry-pick(1), git-revert(1), git-am(1) and git-stash(1):
+/// those that rewrite files of the working tree.
+constexpr std::array<const char*, 10> kOperations = {"checkout", "switch", "pull",        "merge",
+                                                     "rebase",   "reset",  "cherry-pick", "revert",
+                                                     "am",       "stash"};
+
+/// Those whose argument is the commit they move to (or take changes from).
+bool takes_target(const std::string& name) {
+  return name == "merge" || name == "rebase" || name == "reset" || name == "cherry-pick";
+}
+
+/// The bytes (at most 1 MiB) of the regular file `relative` below `git_dir`, reached without
+/// following a symlink and opened without blocking (a FIFO the command left there holds
+/// nothing), or nullopt.
+std::optional<std::string> read_state_file(const fs::path& git_dir, const char* relative) {
+  UniqueFd dir(::open(git_dir.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (dir.get() < 0) return std::nullopt;
+  open_how how{};
+  how.flags = O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC;
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  UniqueFd fd(static_cast<int>(::syscall(SYS_openat2, dir.get(), relative, &how, sizeof how)));
+  struct stat st {};
+  if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (1 << 20))
+    return std::nullopt;
+  std::string out(static_cast<std::size_t>(st.st_size), '\0');
+  const ssize_t n = ::read(fd.get(), out.data(), out.size());
+  if (n < 0) return std::nullopt;
+  out.resize(static_cast<std::size_t>(n));
+  return out;
+}
+
+/// Whether every name git may read `ref` (a word's ref part, gitrevisions(7) "<refname>") or
+/// HEAD from is a regular file or missing: a symlink there may lead git to another
+/// repository's ref, a FIFO would hold the rev-parse until its deadline.
+bool plain_refs(const fs::path& git_dir, const std::string& ref) {
+  std::vector<fs::path> names = {"HEAD", "packed-refs", "FETCH_HEAD", "ORIG_HEAD",
+                                 "refs", "refs/heads",  "refs/tags",  "refs/remotes"};
+  // HEAD's branch.
+  if (const auto head = read_state_file(git_dir, "HEAD"); head && head->starts_with("ref: ")) {
+    std::string branch = head->substr(5);
+    while (!branch.empty() && (branch.back() == '\n' || branch.back() == '\r')) branch.pop_back();
+    names.emplace_back(branch);
+  }
+  if (!ref.empty())
+    for (const char* prefix : {"", "refs/", "refs/tags/", "refs/heads/", "refs/remotes/"}) {
+      names.emplace_back(std::string(prefix) + ref);
+      if (std::string_view(prefix) == "refs/remotes/") names.emplace_back(prefix + ref + "/HEAD");
+    }
+  for (const auto& name : names) {
+    const fs::path relative = name.lexically_normal();
+    if (relative.empty() || relative.is_absolute() || *relative.begin() == "..") return false;
+    // Each component a directory of its own up to a regular file or a missing name.
+    fs::path at = git_dir;
+    for (auto part = relative.begin(); part != relative.end(); ++part) {
+      at /= *part;
+      struct stat st {};
+      if (::lstat(at.c_str(), &st) != 0) break;
+      if (S_ISREG(st.st_mode)) break;  // git reads nothing below a file
+      if (!S_ISDIR(st.st_mode)) return false;
+    }
+  }
+  return true;
+}
+
+/// The object name FETCH_HEAD's first line for merging starts with (git-fetch(1): lines
+/// marked `not-for-merge` are not merged by a pull), or empty.
+std::string fetched_for_merge(const std::string& bytes) {
+  std::string_view rest = bytes;
+  while (!rest.empty()) {
+    const auto end = rest.find('\n');
+    const std::string_view line = rest.substr(0, end);
+    rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 1);
+    const auto tab = line.find('\t');
+    if (tab == std::string_view::npos || line.substr(tab + 1).starts_with("not-for-merge"))
+      continue;
+    const std::string_view name = line.substr(0, tab);
+    if ((name.size() == 40 || name.size() == 64) && std::ranges::all_of(name, [](char c) {
+          return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+        }))
+      return std::string(name);
+    return {};
+  }
+  return {};
+}
+
+}  // namespace
+
+std::optional<GitOperation> git_operation(const std::vector<std::string>& words) {
+  std::optional<GitOperation> found;
+  for (std::size_t at = 0; at < words.size(); ++at) {
+    if (!is_git(words[at])) continue;
+    std::size_t sub = at + 1;
+    while (sub < words.size() && words[sub].starts_with('-'))
+      sub += (words[sub] == "-C" || words[sub] == "-c") ? 2 : 1;
+    if (sub >= words.size()) break;
+    const std::string& name = words[sub];
+    if (std::ranges::find(kOperations, name) == kOperations.end()) continue;
+    std::size_t end = sub + 1;
+    while (end < words.size() && !is_git(words[end])) ++end;
+    const auto args = std::span(words).subspan(sub + 1, end - sub - 1);
+    if (name == "reset" && std::ranges::find(args, "--hard") == args.end()) continue;
+    GitOperation op{name, {}};
+    if (takes_target(name))
+      for (std::size_t i = 0; i < args.size(); ++i) {
+        // Options that take a separate value (git-rebase(1) `--onto <newbase>`, git-merge(1)
+        // `-m <msg>`, `-s <strategy>`, `-X <option>`): the value is no target.
+        if (args[i] == "--onto" || args[i] == "-m" || args[i] == "-s" || args[i] == "-X" ||
+            args[i] == "--strategy" || args[i] == "--strategy-option") {
+          ++i;
+          continue;
+        }
+        if (!args[i].starts_with('-')) {
+          op.target = args[i];
+          break;
+        }
+      }
+    found = std::move(op);
+  }
+  return found;
+}
+
+std::string GitStateSnapshot::stopped_line(const std::vector<std::string>& words) const {
+  const auto op = git_operation(words);
+  if (!op) return {};
+  // The target, as the command named it: FETCH_HEAD's commit for a pull that wrote it, the
+  // argument for the others that take one; nothing else is resolved.
+  std::string target;
+  bool fetched = false;
+  if (op->name == "pull") {
+    const auto now = read_state_file(git_dir_, "FETCH_HEAD");
+    const auto kept = files_.find("FETCH_HEAD");
+    if (!now || (kept != files_.end() && kept->second == *now)) return {};
+    target = fetched_for_merge(*now);
+    fetched = true;
+  } else if (takes_target(op->name)) {
+    target = op->target;
+  }
+  if (target.empty() || target.starts_with('-')) return {};
+  // A ref or object name with `^`/`~` suffixes only (gitrevisions(7)): `@{upstream}`, `:/text`
+  // or `<ref>@{n}` would have git read refs or reflogs beyond those plain_refs() looks at (a
+  // FIFO there holds the run). The ref part's files must be plain ones.
+  const std::string ref = target.substr(0, target.find_first_of("^~"));
+  const auto name_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '_' || c == '/' ||
+           c == '-';
+  };
+  const auto suffix_char = [](char c) { return c == '^' || c == '~' || (c >= '0' && c <= '9'); };
+  if (ref.empty() || !std::ranges::all_of(ref, name_char) ||
+      !std::ranges::all_of(std::string_view(target).substr(ref.size()), suffix_char) ||
+      !plain_refs(git_dir_, ref))
+    return {};
+  const PackageFiles files = package_files({}, {});
+  const auto git = host_git(files.writable);
+  if (!git || !own_objects(files) || !own_loose_objects(files)) return {};
+  const Deadline deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(kGitRestoreTimeoutSeconds);
+  auto commit =
+      run_git(*git, files, GitConfig::Isolated, deadline,
+              {"rev-parse", "--verify", "--quiet", "--end-of-options", target + "^{commit}"});
+  if (!commit || commit->code != 0) return {};
+  std::string oid = commit->out;
+  while (!oid.empty() && (oid.back() == '\n' || oid.back() == '\r')) oid.pop_back();
+  if (oid.size() != 40 && oid.size() != 64) return {};
+  auto listed = run_git(*git, files, GitConfig::Isolated, deadline,
+                        {"diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff", "--no-textconv",
+                         "--name-only", "HEAD", oid});
+  if (!listed || listed->code != 0) return {};
+  std::vector<std::string> outside;
+  for (std::string_view rest = listed->out; !rest.empty();) {
+    const auto end = rest.find('\0');
+    const std::string path(rest.substr(0, end));
+    rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 1);
+    if (!path.empty() && !path.starts_with(inside_ + "/")) outside.push_back(path);
+  }
+  if (outside.empty()) return {};
+  std::string named;
+  for (std::size_t i = 0; i < outside.size() && i < kStoppedPathsShown; ++i)
+    named += (i == 0 ? "" : ", ") + (root_ / outside[i]).string();
+  if (outside.size() > kStoppedPathsShown)
+    named += " and " + std::to_string(outside.size() - kStoppedPathsShown) + " more";
+  return "git needed to change paths outside the workspace, which are read-only here: " + named +
+         "; the repository is as it was before the command" +
+         (fetched ? "; what the fetch brought stays (FETCH_HEAD, the remote-tracking refs), as "
+                    "after `git fetch`"
+                  : "") +
+         "; to allow it, make the repository's root the workspace (--cwd " + root_.string() + ")";
+}
+
+}  // namespace pisandbox::sandbox::linux_

@@ -1,0 +1,47 @@
+// git_operation(): which git operation a command's words name, and its target word
+// (docs/security.md, "Repositories around the workspace").
+#include <gtest/gtest.h>
+
+#include "policy/workspace_links.hpp"
+#include "sandbox/linux/git_state.hpp"
+
+namespace pisandbox::sandbox::linux_ {
+namespace {
+
+/// The operation of shell text `text` as "<name> <target>", or "none".
+std::string of(const std::string& text) {
+  const auto op = git_operation(policy::path_pieces(text));
+  return op ? op->name + " " + op->target : "none";
+}
+
+TEST(GitOperation, NamesTheOperationAndItsTarget) {
+  EXPECT_EQ(of("git merge origin/main"), "merge origin/main");
+  EXPECT_EQ(of("git rebase -q origin/main"), "rebase origin/main");
+  EXPECT_EQ(of("git reset --hard origin/main"), "reset origin/main");
+  EXPECT_EQ(of("git cherry-pick origin/main"), "cherry-pick origin/main");
+  EXPECT_EQ(of("git pull -q"), "pull ");
+  EXPECT_EQ(of("git -C .. merge -m msg -s ort topic"), "merge topic");
+  EXPECT_EQ(git_operation({"git", "-c", "core.x=y", "merge", "topic"})->target, "topic");
+  EXPECT_EQ(of("git rebase --onto main HEAD~2"), "rebase HEAD~2");
+  EXPECT_EQ(of("/usr/bin/git checkout other"), "checkout ");
+  EXPECT_EQ(of("git stash"), "stash ");
+}
+
+TEST(GitOperation, TheLastOperationCounts) {
+  EXPECT_EQ(of("git fetch origin && git merge origin/main"), "merge origin/main");
+  EXPECT_EQ(of("git merge a; git rebase b"), "rebase b");
+}
+
+TEST(GitOperation, NoneWithoutARewritingOperation) {
+  EXPECT_EQ(of("make"), "none");
+  EXPECT_EQ(of("false"), "none");
+  EXPECT_EQ(of("git status"), "none");
+  EXPECT_EQ(of("git fetch origin"), "none");
+  EXPECT_EQ(of("git reset origin/main"), "none");  // index only: nothing outside to write
+  EXPECT_EQ(of("git"), "none");
+  EXPECT_EQ(of("git -C"), "none");
+  EXPECT_EQ(of("echo merge origin/main"), "none");
+}
+
+}  // namespace
+}  // namespace pisandbox::sandbox::linux_
