@@ -263,12 +263,12 @@ TEST(ToolchainConfigs, InstalledVersionsListsOneLevelPerManager) {
 
 TEST(GitConfigCopies, IncludesAreFollowedAsGitResolvesThem) {
   EXPECT_EQ(git_include_paths("[include]\n\tpath = ~/.gitconfig.local\n\tpath = rel/x.inc\n"
-                              "[includeIf \"gitdir:~/work/\"]\n\tpath = /abs/work.inc\n"
+                              "[includeIf \"gitdir:~/work/\"]\n\tpath = /home/u/shared/work.inc\n"
                               "[includeIf \"onbranch:main\"]\n\tpath = ../up.inc\n"
                               "[include]\n\tpath = ~other/x\n\tpath\n[user]\n\tpath = no\n",
                               "/home/u/.config/git/config", "/home/u"),
             (std::vector<fs::path>{"/home/u/.gitconfig.local", "/home/u/.config/git/rel/x.inc",
-                                   "/abs/work.inc", "/home/u/.config/up.inc"}));
+                                   "/home/u/shared/work.inc", "/home/u/.config/up.inc"}));
   EXPECT_TRUE(git_include_paths("[include\n\tpath = x\n", "/home/u/.gitconfig", "/home/u").empty());
 }
 
