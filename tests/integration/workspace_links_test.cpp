@@ -112,20 +112,36 @@ std::string hidden_remote_line(const fs::path& path) {
          ", which is hidden inside the sandbox (" + kHiddenWhy + "): see docs/configuration.md\n";
 }
 
-TEST(HiddenRemotes, AFetchPullOrCloneOfARepositoryInTheHiddenHomeNamesItAndTheSetting) {
-  Scratch s;
+/// Makes a bare repository `~/repos/x.git` in the scratch home and the workspace a repository
+/// with one commit whose `origin` it is; returns the remote's real path. Fails the test (and
+/// returns an empty path) when a git step fails.
+fs::path workspace_with_home_remote(const Scratch& s) {
   const fs::path remote = fs::canonical(s.home) / "repos" / "x.git";
   const std::map<std::string, std::string> env = s.env();
   const auto git = [&](std::vector<std::string> args) {
     args.insert(args.begin(), {"/usr/bin/git", "-C", s.ws.string()});
-    return run_process(args, env);
+    return run_process(args, env).exit_code;
   };
-  ASSERT_EQ(run_process({"/usr/bin/git", "init", "-q", "--bare", remote.string()}, env).exit_code,
+  for (const int code :
+       {run_process({"/usr/bin/git", "init", "-q", "--bare", remote.string()}, env).exit_code,
+        git({"init", "-q"}), git({"commit", "-q", "--allow-empty", "-m", "one"}),
+        git({"remote", "add", "origin", remote.string()})}) {
+    EXPECT_EQ(code, 0);
+    if (code != 0) return {};
+  }
+  return remote;
+}
+
+TEST(HiddenRemotes, AFetchPullOrCloneOfARepositoryInTheHiddenHomeNamesItAndTheSetting) {
+  Scratch s;
+  const fs::path remote = workspace_with_home_remote(s);
+  ASSERT_FALSE(remote.empty());
+  const std::map<std::string, std::string> env = s.env();
+  ASSERT_EQ(run_process({"/usr/bin/git", "-C", s.ws.string(), "push", "-q", "origin",
+                         "HEAD:refs/heads/main"},
+                        env)
+                .exit_code,
             0);
-  ASSERT_EQ(git({"init", "-q"}).exit_code, 0);
-  ASSERT_EQ(git({"commit", "-q", "--allow-empty", "-m", "one"}).exit_code, 0);
-  ASSERT_EQ(git({"remote", "add", "origin", remote.string()}).exit_code, 0);
-  ASSERT_EQ(git({"push", "-q", "origin", "HEAD:refs/heads/main"}).exit_code, 0);
   for (const auto& [command, code] :
        std::vector<std::pair<std::string, int>>{{"git fetch", 128},
                                                 {"git pull origin main", 1},
@@ -153,17 +169,9 @@ TEST(HiddenRemotes, AFetchPullOrCloneOfARepositoryInTheHiddenHomeNamesItAndTheSe
 // sandbox's copy-on-write layer: git says it succeeded, so a line says the host never got it.
 TEST(HiddenRemotes, APushToACopyOnWriteRemoteNamesItAndTheSettingThatWritesIt) {
   Scratch s;
-  const fs::path remote = fs::canonical(s.home) / "repos" / "x.git";
+  const fs::path remote = workspace_with_home_remote(s);
+  ASSERT_FALSE(remote.empty());
   const std::map<std::string, std::string> env = s.env();
-  const auto git = [&](std::vector<std::string> args) {
-    args.insert(args.begin(), {"/usr/bin/git", "-C", s.ws.string()});
-    return run_process(args, env);
-  };
-  ASSERT_EQ(run_process({"/usr/bin/git", "init", "-q", "--bare", remote.string()}, env).exit_code,
-            0);
-  ASSERT_EQ(git({"init", "-q"}).exit_code, 0);
-  ASSERT_EQ(git({"commit", "-q", "--allow-empty", "-m", "one"}).exit_code, 0);
-  ASSERT_EQ(git({"remote", "add", "origin", remote.string()}).exit_code, 0);
   const std::string line = "pi-sandbox: git pushed to " + remote.string() +
                            ", which is copy-on-write inside the sandbox: the push is not on the "
                            "host; to push there, add it to filesystem.additionalAllowWrite\n";
