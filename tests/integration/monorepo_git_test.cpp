@@ -218,6 +218,44 @@ TEST(MonorepoGit, AStashOfChangesInsideAndOutsideThePackageLeavesEveryFileAsItWa
       s, {".git/index"});  // the host `git status` after records the rewritten files' stat data
 }
 
+// An older stash entry that changes `top.txt` and the package: the apply rewrites `pkg/p.txt`
+// from the entry, then stops on `top.txt` with HEAD and the index as they were. The entry is
+// found in the stash's reflog (`stash@{1}`), and `pkg/p.txt` put back. Today: `pkg/p.txt`
+// changed, exit 1, git's own error only.
+TEST(MonorepoGit, AnApplyOfAnOlderStashEntryLeavesEveryFileAsItWas) {
+  for (const char* command : {"git stash apply -q stash@{1}", "git stash pop -q 1"}) {
+    Scratch s;
+    expect_untouched(
+        command, 125, Line::Named,
+        [&](const fs::path& repo) {
+          write_file(repo / "top.txt", "dirty\n");
+          write_file(repo / "pkg/p.txt", "stashed\n");
+          ASSERT_EQ(git(repo, "stash -q", s).exit_code, 0);
+          write_file(repo / "pkg/p.txt", "newer\n");
+          ASSERT_EQ(git(repo, "stash -q", s).exit_code, 0);
+        },
+        s, {".git/index"});  // the stat data the apply's refresh and `git status` record
+  }
+}
+
+// An entry that changes `top.txt` only: the apply stops before it writes anything, and the
+// line names the path (the entry compared with its first parent, not with HEAD). Today: git's
+// own error only.
+TEST(MonorepoGit, AnApplyOfAStashEntryOutsideThePackageNamesThePathsOutside) {
+  for (const char* command : {"git stash apply -q", "git stash pop -q"}) {
+    Scratch s;
+    expect_untouched(
+        command, 1, Line::Stopped,
+        [&](const fs::path& repo) {
+          write_file(repo / "top.txt", "dirty\n");
+          ASSERT_EQ(git(repo, "stash -q", s).exit_code, 0);
+          // HEAD on `mixed`, which changes `pkg` too: only the entry's change counts.
+          ASSERT_EQ(git(repo, "checkout -q mixed", s).exit_code, 0);
+        },
+        s);
+  }
+}
+
 // With a split index (gitformat-index(5), "Split index") the index holds only the entries
 // changed since its shared index: nothing tells which files outside git meant to change, so
 // the state is put back, the new shared index removed. Today: HEAD on `other`, exit 0.
@@ -247,10 +285,9 @@ TEST(MonorepoGit, AStashWithASplitIndexLeavesTheRepositoryAsItWas) {
 }
 
 // git detaches HEAD onto `other` first and stops when it cannot ("could not detach HEAD"),
-// before it changes anything: git's own error says which file.
-// git stops on `top.txt` before it writes anything: nothing is put back, the command keeps
-// git's exit status, and the line names the path outside the workspace it needed. Today: git's
-// own error only.
+// on `top.txt`, before it writes anything: nothing is put back, the command keeps git's exit
+// status, and the line names the path outside the workspace it needed. Today: git's own error
+// only.
 TEST(MonorepoGit, ARebaseOntoAChangeOutsideThePackageFailsBeforeItChangesAnything) {
   Scratch s;
   expect_untouched("git rebase -q other", 1, Line::Stopped, clean, s);

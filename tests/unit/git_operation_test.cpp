@@ -25,6 +25,17 @@ TEST(GitOperation, NamesTheOperationAndItsTarget) {
   EXPECT_EQ(of("git rebase --onto main HEAD~2"), "rebase HEAD~2");
   EXPECT_EQ(of("/usr/bin/git checkout other"), "checkout ");
   EXPECT_EQ(of("git stash"), "stash ");
+  EXPECT_EQ(of("git stash push -m wip"), "stash ");
+  EXPECT_EQ(of("git stash apply"), "stash stash@{0}");
+  EXPECT_EQ(of("git stash pop --index stash@{2}"), "stash stash@{2}");
+  EXPECT_EQ(of("git stash apply -q 1"), "stash 1");
+  EXPECT_EQ(git_operation({"git", "stash", "apply", "stash@{1}"})->target, "stash@{1}");
+}
+
+TEST(GitOperation, AStashThatRewritesNoFileIsNone) {
+  for (const char* text : {"git stash list", "git stash show -p", "git stash drop stash@{1}",
+                           "git stash clear", "git stash create", "git stash store abc"})
+    EXPECT_EQ(of(text), "none") << text;
 }
 
 TEST(GitOperation, TheLastOperationCounts) {

@@ -95,6 +95,8 @@ inline constexpr std::size_t kCompareFilesBound = 1000;
 inline constexpr std::size_t kCompareBytesBound = std::size_t{64} << 20;
 /// The most commits unfinished_writes() compares with HEAD.
 inline constexpr std::size_t kTargetCommitsBound = 64;
+/// The newest entries of a reflog (`logs/HEAD`, `logs/refs/stash`) taken as such commits (16).
+inline constexpr std::size_t kReflogTargetsBound = 16;
 
 /// What an operation that stopped before it changed HEAD or the index (`git rebase`, `git
 /// pull`, `git merge`, `git reset --hard`, `git cherry-pick`) had already written inside the

@@ -56,6 +56,16 @@ core::Result<GitRun> run_git(const std::string& git, const PackageFiles& files, 
 /// `bytes` (a raw object name) in lower-case hexadecimal.
 std::string hex(std::string_view bytes);
 
+/// Whether `name` is an object name in lower-case hexadecimal: 40 digits (SHA-1) or 64
+/// (SHA-256), gitrevisions(7) "<sha1>".
+bool is_object_name(std::string_view name);
+
+/// The new object names of the newest `count` lines of a reflog, newest first
+/// (gitrepository-layout(5), `logs/`: each line `<old> SP <new> SP <identity> <time> <zone>
+/// TAB <message>`); a line whose new name is no object name (is_object_name()) is skipped.
+/// `<ref>@{n}` is the n-th of them (gitrevisions(7)).
+std::vector<std::string> reflog_new_names(std::string_view reflog, std::size_t count);
+
 /// The paths of `paths` git may convert on checkout, or whose kind git would not write as the
 /// index records it: gitattributes(5) "Effects" (`filter`, `ident`, `working-tree-encoding`,
 /// `eol=crlf`, `crlf`; `text` not unset with `core.autocrlf=true` or `core.eol=crlf`) as `git

@@ -202,6 +202,28 @@ std::string hex(std::string_view bytes) {
   return out;
 }
 
+bool is_object_name(std::string_view name) {
+  return (name.size() == 40 || name.size() == 64) && std::ranges::all_of(name, [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+std::vector<std::string> reflog_new_names(std::string_view reflog, std::size_t count) {
+  std::vector<std::string> out;
+  while (!reflog.empty() && out.size() < count) {
+    while (reflog.ends_with('\n')) reflog.remove_suffix(1);
+    const auto start = reflog.rfind('\n');
+    std::string_view line = start == std::string_view::npos ? reflog : reflog.substr(start + 1);
+    reflog.remove_suffix(line.size());
+    const auto first = line.find(' ');
+    if (first == std::string_view::npos) continue;
+    line.remove_prefix(first + 1);
+    const auto name = line.substr(0, line.find(' '));
+    if (is_object_name(name)) out.emplace_back(name);
+  }
+  return out;
+}
+
 }  // namespace git_detail
 
 namespace {

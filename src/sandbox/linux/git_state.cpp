@@ -15,6 +15,7 @@
 #include "core/unique_fd.hpp"
 #include "policy/git_index.hpp"
 #include "sandbox/linux/git_files.hpp"
+#include "sandbox/linux/git_files_detail.hpp"
 
 namespace pisandbox::sandbox::linux_ {
 
@@ -192,22 +193,6 @@ std::string shell_word(const std::string& word) {
   return out + "'";
 }
 
-/// The new object name of the last line of a reflog (gitrepository-layout(5), `logs/`: "<old>
-/// <new> <identity> <time> <zone>\t<message>"), or empty.
-std::string stash_commit(std::string_view reflog) {
-  while (reflog.ends_with('\n')) reflog.remove_suffix(1);
-  const auto start = reflog.rfind('\n');
-  std::string_view line = start == std::string_view::npos ? reflog : reflog.substr(start + 1);
-  const auto first = line.find(' ');
-  if (first == std::string_view::npos) return {};
-  line.remove_prefix(first + 1);
-  const auto name = line.substr(0, line.find(' '));
-  const bool hex = !name.empty() && std::ranges::all_of(name, [](char c) {
-    return std::isxdigit(static_cast<unsigned char>(c)) != 0;
-  });
-  return hex ? std::string(name) : std::string();
-}
-
 }  // namespace
 
 std::optional<GitStateSnapshot> GitStateSnapshot::take(
@@ -310,7 +295,8 @@ GitStateSnapshot::HalfDone GitStateSnapshot::half_done(bool failed) const {
   };
   if (!stashed) return same_entries() && !head_moved() ? unfinished() : HalfDone{};
   HalfDone dirty;
-  dirty.stash = stash_commit(*new_stash);
+  if (const auto newest = git_detail::reflog_new_names(*new_stash, 1); !newest.empty())
+    dirty.stash = newest.front();
   for (const auto& e : before) {
     if (e.skip_worktree || e.stage != 0 || (e.mode & 0170000) == 0160000) continue;
     if (e.path.starts_with(inside_ + "/")) continue;
@@ -336,11 +322,7 @@ std::vector<std::string> GitStateSnapshot::targets() const {
       bytes.remove_prefix(end == std::string_view::npos ? bytes.size() : end + 1);
       const auto length = std::min(line.find_first_of(" \t"), line.size());
       const std::string name(line.substr(0, length));
-      const bool hex =
-          (name.size() == 40 || name.size() == 64) && std::ranges::all_of(name, [](char c) {
-            return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-          });
-      if (hex && seen.insert(name).second) out.push_back(name);
+      if (git_detail::is_object_name(name) && seen.insert(name).second) out.push_back(name);
     }
   };
   // What the command left naming where it was going.
@@ -363,20 +345,12 @@ std::vector<std::string> GitStateSnapshot::targets() const {
   for (const auto& [path, bytes] : files_)
     if (path.starts_with("refs/")) add(bytes);
   if (const auto packed = files_.find("packed-refs"); packed != files_.end()) add(packed->second);
-  // Where HEAD was lately (`git reset --hard HEAD~1`): the newest reflog entries' new names.
-  if (const auto log = files_.find("logs/HEAD"); log != files_.end()) {
-    std::string_view rest = log->second;
-    std::vector<std::string_view> lines;
-    while (!rest.empty()) {
-      const auto end = rest.find('\n');
-      lines.push_back(rest.substr(0, end));
-      rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 1);
-    }
-    for (auto it = lines.rbegin(); it != lines.rend() && it - lines.rbegin() < 16; ++it) {
-      const auto space = it->find(' ');
-      if (space != std::string_view::npos) add(it->substr(space + 1));
-    }
-  }
+  // Where HEAD was lately (`git reset --hard HEAD~1`), and the stash entries an apply or pop
+  // takes its files from (`git stash apply stash@{1}`): the newest reflog entries' new names.
+  for (const char* log : {"logs/HEAD", "logs/refs/stash"})
+    if (const auto bytes = files_.find(log); bytes != files_.end())
+      for (const auto& name : git_detail::reflog_new_names(bytes->second, kReflogTargetsBound))
+        add(name);
   return out;
 }
 

@@ -47,12 +47,15 @@ inline constexpr std::size_t kStoppedPathsShown = 5;
 
 /// The git operation a command's words name, for stopped_line(): `checkout`, `switch`,
 /// `pull`, `merge`, `rebase`, `reset` (with `--hard` only), `cherry-pick`, `revert`, `am` or
-/// `stash` after a word `git` (or `.../git`; `-C <dir>`, `-c <setting>` and other options
-/// before it skipped); the last such operation of the words counts.
+/// `stash` (but `stash list`, `show`, `drop`, `clear`, `create` and `store`, which rewrite no
+/// file) after a word `git` (or `.../git`; `-C <dir>`, `-c <setting>` and other options before
+/// it skipped); the last such operation of the words counts.
 struct GitOperation {
   std::string name;    ///< the subcommand (`pull`, `reset`, ...)
   std::string target;  ///< merge, rebase, reset, cherry-pick: the first word after it not
-                       ///< starting with `-` (empty when none); empty for the others
+                       ///< starting with `-` (empty when none); `stash apply` and `stash pop`:
+                       ///< the entry named after them (`stash@{0}` when none); empty for the
+                       ///< others
 };
 
 /// The operation among `words` (a command's words, or its shell text's path_pieces()), or
@@ -104,10 +107,12 @@ class GitStateSnapshot {
   /// operation (git_operation()) whose target commit differs from HEAD outside the workspace,
   /// the line (without its `pi-sandbox: `) naming those paths (at most kStoppedPathsShown,
   /// then `and N more`) and how to allow them; empty otherwise. The target is, for `pull`,
-  /// `FETCH_HEAD` when the command wrote it, and for merge, rebase, reset and cherry-pick the
+  /// `FETCH_HEAD` when the command wrote it; for merge, rebase, reset and cherry-pick the
   /// argument when it is a ref or object name with `^`/`~` suffixes only (`git rev-parse
-  /// --verify --end-of-options <word>^{commit}`, gitrevisions(7)); nothing else is resolved. One
-  /// rev-parse and one `git diff-tree` at most, with the put-back's isolated git runs (never a
+  /// --verify --end-of-options <word>^{commit}`, gitrevisions(7)), compared with HEAD; for
+  /// `stash apply` and `stash pop` the entry (`stash@{n}`, `n`) as `logs/refs/stash` names it,
+  /// compared with its first parent; nothing else is resolved. One rev-parse and one `git
+  /// diff-tree` at most, with the put-back's isolated git runs (never a
   /// `git` the command could write, no repository that borrows or links objects); nothing is
   /// written and the command keeps its exit status (docs/security.md, "Repositories around the
   /// workspace").

@@ -106,13 +106,77 @@ std::string fetched_for_merge(const std::string& bytes) {
     if (tab == std::string_view::npos || line.substr(tab + 1).starts_with("not-for-merge"))
       continue;
     const std::string_view name = line.substr(0, tab);
-    if ((name.size() == 40 || name.size() == 64) && std::ranges::all_of(name, [](char c) {
-          return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-        }))
-      return std::string(name);
-    return {};
+    return is_object_name(name) ? std::string(name) : std::string();
   }
   return {};
+}
+
+/// The n of a stash entry as git-stash(1) names it (`stash@{n}`, `refs/stash@{n}`, or `n`
+/// alone), or nullopt for any other word.
+std::optional<std::size_t> stash_index(std::string_view word) {
+  for (std::string_view prefix : {"stash@{", "refs/stash@{"})
+    if (word.starts_with(prefix) && word.ends_with('}')) {
+      word = word.substr(prefix.size(), word.size() - prefix.size() - 1);
+      break;
+    }
+  if (word.empty() || word.size() > 6 ||
+      !std::ranges::all_of(word, [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  return static_cast<std::size_t>(std::stoul(std::string(word)));
+}
+
+/// Whether `target` is a ref or object name with `^`/`~` suffixes only (gitrevisions(7)) whose
+/// ref files are plain ones (plain_refs()): `@{upstream}`, `:/text` or `<ref>@{n}` would have
+/// git read refs or reflogs beyond those plain_refs() looks at (a FIFO there holds the run).
+bool plain_target(const fs::path& git_dir, const std::string& target) {
+  const std::string ref = target.substr(0, target.find_first_of("^~"));
+  const auto name_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '_' || c == '/' ||
+           c == '-';
+  };
+  const auto suffix_char = [](char c) { return c == '^' || c == '~' || (c >= '0' && c <= '9'); };
+  return !ref.empty() && !ref.starts_with('-') && std::ranges::all_of(ref, name_char) &&
+         std::ranges::all_of(std::string_view(target).substr(ref.size()), suffix_char) &&
+         plain_refs(git_dir, ref);
+}
+
+/// Where a stopped operation was taking the working tree: the commit it started from and the
+/// one it was moving to (a plain_target() or an object name), and whether a fetch of the
+/// command brought the latter.
+struct Move {
+  std::string from = "HEAD";
+  std::string to;
+  bool fetched = false;
+};
+
+/// The move of `op`: for `pull`, from HEAD to FETCH_HEAD's commit when the command wrote it;
+/// for `stash apply` and `stash pop`, from the stash entry's first parent to the entry
+/// (git-stash(1) "Discussion": the entry's tree is the working tree as it was stashed), read
+/// from `logs/refs/stash`; for merge, rebase, reset and cherry-pick, from HEAD to the argument
+/// when it is a plain_target(); nullopt otherwise. `kept` holds git's state files as the
+/// command started.
+std::optional<Move> move_of(const GitOperation& op, const fs::path& git_dir,
+                            const std::map<std::string, std::string>& kept) {
+  Move move;
+  if (op.name == "pull") {
+    const auto now = read_state_file(git_dir, "FETCH_HEAD");
+    const auto before = kept.find("FETCH_HEAD");
+    if (!now || (before != kept.end() && before->second == *now)) return std::nullopt;
+    move.to = fetched_for_merge(*now);
+    move.fetched = true;
+  } else if (op.name == "stash") {
+    const auto n = stash_index(op.target);
+    const auto log = read_state_file(git_dir, "logs/refs/stash");
+    if (!n || !log) return std::nullopt;
+    const auto names = reflog_new_names(*log, *n + 1);
+    if (names.size() <= *n) return std::nullopt;
+    move.to = names[*n];
+    move.from = move.to + "^1";
+  } else if (takes_target(op.name) && plain_target(git_dir, op.target)) {
+    move.to = op.target;
+  }
+  if (move.to.empty()) return std::nullopt;
+  return move;
 }
 
 }  // namespace
@@ -132,6 +196,22 @@ std::optional<GitOperation> git_operation(const std::vector<std::string>& words)
     const auto args = std::span(words).subspan(sub + 1, end - sub - 1);
     if (name == "reset" && std::ranges::find(args, "--hard") == args.end()) continue;
     GitOperation op{name, {}};
+    if (name == "stash") {
+      // git-stash(1): `push` (the default), `save` and `branch` change HEAD or the index, which
+      // the put-back sees; `apply` and `pop` take the entry named after them (the newest by
+      // default); the others rewrite no file.
+      std::vector<std::string> plain;
+      for (const auto& arg : args)
+        if (!arg.starts_with('-')) plain.push_back(arg);
+      const std::string sub = plain.empty() ? "push" : plain.front();
+      if (sub == "apply" || sub == "pop") {
+        op.target = plain.size() > 1 ? plain[1] : "stash@{0}";
+        // Shell text's pieces split `stash@{1}` at its braces (policy::path_pieces()).
+        if (op.target.ends_with('@') && plain.size() > 2) op.target += "{" + plain[2] + "}";
+      }
+      else if (sub != "push" && sub != "save" && sub != "branch")
+        continue;
+    }
     if (takes_target(name))
       for (std::size_t i = 0; i < args.size(); ++i) {
         // Options that take a separate value (git-rebase(1) `--onto <newbase>`, git-merge(1)
@@ -154,33 +234,8 @@ std::optional<GitOperation> git_operation(const std::vector<std::string>& words)
 std::string GitStateSnapshot::stopped_line(const std::vector<std::string>& words) const {
   const auto op = git_operation(words);
   if (!op) return {};
-  // The target, as the command named it: FETCH_HEAD's commit for a pull that wrote it, the
-  // argument for the others that take one; nothing else is resolved.
-  std::string target;
-  bool fetched = false;
-  if (op->name == "pull") {
-    const auto now = read_state_file(git_dir_, "FETCH_HEAD");
-    const auto kept = files_.find("FETCH_HEAD");
-    if (!now || (kept != files_.end() && kept->second == *now)) return {};
-    target = fetched_for_merge(*now);
-    fetched = true;
-  } else if (takes_target(op->name)) {
-    target = op->target;
-  }
-  if (target.empty() || target.starts_with('-')) return {};
-  // A ref or object name with `^`/`~` suffixes only (gitrevisions(7)): `@{upstream}`, `:/text`
-  // or `<ref>@{n}` would have git read refs or reflogs beyond those plain_refs() looks at (a
-  // FIFO there holds the run). The ref part's files must be plain ones.
-  const std::string ref = target.substr(0, target.find_first_of("^~"));
-  const auto name_char = [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '_' || c == '/' ||
-           c == '-';
-  };
-  const auto suffix_char = [](char c) { return c == '^' || c == '~' || (c >= '0' && c <= '9'); };
-  if (ref.empty() || !std::ranges::all_of(ref, name_char) ||
-      !std::ranges::all_of(std::string_view(target).substr(ref.size()), suffix_char) ||
-      !plain_refs(git_dir_, ref))
-    return {};
+  const auto move = move_of(*op, git_dir_, files_);
+  if (!move) return {};
   const PackageFiles files = package_files({}, {});
   const auto git = host_git(files.writable);
   if (!git || !own_objects(files) || !own_loose_objects(files)) return {};
@@ -188,14 +243,14 @@ std::string GitStateSnapshot::stopped_line(const std::vector<std::string>& words
       std::chrono::steady_clock::now() + std::chrono::seconds(kGitRestoreTimeoutSeconds);
   auto commit =
       run_git(*git, files, GitConfig::Isolated, deadline,
-              {"rev-parse", "--verify", "--quiet", "--end-of-options", target + "^{commit}"});
+              {"rev-parse", "--verify", "--quiet", "--end-of-options", move->to + "^{commit}"});
   if (!commit || commit->code != 0) return {};
   std::string oid = commit->out;
   while (!oid.empty() && (oid.back() == '\n' || oid.back() == '\r')) oid.pop_back();
   if (oid.size() != 40 && oid.size() != 64) return {};
   auto listed = run_git(*git, files, GitConfig::Isolated, deadline,
                         {"diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff", "--no-textconv",
-                         "--name-only", "HEAD", oid});
+                         "--name-only", move->from, oid});
   if (!listed || listed->code != 0) return {};
   std::vector<std::string> outside;
   for (std::string_view rest = listed->out; !rest.empty();) {
@@ -212,9 +267,10 @@ std::string GitStateSnapshot::stopped_line(const std::vector<std::string>& words
     named += " and " + std::to_string(outside.size() - kStoppedPathsShown) + " more";
   return "git needed to change paths outside the workspace, which are read-only here: " + named +
          "; the repository is as it was before the command" +
-         (fetched ? "; what the fetch brought stays (FETCH_HEAD, the remote-tracking refs), as "
-                    "after `git fetch`"
-                  : "") +
+         (move->fetched
+              ? "; what the fetch brought stays (FETCH_HEAD, the remote-tracking refs), as "
+                "after `git fetch`"
+              : "") +
          "; to allow it, make the repository's root the workspace (--cwd " + root_.string() + ")";
 }
 

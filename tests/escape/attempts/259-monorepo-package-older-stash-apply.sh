@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# attempt: the workspace is a package of a monorepo; `git stash apply stash@{1}` of an older entry that changes a file outside the package and one inside rewrites the package's file from the entry, then stops on the file outside with HEAD and the index as they were: the host's package is left half-applied, with git's exit status 1
+# layer: the supervisor: the stash's reflog entries are among the commits git may have been moving to, the package's file holding that entry's object is put back, and the command exits 125
+# shellcheck source=../lib.sh
+source "$(dirname "$0")/../lib.sh"
+
+# Its own repository inside the fixture's workspace (the battery snapshots the fixture's
+# `.git`, which putting HEAD back would rewrite).
+MONO="$WS/mono"
+APP="$MONO/packages/app"
+host_git() { (cd "$MONO" && HOME="$FAKE_HOME" git -c core.fsmonitor=false "$@"); }
+package() { (cd "$APP" && find . -printf '%p %M %s\n' | sort && find . -type f -exec sha256sum {} + | sort); }
+
+setup() {
+  mkdir -p "$APP"
+  echo main >"$MONO/README.md"
+  echo app >"$APP/app.txt"
+  { host_git init -q && host_git add -A && host_git commit -qm app; } >/dev/null
+  echo stashed-outside >"$MONO/README.md"
+  echo stashed-inside >"$APP/app.txt"
+  host_git stash -q
+  echo newer >"$APP/app.txt"
+  host_git stash -q
+}
+
+attempt() {
+  local before status
+  before="$(package)"
+  status="$(host_git status --porcelain; host_git stash list)"
+  capture env HOME="$FAKE_HOME" "$PI_BIN" run --no-prompt --cwd "$APP" -c 'git stash apply -q stash@{1}'
+  [ "$(package)" = "$before" ] || { show; escaped "the package is half-applied: $(diff <(echo "$before") <(package) | tr '\n' ' ')"; }
+  [ "$(host_git status --porcelain; host_git stash list)" = "$status" ] || escaped "host git status or the stash changed"
+  expect_rc 125
+  expect_err "git needed to change paths outside the workspace, which are read-only here: $MONO/README.md; the repository is as it was before the command"
+}
+
+run_attempt "$@"
