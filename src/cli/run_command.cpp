@@ -49,6 +49,7 @@ int run_command(const RunArgs& args) {
       return 128 + received_signal(signals.get());
     case sandbox::RunFailureKind::LaunchFailed:
     case sandbox::RunFailureKind::GuardFailed:
+    case sandbox::RunFailureKind::Stale:
       print_error(outcome.error().message);
       return kExitSetupFailed;
   }

@@ -159,6 +159,13 @@ struct RunOptions {
   /// and destroying it waits for pid 1 and removes the cgroup (docs/ARCHITECTURE.md, "A sandbox
   /// made ahead"). Empty: the runner waits for all of it before it returns.
   std::function<void(std::shared_ptr<void>)> teardown;
+  /// A check still being made when the command is handed over (serve's record of the host
+  /// for a sandbox made ahead, docs/security.md "A sandbox made ahead"): called once the command
+  /// is with the sandbox's pid 1 and may block; its process waits before its execve(2) until
+  /// this returns. true lets the command run; false kills the sandbox with nothing of the
+  /// command run, and the runner returns RunFailureKind::Stale. May be called more than once
+  /// (the same answer each time). Empty: no gate.
+  std::function<bool()> gate;
 };
 
 /// The command exited with `code` (0-255).
@@ -179,6 +186,8 @@ enum class RunFailureKind {
   LaunchFailed,  ///< the sandbox could not be set up; nothing ran
   GuardFailed,   ///< the guard could not make a check (Guard::failure()); the whole sandbox
                  ///< was killed, then swept
+  Stale,         ///< RunOptions::gate said no: the sandbox was killed, nothing of the command
+                 ///< ran; its caller runs it again without the sandbox made ahead
 };
 
 /// A failure with its user-facing message (for LaunchFailed: the failing step, syscall,

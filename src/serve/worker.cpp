@@ -105,6 +105,7 @@ rpc::ExitStatus exit_status(const sandbox::Outcome& outcome, double timeout_seco
       status.error = "aborted";
       break;
     case sandbox::RunFailureKind::LaunchFailed:
+    case sandbox::RunFailureKind::Stale:  // execute() runs it again: never seen here
       status.error = "launch_failed";
       status.message = outcome.error().message;
       break;

@@ -32,6 +32,7 @@
 #include "session/host_socket_setup.hpp"
 #include "session/network_setup.hpp"
 #include "session/policy_setup.hpp"
+#include "session/record_check.hpp"
 
 extern char** environ;
 
@@ -133,6 +134,9 @@ struct Prepared {
   std::vector<std::string> host_env;
   /// A sandbox made ahead (RunIo::ready), used up by the first sandboxed run.
   std::shared_ptr<sandbox::linux_::ReadyOffer> ready;
+  /// The comparison of its record, still being made when the policy and the configuration
+  /// above are taken from it (ahead_check()); the command waits for it at the gate.
+  std::shared_ptr<RecordCheck> check;
 };
 
 /// pi-sandbox's own path (for the SSH ProxyCommand), as the policy protects it.
@@ -149,6 +153,7 @@ void set_run_options(Prepared& p, const RunArgs& args, const RunIo& io) {
     p.options.timeout = std::chrono::milliseconds(std::llround(args.timeout_seconds * 1000));
   p.options.cancel_fd = io.cancel_fd;
   if (io.ready) p.ready = io.ready->offer;
+  if (p.check) p.options.gate = [check = p.check] { return check->holds(); };
   p.options.stdin_fd = io.stdin_fd;
   p.options.output = io.output;
   p.options.stderr_route = io.stderr_route;
@@ -219,30 +224,40 @@ void set_boundaries(Prepared& p, const RunArgs& args, const RunIo& io,
                                   host_service(std::move(credentials)));
 }
 
-/// Whether the sandbox made ahead, `ready`, is the command's as it is (ReadyAhead): the same
-/// policy arguments and environment, a pid 1 still waiting, and its record of the host
-/// unchanged (sandbox::linux_::host_unchanged()); its offer is then marked verified. With
-/// PI_SANDBOX_TRACE_PHASES=1, why not is said on stderr (`pi-sandbox: ready-record <why>`).
-bool ahead_holds(ReadyAhead* ready, const RunArgs& args) {
+/// Whether the sandbox made ahead, `ready`, may be the command's as it is (ReadyAhead): the
+/// same policy arguments and environment and a pid 1 still waiting. Then the comparison of its
+/// record of the host (RecordCheck) starts, and the offer is marked verified on the condition
+/// that it holds: the command waits for it at the gate (sandbox::RunOptions::gate), and runs
+/// again without the sandbox made ahead when it does not (execute()). Null otherwise; with
+/// PI_SANDBOX_TRACE_PHASES=1, why is said on stderr (`pi-sandbox: ready-record <why>`).
+std::shared_ptr<RecordCheck> ahead_check(ReadyAhead* ready, const RunArgs& args) {
 #if defined(__APPLE__)
   (void)ready;
   (void)args;
-  return false;
+  return nullptr;
 #else
-  if (ready == nullptr || !ready->offer || ready->offer->sandbox.pid() <= 0) return false;
+  if (ready == nullptr || !ready->offer || ready->offer->sandbox.pid() <= 0) return nullptr;
   std::string why;
   if (args.policy.cwd != ready->args.cwd || args.policy.config != ready->args.config ||
       args.policy.binary_at_start != ready->args.binary_at_start)
     why = "other policy arguments";
   else if (caller_environment() != ready->environment)
     why = "another environment";
-  else if (sandbox::linux_::host_unchanged(ready->offer->record, &why))
-    why = "holds (" + std::to_string(ready->offer->record.reads.size()) + " reads)";
-  ready->offer->verified = why.starts_with("holds");
-  if (core::phases::trace().enabled)
-    (void)core::write_all(STDERR_FILENO, "pi-sandbox: ready-record " + why + "\n");
-  return ready->offer->verified;
+  if (!why.empty()) {
+    if (core::phases::trace().enabled)
+      (void)core::write_all(STDERR_FILENO, "pi-sandbox: ready-record " + why + "\n");
+    return nullptr;
+  }
+  ready->offer->verified = true;
+  return RecordCheck::start(ready->offer);
 #endif
+}
+
+/// `io` without its sandbox made ahead: the command's full way (execute()).
+RunIo without_ready(const RunIo& io) {
+  RunIo fresh = io;
+  fresh.ready = nullptr;
+  return fresh;
 }
 
 /// Policy, command, options, broker and the proxy's decider for `args`.
@@ -250,7 +265,7 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
   if (args.shell_command.empty() == args.argv.empty())
     return core::fail("run needs either -c 'SHELL COMMAND' or -- PROGRAM [ARGS...]");
   Prepared p;
-  if (ahead_holds(io.ready.get(), args)) {
+  if ((p.check = ahead_check(io.ready.get(), args))) {
     p.policy = io.ready->policy;
     p.loaded = io.ready->loaded;
     core::phases::mark(core::phases::Mark::ConfigRead);
@@ -266,15 +281,19 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
     else
       (void)core::write_all(STDERR_FILENO, "pi-sandbox: " + line + line_end(STDERR_FILENO));
   };
+  if (p.check) p.say = p.check->held(std::move(p.say));
   for (const auto& warning : p.policy.warnings) p.say("warning: " + warning);
   // `filesystem.additionalAllowWrite` directories persist: one that does not exist yet is
   // made, so that what the command writes there stays (docs/configuration.md).
   for (const auto& exposure : p.policy.writable) {
     if (exposure.path == p.policy.workspace) continue;
     std::error_code error;
-    if (exposure.origin == policy::Origin::ConfiguredWrite &&
-        !std::filesystem::exists(exposure.path, error))
-      std::filesystem::create_directories(exposure.path, error);
+    if (exposure.origin != policy::Origin::ConfiguredWrite ||
+        std::filesystem::exists(exposure.path, error))
+      continue;
+    // Made on the host only for a policy known to hold.
+    if (p.check && !p.check->holds()) return prepare(args, without_ready(io));
+    std::filesystem::create_directories(exposure.path, error);
   }
   p.command.argv = args.argv.empty()
                        ? std::vector<std::string>{"/bin/bash", "-c", args.shell_command}
@@ -564,10 +583,18 @@ sandbox::Outcome execute(const RunArgs& args, const RunIo& io) {
   const std::vector<std::string> words =
       args.shell_command.empty() ? p.command.argv : policy::path_pieces(args.shell_command);
   p.options.words = words;
-  sandbox::Outcome outcome =
-      args.shell_command.empty() || p.loaded.config->host_ipc.mode == config::HostIpcMode::Off
-          ? run_in_sandbox(p, std::move(p.command), p.options)
-          : run_with_host_ipc(args, io, p);
+  const bool host_ipc =
+      !args.shell_command.empty() && p.loaded.config->host_ipc.mode != config::HostIpcMode::Off;
+  // Host IPC may run the command on the host: its policy is known to hold first.
+  if (host_ipc && p.check && !p.check->holds()) return execute(args, without_ready(io));
+  sandbox::Outcome outcome = host_ipc ? run_with_host_ipc(args, io, p)
+                                      : run_in_sandbox(p, std::move(p.command), p.options);
+  // A stale sandbox made ahead (or a launch that failed before its gate, with the record not
+  // holding): nothing of the command ran, it runs again the full way.
+  if (p.check && !p.check->holds()) {
+    p.approvals->end_questions();
+    return execute(args, without_ready(io));
+  }
   if (failed(outcome)) explain_outward_links(p, words, cwd);
   if (failed(outcome)) explain_signing(p, words);
   if (failed(outcome)) explain_hidden_remotes(p, words, cwd);

@@ -1496,6 +1496,32 @@ std::pair<std::string, bool> after_change(Serve& serve, const Scratch& scratch,
   return {out, made_ahead(out, start)};
 }
 
+// The command is handed over to the sandbox made ahead while its record is compared, and waits
+// at a gate before its execve(2): when the record does not hold, that sandbox is killed with
+// nothing of the command run, and the command runs once, in a sandbox made for it. The
+// configuration's change is the same as in the test below; `ran` gets one line, and a guarded
+// name made on the host before the command (the old plan guards `.mcp.json`) stays where the
+// user put it.
+TEST(ServeReady, AStaleSandboxNeverRunsTheCommandHandedOverToIt) {
+  Scratch scratch;
+  const fs::path config = scratch.root / "config.json";
+  write_file(config, "{}");
+  write_file(scratch.home / "notes.txt", "re-exposed\n");
+  Serve serve(scratch, {"--config", config.string()});
+  const auto [out, ahead] = after_change(
+      serve, scratch,
+      [&] {
+        write_file(config, R"({"filesystem": {"additionalAllowRead": [")" +
+                               (scratch.home / "notes.txt").string() + R"("]}})");
+        write_file(scratch.ws / ".mcp.json", "host\n");
+      },
+      "echo once >> ran; cat " + (scratch.home / "notes.txt").string());
+  EXPECT_TRUE(out.starts_with("re-exposed\n")) << out;
+  EXPECT_FALSE(ahead) << out;
+  EXPECT_EQ(read_file(scratch.ws / "ran"), "once\n");
+  EXPECT_EQ(read_file(scratch.ws / ".mcp.json"), "host\n");
+}
+
 // A sandbox made ahead whose plan no longer holds is thrown away, never used: the
 // configuration changed (a path of the hidden home re-exposed).
 TEST(ServeReady, AChangedConfigurationIsNeverServedByTheSandboxMadeBefore) {

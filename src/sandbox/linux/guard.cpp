@@ -83,7 +83,8 @@ void Guard::stop_watching() {
   watching_ = false;
 }
 
-core::Result<Guard> Guard::start(const GuardPlan& plan, Quarantine quarantine, Watch watch) {
+core::Result<Guard> Guard::start(const GuardPlan& plan, Quarantine quarantine, Watch watch,
+                                 FirstCheck first) {
   Guard guard(plan, std::move(quarantine));
   (void)::clock_gettime(CLOCK_REALTIME_COARSE, &guard.start_time_);
   guard.tree_ = watch == Watch::Yes && !plan.writable_roots.empty();
@@ -112,19 +113,20 @@ core::Result<Guard> Guard::start(const GuardPlan& plan, Quarantine quarantine, W
   }
   for (const auto& where : plan.configs) guard.guard_config(where);
   if (guard.tree_) guard.watch_start_trees();
-  if (watch == Watch::Yes) {
-    // Placeholders a killed strict sandbox left behind: removed when no sandbox holds them.
-    for (const auto& path : plan.leftover_placeholders)
-      if (auto placeholder = adopt_if_placeholder(path))
-        remove_placeholder(*placeholder, Unmask::No);
-    // The supervisor's first check: a name made between the plan and the watch. (pid 1 only
-    // sweeps at the end.)
-    guard.check_all();
-  }
+  // (pid 1 only sweeps at the end.)
+  if (watch == Watch::Yes && first == FirstCheck::AtStart) guard.first_check();
   // A configuration read without its content at the start would make the user's own keys look
   // added; a check not made leaves a name unchecked: fail closed.
   if (guard.opener_.failure) return std::unexpected(*guard.opener_.failure);
   return guard;
+}
+
+void Guard::first_check() {
+  // Placeholders a killed strict sandbox left behind: removed when no sandbox holds them.
+  for (const auto& path : plan_.leftover_placeholders)
+    if (auto placeholder = adopt_if_placeholder(path)) remove_placeholder(*placeholder, Unmask::No);
+  // A name made between the plan and the watch.
+  check_all();
 }
 
 void Guard::guard_config(const GuardedConfig& where) {

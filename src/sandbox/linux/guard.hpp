@@ -168,11 +168,23 @@ class Guard {
   /// Whether to watch (the supervisor) or only check when asked (pid 1's last sweep).
   enum class Watch { No, Yes };
 
+  /// When the supervisor's first check (first_check()) runs: in start(), or later, when the
+  /// caller knows the plan holds (a command held at a gate, RunOptions::gate: until then
+  /// nothing on the host is moved or removed for a plan that may be stale).
+  enum class FirstCheck { AtStart, Later };
+
   /// Opens the writable roots, reads the guarded configurations' current content and, with
-  /// Watch::Yes, watches every existing directory on the way to a guarded name; then checks
-  /// everything once. `quarantine` is moved in. Errors: inotify_init1(2) failing (EMFILE); an
-  /// open(2) of that first check failing for lack of descriptors or memory (failure()).
-  static core::Result<Guard> start(const GuardPlan& plan, Quarantine quarantine, Watch watch);
+  /// Watch::Yes, watches every existing directory on the way to a guarded name; then, with
+  /// FirstCheck::AtStart, first_check(). `quarantine` is moved in. Errors: inotify_init1(2)
+  /// failing (EMFILE); an open(2) of that first check failing for lack of descriptors or
+  /// memory (failure()).
+  static core::Result<Guard> start(const GuardPlan& plan, Quarantine quarantine, Watch watch,
+                                   FirstCheck first = FirstCheck::AtStart);
+
+  /// The supervisor's first check (Watch::Yes only): the placeholders a killed strict sandbox
+  /// left behind removed, and every guarded name checked once (one made between the plan and
+  /// the watch). Its failure is failure().
+  void first_check();
 
   Guard(Guard&&) = default;
   Guard& operator=(Guard&&) = default;

@@ -330,12 +330,14 @@ int exec_in_path(const Command& command, std::vector<char*>& argv, std::vector<c
 
 /// What the supervisor sends for the command (LaunchMessage::Command): the command, the
 /// descriptors that replace its stdin, stdout and stderr (unset: pid 1's own, inherited from
-/// the supervisor at the clone) and, for a private pty, its setup.
+/// the supervisor at the clone), for a private pty its setup, and the gate that holds the
+/// command before its execve(2) when there is one.
 struct CommandOrder {
   Command command;
   std::array<core::UniqueFd, 3> stdio;
   std::optional<PtySetup> pty;
   core::UniqueFd record;  ///< the memfd the command came in, passed on to a process made ahead
+  core::UniqueFd gate;    ///< the command's end of the gate (RunOptions::gate), or unset
 };
 
 /// The whole of `fd` from offset 0 (the memfd of a Command record, whose offset the supervisor
@@ -388,7 +390,7 @@ core::Result<void> parse_command(const std::string& bytes, CommandOrder& order) 
 core::Result<CommandOrder> receive_command(int launch_fd) {
   char buffer[16];
   iovec data{buffer, sizeof buffer};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 4)];
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 5)];
   msghdr message{};
   message.msg_iov = &data;
   message.msg_iovlen = 1;
@@ -398,17 +400,19 @@ core::Result<CommandOrder> receive_command(int launch_fd) {
   while ((n = ::recvmsg(launch_fd, &message, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
   }
   std::vector<core::UniqueFd> fds = core::received_rights(message);
-  if (n != 4 || buffer[0] != static_cast<char>(LaunchMessage::Command))
+  if (n != 5 || buffer[0] != static_cast<char>(LaunchMessage::Command))
     return core::fail("the supervisor sent no command");
   std::size_t wanted = 1;
-  for (int i = 1; i < 4; ++i) wanted += buffer[i] == '1' ? 1 : 0;
+  for (int i = 1; i < 5; ++i) wanted += buffer[i] == '1' ? 1 : 0;
   if (fds.size() != wanted) return core::fail("a malformed command record");
   CommandOrder order;
   auto bytes = read_whole(fds[0].get());
   if (!bytes) return std::unexpected(bytes.error());
   if (auto parsed = parse_command(*bytes, order); !parsed) return std::unexpected(parsed.error());
-  for (std::size_t i = 0, next = 1; i < 3; ++i)
+  std::size_t next = 1;
+  for (std::size_t i = 0; i < 3; ++i)
     if (buffer[i + 1] == '1') order.stdio[i] = std::move(fds[next++]);
+  if (buffer[4] == '1') order.gate = std::move(fds[next]);
   order.record = std::move(fds[0]);
   return order;
 }
@@ -418,9 +422,9 @@ core::Result<CommandOrder> receive_command(int launch_fd) {
 bool pass_order(int channel, const CommandOrder& order) {
   std::string record(1, static_cast<char>(LaunchMessage::Command));
   std::vector<int> fds{order.record.get()};
-  for (const auto& fd : order.stdio) {
-    record += fd ? '1' : '0';
-    if (fd) fds.push_back(fd.get());
+  for (const auto* fd : {&order.stdio[0], &order.stdio[1], &order.stdio[2], &order.gate}) {
+    record += *fd ? '1' : '0';
+    if (*fd) fds.push_back(fd->get());
   }
   return core::send_with_rights(channel, record.data(), record.size(), fds) >= 0;
 }
@@ -485,7 +489,20 @@ void confine_or_exit(const LaunchSpec& spec, int launch_fd) {
 
 namespace {
 
-/// The rest of the command's process, once confined: its stdio, no other descriptor, exec.
+/// Waits at the gate `gate` (-1: none) until the supervisor opens it with one byte; its end
+/// without one (the sandbox made ahead turned out stale and is killed, or the supervisor died)
+/// ends this process before anything of the command has run (RunOptions::gate).
+void pass_gate(int gate) {
+  if (gate < 0) return;
+  char open = 0;
+  ssize_t n;
+  while ((n = ::read(gate, &open, 1)) < 0 && errno == EINTR) {
+  }
+  if (n != 1) ::_exit(125);
+}
+
+/// The rest of the command's process, once confined: its stdio, no other descriptor, the
+/// gate, exec.
 [[noreturn]] void exec_order(const CommandOrder& order, int launch_fd) {
   const Command& command = order.command;
   for (int target = 0; target < 3; ++target)
@@ -498,6 +515,7 @@ namespace {
   ::syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
   auto argv = c_strings(command.argv);
   auto envp = c_strings(command.env);
+  pass_gate(order.gate.get());
   const int err = exec_in_path(command, argv, envp);
   const std::string message = "pi-sandbox: " + command.argv[0] + ": " + std::strerror(err) + "\n";
   (void)::write(STDERR_FILENO, message.data(), message.size());
@@ -600,6 +618,26 @@ void report_full_budget() {
   const auto free_bytes = static_cast<std::uint64_t>(st.f_bavail) * st.f_bsize;
   if (free_bytes < kTmpfsFullMargin)
     send(g_launch_fd, LaunchMessage::TmpfsFull, std::to_string(g_budget_bytes));
+}
+
+/// Waits for the supervisor's GuardStart (LaunchMessage), then starts pid 1's guard; its start
+/// is the host as the command finds it, after the command has come and before it runs
+/// (docs/security.md, "The guard"), alongside the supervisor's. nullopt without a quarantine
+/// descriptor (no guard). An error when the supervisor has gone or discarded the sandbox.
+core::Result<std::optional<Guard>> start_guard_when_told(const LaunchSpec& spec, int launch_fd) {
+  char kind = 0;
+  ssize_t n;
+  while ((n = ::recv(launch_fd, &kind, 1, 0)) < 0 && errno == EINTR) {
+  }
+  if (n != 1 || kind != static_cast<char>(LaunchMessage::GuardStart))
+    return core::fail("the supervisor sent no command");
+  if (spec.quarantine_fd < 0) return std::optional<Guard>();
+  Quarantine quarantine{{}, spec.guard.quarantine};
+  (spec.quarantine_missing.empty() ? quarantine.root : quarantine.anchor).reset(spec.quarantine_fd);
+  quarantine.missing = spec.quarantine_missing;
+  auto guard = Guard::start(spec.guard, std::move(quarantine), Guard::Watch::No);
+  if (!guard) return std::unexpected(guard.error());
+  return std::optional<Guard>(std::move(*guard));
 }
 
 void last_sweep() {
@@ -730,21 +768,15 @@ void prepare_signals() {
   report_placeholders(launch_fd, placeholders);
   AheadProcess ahead = spec.confine_ahead ? fork_ahead(spec, launch_fd) : AheadProcess{};
   // The sandbox is ready: the command comes when the supervisor has one (launcher.hpp,
-  // prepare_launch() and run_command()).
+  // prepare_launch() and run_command()), GuardStart first.
+  auto guard = start_guard_when_told(spec, launch_fd);
+  if (!guard) fail(guard.error());
   auto order = receive_command(launch_fd);
+  // No command came (the supervisor discarded the sandbox): nothing of one ran, nothing to
+  // sweep.
   if (!order) fail(order.error());
-  // The guard starts with the command (as the supervisor's does): its start is the host as
-  // the command finds it.
   g_launch_fd = launch_fd;
-  if (spec.quarantine_fd >= 0) {
-    Quarantine quarantine{{}, spec.guard.quarantine};
-    (spec.quarantine_missing.empty() ? quarantine.root : quarantine.anchor)
-        .reset(spec.quarantine_fd);
-    quarantine.missing = spec.quarantine_missing;
-    auto guard = Guard::start(spec.guard, std::move(quarantine), Guard::Watch::No);
-    if (!guard) fail(guard.error());
-    g_guard.emplace(std::move(*guard));
-  }
+  if (*guard) g_guard.emplace(std::move(**guard));
   core::UniqueFd slave;
   if (order->pty) {
     auto made = pass_private_pty(launch_fd, *order->pty);

@@ -71,9 +71,14 @@ inline constexpr std::uint64_t kTmpfsFullMargin = 2ULL << 20;
 /// message per record). The first byte is the type; the rest is text.
 enum class LaunchMessage : char {
   Go = 'G',           ///< supervisor -> pid 1: the id maps are written, go on
-  Command = 'R',      ///< supervisor -> pid 1: fork the command. Text: three flags `0`/`1`,
-                      ///< whether a descriptor replaces the command's stdin, stdout, stderr;
-                      ///< SCM_RIGHTS: a memfd, then those descriptors. The memfd holds the
+  GuardStart = 'W',   ///< supervisor -> pid 1, no text: the command has come, start the guard
+                      ///< (the supervisor starts its own alongside); always before Command
+  Command = 'R',      ///< supervisor -> pid 1: fork the command. Text: four flags `0`/`1`,
+                      ///< whether a descriptor replaces the command's stdin, stdout, stderr,
+                      ///< and whether a gate holds the command before its execve(2);
+                      ///< SCM_RIGHTS: a memfd, then those descriptors, then the gate (one end
+                      ///< of a stream socket pair: one byte opens it, its end without one
+                      ///< means the command never runs: RunOptions::gate). The memfd holds the
                       ///< cwd, the argv count, the argv, the environment count, the
                       ///< environment (each NUL-terminated), then `1` and a PtySetup's bytes
                       ///< for a private pty, else `0` (a memfd: an argv or environment can

@@ -381,11 +381,12 @@ void report_direct_connection(const NetCounters& counters, const RunOptions& opt
 }
 
 /// The command's descriptors for pid 1: -1 keeps pid 1's own 0, 1, 2 (the supervisor's at
-/// the clone).
+/// the clone); `gate`, the command's end of the gate (RunOptions::gate), -1 for none.
 struct StdioFds {
   int in = -1;
   int out = -1;
   int err = -1;
+  int gate = -1;
 };
 
 /// `strings` for the Command record: their count, then each NUL-terminated.
@@ -399,7 +400,7 @@ void append_strings(std::string& bytes, const std::vector<std::string>& strings)
 }
 
 /// Sends `command` to pid 1 (LaunchMessage::Command, launch_spec.hpp) with the descriptors
-/// that replace its stdio and, for a private pty, its setup.
+/// that replace its stdio, the gate's and, for a private pty, its setup.
 core::Result<void> send_command(int launch_fd, const Command& command, const StdioFds& stdio,
                                 const std::optional<PtySetup>& pty) {
   std::string bytes = command.cwd.string();
@@ -414,13 +415,22 @@ core::Result<void> send_command(int launch_fd, const Command& command, const Std
     return core::fail_errno("write() of the command to its memfd");
   std::string record(1, static_cast<char>(LaunchMessage::Command));
   std::vector<int> fds{memfd.get()};
-  for (const int fd : {stdio.in, stdio.out, stdio.err}) {
+  for (const int fd : {stdio.in, stdio.out, stdio.err, stdio.gate}) {
     record += fd >= 0 ? '1' : '0';
     if (fd >= 0) fds.push_back(fd);
   }
   if (core::send_with_rights(launch_fd, record.data(), record.size(), fds) < 0)
     return core::fail_errno("sendmsg(SCM_RIGHTS) of the command");
   return {};
+}
+
+/// Opens the gate (RunOptions::gate) with one byte through `gate_write`, then closes it. A
+/// byte that cannot be sent (the command's process ended before the gate, having said why)
+/// changes nothing: the run goes on to its end.
+void open_gate(UniqueFd& gate_write) {
+  const char open = 'o';
+  (void)::send(gate_write.get(), &open, 1, MSG_NOSIGNAL);
+  gate_write.reset();
 }
 
 }  // namespace
@@ -455,6 +465,21 @@ struct ReadySandbox::State {
     ::syscall(SYS_pidfd_send_signal, child.pidfd.get(), SIGTERM, nullptr, 0);
     ::shutdown(launch.get(), SHUT_WR);
     stop_sandbox(child);
+    wait_child(child);
+    Report report;
+    while (read_records(launch.get(), report)) {
+      pollfd pfd{launch.get(), POLLIN, 0};
+      if (::poll(&pfd, 1, 0) <= 0) break;
+    }
+    for (auto& p : report.placeholders) remove_placeholder(p, Unmask::No);
+  }
+
+  /// Kills pid 1 of a sandbox whose command waits at the gate and is not to run
+  /// (RunOptions::gate): SIGKILL, so that nothing runs in it any more, not even pid 1's last
+  /// sweep (no command ran whose changes it could sweep); then what it reported is removed as
+  /// after a run, and the cgroup goes with this object.
+  void kill_held() {
+    ::syscall(SYS_pidfd_send_signal, child.pidfd.get(), SIGKILL, nullptr, 0);
     wait_child(child);
     Report report;
     while (read_records(launch.get(), report)) {
@@ -549,8 +574,17 @@ Outcome run_command(ReadySandbox sandbox, const Command& command, const RunOptio
   const SandboxCgroup* cgroup = state.cgroup ? &*state.cgroup : nullptr;
   // The guard starts with the command, not with the sandbox: what it takes as the start (the
   // configurations' content, the directories' entries) is the host as the command finds it,
-  // and it watches before anything of the command runs (docs/security.md, "The guard").
-  auto started = Guard::start(state.guard_plan, std::move(state.quarantine), Guard::Watch::Yes);
+  // and it watches before anything of the command runs (docs/security.md, "The guard"). pid 1
+  // starts its own alongside, told first; nothing of the command runs before the Command below.
+  const char start_guard = static_cast<char>(LaunchMessage::GuardStart);
+  if (::send(launch_fd, &start_guard, 1, MSG_NOSIGNAL) != 1) {
+    state.used = false;  // pid 1 ran nothing: the sandbox is discarded as unused
+    return std::unexpected(RunFailure{RunFailureKind::LaunchFailed,
+                                      core::sys_error("send(GuardStart)", errno).message});
+  }
+  // Held at a gate, the plan may be stale: its first check, which moves what it finds, waits.
+  auto started = Guard::start(state.guard_plan, std::move(state.quarantine), Guard::Watch::Yes,
+                              options.gate ? Guard::FirstCheck::Later : Guard::FirstCheck::AtStart);
   if (!started) {
     state.used = false;  // pid 1 ran nothing: the sandbox is discarded as unused
     return std::unexpected(
@@ -568,6 +602,21 @@ Outcome run_command(ReadySandbox sandbox, const Command& command, const RunOptio
     stdio.err = pipes.write_err.get();
   }
   stdio.in = options.stdin_fd;
+  // The gate (RunOptions::gate): one end goes with the command, which execs only after a
+  // byte came through it.
+  UniqueFd gate_read, gate_write;
+  if (options.gate) {
+    int gate[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, gate) != 0) {
+      state.used = false;  // pid 1 ran nothing: the sandbox is discarded as unused
+      return std::unexpected(
+          RunFailure{RunFailureKind::LaunchFailed,
+                     core::sys_error("socketpair(AF_UNIX) of the gate", errno).message});
+    }
+    gate_read.reset(gate[0]);
+    gate_write.reset(gate[1]);
+    stdio.gate = gate_read.get();
+  }
   // A command run from a terminal gets a private pty (docs/security.md, "The terminal").
   // SIGWINCH is blocked before any thread of the command's starts (the proxy's), so that
   // each inherits the block and the relay's signalfd receives it.
@@ -577,10 +626,28 @@ Outcome run_command(ReadySandbox sandbox, const Command& command, const RunOptio
   const BlockedSignal winch(terminal.plan.private_pty ? SIGWINCH : 0);
   if (auto sent = send_command(launch_fd, command, stdio, pty); !sent) {
     state.used = false;  // pid 1 ran nothing: the sandbox is discarded as unused
-    return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, sent.error().describe()});
+    // pid 1 may have failed first (its guard's start) and said why.
+    Report early;
+    (void)read_records(launch_fd, early);
+    return std::unexpected(RunFailure{RunFailureKind::LaunchFailed,
+                                      early.error.empty() ? sent.error().describe() : early.error});
   }
   pipes.write_out.reset();  // pid 1 has them now
   pipes.write_err.reset();
+  gate_read.reset();
+  if (options.gate) {
+    if (!options.gate()) {
+      state.kill_held();
+      return std::unexpected(RunFailure{RunFailureKind::Stale, "the sandbox made ahead is stale"});
+    }
+    guard.first_check();
+    if (guard.failure()) {
+      state.kill_held();
+      return std::unexpected(
+          RunFailure{RunFailureKind::LaunchFailed, "the guard: " + guard.failure()->describe()});
+    }
+    open_gate(gate_write);
+  }
   Report report;
   Services services;
   // The policy, the plans and the configuration were built and freed on the heap before the

@@ -275,6 +275,8 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
     if (ready != nullptr) ReadySandbox stale = std::move(ready->sandbox);
     outcome = launch(std::move(prepared->spec), with_notices);
   }
+  // The gate said no (RunOptions::gate): nothing of the command ran; its caller runs it again.
+  if (!outcome && outcome.error().kind == RunFailureKind::Stale) return outcome;
   // Where the namespaces cannot be made (nothing of the command ran), the weaker sandbox, if
   // Landlock is there; never none (docs/security.md, "Where namespaces cannot be made").
   if (!outcome && outcome.error().kind == RunFailureKind::LaunchFailed)
@@ -283,6 +285,10 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
         outcome.error().message += "\nno weaker sandbox either: Landlock is unavailable";
         return outcome;
       }
+      // The weaker sandbox has no gate: the check is waited for before it.
+      if (options.gate && !options.gate())
+        return std::unexpected(
+            RunFailure{RunFailureKind::Stale, "the sandbox made ahead is stale"});
       warn(std::string(kLandlockOnlyNotice));
       // No placeholder can be mounted here: strict mode's missing names are guarded instead.
       if (policy.protection == policy::Protection::Strict) {
