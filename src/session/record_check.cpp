@@ -22,47 +22,84 @@ std::string milliseconds(std::int64_t ns) {
 
 }  // namespace
 
-std::shared_ptr<RecordCheck> RecordCheck::start(
+void RecordCheck::compare(Shared& shared) {
+  if (shared.taken.exchange(true)) return;
+  const std::int64_t begun = core::phases::now_ns();
+  bool holds = false;
+  std::string why;
+#if !defined(__APPLE__)  // made ahead on Linux only (session.cpp, prepare_ready())
+  try {
+    holds = sandbox::linux_::host_unchanged(shared.offer->record, &why);
+    if (holds) why = "holds (" + std::to_string(shared.offer->record.reads.size()) + " reads)";
+  } catch (...) {  // out of memory: not known to hold
+    holds = false;
+  }
+#endif
+  const std::lock_guard lock(shared.mutex);
+  shared.holds = holds;
+  shared.why = std::move(why);
+  shared.check_ns = core::phases::now_ns() - begun;
+  shared.computed = true;
+  shared.done.notify_all();
+}
+
+std::shared_ptr<RecordCheck> RecordCheck::prepare(
     std::shared_ptr<sandbox::linux_::ReadyOffer> offer) {
   auto check = std::make_shared<RecordCheck>();
-  RecordCheck* self = check.get();
-  // The thread only reads the record and writes why_ and check_ns_, which the future's
-  // answer publishes to whoever waits for it.
-  self->answer_ = std::async(std::launch::async, [self, offer = std::move(offer)] {
-    const std::int64_t begun = core::phases::now_ns();
-    bool holds = false;
-#if !defined(__APPLE__)  // made ahead on Linux only (session.cpp, prepare_ready())
-    try {
-      std::string why;
-      holds = sandbox::linux_::host_unchanged(offer->record, &why);
-      self->why_ = holds ? "holds (" + std::to_string(offer->record.reads.size()) + " reads)"
-                         : std::move(why);
-    } catch (...) {  // out of memory: not known to hold
-      holds = false;
-    }
-#else
-    (void)offer;
-#endif
-    self->check_ns_ = core::phases::now_ns() - begun;
-    return holds;
-  });
+  check->shared_ = std::make_shared<Shared>();
+  check->shared_->offer = std::move(offer);
+  try {
+    check->thread_ = std::thread([shared = check->shared_] {
+      {
+        std::unique_lock lock(shared->mutex);
+        shared->wake.wait(lock, [&] { return shared->begun; });
+      }
+      compare(*shared);
+    });
+  } catch (const std::system_error&) {  // no thread: holds() compares
+  }
   return check;
 }
 
+void RecordCheck::set_second_way(std::function<bool()> second_way) {
+  second_way_ = std::move(second_way);
+}
+
+void RecordCheck::begin() {
+  const std::lock_guard lock(shared_->mutex);
+  shared_->begun = true;
+  shared_->wake.notify_one();
+}
+
 RecordCheck::~RecordCheck() {
-  if (answer_.valid()) answer_.wait();
+  if (thread_.joinable()) thread_.detach();
+}
+
+void RecordCheck::join() {
+  begin();  // a thread still waiting ends too
+  if (thread_.joinable()) thread_.join();
 }
 
 bool RecordCheck::holds() {
   std::unique_lock lock(mutex_);
   if (answered_) return holds_;
   const std::int64_t waited = core::phases::now_ns();
-  holds_ = answer_.get();
+  compare(*shared_);
+  {
+    std::unique_lock done(shared_->mutex);
+    shared_->done.wait(done, [&] { return shared_->computed; });
+    holds_ = shared_->holds;
+  }
+  std::string why = shared_->why;
+  if (!holds_ && second_way_) {
+    holds_ = second_way_();
+    why += holds_ ? "; the plans computed again hold" : "; the plans computed again differ";
+  }
   answered_ = true;
   if (core::phases::trace().enabled)
     (void)core::write_all(
-        STDERR_FILENO, "pi-sandbox: ready-record " + why_ + "\npi-sandbox: overlap record-check " +
-                           milliseconds(check_ns_) + "\npi-sandbox: overlap gate-wait " +
+        STDERR_FILENO, "pi-sandbox: ready-record " + why + "\npi-sandbox: overlap record-check " +
+                           milliseconds(shared_->check_ns) + "\npi-sandbox: overlap gate-wait " +
                            milliseconds(core::phases::now_ns() - waited) + "\n");
   auto lines = std::move(lines_);
   lines_.clear();
@@ -70,11 +107,6 @@ bool RecordCheck::holds() {
   if (holds_)
     for (const auto& [say, line] : lines) say(line);
   return holds_;
-}
-
-bool RecordCheck::stale() {
-  std::lock_guard lock(mutex_);
-  return answered_ && !holds_;
 }
 
 std::function<void(const std::string&)> RecordCheck::held(

@@ -248,8 +248,23 @@ std::shared_ptr<RecordCheck> ahead_check(ReadyAhead* ready, const RunArgs& args)
       (void)core::write_all(STDERR_FILENO, "pi-sandbox: ready-record " + why + "\n");
     return nullptr;
   }
+  if (!ready->check || !ready->made) return nullptr;
   ready->offer->verified = true;
-  return RecordCheck::start(ready->offer);
+  // When the record does not hold, the second way (docs/security.md, "A sandbox made ahead"):
+  // the policy and the configuration computed again must be those the command was handed over
+  // with (everything the session made from them is then what it would make now), and the plans
+  // computed from them those the sandbox was made from.
+  ready->check->set_second_way([policy_args = args.policy, ready] {
+    config::LoadedConfig loaded;
+    auto policy = build_policy(policy_args, &loaded);
+    if (!policy || !(*policy == ready->policy) || loaded.source != ready->loaded.source ||
+        !loaded.config || !ready->loaded.config || !(*loaded.config == *ready->loaded.config))
+      return false;
+    auto plan = sandbox::linux_::plan_ready(*policy);
+    return plan && sandbox::linux_::plans_hold(*ready->made, plan->prepared.spec);
+  });
+  ready->check->begin();
+  return ready->check;
 #endif
 }
 
@@ -292,7 +307,10 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
         std::filesystem::exists(exposure.path, error))
       continue;
     // Made on the host only for a policy known to hold.
-    if (p.check && !p.check->holds()) return prepare(args, without_ready(io));
+    if (p.check && !p.check->holds()) {
+      p.check->join();  // the full way clones
+      return prepare(args, without_ready(io));
+    }
     std::filesystem::create_directories(exposure.path, error);
   }
   p.command.argv = args.argv.empty()
@@ -457,6 +475,7 @@ std::shared_ptr<ReadyAhead> prepare_ready(const RunArgs& args) {
   if (!policy) return nullptr;
   auto plan = sandbox::linux_::plan_ready(*policy);
   if (!plan) return nullptr;
+  ahead->made = std::make_shared<const sandbox::linux_::ReadyPlan>(*plan);
   auto offer = sandbox::linux_::launch_ready(std::move(*plan));
   if (!offer) return nullptr;
   // Made from a host other than the recorded one (a change while it was made): the record
@@ -467,6 +486,8 @@ std::shared_ptr<ReadyAhead> prepare_ready(const RunArgs& args) {
   }
   offer->record = std::move(record);
   ahead->offer = std::make_shared<sandbox::linux_::ReadyOffer>(std::move(*offer));
+  // After the sandbox's clone: the process has one thread more from here on.
+  ahead->check = RecordCheck::prepare(ahead->offer);
   ahead->policy = std::move(*policy);
   ahead->args = args.policy;
   ahead->environment = caller_environment();
@@ -586,12 +607,16 @@ sandbox::Outcome execute(const RunArgs& args, const RunIo& io) {
   const bool host_ipc =
       !args.shell_command.empty() && p.loaded.config->host_ipc.mode != config::HostIpcMode::Off;
   // Host IPC may run the command on the host: its policy is known to hold first.
-  if (host_ipc && p.check && !p.check->holds()) return execute(args, without_ready(io));
+  if (host_ipc && p.check && !p.check->holds()) {
+    p.check->join();  // the full way clones
+    return execute(args, without_ready(io));
+  }
   sandbox::Outcome outcome = host_ipc ? run_with_host_ipc(args, io, p)
                                       : run_in_sandbox(p, std::move(p.command), p.options);
   // A stale sandbox made ahead (or a launch that failed before its gate, with the record not
   // holding): nothing of the command ran, it runs again the full way.
   if (p.check && !p.check->holds()) {
+    p.check->join();  // the full way clones
     p.approvals->end_questions();
     return execute(args, without_ready(io));
   }

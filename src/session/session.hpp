@@ -19,9 +19,12 @@
 
 namespace pisandbox::sandbox::linux_ {
 struct ReadyOffer;  // sandbox/linux/runner.hpp: a sandbox made before its command
+struct ReadyPlan;   // sandbox/linux/runner.hpp: its plans
 }  // namespace pisandbox::sandbox::linux_
 
 namespace pisandbox::session {
+
+class RecordCheck;  // record_check.hpp: the comparison of a sandbox made ahead's record
 
 /// A sandbox made ahead (prepare_ready()) with what it was made from: the policy and the
 /// configuration, the policy's arguments and the process environment then (which the policy
@@ -30,6 +33,12 @@ namespace pisandbox::session {
 /// these plans as they are (docs/security.md, "A sandbox made ahead").
 struct ReadyAhead {
   std::shared_ptr<sandbox::linux_::ReadyOffer> offer;
+  /// The comparison of the offer's record, waiting for the command's request on a thread of
+  /// its own (record_check.hpp).
+  std::shared_ptr<RecordCheck> check;
+  /// The plans the sandbox was made from, kept apart from it for the second way when the
+  /// record does not hold at the gate (ahead_check()).
+  std::shared_ptr<const sandbox::linux_::ReadyPlan> made;
   policy::SandboxPolicy policy;
   config::LoadedConfig loaded;
   PolicyArgs args;

@@ -1522,6 +1522,18 @@ TEST(ServeReady, AStaleSandboxNeverRunsTheCommandHandedOverToIt) {
   EXPECT_EQ(read_file(scratch.ws / ".mcp.json"), "host\n");
 }
 
+// A change the record sees but that changes neither the policy nor the plans (an ordinary file
+// made in the workspace's root moves the directory's times): the second way, the plans computed
+// again at the gate, finds them equal, and the command runs in the sandbox made ahead.
+TEST(ServeReady, AChangeThatKeepsThePlansIsServedByTheSandboxMadeBefore) {
+  Scratch scratch;
+  Serve serve(scratch);
+  const auto [out, ahead] = after_change(
+      serve, scratch, [&] { write_file(scratch.ws / "notes.txt", "mine\n"); }, "cat notes.txt");
+  EXPECT_TRUE(out.starts_with("mine\n")) << out;
+  EXPECT_TRUE(ahead) << out;
+}
+
 // A sandbox made ahead whose plan no longer holds is thrown away, never used: the
 // configuration changed (a path of the hidden home re-exposed).
 TEST(ServeReady, AChangedConfigurationIsNeverServedByTheSandboxMadeBefore) {

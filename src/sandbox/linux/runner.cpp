@@ -226,6 +226,14 @@ PreparedSandbox prepared_from(ReadyOffer& offer, Command command) {
 
 }  // namespace
 
+bool plans_hold(const ReadyPlan& made, const LaunchSpec& fresh) {
+  const LaunchSpec& spec = made.prepared.spec;
+  return spec.mounts == fresh.mounts && spec.landlock == fresh.landlock &&
+         spec.landlock_abi == fresh.landlock_abi && spec.seccomp == fresh.seccomp &&
+         spec.limits == fresh.limits && spec.cgroups == fresh.cgroups &&
+         spec.guard == fresh.guard && made.sources == source_identities(fresh.mounts);
+}
+
 bool still_holds(const ReadyOffer& offer, const LaunchSpec& fresh) {
   const LaunchSpec& made = offer.spec;
   return offer.sandbox.pid() > 0 && made.mounts == fresh.mounts &&

@@ -97,6 +97,11 @@ core::Result<ReadyOffer> prepare_ready(const policy::SandboxPolicy& policy);
 /// again, a protected file or a concealed credential replaced by rename).
 [[nodiscard]] bool still_holds(const ReadyOffer& offer, const LaunchSpec& fresh);
 
+/// still_holds() for plans kept apart from their sandbox: whether `made` (plan_ready() as the
+/// sandbox was made from it) and `fresh` (plans computed now) are equal in the same ways, and
+/// every op's target and bind's source the same file as when `made` was planned.
+[[nodiscard]] bool plans_hold(const ReadyPlan& made, const LaunchSpec& fresh);
+
 /// Runs `command` under `policy`: prepare_sandbox(), then launch(), or run_command() in
 /// `ready`'s sandbox when one is given and still_holds() (otherwise that sandbox is discarded
 /// first). A `ready` offer whose record was found unchanged (ReadyOffer::verified, set by the
