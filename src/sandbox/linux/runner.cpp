@@ -273,7 +273,8 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
   // Kept before the command: what git may leave half done in the repository around a
   // workspace that is a strict subdirectory of it is put back afterwards.
   const auto git_state = GitStateSnapshot::take(policy, prepared->protected_paths);
-  LaunchSpec spare = prepared->spec;
+  // The plans again for the weaker sandbox below: launch() takes them, run_command() does not.
+  std::optional<LaunchSpec> launched;
   Outcome outcome = Outcome(Exited{0});
   if (ready != nullptr && (verified || still_holds(*ready, prepared->spec))) {
     core::phases::mark(core::phases::Mark::Checked);
@@ -281,8 +282,10 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
   } else {
     // A sandbox whose plan no longer holds is never used: it goes before the fresh one starts.
     if (ready != nullptr) ReadySandbox stale = std::move(ready->sandbox);
+    launched = prepared->spec;
     outcome = launch(std::move(prepared->spec), with_notices);
   }
+  LaunchSpec& spare = launched ? *launched : prepared->spec;
   // The gate said no (RunOptions::gate): nothing of the command ran; its caller runs it again.
   if (!outcome && outcome.error().kind == RunFailureKind::Stale) return outcome;
   // Where the namespaces cannot be made (nothing of the command ran), the weaker sandbox, if
