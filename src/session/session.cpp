@@ -264,6 +264,8 @@ std::shared_ptr<RecordCheck> ahead_check(ReadyAhead* ready, const RunArgs& args)
     return plan && sandbox::linux_::plans_hold(*ready->made, plan->prepared.spec);
   });
   ready->check->begin();
+  // pid 1's guard starts while the session is set up (the command has come).
+  sandbox::linux_::start_guard_ahead(ready->offer->sandbox);
   return ready->check;
 #endif
 }

@@ -447,7 +447,8 @@ struct ReadySandbox::State {
   Child child;
   /// Opened before pid 1 runs anything, read after it has gone: the files hold the namespace.
   NetCounters counters;
-  bool used = false;  ///< run_command() took it: it waits for pid 1 and cleans up itself
+  bool used = false;        ///< run_command() took it: it waits for pid 1 and cleans up itself
+  bool guard_told = false;  ///< pid 1 was sent GuardStart (start_guard_ahead())
 
   State() = default;
   State(const State&) = delete;
@@ -497,6 +498,13 @@ ReadySandbox::~ReadySandbox() = default;
 
 pid_t ReadySandbox::pid() const {
   return state_ ? state_->child.pid : -1;
+}
+
+void start_guard_ahead(ReadySandbox& sandbox) {
+  ReadySandbox::State* state = sandbox.state_.get();
+  if (state == nullptr || state->guard_told) return;
+  const char start_guard = static_cast<char>(LaunchMessage::GuardStart);
+  state->guard_told = ::send(state->launch.get(), &start_guard, 1, MSG_NOSIGNAL) == 1;
 }
 
 std::expected<ReadySandbox, RunFailure> prepare_launch(LaunchSpec spec) {
@@ -577,7 +585,7 @@ Outcome run_command(ReadySandbox sandbox, const Command& command, const RunOptio
   // and it watches before anything of the command runs (docs/security.md, "The guard"). pid 1
   // starts its own alongside, told first; nothing of the command runs before the Command below.
   const char start_guard = static_cast<char>(LaunchMessage::GuardStart);
-  if (::send(launch_fd, &start_guard, 1, MSG_NOSIGNAL) != 1) {
+  if (!state.guard_told && ::send(launch_fd, &start_guard, 1, MSG_NOSIGNAL) != 1) {
     state.used = false;  // pid 1 ran nothing: the sandbox is discarded as unused
     return std::unexpected(RunFailure{RunFailureKind::LaunchFailed,
                                       core::sys_error("send(GuardStart)", errno).message});

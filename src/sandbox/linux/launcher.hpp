@@ -37,6 +37,7 @@ class ReadySandbox {
  private:
   friend Outcome run_command(ReadySandbox sandbox, const Command& command,
                              const RunOptions& options);
+  friend void start_guard_ahead(ReadySandbox& sandbox);
   std::unique_ptr<State> state_;
 };
 
@@ -47,6 +48,13 @@ class ReadySandbox {
 /// Errors: LaunchFailed with the failing step (and a hint): `resource limits: ...`, `the
 /// guard's quarantine: ...`, `the guard: ...`, `clone3(...)`, `write(/proc/<pid>/uid_map)`.
 [[nodiscard]] std::expected<ReadySandbox, RunFailure> prepare_launch(LaunchSpec spec);
+
+/// Tells pid 1 of `sandbox` to start its guard now (LaunchMessage::GuardStart), before
+/// run_command(), which then does not tell it again: for a caller that has the command's
+/// request and sets up the command's session first, so that pid 1's start runs alongside it.
+/// Its start is the host as the command finds it: call it only once the command has come
+/// (docs/security.md, "The guard"). A send that fails is left for run_command() to meet.
+void start_guard_ahead(ReadySandbox& sandbox);
 
 /// Runs `command` in `sandbox` and waits for it: tells pid 1 to start its guard while the
 /// supervisor starts its own (docs/security.md, "The guard"), sends the command to pid 1 with
