@@ -119,7 +119,8 @@ rpc::ExitStatus exit_status(const sandbox::Outcome& outcome, double timeout_seco
 
 /// The request's environment, when it has one, becomes the process environment the session
 /// reads (caller_environment()): serve started this process without the loader's variables
-/// (server.cpp, worker_start()). Before any thread starts.
+/// (server.cpp, worker_start()). Before any thread reads it (the record's thread made ahead
+/// waits until the request: session::RecordCheck::begin()).
 void take_environment(const rpc::Exec& exec) {
   if (!exec.env) return;
   ::clearenv();
