@@ -225,16 +225,16 @@ TEST(MonorepoGit, AStashOfChangesInsideAndOutsideThePackageLeavesEveryFileAsItWa
 TEST(MonorepoGit, AnApplyOfAnOlderStashEntryLeavesEveryFileAsItWas) {
   for (const char* command : {"git stash apply -q stash@{1}", "git stash pop -q 1"}) {
     Scratch s;
-    expect_untouched(
-        command, 125, Line::Named,
-        [&](const fs::path& repo) {
-          write_file(repo / "top.txt", "dirty\n");
-          write_file(repo / "pkg/p.txt", "stashed\n");
-          ASSERT_EQ(git(repo, "stash -q", s).exit_code, 0);
-          write_file(repo / "pkg/p.txt", "newer\n");
-          ASSERT_EQ(git(repo, "stash -q", s).exit_code, 0);
-        },
-        s, {".git/index"});  // the stat data the apply's refresh and `git status` record
+    expect_untouched(command, 125, Line::Named,
+                     [&](const fs::path& repo) {
+                       write_file(repo / "top.txt", "dirty\n");
+                       write_file(repo / "pkg/p.txt", "stashed\n");
+                       ASSERT_EQ(git(repo, "stash -q", s).exit_code, 0);
+                       write_file(repo / "pkg/p.txt", "newer\n");
+                       ASSERT_EQ(git(repo, "stash -q", s).exit_code, 0);
+                     },
+                     s,
+                     {".git/index"});  // the stat data the apply's refresh and `git status` record
   }
 }
 
@@ -302,6 +302,27 @@ TEST(MonorepoGit, APullOfAChangeOutsideThePackageFetchesAndMergesNothing) {
   expect_untouched(
       "git pull -q --ff-only", 1, Line::Fetched, clean, s,
       {".git/FETCH_HEAD", ".git/ORIG_HEAD", ".git/refs/remotes", ".git/logs/refs/remotes"});
+}
+
+// A pull run by a script names no operation in the command's words; it leaves FETCH_HEAD
+// rewritten and ORIG_HEAD written, which tell it. Today: git's own error only.
+TEST(MonorepoGit, APullInAScriptNamesThePathsOutside) {
+  Scratch s;
+  expect_untouched(
+      "sh update.sh", 1, Line::Fetched,
+      [](const fs::path& repo) { write_file(repo / "pkg/update.sh", "git pull -q --ff-only\n"); },
+      s, {".git/FETCH_HEAD", ".git/ORIG_HEAD", ".git/refs/remotes", ".git/logs/refs/remotes"});
+}
+
+// A fetch writes FETCH_HEAD but no ORIG_HEAD: a command that fetched, then failed for a reason
+// of its own, is no stopped pull and gets no line.
+TEST(MonorepoGit, AFetchInAFailedCommandIsNoStoppedPull) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s);
+  const RunResult r = s.run("git fetch -q origin; false", {}, repo / "pkg");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(stderr_lines(r.err), "") << r.err;
+  EXPECT_FALSE(read_file(repo / ".git/FETCH_HEAD").empty());
 }
 
 // The operations of a new user's trial on the real bare remote's `main` (fetched first), each

@@ -104,7 +104,9 @@ class GitStateSnapshot {
   [[nodiscard]] std::string settle(bool failed) const;
 
   /// After a failed command that settle() put nothing back for: when `words` name a git
-  /// operation (git_operation()) whose target commit differs from HEAD outside the workspace,
+  /// operation (git_operation()), or name none but the command rewrote `FETCH_HEAD` and wrote
+  /// `ORIG_HEAD` (a pull run by a script), whose target commit differs from HEAD outside the
+  /// workspace,
   /// the line (without its `pi-sandbox: `) naming those paths (at most kStoppedPathsShown,
   /// then `and N more`) and how to allow them; empty otherwise. The target is, for `pull`,
   /// `FETCH_HEAD` when the command wrote it; for merge, rebase, reset and cherry-pick the

@@ -140,6 +140,16 @@ bool plain_target(const fs::path& git_dir, const std::string& target) {
          plain_refs(git_dir, ref);
 }
 
+/// Whether git's state file `name` below `git_dir` (not followed when a symlink) changed its
+/// inode data at or after `since` (CLOCK_REALTIME_COARSE, so a file written in the tick
+/// before counts too): git writes its state files through a lock file renamed over them.
+bool written_since(const fs::path& git_dir, const char* name, const struct timespec& since) {
+  struct stat st {};
+  if (::lstat((git_dir / name).c_str(), &st) != 0) return false;
+  return st.st_ctim.tv_sec > since.tv_sec ||
+         (st.st_ctim.tv_sec == since.tv_sec && st.st_ctim.tv_nsec >= since.tv_nsec);
+}
+
 /// Where a stopped operation was taking the working tree: the commit it started from and the
 /// one it was moving to (a plain_target() or an object name), and whether a fetch of the
 /// command brought the latter.
@@ -208,8 +218,7 @@ std::optional<GitOperation> git_operation(const std::vector<std::string>& words)
         op.target = plain.size() > 1 ? plain[1] : "stash@{0}";
         // Shell text's pieces split `stash@{1}` at its braces (policy::path_pieces()).
         if (op.target.ends_with('@') && plain.size() > 2) op.target += "{" + plain[2] + "}";
-      }
-      else if (sub != "push" && sub != "save" && sub != "branch")
+      } else if (sub != "push" && sub != "save" && sub != "branch")
         continue;
     }
     if (takes_target(name))
@@ -232,7 +241,11 @@ std::optional<GitOperation> git_operation(const std::vector<std::string>& words)
 }
 
 std::string GitStateSnapshot::stopped_line(const std::vector<std::string>& words) const {
-  const auto op = git_operation(words);
+  auto op = git_operation(words);
+  // A pull in a script (`make update`) names no operation in the command's words, but leaves
+  // its marks: FETCH_HEAD rewritten (move_of() checks it) and ORIG_HEAD written during the
+  // command; a `git fetch` alone writes no ORIG_HEAD.
+  if (!op && written_since(git_dir_, "ORIG_HEAD", started_)) op = GitOperation{"pull", {}};
   if (!op) return {};
   const auto move = move_of(*op, git_dir_, files_);
   if (!move) return {};
