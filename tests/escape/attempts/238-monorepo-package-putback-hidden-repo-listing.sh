@@ -3,11 +3,10 @@
 # layer: the supervisor: nothing is compared in a repository that borrows objects, and git's state is read without following a symbolic link
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
+# shellcheck source=../helpers/monorepo.sh
+source "$(dirname "$0")/../helpers/monorepo.sh"
 
-MONO="$WS/mono"
-APP="$MONO/packages/app"
 SECRET="$FAKE_HOME/private-notes"
-host_git() { (cd "$MONO" && HOME="$FAKE_HOME" git -c core.fsmonitor=false "$@"); }
 
 setup() {
   mkdir -p "$APP" "$SECRET/accounts"

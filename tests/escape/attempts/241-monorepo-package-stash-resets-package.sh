@@ -3,16 +3,9 @@
 # layer: the supervisor: the git state is put back, the package's files the reset rewrote are written back from the stash entry's trees (`git ls-tree`, `git cat-file blob`, no filter, `core.fsmonitor` off), and the command exits 125
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
+# shellcheck source=../helpers/monorepo.sh
+source "$(dirname "$0")/../helpers/monorepo.sh"
 
-# Its own repository inside the fixture's workspace (the battery snapshots the fixture's
-# `.git`, which putting HEAD back would rewrite).
-MONO="$WS/mono"
-APP="$MONO/packages/app"
-host_git() { (cd "$MONO" && HOME="$FAKE_HOME" git -c core.fsmonitor=false "$@"); }
-# Every entry of the package: path, mode, size, symlink target, content digest.
-package() {
-  (cd "$APP" && find . -printf '%p %M %s %l\n' | sort && find . -type f -exec sha256sum {} + | sort)
-}
 
 setup() {
   mkdir -p "$APP"

@@ -3,11 +3,10 @@
 # layer: the supervisor: an object is read only from the repository's own files (no symbolic link in the object directory) and only when its bytes hash to its name
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
+# shellcheck source=../helpers/monorepo.sh
+source "$(dirname "$0")/../helpers/monorepo.sh"
 
-MONO="$WS/mono"
-APP="$MONO/packages/app"
 SECRET="$FAKE_HOME/private-notes"
-host_git() { (cd "$MONO" && HOME="$FAKE_HOME" git -c core.fsmonitor=false "$@"); }
 
 setup() {
   mkdir -p "$APP" "$SECRET"
