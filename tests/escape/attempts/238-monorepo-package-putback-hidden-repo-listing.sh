@@ -9,10 +9,9 @@ source "$(dirname "$0")/../helpers/monorepo.sh"
 SECRET="$FAKE_HOME/private-notes"
 
 setup() {
-  mkdir -p "$APP" "$SECRET/accounts"
-  echo main >"$MONO/README.md"
-  echo app >"$APP/app.txt"
-  { host_git init -q && host_git add -A && host_git commit -qm app; } >/dev/null
+  new_monorepo
+  mkdir -p "$SECRET/accounts"
+  first_commit
   echo 'the-hidden-secret' >"$SECRET/accounts/bank-of-nowhere-4711.txt"
   (cd "$SECRET" && git init -q && git add -A && HOME="$FAKE_HOME" git commit -qm notes) >/dev/null
 }

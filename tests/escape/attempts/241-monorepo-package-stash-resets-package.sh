@@ -8,13 +8,11 @@ source "$(dirname "$0")/../helpers/monorepo.sh"
 
 
 setup() {
-  mkdir -p "$APP"
-  echo main >"$MONO/README.md"
-  echo app >"$APP/app.txt"
+  new_monorepo
   echo gone >"$APP/gone.txt"
   printf '#!/bin/sh\n' >"$APP/run.sh"
   chmod 644 "$APP/run.sh"
-  { host_git init -q && host_git add -A && host_git commit -qm app; } >/dev/null
+  first_commit
   echo dirty >"$MONO/README.md"
   echo work-in-progress >"$APP/app.txt"
   rm "$APP/gone.txt"

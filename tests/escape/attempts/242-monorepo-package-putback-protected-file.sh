@@ -12,7 +12,7 @@ setup() {
   echo main >"$MONO/README.md"
   echo app >"$APP/app.txt"
   printf '{"version":"2.0.0","tasks":[]}\n' >"$APP/.vscode/tasks.json"
-  { host_git init -q && host_git add -A && host_git commit -qm app; } >/dev/null
+  first_commit
 }
 
 attempt() {

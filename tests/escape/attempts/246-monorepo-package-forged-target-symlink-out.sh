@@ -8,10 +8,8 @@ source "$(dirname "$0")/../helpers/monorepo.sh"
 
 
 setup() {
-  mkdir -p "$APP"
-  echo main >"$MONO/README.md"
-  echo app >"$APP/app.txt"
-  { host_git init -q && host_git add -A && host_git commit -qm app; } >/dev/null
+  new_monorepo
+  first_commit
 }
 
 attempt() {

@@ -8,11 +8,9 @@ source "$(dirname "$0")/../helpers/monorepo.sh"
 
 
 setup() {
-  mkdir -p "$APP"
-  echo main >"$MONO/README.md"
-  echo app >"$APP/app.txt"
+  new_monorepo
   printf '.env\n' >"$MONO/.gitignore"
-  { host_git init -q && host_git add -A && host_git commit -qm app; } >/dev/null
+  first_commit
   echo 'API_KEY=the-users-own' >"$APP/.env"
 }
 

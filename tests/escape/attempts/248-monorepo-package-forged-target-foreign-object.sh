@@ -9,10 +9,9 @@ source "$(dirname "$0")/../helpers/monorepo.sh"
 SECRET="$FAKE_HOME/private-notes"
 
 setup() {
-  mkdir -p "$APP" "$SECRET"
-  echo main >"$MONO/README.md"
-  echo app >"$APP/app.txt"
-  { host_git init -q && host_git add -A && host_git commit -qm app; } >/dev/null
+  new_monorepo
+  mkdir -p "$SECRET"
+  first_commit
   echo 'the-hidden-secret' >"$SECRET/notes.txt"
   (cd "$SECRET" && git init -q && git add notes.txt) >/dev/null
 }

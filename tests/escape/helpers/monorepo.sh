@@ -18,3 +18,16 @@ host_git() { (cd "$MONO" && HOME="$FAKE_HOME" git -c core.fsmonitor=false "$@");
 package() {
   (cd "$APP" && find . -printf '%p %M %s %l\n' | sort && find . -type f -exec sha256sum {} + | sort)
 }
+
+# new_monorepo: the repository's first files: `README.md` ("main") outside the package,
+# `app.txt` ("app") inside it.
+new_monorepo() {
+  mkdir -p "$APP"
+  echo main >"$MONO/README.md"
+  echo app >"$APP/app.txt"
+}
+
+# first_commit: a repository of what the monorepo holds, committed on its first branch.
+first_commit() {
+  { host_git init -q && host_git add -A && host_git commit -qm app; } >/dev/null
+}
