@@ -99,7 +99,7 @@ enum class Line {
   Named,    ///< the one `pi-sandbox:` line naming `top.txt` and the way to allow it
   Stashed,  ///< that line, naming the stash entry's commit (now only an object) besides
   None,     ///< none: git's own error is all
-  Split,    ///< the line saying the split index cannot be read completely
+  Split,    ///< the line saying the (sparse) index cannot be read completely
   Stopped,  ///< the line naming `top.txt` after an operation that wrote nothing (git's status)
   Fetched,  ///< that line, saying that what a pull's fetch brought stays
 };
@@ -144,8 +144,8 @@ void expect_untouched(const std::string& command, int exit_code, Line line,
   }
   if (line == Line::Split) {
     const std::string split =
-        "pi-sandbox: the repository's index is a split index (the `link` extension, "
-        "core.splitIndex), whose entries pi-sandbox cannot read completely, so it cannot tell "
+        "pi-sandbox: the repository's index is a sparse index (the `sdir` extension, "
+        "index.sparse), whose entries pi-sandbox cannot read completely, so it cannot tell "
         "whether git changed every path outside the workspace it meant to (they are read-only "
         "here); its HEAD, index, refs and stash are as they were before the command, the files "
         "of the workspace as the command left them (`git status` names those that differ); the "
@@ -257,29 +257,59 @@ TEST(MonorepoGit, AnApplyOfAStashEntryOutsideThePackageNamesThePathsOutside) {
 }
 
 // With a split index (gitformat-index(5), "Split index") the index holds only the entries
-// changed since its shared index: nothing tells which files outside git meant to change, so
-// the state is put back, the new shared index removed. Today: HEAD on `other`, exit 0.
+// changed since its shared index: pi-sandbox reads both (the shared index as the command
+// started, and the one the index names after it), so the put-back is a whole index's.
+// Before: the state put back with a line that the index cannot be read, the files as the
+// command left them, even for a commit inside the package.
 void split_index(const fs::path& repo, const Scratch& s) {
   const RunResult r = git(repo, "config core.splitIndex true && git update-index --split-index", s);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   ASSERT_FALSE(git(repo, "ls-files", s).out.empty());
+  ASSERT_FALSE(read_file(repo / ".git/index").find("link") == std::string::npos);
 }
 
 TEST(MonorepoGit, ACheckoutWithASplitIndexLeavesTheRepositoryAsItWas) {
   Scratch s;
   expect_untouched(
-      "git checkout -q other", 125, Line::Split,
+      "git checkout -q other", 125, Line::Named,
       [&](const fs::path& repo) { split_index(repo, s); }, s);
 }
 
-// Today: a stash entry and `top.txt` as it was, the index reset.
+TEST(MonorepoGit, ACheckoutOfPackageChangesWithASplitIndexPutsThePackageBackToo) {
+  Scratch s;
+  expect_untouched("git checkout -q mixed", 125, Line::Named,
+                   [&](const fs::path& repo) { split_index(repo, s); }, s, {".git/index"});
+}
+
 TEST(MonorepoGit, AStashWithASplitIndexLeavesTheRepositoryAsItWas) {
   Scratch s;
   expect_untouched(
-      "git stash -q", 125, Line::Split,
+      "git stash -q", 125, Line::Stashed,
       [&](const fs::path& repo) {
         split_index(repo, s);
         write_file(repo / "top.txt", "dirty\n");
+      },
+      s);
+}
+
+// A sparse index (gitformat-index(5), "Sparse Directory Entries") stands for the directories
+// outside its cone with one entry each: nothing tells which files outside git meant to change,
+// so the state is put back and the line says why.
+TEST(MonorepoGit, ACheckoutWithASparseIndexLeavesTheRepositoryAsItWas) {
+  Scratch s;
+  expect_untouched(
+      "git checkout -q other", 125, Line::Split,
+      [&](const fs::path& repo) {
+        fs::create_directories(repo / "lib");
+        write_file(repo / "lib/l.txt", "l\n");
+        const RunResult r = git(repo,
+                                "add lib && git commit -qm lib && git branch -qf other HEAD && "
+                                "git checkout -q other && echo other > top.txt && git commit "
+                                "-qam other && git checkout -q main && git config index.sparse "
+                                "true && git sparse-checkout set --cone pkg",
+                                s);
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        ASSERT_FALSE(read_file(repo / ".git/index").find("sdir") == std::string::npos);
       },
       s);
 }
@@ -953,19 +983,23 @@ TEST(MonorepoGit, AnIndexOnlyResetOfAChangeOutsideThePackageStays) {
 
 // What the README promises: a commit of a change inside the package reaches the host.
 TEST(MonorepoGit, ACommitInsideThePackageReachesTheHost) {
-  Scratch s;
-  const fs::path repo = make_monorepo(s);
-  write_file(repo / "top.txt", "dirty\n");
-  const RunResult r = s.run(
-      "echo p3 > p.txt && git add p.txt && git commit -qm inside && "
-      "git log -1 --format=%s",
-      {}, repo / "pkg");
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "inside\n");
-  EXPECT_EQ(stderr_lines(r.err), "");
-  EXPECT_EQ(git(repo, "log -1 --format=%s", s).out, "inside\n");
-  EXPECT_EQ(git(repo, "status --porcelain", s).out, " M top.txt\n");
-  EXPECT_EQ(read_file(repo / "pkg/p.txt"), "p3\n");
+  for (const bool split : {false, true}) {
+    SCOPED_TRACE(split ? "split index" : "whole index");
+    Scratch s;
+    const fs::path repo = make_monorepo(s);
+    if (split) split_index(repo, s);
+    write_file(repo / "top.txt", "dirty\n");
+    const RunResult r = s.run(
+        "echo p3 > p.txt && git add p.txt && git commit -qm inside && "
+        "git log -1 --format=%s",
+        {}, repo / "pkg");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, "inside\n");
+    EXPECT_EQ(stderr_lines(r.err), "");
+    EXPECT_EQ(git(repo, "log -1 --format=%s", s).out, "inside\n");
+    EXPECT_EQ(git(repo, "status --porcelain", s).out, " M top.txt\n");
+    EXPECT_EQ(read_file(repo / "pkg/p.txt"), "p3\n");
+  }
 }
 
 }  // namespace

@@ -234,7 +234,8 @@ std::optional<GitStateSnapshot> GitStateSnapshot::take(
     }
   }
   if (const auto index = snapshot.files_.find("index"); index != snapshot.files_.end()) {
-    for (const auto& e : entries_of(index->second)) {
+    for (const auto& e : snapshot.whole_entries(index->second, SharedFrom::Start)
+                             .value_or(entries_of(index->second))) {
       if (e.stage != 0 || e.skip_worktree || !e.path.starts_with(snapshot.inside_ + "/")) continue;
       const std::uint32_t type = e.mode & 0170000;
       if (type != 0100000 && type != 0120000) continue;
@@ -256,19 +257,22 @@ GitStateSnapshot::HalfDone GitStateSnapshot::half_done(bool failed) const {
   const auto new_bytes = read_regular(git_dir_, git_dir_ / "index", kGitStateBound);
   if (old_index == files_.end() || !new_bytes) return {};
   const auto stat_of = [&](const std::string& path) { return git_stat(root_ / path); };
-  const auto before = entries_of(old_index->second);
+  const auto whole_before = whole_entries(old_index->second, SharedFrom::Start);
+  const auto whole_after = whole_entries(*new_bytes, SharedFrom::Now);
+  // Not whole (a sparse index): the entries the index holds, as far as they go.
+  const auto before = whole_before ? *whole_before : entries_of(old_index->second);
+  const auto after = whole_after ? *whole_after : entries_of(*new_bytes);
   const auto old_stash = files_.find("logs/refs/stash");
   const auto new_stash = read_regular(git_dir_, git_dir_ / "logs/refs/stash", kGitStateBound);
   const bool stashed = new_stash && (old_stash == files_.end() || old_stash->second != *new_stash);
-  // An index whose entries are not all in it (a split or sparse index) cannot tell which
-  // files git meant to change: after a command that changed it with HEAD or failed, or
-  // stashed and failed, the state is put back whatever the files hold.
+  // An index whose entries cannot all be read (a sparse index, a split index without its
+  // shared index) cannot tell which files git meant to change: after a command that changed
+  // it with HEAD or failed, or stashed and failed, the state is put back whatever the files
+  // hold.
   if ((*new_bytes != old_index->second && (failed || head_moved())) || (stashed && failed)) {
-    auto extent = extent_of(old_index->second);
-    if (!extent.incomplete) extent = extent_of(*new_bytes);
-    if (extent.incomplete) {
+    if (!whole_before || !whole_after) {
       HalfDone unknown;
-      unknown.unreadable = std::move(*extent.incomplete);
+      unknown.unreadable = whole_before ? whole_after.error() : whole_before.error();
       return unknown;
     }
   }
@@ -276,7 +280,6 @@ GitStateSnapshot::HalfDone GitStateSnapshot::half_done(bool failed) const {
   // entries outside without touching their files, as on the host: only an index that moved
   // with HEAD, or a failed command, is half done.
   if (*new_bytes != old_index->second && (failed || head_moved())) {
-    const auto after = entries_of(*new_bytes);
     auto outside = policy::unapplied_paths(before, after, inside_, stat_of);
     if (!outside.empty())
       return {std::move(outside), policy::written_paths(before, after, inside_, stat_of)};
@@ -287,7 +290,6 @@ GitStateSnapshot::HalfDone GitStateSnapshot::half_done(bool failed) const {
   // git refreshes the stat data of the index before a merge, and may write it then: only what
   // the entries name counts.
   const auto same_entries = [&] {
-    const auto after = entries_of(*new_bytes);
     return std::ranges::equal(before, after, [](const auto& a, const auto& b) {
       return a.path == b.path && a.stage == b.stage && a.mode == b.mode && a.oid == b.oid &&
              a.skip_worktree == b.skip_worktree;
@@ -365,8 +367,11 @@ GitStateSnapshot::HalfDone GitStateSnapshot::unfinished() const {
     const auto now = read_regular(git_dir_, git_dir_ / name, kGitStateBound);
     return kept == files_.end() ? now.has_value() : now != kept->second;
   });
-  Unfinished found = unfinished_writes(package_files(entries_of(index->second), {}), targets(),
-                                       stamps_, state_changed);
+  Unfinished found =
+      unfinished_writes(package_files(whole_entries(index->second, SharedFrom::Start)
+                                          .value_or(std::vector<policy::GitIndexEntry>{}),
+                                      {}),
+                        targets(), stamps_, state_changed);
   if (found.written.empty()) return {};
   HalfDone half;
   half.outside = std::move(found.outside);
@@ -388,6 +393,31 @@ bool GitStateSnapshot::head_moved() const {
   std::string ref = head->second.substr(5);
   while (!ref.empty() && (ref.back() == '\n' || ref.back() == '\r')) ref.pop_back();
   return ref.starts_with("refs/") && ref.find("..") == std::string::npos && changed(ref);
+}
+
+std::expected<std::vector<policy::GitIndexEntry>, std::string> GitStateSnapshot::whole_entries(
+    const std::string& bytes, SharedFrom from) const {
+  const auto extent = extent_of(bytes);
+  if (!extent.incomplete) return entries_of(bytes);
+  if (extent.shared_index.empty()) return std::unexpected(*extent.incomplete);
+  std::optional<std::string> shared;
+  if (from == SharedFrom::Start) {
+    if (const auto kept = files_.find(extent.shared_index); kept != files_.end())
+      shared = kept->second;
+  } else {
+    shared = read_regular(git_dir_, git_dir_ / extent.shared_index, kGitStateBound);
+  }
+  if (!shared || shared->size() > kGitStateBound)
+    return std::unexpected(*extent.incomplete + " whose shared index " + extent.shared_index +
+                           " is missing or larger than " + std::to_string(kGitStateBound >> 20) +
+                           " MiB");
+  auto merged = policy::split_index_entries(bytes, *shared, 20);
+  if (!merged)  // a SHA-256 repository
+    if (auto wide = policy::split_index_entries(bytes, *shared, 32); wide) return wide;
+  if (!merged)
+    return std::unexpected(*extent.incomplete + " whose shared index cannot be merged with it (" +
+                           merged.error() + ")");
+  return merged;
 }
 
 core::Result<void> GitStateSnapshot::restore() const {
@@ -472,9 +502,9 @@ std::string GitStateSnapshot::settle(bool failed) const {
   PackageFiles files = package_files({}, half.inside);
   // Without the index as it was, no file can be told to be the command's: none is touched.
   const auto index = files_.find("index");
-  auto before = index == files_.end() ? std::nullopt
-                                      : std::optional(policy::index_entries(index->second, 20));
-  if (before && !*before) before = policy::index_entries(index->second, 32);
+  auto before = index == files_.end()
+                    ? std::nullopt
+                    : std::optional(whole_entries(index->second, SharedFrom::Start));
   if (!before || !*before)
     return needed + "; the repository is as it was before the command but for what git had " +
            "written inside the workspace, which could not be put back (the index before the " +

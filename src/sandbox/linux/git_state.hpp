@@ -160,6 +160,15 @@ class GitStateSnapshot {
                                            std::vector<std::string> written) const;
   /// Whether HEAD, the branch it names or `packed-refs` changed since the snapshot.
   [[nodiscard]] bool head_moved() const;
+  /// Where a split index's shared index is read from: as the command started (files_), or
+  /// the git directory now.
+  enum class SharedFrom { Start, Now };
+  /// Every entry of the index `bytes`, a split index's merged with those of the shared index
+  /// its link names (policy::split_index_entries(), read from `from`); or why they cannot all
+  /// be read (policy::IndexExtent::incomplete, and for a split index why its shared index
+  /// cannot be: missing, too large, or not the one git wrote with it).
+  [[nodiscard]] std::expected<std::vector<policy::GitIndexEntry>, std::string> whole_entries(
+      const std::string& bytes, SharedFrom from) const;
   [[nodiscard]] core::Result<void> restore() const;
 };
 
