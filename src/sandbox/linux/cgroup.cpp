@@ -160,10 +160,16 @@ std::string shared_why(const fs::path& dir, const std::vector<pid_t>& others) {
          "pi-sandbox ...`, or docs/containers.md, \"A cgroup without systemd\")";
 }
 
-CgroupSupport none_because(std::string why, bool shared = false) {
+CgroupSupport none_because(std::string why) {
   CgroupSupport none;
   none.why_not = std::move(why);
-  none.shared = shared;
+  return none;
+}
+
+/// None for a v2 directory that holds `others` besides this process.
+CgroupSupport none_shared(const fs::path& dir, const std::vector<pid_t>& others) {
+  CgroupSupport none = none_because(shared_why(dir, others));
+  none.shared = true;
   return none;
 }
 
@@ -199,22 +205,20 @@ fs::path v2_directory(const std::vector<CgroupMount>& mounts,
   return dir;
 }
 
-std::optional<CgroupSupport> probe_v2(const std::vector<CgroupMount>& mounts,
-                                      const std::vector<std::pair<std::string, std::string>>& own,
-                                      const std::vector<std::string>& required, std::string& why,
-                                      bool& shared) {
+/// V2, or None with the reason (empty when there is no cgroup2 mount or no v2 cgroup).
+CgroupSupport probe_v2(const std::vector<CgroupMount>& mounts,
+                       const std::vector<std::pair<std::string, std::string>>& own,
+                       const std::vector<std::string>& required) {
+  std::string why;
   const fs::path dir = v2_directory(mounts, own, required, why);
-  if (dir.empty()) return std::nullopt;
+  if (dir.empty()) return none_because(why);
   if (!has_all(first_line(read_text(dir / "cgroup.subtree_control")), required)) {
-    const Occupants in_dir = occupants(dir);
-    shared = !in_dir.others.empty();
+    if (const Occupants in_dir = occupants(dir); !in_dir.others.empty())
+      return none_shared(dir, in_dir.others);
     const auto& [failed_dir, failure] = delegation_failure();
-    why = shared ? shared_why(dir, in_dir.others)
-          : failed_dir == dir && !failure.empty()
-              ? failure
-              : "the " + joined(required, " and ") + " controllers are not enabled in " +
-                    (dir / "cgroup.subtree_control").string();
-    return std::nullopt;
+    if (failed_dir == dir && !failure.empty()) return none_because(failure);
+    return none_because("the " + joined(required, " and ") + " controllers are not enabled in " +
+                        (dir / "cgroup.subtree_control").string());
   }
   CgroupSupport support;
   support.kind = CgroupSupport::Kind::V2;
@@ -332,12 +336,12 @@ CgroupSupport probe_cgroups() {
 CgroupSupport probe_cgroups(const V2Controllers& controllers) {
   const auto mounts = cgroup_mounts();
   const auto own = own_cgroups();
-  std::string why_v2, why_v1;
-  bool shared = false;
-  if (auto v2 = probe_v2(mounts, own, controllers.required, why_v2, shared)) return *v2;
+  const CgroupSupport v2 = probe_v2(mounts, own, controllers.required);
+  if (v2.kind == CgroupSupport::Kind::V2) return v2;
+  std::string why_v1;
   if (auto v1 = probe_v1(mounts, own, why_v1)) return *v1;
   if (!why_v1.empty()) return none_because(why_v1);
-  if (!why_v2.empty()) return none_because(why_v2, shared);
+  if (!v2.why_not.empty()) return v2;
   return none_because("no cgroup hierarchy with the pids and memory controllers");
 }
 
@@ -376,7 +380,7 @@ CgroupSupport usable_v2(const fs::path& dir, const std::vector<std::string>& opt
 CgroupSupport enable_failed(const fs::path& dir, const core::Error& error) {
   if (error.code == EBUSY)
     if (const Occupants in_dir = occupants(dir); !in_dir.others.empty())
-      return none_because(shared_why(dir, in_dir.others), true);
+      return none_shared(dir, in_dir.others);
   return none_because(error.describe());
 }
 
@@ -400,7 +404,7 @@ CgroupSupport delegate_v2(const fs::path& dir, const V2Controllers& controllers)
   if (enabled) return usable_v2(dir, controllers.optional);
   if (enabled.error().code != EBUSY) return none_because(enabled.error().describe());
   const Occupants in_dir = occupants(dir);
-  if (!in_dir.others.empty()) return none_because(shared_why(dir, in_dir.others), true);
+  if (!in_dir.others.empty()) return none_shared(dir, in_dir.others);
   if (!in_dir.self) return none_because(enabled.error().describe());
   if (auto moved = move_self_into(dir / own_leaf_name()); !moved)
     return none_because(moved.error().describe());
