@@ -44,8 +44,9 @@ std::string v2_path(const std::string& proc_cgroup) {
   return {};
 }
 
-/// The mount points of cgroup2 in this mount namespace (proc(5), /proc/self/mountinfo).
-std::vector<std::string> cgroup2_mounts() {
+/// The mount points of cgroup and cgroup2 in this mount namespace (proc(5),
+/// /proc/self/mountinfo), deepest last.
+std::vector<std::string> cgroup_mounts() {
   std::vector<std::string> points;
   std::istringstream in(read_file("/proc/self/mountinfo"));
   std::string line;
@@ -55,7 +56,7 @@ std::vector<std::string> cgroup2_mounts() {
     fields >> id >> parent >> device >> root >> point;
     while (fields >> field && field != "-") {
     }
-    if (fields >> field && field == "cgroup2") points.push_back(point);
+    if (fields >> field && (field == "cgroup2" || field == "cgroup")) points.push_back(point);
   }
   return points;
 }
@@ -76,8 +77,9 @@ class CgroupV2Delegation : public ::testing::Test {
     ASSERT_EQ(::unshare(CLONE_NEWNS), 0) << std::strerror(errno);
     ASSERT_EQ(::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr), 0)
         << std::strerror(errno);
-    // Only the private mount below is a cgroup2 mount here (probe_cgroups() takes the first).
-    for (const auto& other : cgroup2_mounts())
+    // Only the private mount below is a cgroup mount here: probe_cgroups() takes the first
+    // cgroup2 mount, and prefers a writable v1 hierarchy to a v2 directory it cannot use.
+    for (const auto& other : cgroup_mounts())
       ASSERT_EQ(::umount2(other.c_str(), MNT_DETACH), 0) << other << ": " << std::strerror(errno);
     char point[] = "/tmp/pi-sandbox-cgroup2.XXXXXX";
     ASSERT_NE(::mkdtemp(point), nullptr) << std::strerror(errno);
@@ -158,6 +160,8 @@ TEST_F(CgroupV2Delegation, TheKernelRefusesControllersWhileAnotherProcessIsThere
   EXPECT_EQ(v2_path("/proc/self/cgroup"), "/" + delegated_.lexically_relative(point_).string());
   EXPECT_FALSE(fs::exists(delegated_ / own_leaf_name()));
   EXPECT_EQ(read_file(delegated_ / "cgroup.subtree_control"), "");
+  // The probe of each command says the same (the warning's and doctor's reason).
+  EXPECT_EQ(sandbox::linux_::probe_cgroups(kControllers), support);
   // The same refusal from the kernel itself.
   EXPECT_FALSE(write_to(delegated_ / "cgroup.subtree_control", "+hugetlb"));
 }
@@ -176,6 +180,10 @@ TEST_F(CgroupV2Delegation, AloneItMovesIntoItsOwnLeafWithItsThreads) {
         return static_cast<pid_t>(std::stoi(task.path().filename().string()));
     return pid_t{-1};
   }();
+  // Before: not enabled, and nobody else there.
+  EXPECT_EQ(sandbox::linux_::probe_cgroups(kControllers).why_not,
+            "the hugetlb controllers are not enabled in " +
+                (delegated_ / "cgroup.subtree_control").string());
   const CgroupSupport support = delegate_v2(delegated_, kControllers);
   const std::string thread_cgroup =
       v2_path("/proc/self/task/" + std::to_string(thread_id) + "/cgroup");
