@@ -24,6 +24,7 @@
 #include "process/host_runner.hpp"
 #include "proxy/protocol/parent_proxy.hpp"
 #include "sandbox/macos/runner.hpp"
+#include "shell/shell_command.hpp"
 #if !defined(__APPLE__)
 #include "sandbox/linux/runner.hpp"
 #endif
@@ -563,7 +564,9 @@ sandbox::Outcome execute(const RunArgs& args, const RunIo& io) {
   const std::filesystem::path cwd = p.command.cwd;
   const std::vector<std::string> words =
       args.shell_command.empty() ? p.command.argv : policy::path_pieces(args.shell_command);
-  p.options.words = words;
+  // The git operation after the command is read from its simple commands' own words.
+  p.options.words =
+      args.shell_command.empty() ? p.command.argv : shell::command_words(args.shell_command);
   sandbox::Outcome outcome =
       args.shell_command.empty() || p.loaded.config->host_ipc.mode == config::HostIpcMode::Off
           ? run_in_sandbox(p, std::move(p.command), p.options)

@@ -297,8 +297,11 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
       outcome = run_landlock_only(policy, std::move(spare), with_notices);
     }
   if (git_state) {
-    const bool succeeded =
-        outcome && std::holds_alternative<Exited>(*outcome) && std::get<Exited>(*outcome).code == 0;
+    // An operation that cannot have completed fails whatever status the shell gave the
+    // command (docs/security.md, "Repositories around the workspace").
+    const bool succeeded = outcome && std::holds_alternative<Exited>(*outcome) &&
+                           std::get<Exited>(*outcome).code == 0 &&
+                           !git_state->hidden_stop(with_notices.words);
     if (auto line = git_state->settle(!succeeded); !line.empty()) {
       with_notices.notice(line);
       // Put back, the operation did not happen: no exit status of git's may say it did.
