@@ -163,6 +163,7 @@ void set_run_options(Prepared& p, const RunArgs& args, const RunIo& io) {
   };
   p.options.direct_connection = [say = p.say] { say(std::string(kDirectConnectionHint)); };
   p.options.say_no_cgroup = io.say_no_cgroup;
+  p.options.say_home_workspace = io.say_home_workspace;
   p.options.teardown = io.teardown;
 }
 

@@ -257,7 +257,9 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
                            : "only RLIMIT_NPROC limits its processes (" +
                                  std::to_string(policy.limits.max_processes) + ")") +
          ", and nothing its memory but the tmpfs budget; `pi-sandbox doctor` says how to get one");
-  if (auto line = policy::home_workspace_warning(policy); !line.empty()) warn("warning: " + line);
+  if (auto line = policy::home_workspace_warning(policy);
+      !line.empty() && (!options.say_home_workspace || options.say_home_workspace()))
+    warn("warning: " + line);
   for (const auto& link : prepared->scan.credential_links)
     warn("warning: " + policy::credential_link_warning(link));
   RunOptions with_notices = options;
