@@ -185,12 +185,10 @@ void set_boundaries(Prepared& p, const RunArgs& args, const RunIo& io,
       });
   // Host Unix sockets the broker finds the command connecting to (docs/host-ipc.md, "Host
   // sockets"): the allowed list expanded from the caller's environment now.
-  std::vector<std::filesystem::path> writable = p.policy.home_writable_entries;
-  for (const auto& exposure : p.policy.writable) writable.push_back(exposure.path);
   p.allowed_sockets = policy::allowed_sockets(p.loaded.config->host_ipc.allowed_sockets,
                                               caller_environment(), home_directory().string());
   p.host_sockets = std::make_shared<HostSockets>(
-      p.allowed_sockets, std::move(writable), p.approvals->broker(), p.approvals, network,
+      p.allowed_sockets, areas, p.approvals->broker(), p.approvals, network,
       args.subagent || hostipc::is_subagent(caller_environment()) ? HostSocketAsking::Subagent
                                                                   : HostSocketAsking::Allowed,
       p.say,
