@@ -89,13 +89,14 @@ bool HostSockets::writable_by_command(const std::filesystem::path& entry) const 
   return policy::in_writable_area(entry, writable_);
 }
 
+bool HostSockets::listed(const std::filesystem::path& socket) const {
+  return std::ranges::any_of(allowed_, [&](const policy::AllowedSocket& entry) {
+    return entry.path && std::filesystem::path(*entry.path).lexically_normal() == socket;
+  });
+}
+
 bool HostSockets::allows(const std::filesystem::path& socket) const {
-  for (const auto& entry : allowed_) {
-    if (!entry.path) continue;
-    const std::filesystem::path normal = std::filesystem::path(*entry.path).lexically_normal();
-    if (normal == socket && !writable_by_command(normal)) return true;
-  }
-  return false;
+  return listed(socket) && !writable_by_command(socket);
 }
 
 sandbox::HostSocketAnswer HostSockets::decide(const sandbox::HostSocketRequest& socket) {

@@ -73,6 +73,11 @@ class HostSockets {
   /// resolved) without asking: step 1 above.
   [[nodiscard]] bool allows(const std::filesystem::path& socket) const;
 
+  /// Whether a hostIPC.allowedSockets entry names the host socket `socket` (absolute, symlinks
+  /// resolved), whether or not it allows it (allows() also asks that the command cannot write
+  /// there).
+  [[nodiscard]] bool listed(const std::filesystem::path& socket) const;
+
   /// Whether `entry` (an expanded allowedSockets path) lies in a place the command may write
   /// (policy::in_writable_area(), lexically), where it allows nothing.
   [[nodiscard]] bool writable_by_command(const std::filesystem::path& entry) const;

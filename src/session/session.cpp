@@ -539,7 +539,13 @@ void explain_signing(const Prepared& p, const std::vector<std::string>& words) {
   if (!signing.signing.configured()) return;
   const bool refused =
       !signing.agent_socket.empty() && p.host_sockets->refused(signing.agent_socket.string());
-  if (refused) p.say(policy::signing_socket_hint(signing));
+  // Listed but where the command can write: adding the entry again would change nothing.
+  const bool listed_writable = !signing.agent_socket.empty() &&
+                               p.host_sockets->listed(signing.agent_socket) &&
+                               p.host_sockets->writable_by_command(signing.agent_socket);
+  if (refused)
+    p.say(listed_writable ? policy::signing_writable_socket_hint(signing)
+                          : policy::signing_socket_hint(signing));
   if (!policy::may_sign(words)) return;
   if (signing.ssh_key_hidden) p.say(policy::hidden_ssh_key_hint(signing.signing));
   // An agent that is running but not allowed is refused when the signing program asks it: that
@@ -547,7 +553,9 @@ void explain_signing(const Prepared& p, const std::vector<std::string>& words) {
   // or git never signed).
   const auto gap = agent_gap(p, signing);
   if (gap && !refused && (*gap != policy::AgentGap::NotAllowed || signing.ssh_key_hidden))
-    p.say(policy::signing_agent_hint(signing, *gap));
+    p.say(*gap == policy::AgentGap::NotAllowed && listed_writable
+              ? policy::signing_writable_socket_hint(signing)
+              : policy::signing_agent_hint(signing, *gap));
 }
 
 }  // namespace

@@ -172,6 +172,27 @@ TEST_F(Signing, SshWithoutTheAgentAllowedSaysWhichSettingToAdd) {
   EXPECT_EQ(unsigned_failure.err.find("pi-sandbox: "), std::string::npos) << unsigned_failure.err;
 }
 
+TEST_F(Signing, AnAllowedAgentSocketTheCommandCanWriteSaysSoInsteadOfAddingIt) {
+  PI_SANDBOX_REQUIRE(has_openssh(), "openssh-client is not installed");
+  // `ssh-agent -a` in the workspace: listed, but the command could put any socket there.
+  ssh_setup(scratch_.ws / "agent.sock");
+  const RunResult r = sandboxed("git commit -q -S --allow-empty -m refused",
+                                R"({"allowedSockets": ["$SSH_AUTH_SOCK"]})");
+  EXPECT_EQ(r.exit_code, 128) << r.err;
+  const std::string line =
+      "pi-sandbox: git signs with ssh-keygen through ssh-agent, whose socket " +
+      agent_socket_.string() +
+      " lies where the command can write (the workspace or filesystem.additionalAllowWrite), so "
+      "its hostIPC.allowedSockets entry allows nothing there; to sign inside the sandbox, start "
+      "the agent with its socket elsewhere (ssh-agent -a ~/.ssh/agent.sock) (docs/host-ipc.md, "
+      "\"Host sockets\")\n";
+  const auto at = r.err.find(line);
+  EXPECT_NE(at, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(line, at + 1), std::string::npos) << r.err;  // once
+  EXPECT_EQ(r.err.find("add it to the configuration"), std::string::npos) << r.err;
+  EXPECT_EQ(git({"rev-parse", "-q", "--verify", "HEAD"}).exit_code, 1);  // nothing committed
+}
+
 /// The line of a user.signingKey naming the private key ~/.ssh/id_ed25519.
 const std::string kPrivateKeyLine =
     "pi-sandbox: user.signingKey names ~/.ssh/id_ed25519, which is not a public key file, so the "

@@ -377,6 +377,15 @@ TEST_F(UnixSockets, AnAllowedEntryInAWritableDirectoryOfTheHomeWorkspaceAllowsNo
             std::string::npos)
       << r.err;
   EXPECT_EQ(accepted(socket), "0");
+  // `policy` says why the entry does nothing.
+  const RunResult policy =
+      run_process({sandbox_binary(), "policy", "--config", cfg, "--cwd", scratch_.home.string()},
+                  scratch_.env());
+  EXPECT_NE(policy.out.find("  hostIPC.allowedSockets: " + socket.string() +
+                            " (allows nothing: the command can write there, and could put "
+                            "another socket at that name)\n"),
+            std::string::npos)
+      << policy.out;
 }
 
 TEST_F(UnixSockets, ManyConnectsAtOnceAllGetTheirAnswer) {
