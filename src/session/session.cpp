@@ -187,12 +187,10 @@ void set_boundaries(Prepared& p, const RunArgs& args, const RunIo& io,
       });
   // Host Unix sockets the broker finds the command connecting to (docs/host-ipc.md, "Host
   // sockets"): the allowed list expanded from the caller's environment now.
-  std::vector<std::filesystem::path> writable = p.policy.home_writable_entries;
-  for (const auto& exposure : p.policy.writable) writable.push_back(exposure.path);
   p.allowed_sockets = policy::allowed_sockets(p.loaded.config->host_ipc.allowed_sockets,
                                               caller_environment(), home_directory().string());
   p.host_sockets = std::make_shared<HostSockets>(
-      p.allowed_sockets, std::move(writable), p.approvals->broker(), p.approvals, network,
+      p.allowed_sockets, areas, p.approvals->broker(), p.approvals, network,
       args.subagent || hostipc::is_subagent(caller_environment()) ? HostSocketAsking::Subagent
                                                                   : HostSocketAsking::Allowed,
       p.say,
@@ -543,7 +541,13 @@ void explain_signing(const Prepared& p, const std::vector<std::string>& words) {
   if (!signing.signing.configured()) return;
   const bool refused =
       !signing.agent_socket.empty() && p.host_sockets->refused(signing.agent_socket.string());
-  if (refused) p.say(policy::signing_socket_hint(signing));
+  // Listed but where the command can write: adding the entry again would change nothing.
+  const bool listed_writable = !signing.agent_socket.empty() &&
+                               p.host_sockets->listed(signing.agent_socket) &&
+                               p.host_sockets->writable_by_command(signing.agent_socket);
+  if (refused)
+    p.say(listed_writable ? policy::signing_writable_socket_hint(signing)
+                          : policy::signing_socket_hint(signing));
   if (!policy::may_sign(words)) return;
   if (signing.ssh_key_hidden) p.say(policy::hidden_ssh_key_hint(signing.signing));
   // An agent that is running but not allowed is refused when the signing program asks it: that
@@ -551,7 +555,9 @@ void explain_signing(const Prepared& p, const std::vector<std::string>& words) {
   // or git never signed).
   const auto gap = agent_gap(p, signing);
   if (gap && !refused && (*gap != policy::AgentGap::NotAllowed || signing.ssh_key_hidden))
-    p.say(policy::signing_agent_hint(signing, *gap));
+    p.say(*gap == policy::AgentGap::NotAllowed && listed_writable
+              ? policy::signing_writable_socket_hint(signing)
+              : policy::signing_agent_hint(signing, *gap));
 }
 
 }  // namespace
