@@ -536,11 +536,18 @@ std::optional<policy::AgentGap> agent_gap(const Prepared& p, const policy::Signi
 /// key file the sandbox hides (a private key), with what to set instead; and, unless the refusal
 /// said it, one line when no agent can sign for the sandbox (none, not running; not allowed,
 /// with such a key).
+/// Whether the signing agent's socket (policy::SigningFiles::agent_socket) was refused during
+/// the command.
+bool signing_agent_refused(const Prepared& p) {
+  const policy::SigningFiles& signing = p.policy.signing;
+  return signing.signing.configured() && !signing.agent_socket.empty() &&
+         p.host_sockets->refused(signing.agent_socket.string());
+}
+
 void explain_signing(const Prepared& p, const std::vector<std::string>& words) {
   const policy::SigningFiles& signing = p.policy.signing;
   if (!signing.signing.configured()) return;
-  const bool refused =
-      !signing.agent_socket.empty() && p.host_sockets->refused(signing.agent_socket.string());
+  const bool refused = signing_agent_refused(p);
   // Listed but where the command can write: adding the entry again would change nothing.
   const bool listed_writable = !signing.agent_socket.empty() &&
                                p.host_sockets->listed(signing.agent_socket) &&
@@ -579,7 +586,9 @@ sandbox::Outcome execute(const RunArgs& args, const RunIo& io) {
           ? run_in_sandbox(p, std::move(p.command), p.options)
           : run_with_host_ipc(args, io, p);
   if (failed(outcome)) explain_outward_links(p, words, cwd);
-  if (failed(outcome)) explain_signing(p, words);
+  // A refused signing agent is explained even when the shell hid git's failure
+  // (`git commit -S; echo`): the refusal itself was said during the command.
+  if (failed(outcome) || signing_agent_refused(p)) explain_signing(p, words);
   if (failed(outcome)) explain_hidden_remotes(p, words, cwd);
   if (outcome) explain_unpushed_remotes(p, words, cwd);
   // A decision may still wait for an answer nobody needs any more: its question ends, and the

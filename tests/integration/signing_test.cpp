@@ -166,6 +166,10 @@ TEST_F(Signing, SshWithoutTheAgentAllowedSaysWhichSettingToAdd) {
   EXPECT_EQ(r.err.find(line, at + 1), std::string::npos) << r.err;       // once
   EXPECT_EQ(git({"rev-parse", "-q", "--verify", "HEAD"}).exit_code, 1);  // nothing committed
   EXPECT_EQ(r.err.find("is not in hostIPC.allowedSockets"), std::string::npos) << r.err;
+  // A failure the shell hides (`; echo`) still gets the line: the refusal was said.
+  const RunResult hidden = sandboxed("git commit -q -S --allow-empty -m refused; echo");
+  EXPECT_EQ(hidden.exit_code, 0) << hidden.err;
+  EXPECT_NE(hidden.err.find(line), std::string::npos) << hidden.err;
   // A git command that failed without signing gets no line about the agent.
   const RunResult unsigned_failure = sandboxed("git commit -q -m nothing-staged");
   EXPECT_EQ(unsigned_failure.exit_code, 1) << unsigned_failure.err;
