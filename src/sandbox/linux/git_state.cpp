@@ -222,15 +222,18 @@ std::optional<GitStateSnapshot> GitStateSnapshot::take(
     if (const std::string name = it->path().filename().string(); name.starts_with("sharedindex."))
       snapshot.shared_indexes_.insert(name);
   // The shared index a split index names: git writes a new one with the index, and may expire
-  // the old one, which the index put back needs.
+  // the old one, which the index put back needs. One beyond what the bound leaves is not kept,
+  // but the state is: the index before then reads as a split index without its shared index,
+  // which puts the state back after any change (fails closed, as without a snapshot it would
+  // not).
   if (const auto index = snapshot.files_.find("index"); index != snapshot.files_.end()) {
     std::size_t total = 0;
     for (const auto& [path, bytes] : snapshot.files_) total += bytes.size();
     const std::string shared = extent_of(index->second).shared_index;
     if (!shared.empty()) {
       auto bytes = read_regular(git_dir, git_dir / shared, kGitStateBound - total);
-      if (bytes && bytes->size() > kGitStateBound - total) return std::nullopt;
-      if (bytes) snapshot.files_.emplace(shared, std::move(*bytes));
+      if (bytes && bytes->size() <= kGitStateBound - total)
+        snapshot.files_.emplace(shared, std::move(*bytes));
     }
   }
   if (const auto index = snapshot.files_.find("index"); index != snapshot.files_.end()) {
