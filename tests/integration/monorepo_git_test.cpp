@@ -248,6 +248,22 @@ TEST(MonorepoGit, AnApplyOfAnOlderStashEntryLeavesEveryFileAsItWas) {
   }
 }
 
+// An entry made with `--include-untracked` holds `pkg/u.txt` in its third parent, which git's
+// apply (2.39) writes before it merges the tracked files and stops on `top.txt`: the file,
+// born during the command and holding that object, is removed again. Today: `pkg/u.txt` left,
+// exit 1, and the line saying the repository is as it was.
+TEST(MonorepoGit, AnApplyOfAStashEntryWithUntrackedFilesLeavesEveryFileAsItWas) {
+  Scratch s;
+  expect_untouched("git stash apply -q", 125, Line::Named,
+                   [&](const fs::path& repo) {
+                     write_file(repo / "top.txt", "dirty\n");
+                     write_file(repo / "pkg/u.txt", "untracked\n");
+                     ASSERT_EQ(git(repo, "stash -q --include-untracked", s).exit_code, 0);
+                     ASSERT_FALSE(fs::exists(repo / "pkg/u.txt"));
+                   },
+                   s, {".git/index"});  // the stat data the apply's refresh and `git status` record
+}
+
 // An entry that changes `top.txt` only: the apply stops before it writes anything, and the
 // line names the path (the entry compared with its first parent, not with HEAD). Today: git's
 // own error only.

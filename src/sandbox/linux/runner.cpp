@@ -299,7 +299,7 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
   if (git_state) {
     const bool succeeded =
         outcome && std::holds_alternative<Exited>(*outcome) && std::get<Exited>(*outcome).code == 0;
-    if (auto line = git_state->settle(!succeeded); !line.empty()) {
+    if (auto line = git_state->settle(!succeeded, with_notices.words); !line.empty()) {
       with_notices.notice(line);
       // Put back, the operation did not happen: no exit status of git's may say it did.
       if (outcome && std::holds_alternative<Exited>(*outcome)) outcome = Exited{kGitPutBackExit};
