@@ -282,6 +282,41 @@ TEST(MonorepoGit, AnApplyOfAStashEntryOutsideThePackageNamesThePathsOutside) {
   }
 }
 
+// An operation whose exit status the shell hides (`; true`, a pipe) but which cannot have
+// completed (HEAD stayed, git left a mark of trying, and its move changes `top.txt`) is
+// settled as a failed one. Today: exit 0, the package half-changed, a stash entry left.
+TEST(MonorepoGit, AFailureTheShellHidesIsPutBackAsAFailedOne) {
+  {
+    Scratch s;
+    expect_untouched("git stash -q; true", 125, Line::Stashed,
+                     [](const fs::path& repo) {
+                       write_file(repo / "top.txt", "dirty\n");
+                       write_file(repo / "pkg/p.txt", "changed\n");
+                     },
+                     s, {".git/index"});
+  }
+  for (const char* command : {"git rebase -q mixed; true", "git reset -q --hard mixed | cat"}) {
+    Scratch s;
+    expect_untouched(command, 125, Line::Named, clean, s, {".git/index", ".git/ORIG_HEAD"});
+  }
+}
+
+// A pop that succeeded removes its entry from the stash's reflog: no stash that failed, though
+// the command failed afterwards and a file outside is dirty.
+TEST(MonorepoGit, APopThatSucceededStaysThoughTheCommandFails) {
+  Scratch s;
+  const fs::path repo = make_monorepo(s);
+  write_file(repo / "pkg/p.txt", "stashed\n");
+  ASSERT_EQ(git(repo, "stash -q", s).exit_code, 0);
+  write_file(repo / "top.txt", "dirty\n");
+  const RunResult r = s.run("git stash pop -q; false", {}, repo / "pkg");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(stderr_lines(r.err), "") << r.err;
+  EXPECT_EQ(read_file(repo / "pkg/p.txt"), "stashed\n");
+  EXPECT_EQ(git(repo, "stash list", s).out, "");
+  EXPECT_EQ(git(repo, "status --porcelain", s).out, " M pkg/p.txt\n M top.txt\n");
+}
+
 // With a split index (gitformat-index(5), "Split index") the index holds only the entries
 // changed since its shared index: pi-sandbox reads both (the shared index as the command
 // started, and the one the index names after it), so the put-back is a whole index's.

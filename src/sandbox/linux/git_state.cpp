@@ -267,7 +267,12 @@ GitStateSnapshot::HalfDone GitStateSnapshot::half_done(bool failed, bool applies
   const auto after = whole_after ? *whole_after : entries_of(*new_bytes);
   const auto old_stash = files_.find("logs/refs/stash");
   const auto new_stash = read_regular(git_dir_, git_dir_ / "logs/refs/stash", kGitStateBound);
-  const bool stashed = new_stash && (old_stash == files_.end() || old_stash->second != *new_stash);
+  // A stash entry added (a pop or a drop that removed one is no stash that could fail).
+  const bool stashed =
+      new_stash &&
+      git_detail::reflog_grew(
+          old_stash == files_.end() ? std::nullopt : std::optional<std::string>(old_stash->second),
+          *new_stash);
   // An index whose entries cannot all be read (a sparse index, a split index without its
   // shared index) cannot tell which files git meant to change: after a command that changed
   // it with HEAD or failed, or stashed and failed, the state is put back whatever the files

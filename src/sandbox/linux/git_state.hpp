@@ -123,6 +123,15 @@ class GitStateSnapshot {
   /// workspace").
   [[nodiscard]] std::string stopped_line(const std::vector<std::string>& words) const;
 
+  /// After a command that exited 0: whether the git operation its words name (as for
+  /// stopped_line()) cannot have completed, its exit status hidden by the shell (`git stash |
+  /// tail -3`, `git rebase other; true`): HEAD is where it was, git left a mark of trying
+  /// (ORIG_HEAD written during the command, the stash's reflog changed, or a tracked file of
+  /// the workspace changed), and the operation's move changes paths outside the workspace,
+  /// which are read-only here. The caller then settles the command as a failed one. Runs the
+  /// git of stopped_line() only when HEAD stayed and git left such a mark.
+  [[nodiscard]] bool hidden_stop(const std::vector<std::string>& words) const;
+
  private:
   fs::path root_;                                   ///< the working tree's root
   fs::path git_dir_;                                ///< its git directory
@@ -164,6 +173,14 @@ class GitStateSnapshot {
                                            std::vector<std::string> written) const;
   /// Whether HEAD, the branch it names or `packed-refs` changed since the snapshot.
   [[nodiscard]] bool head_moved() const;
+  /// The paths (relative to root_) outside the workspace where the move of the operation
+  /// `words` name differs (stopped_line()), and whether a fetch of the command brought its
+  /// target; nullopt when there is no such operation, move or path.
+  struct Outside {
+    std::vector<std::string> paths;
+    bool fetched = false;
+  };
+  [[nodiscard]] std::optional<Outside> outside_of_move(const std::vector<std::string>& words) const;
   /// Where a split index's shared index is read from: as the command started (files_), or
   /// the git directory now.
   enum class SharedFrom { Start, Now };

@@ -31,3 +31,18 @@ new_monorepo() {
 first_commit() {
   { host_git init -q && host_git add -A && host_git commit -qm app; } >/dev/null
 }
+
+# stash_put_back COMMAND: runs COMMAND (a `git stash` that fails on a file outside the
+# package) in the package and checks that the package, the stash and `git status` are as
+# before, with exit 125 and the line naming the entry kept as an object.
+stash_put_back() {
+  local before status
+  before="$(package)"
+  status="$(host_git status --porcelain)"
+  capture env HOME="$FAKE_HOME" "$PI_BIN" run --no-prompt --cwd "$APP" -c "$1"
+  [ "$(package)" = "$before" ] || { show; escaped "the package is not as it was: $(diff <(echo "$before") <(package) | tr '\n' ' ')"; }
+  [ -z "$(host_git stash list)" ] || escaped "a stash entry was left: $(host_git stash list)"
+  [ "$(host_git status --porcelain)" = "$status" ] || escaped "host git status changed"
+  expect_rc 125
+  expect_err "the repository is as it was before the command (the stash entry it made is kept as an object: \`git stash apply "
+}
