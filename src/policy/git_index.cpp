@@ -203,9 +203,18 @@ std::expected<Entries, std::string> read_entries(std::string_view bytes, std::si
   EntryReader reader(version, hash_bytes, empty_names);
   std::vector<GitIndexEntry> entries;
   std::size_t offset = kHeaderBytes;
+  // Version 4 repeats the previous path for the cost of two bytes: the paths, not the bytes,
+  // bound the memory.
+  std::size_t names = 0;
   for (std::uint32_t i = 0; i < count; ++i) {
     auto entry = reader.read(bytes.substr(offset), i == 0);
     if (!entry) return std::unexpected(entry_error(i, offset, entry.error()));
+    names += entry->fields.path.size();
+    if (names > kMaxGitIndexNamesBytes)
+      return std::unexpected(entry_error(i, offset,
+                                         "the paths up to it hold more than " +
+                                             std::to_string(kMaxGitIndexNamesBytes >> 20) +
+                                             " MiB"));
     entries.push_back(std::move(entry->fields));
     offset += entry->bytes;
   }

@@ -23,6 +23,13 @@ namespace pisandbox::policy {
 /// Longest path accepted in an index entry, in bytes; longer is an error.
 inline constexpr std::size_t kMaxGitIndexPathBytes = 4096;
 
+/// Most bytes the paths of one index's entries may hold together (64 MiB); more is an error.
+/// Version 4 compresses each path against the one before it (gitformat-index(5)), so a
+/// 64-byte entry can repeat a path of 4 KiB: without this bound the 64 MiB index the
+/// supervisor reads after a command (docs/security.md, "Repositories around the workspace")
+/// would unfold into 4 GiB of paths, each copy of them as many again.
+inline constexpr std::size_t kMaxGitIndexNamesBytes = std::size_t{64} << 20;
+
 /// The stat data git compares a file with (gitformat-index(5): each field the low 32 bits of
 /// lstat(2)'s, as git stores them).
 struct GitStat {
@@ -138,12 +145,13 @@ struct IndexExtent {
 /// Errors: fewer bytes than a header and a checksum, a bad signature or version, an entry that
 /// runs past the end of `bytes` (also when the count is larger than the entries there are), a
 /// path that is empty, longer than kMaxGitIndexPathBytes, holds a NUL within its stated
-/// length or lacks its terminating NUL, a version-4 strip longer than the previous path, or a
-/// version-4 name length shorter than the kept prefix. Extensions and the trailing checksum
-/// after the entries are ignored (never verified, as git by default).
+/// length or lacks its terminating NUL, a version-4 strip longer than the previous path, a
+/// version-4 name length shorter than the kept prefix, or paths holding more than
+/// kMaxGitIndexNamesBytes together. Extensions and the trailing checksum after the entries are
+/// ignored (never verified, as git by default).
 ///
-/// Never throws (but std::bad_alloc); linear in the size of `bytes`; never allocates from the
-/// entry count.
+/// Never throws (but std::bad_alloc); linear in the size of `bytes` (the paths it returns hold
+/// at most kMaxGitIndexNamesBytes); never allocates from the entry count.
 [[nodiscard]] std::expected<std::vector<std::string>, std::string> index_gitlinks(
     std::string_view bytes, std::size_t hash_bytes = 20);
 

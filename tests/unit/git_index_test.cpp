@@ -342,6 +342,39 @@ TEST(GitIndexSynthetic, ExtendedFlagsWordIsSkipped) {
   EXPECT_EQ(*gitlinks, Paths{"sub"});
 }
 
+// Version 4 repeats the previous path for two bytes (strip 0, no suffix): a 64-byte entry can
+// stand for a path of 4000 bytes. The paths of one index hold at most kMaxGitIndexNamesBytes
+// together, in a whole index and in the shared index a split one names.
+TEST(GitIndexSynthetic, Version4PathsHoldAtMost64MiBTogether) {
+  const std::string zero(1, '\0');
+  const std::string path(4000, 'a');
+  const auto index_of = [&](std::uint32_t count) {
+    std::string bytes = header(4, count) + entry_v4(zero, path, path.size());
+    const std::string repeat = entry_v4(zero, "", path.size());
+    for (std::uint32_t i = 1; i < count; ++i) bytes += repeat;
+    return bytes + kChecksum;
+  };
+  // 16000 paths of 4000 bytes: 64,000,000 bytes, within the 67,108,864.
+  const auto within = index_entries(index_of(16000));
+  ASSERT_TRUE(within) << within.error();
+  EXPECT_EQ(within->size(), 16000u);
+  EXPECT_EQ(within->back().path, path);
+  // The 16778th path (entry 16777: 12 + 4064 + 16776 * 64 bytes in) passes the bound.
+  const std::string over = index_of(16778);
+  const std::string why =
+      "index entry 16777 at offset 1077740: the paths up to it hold more than 64 MiB";
+  const auto entries = index_entries(over);
+  ASSERT_FALSE(entries) << "read whole: " << entries->size() << " entries";
+  EXPECT_EQ(entries.error(), why);
+  EXPECT_EQ(index_extent(over).incomplete, "unreadable (" + why + ")");
+  // The same bytes as the shared index of a split index holding no entry of its own, whose
+  // link names their checksum.
+  const std::string split = header(2, 0) + "link" + be32(20) + kChecksum + kChecksum;
+  const auto merged = split_index_entries(split, over);
+  ASSERT_FALSE(merged) << "merged: " << merged->size() << " entries";
+  EXPECT_EQ(merged.error(), "the shared index: unreadable (" + why + ")");
+}
+
 TEST(GitIndexMalformed, EachGivesAnError) {
   const std::string zero(1, '\0');
   const auto good = entry_v2("sub", kGitlinkMode);

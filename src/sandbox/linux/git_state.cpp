@@ -222,15 +222,18 @@ std::optional<GitStateSnapshot> GitStateSnapshot::take(
     if (const std::string name = it->path().filename().string(); name.starts_with("sharedindex."))
       snapshot.shared_indexes_.insert(name);
   // The shared index a split index names: git writes a new one with the index, and may expire
-  // the old one, which the index put back needs.
+  // the old one, which the index put back needs. One beyond what the bound leaves is not kept,
+  // but the state is: the index before then reads as a split index without its shared index,
+  // which puts the state back after any change (fails closed, as without a snapshot it would
+  // not).
   if (const auto index = snapshot.files_.find("index"); index != snapshot.files_.end()) {
     std::size_t total = 0;
     for (const auto& [path, bytes] : snapshot.files_) total += bytes.size();
     const std::string shared = extent_of(index->second).shared_index;
     if (!shared.empty()) {
       auto bytes = read_regular(git_dir, git_dir / shared, kGitStateBound - total);
-      if (bytes && bytes->size() > kGitStateBound - total) return std::nullopt;
-      if (bytes) snapshot.files_.emplace(shared, std::move(*bytes));
+      if (bytes && bytes->size() <= kGitStateBound - total)
+        snapshot.files_.emplace(shared, std::move(*bytes));
     }
   }
   if (const auto index = snapshot.files_.find("index"); index != snapshot.files_.end()) {
@@ -252,7 +255,7 @@ std::optional<GitStateSnapshot> GitStateSnapshot::take(
   return snapshot;
 }
 
-GitStateSnapshot::HalfDone GitStateSnapshot::half_done(bool failed) const {
+GitStateSnapshot::HalfDone GitStateSnapshot::half_done(bool failed, bool applies_stash) const {
   const auto old_index = files_.find("index");
   const auto new_bytes = read_regular(git_dir_, git_dir_ / "index", kGitStateBound);
   if (old_index == files_.end() || !new_bytes) return {};
@@ -300,7 +303,7 @@ GitStateSnapshot::HalfDone GitStateSnapshot::half_done(bool failed) const {
              a.skip_worktree == b.skip_worktree;
     });
   };
-  if (!stashed) return same_entries() && !head_moved() ? unfinished() : HalfDone{};
+  if (!stashed) return same_entries() && !head_moved() ? unfinished(applies_stash) : HalfDone{};
   HalfDone dirty;
   if (const auto newest = git_detail::reflog_new_names(*new_stash, 1); !newest.empty())
     dirty.stash = newest.front();
@@ -354,14 +357,20 @@ std::vector<std::string> GitStateSnapshot::targets() const {
   if (const auto packed = files_.find("packed-refs"); packed != files_.end()) add(packed->second);
   // Where HEAD was lately (`git reset --hard HEAD~1`), and the stash entries an apply or pop
   // takes its files from (`git stash apply stash@{1}`): the newest reflog entries' new names.
+  // An entry made with `--include-untracked` holds the untracked files in its third parent,
+  // which an apply writes before the tracked ones (`<entry>^3`, unfinished_writes()).
   for (const char* log : {"logs/HEAD", "logs/refs/stash"})
     if (const auto bytes = files_.find(log); bytes != files_.end())
-      for (const auto& name : git_detail::reflog_new_names(bytes->second, kReflogTargetsBound))
+      for (const auto& name : git_detail::reflog_new_names(bytes->second, kReflogTargetsBound)) {
         add(name);
+        if (std::string_view(log) == "logs/refs/stash" && out.size() < kTargetCommitsBound &&
+            seen.insert(name + "^3").second)
+          out.push_back(name + "^3");
+      }
   return out;
 }
 
-GitStateSnapshot::HalfDone GitStateSnapshot::unfinished() const {
+GitStateSnapshot::HalfDone GitStateSnapshot::unfinished(bool applies_stash) const {
   if (stamps_.empty()) return {};
   const auto index = files_.find("index");
   if (index == files_.end()) return {};
@@ -376,7 +385,7 @@ GitStateSnapshot::HalfDone GitStateSnapshot::unfinished() const {
       unfinished_writes(package_files(whole_entries(index->second, SharedFrom::Start)
                                           .value_or(std::vector<policy::GitIndexEntry>{}),
                                       {}),
-                        targets(), stamps_, state_changed);
+                        targets(), stamps_, state_changed || applies_stash);
   if (found.written.empty()) return {};
   HalfDone half;
   half.outside = std::move(found.outside);
@@ -475,8 +484,11 @@ std::string GitStateSnapshot::settle_unreadable(const std::string& why) const {
          allow;
 }
 
-std::string GitStateSnapshot::settle(bool failed) const {
-  const HalfDone half = half_done(failed);
+std::string GitStateSnapshot::settle(bool failed, const std::vector<std::string>& words) const {
+  // An apply of a stash entry's untracked files leaves git's state and every tracked file as
+  // they were: only the command's words tell it.
+  const auto op = git_operation(words);
+  const HalfDone half = half_done(failed, op && op->name == "stash" && !op->target.empty());
   if (!half.unreadable.empty()) return settle_unreadable(half.unreadable);
   if (half.outside.empty()) return {};
   const auto list = [&](const std::vector<std::string>& paths, const char* separator,

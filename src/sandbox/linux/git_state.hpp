@@ -85,8 +85,11 @@ class GitStateSnapshot {
   /// the workspace's files hold what that commit holds there, unfinished_writes() on the
   /// commits the state names: `FETCH_HEAD`, `MERGE_HEAD`, `CHERRY_PICK_HEAD`, `REVERT_HEAD`,
   /// `REBASE_HEAD`, `AUTO_MERGE`, `rebase-*/onto`, `ORIG_HEAD`, the remote-tracking refs after
-  /// the command, then every ref and the last entries of HEAD's reflog as it started). None:
-  /// nothing is done and the result is empty.
+  /// the command, then every ref and the last entries of HEAD's reflog and of the stash's as it
+  /// started, a stash entry's untracked files too; a command whose `words` name `git stash
+  /// apply` or `pop` (git_operation()) is compared even when it left git's state as it was:
+  /// the untracked files an apply writes first are tracked nowhere). None: nothing is done and
+  /// the result is empty.
   /// Otherwise the state is put back (files the command added are removed, changed ones
   /// rewritten, directories it made removed), then the files inside the workspace git had
   /// already written (policy::written_paths()) as the index before the command held them
@@ -101,7 +104,7 @@ class GitStateSnapshot {
   /// command that changed it and moved HEAD or failed, or that stashed and failed, the state
   /// is put back (with the shared index the index before named; those the command added
   /// removed) and the line says why and that the files are as the command left them.
-  [[nodiscard]] std::string settle(bool failed) const;
+  [[nodiscard]] std::string settle(bool failed, const std::vector<std::string>& words = {}) const;
 
   /// After a failed command that settle() put nothing back for: when `words` name a git
   /// operation (git_operation()), or name none but the command rewrote `FETCH_HEAD` and wrote
@@ -159,9 +162,10 @@ class GitStateSnapshot {
   };
   /// Puts the state back for an index that cannot be read completely; the line.
   [[nodiscard]] std::string settle_unreadable(const std::string& why) const;
-  [[nodiscard]] HalfDone half_done(bool failed) const;
-  /// What an operation that stopped before it changed HEAD or the index had written inside.
-  [[nodiscard]] HalfDone unfinished() const;
+  [[nodiscard]] HalfDone half_done(bool failed, bool applies_stash) const;
+  /// What an operation that stopped before it changed HEAD or the index had written inside
+  /// (`applies_stash`: the command named `git stash apply` or `pop`).
+  [[nodiscard]] HalfDone unfinished(bool applies_stash) const;
   /// The commits the command may have been moving to, most likely first (hexadecimal).
   [[nodiscard]] std::vector<std::string> targets() const;
   /// The files to put back, with the index before the command (`before`, when it is read).

@@ -304,7 +304,7 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
     const bool succeeded = outcome && std::holds_alternative<Exited>(*outcome) &&
                            std::get<Exited>(*outcome).code == 0 &&
                            !git_state->hidden_stop(with_notices.words);
-    if (auto line = git_state->settle(!succeeded); !line.empty()) {
+    if (auto line = git_state->settle(!succeeded, with_notices.words); !line.empty()) {
       with_notices.notice(line);
       // Put back, the operation did not happen: no exit status of git's may say it did.
       if (outcome && std::holds_alternative<Exited>(*outcome)) outcome = Exited{kGitPutBackExit};
