@@ -237,8 +237,7 @@ std::optional<GitStateSnapshot> GitStateSnapshot::take(
     }
   }
   if (const auto index = snapshot.files_.find("index"); index != snapshot.files_.end()) {
-    for (const auto& e : snapshot.whole_entries(index->second, SharedFrom::Start)
-                             .value_or(entries_of(index->second))) {
+    for (const auto& e : snapshot.readable_entries(index->second, SharedFrom::Start)) {
       if (e.stage != 0 || e.skip_worktree || !e.path.starts_with(snapshot.inside_ + "/")) continue;
       const std::uint32_t type = e.mode & 0170000;
       if (type != 0100000 && type != 0120000) continue;
@@ -407,6 +406,12 @@ bool GitStateSnapshot::head_moved() const {
   std::string ref = head->second.substr(5);
   while (!ref.empty() && (ref.back() == '\n' || ref.back() == '\r')) ref.pop_back();
   return ref.starts_with("refs/") && ref.find("..") == std::string::npos && changed(ref);
+}
+
+std::vector<policy::GitIndexEntry> GitStateSnapshot::readable_entries(const std::string& bytes,
+                                                                      SharedFrom from) const {
+  auto whole = whole_entries(bytes, from);
+  return whole ? std::move(*whole) : entries_of(bytes);
 }
 
 std::expected<std::vector<policy::GitIndexEntry>, std::string> GitStateSnapshot::whole_entries(

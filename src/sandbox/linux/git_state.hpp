@@ -190,6 +190,9 @@ class GitStateSnapshot {
   /// cannot be: missing, too large, or not the one git wrote with it).
   [[nodiscard]] std::expected<std::vector<policy::GitIndexEntry>, std::string> whole_entries(
       const std::string& bytes, SharedFrom from) const;
+  /// whole_entries(), or else the entries the index holds as far as they go (a sparse index's).
+  [[nodiscard]] std::vector<policy::GitIndexEntry> readable_entries(const std::string& bytes,
+                                                                    SharedFrom from) const;
   [[nodiscard]] core::Result<void> restore() const;
 };
 

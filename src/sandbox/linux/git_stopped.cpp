@@ -193,7 +193,9 @@ std::optional<Move> move_of(const GitOperation& op, const fs::path& git_dir,
   } else if (takes_target(op.name) && plain_target(git_dir, op.target)) {
     move.to = op.target;
   }
-  if (move.to.empty()) return std::nullopt;
+  // FETCH_HEAD's or the stash's object name: git still reads HEAD, its branch and the refs an
+  // object name could also be (a FIFO there would hold the rev-parse to its deadline).
+  if (move.to.empty() || !plain_refs(git_dir, move.to)) return std::nullopt;
   return move;
 }
 
