@@ -126,7 +126,10 @@ sandbox::linux_::KernelCheck cgroup_check(const sandbox::linux_::HostFacts& fact
   sandbox::linux_::KernelCheck check{"a cgroup per command (resource limits)", false, false,
                                      sandbox::linux_::describe(support), ""};
   check.ok = support.kind != sandbox::linux_::CgroupSupport::Kind::None;
-  if (!check.ok) check.fix = sandbox::linux_::cgroup_fix(facts);
+  if (!check.ok)
+    check.fix = sandbox::linux_::cgroup_fix(
+        facts, support.shared ? sandbox::linux_::CgroupShortfall::SharedV2Directory
+                              : sandbox::linux_::CgroupShortfall::NotDelegated);
   return check;
 }
 
@@ -144,6 +147,8 @@ void print_fix(const std::string& fix) {
 void add_doctor_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand("doctor", "Check what this kernel offers the sandbox");
   cmd->callback([&exit_code] {
+    // As `run` does, before its trial run forks anything (docs/security.md, "Resource limits").
+    sandbox::linux_::prepare_cgroup_delegation();
     bool usable = true;
     const auto facts = sandbox::linux_::probe_host_facts();
     auto checks = sandbox::linux_::probe_kernel(facts);

@@ -14,6 +14,7 @@
 #include "sandbox/linux/runner.hpp"
 #endif
 #include "sandbox/macos/seatbelt.hpp"
+#include "session/host_programs.hpp"
 #include "session/policy_setup.hpp"
 
 namespace pisandbox::cli {
@@ -252,7 +253,7 @@ int print_linux(const policy::SandboxPolicy& p, const config::LoadedConfig& load
     return 2;
   }
   const Protected prot{prepared->protected_paths, prepared->scan};
-  const Rest rest{*loaded.config};
+  const Rest rest{.c = *loaded.config, .writable = session::writable_areas(p)};
   if (as_json) {
     json out = {{"schema_version", kPolicySchemaVersion},
                 {"configuration", policy_report::configuration_json(loaded)}};
@@ -284,7 +285,7 @@ int print_macos(const policy::SandboxPolicy& p, const config::LoadedConfig& load
     std::cout << seatbelt_text(p, prot, host_ipc);
     return 0;
   }
-  const Rest rest{*loaded.config};
+  const Rest rest{.c = *loaded.config, .writable = session::writable_areas(p)};
   if (output.json) {
     json out = {{"schema_version", kPolicySchemaVersion},
                 {"platform", "macos"},

@@ -10,6 +10,7 @@
 
 #include "approval/audit_log.hpp"
 #include "config/config.hpp"
+#include "policy/host_environment.hpp"
 #include "policy/host_sockets.hpp"
 #include "policy/protected_scan.hpp"
 #include "policy/sandbox_policy.hpp"
@@ -56,6 +57,9 @@ struct Rest {
   proxy::ParentProxies parents =
       proxy::parent_proxies_from_environment(session::caller_environment());
   std::filesystem::path audit = approval::default_audit_path(session::home_directory());
+  /// Where the command may write (session::writable_areas()): an allowedSockets entry there
+  /// allows nothing (docs/host-ipc.md, "Host sockets").
+  std::vector<policy::WritableArea> writable = {};
 
   /// Sets `network`, `host_ipc`, `environment` and `approval` of `--json`'s object `out`
   /// (docs/policy-json.md).

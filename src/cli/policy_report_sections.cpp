@@ -141,15 +141,25 @@ json host_ipc_json(const config::HostIpcConfig& c) {
           {"allowed_sockets", sockets}};
 }
 
-void print_host_ipc(const config::HostIpcConfig& c) {
+/// What `policy` says after an allowedSockets entry: its expansion, and why it allows nothing.
+std::string socket_entry_note(const policy::AllowedSocket& s,
+                              const std::vector<policy::WritableArea>& writable) {
+  if (!s.path) return " (allows nothing: unset variable or not absolute)";
+  std::string note = *s.path != s.entry ? " -> " + *s.path : std::string();
+  if (policy::in_writable_area(*s.path, writable))
+    note +=
+        " (allows nothing: the command can write there, and could put another socket at that "
+        "name)";
+  return note;
+}
+
+void print_host_ipc(const config::HostIpcConfig& c,
+                    const std::vector<policy::WritableArea>& writable) {
   std::cout << "host sockets (a connection to one needs an approval unless listed):\n";
   const auto sockets = expanded_sockets(c);
   if (sockets.empty()) std::cout << "  hostIPC.allowedSockets: none\n";
   for (const auto& s : sockets)
-    std::cout << "  hostIPC.allowedSockets: " << s.entry
-              << (s.path ? (*s.path != s.entry ? " -> " + *s.path : std::string())
-                         : std::string(" (allows nothing: unset variable or not absolute)"))
-              << "\n";
+    std::cout << "  hostIPC.allowedSockets: " << s.entry << socket_entry_note(s, writable) << "\n";
   std::cout << "host IPC: hostIPC.mode " << config::to_string(c.mode)
             << (c.mode == config::HostIpcMode::Ask
                     ? " (a command may run on the host, outside the sandbox, after an exact "
@@ -232,7 +242,7 @@ void Rest::add_json(json& out) const {
 void Rest::print() const {
   print_environment(c.environment);
   print_network(c.network, parents);
-  print_host_ipc(c.host_ipc);
+  print_host_ipc(c.host_ipc, writable);
   print_approval(c.approval, audit);
 }
 

@@ -13,6 +13,9 @@
 #include "session/once_a_day.hpp"
 #include "session/policy_setup.hpp"
 #include "session/session.hpp"
+#if !defined(__APPLE__)
+#include "sandbox/linux/cgroup.hpp"
+#endif
 
 namespace pisandbox::cli {
 
@@ -103,6 +106,12 @@ void add_run_command(CLI::App& app, int& exit_code) {
         exit_code = kExitSetupFailed;
         return;
       }
+#if !defined(__APPLE__)
+    // Before anything is forked: pi-sandbox alone in a delegated cgroup v2 directory moves
+    // into a leaf of its own so the commands' cgroups get their controllers (docs/security.md,
+    // "Resource limits").
+    sandbox::linux_::prepare_cgroup_delegation();
+#endif
     exit_code = run(*args);
   });
 }

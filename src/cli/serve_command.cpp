@@ -3,6 +3,9 @@
 #include "cli/reviewer_flag.hpp"
 #include "serve/server.hpp"
 #include "serve/worker.hpp"
+#if !defined(__APPLE__)
+#include "sandbox/linux/cgroup.hpp"
+#endif
 
 namespace pisandbox::cli {
 
@@ -24,6 +27,11 @@ void add_serve_command(CLI::App& app, int& exit_code) {
         exit_code = 2;
         return;
       }
+#if !defined(__APPLE__)
+    // Before the first worker is forked, so that every command's cgroup gets its controllers
+    // (docs/security.md, "Resource limits"); the workers find the directory above the leaf.
+    sandbox::linux_::prepare_cgroup_delegation();
+#endif
     exit_code = serve::serve(*args);
   });
 }

@@ -203,9 +203,18 @@ std::expected<Entries, std::string> read_entries(std::string_view bytes, std::si
   EntryReader reader(version, hash_bytes, empty_names);
   std::vector<GitIndexEntry> entries;
   std::size_t offset = kHeaderBytes;
+  // Version 4 repeats the previous path for the cost of two bytes: the paths, not the bytes,
+  // bound the memory.
+  std::size_t names = 0;
   for (std::uint32_t i = 0; i < count; ++i) {
     auto entry = reader.read(bytes.substr(offset), i == 0);
     if (!entry) return std::unexpected(entry_error(i, offset, entry.error()));
+    names += entry->fields.path.size();
+    if (names > kMaxGitIndexNamesBytes)
+      return std::unexpected(entry_error(i, offset,
+                                         "the paths up to it hold more than " +
+                                             std::to_string(kMaxGitIndexNamesBytes >> 20) +
+                                             " MiB"));
     entries.push_back(std::move(entry->fields));
     offset += entry->bytes;
   }
@@ -266,6 +275,140 @@ IndexExtent index_extent(std::string_view bytes, std::size_t hash_bytes) {
       std::ranges::any_of(read->entries, [](const auto& e) { return e.path.empty(); }))
     extent.incomplete = "unreadable (index entry with an empty path)";
   return extent;
+}
+
+namespace {
+
+/// git's EWAH bitmap (ewah/ewah_io.c ewah_read_mmap(), ewah/ewah_bitmap.c ewah_each_bit()) at
+/// the start of `data`: its set positions, ascending, each below `limit`; `data` is advanced
+/// past the bitmap.
+std::expected<std::vector<std::size_t>, std::string> ewah_positions(std::string_view& data,
+                                                                    std::size_t limit,
+                                                                    const char* which) {
+  const auto fail = [&](const std::string& what) {
+    return std::unexpected(std::string("the link extension's ") + which + " bitmap " + what);
+  };
+  if (data.size() < 8) return fail("ends before its word count");
+  const std::size_t words = be32(data, 4);
+  if ((data.size() - 8) / 8 < words || data.size() - 8 - words * 8 < 4)
+    return fail("runs past the end of the extension");
+  const std::string_view buffer = data.substr(8, words * 8);
+  data.remove_prefix(8 + words * 8 + 4);  // bit count, word count, words, last marker's position
+  const auto word = [&](std::size_t i) {
+    std::uint64_t v = 0;
+    for (std::size_t b = 0; b < 8; ++b)
+      v = (v << 8) | static_cast<unsigned char>(buffer[i * 8 + b]);
+    return v;
+  };
+  std::vector<std::size_t> out;
+  std::uint64_t pos = 0;
+  const auto set = [&](std::uint64_t at) -> bool {
+    if (at >= limit) return false;
+    out.push_back(static_cast<std::size_t>(at));
+    return true;
+  };
+  for (std::size_t at = 0; at < words;) {
+    const std::uint64_t marker = word(at++);
+    const std::uint64_t run = ((marker >> 1) & 0xFFFFFFFFu) * 64;
+    const std::uint64_t literals = marker >> 33;
+    if ((marker & 1) != 0) {
+      for (std::uint64_t k = 0; k < run; ++k)
+        if (!set(pos++)) return fail("names a position past the shared index's entries");
+    } else {
+      pos += run;
+    }
+    if (literals > words - at) return fail("names more literal words than it holds");
+    for (std::uint64_t k = 0; k < literals; ++k, ++at) {
+      const std::uint64_t bits = word(at);
+      for (unsigned c = 0; c < 64; ++c, ++pos)
+        if ((bits >> c & 1) != 0 && !set(pos))
+          return fail("names a position past the shared index's entries");
+    }
+  }
+  return out;
+}
+
+/// The data of the `link` extension of the index `bytes`, whose entries end at `end`, or why
+/// its entries are not whole but for being split.
+std::expected<std::string_view, std::string> link_data(std::string_view bytes, std::size_t end,
+                                                       std::size_t hash_bytes) {
+  std::optional<std::string_view> link;
+  const std::size_t last = bytes.size() - hash_bytes;
+  std::size_t at = end;
+  while (at + 8 <= last) {
+    const std::string_view signature = bytes.substr(at, 4);
+    const std::uint32_t size = be32(bytes, at + 4);
+    if (size > last - at - 8)
+      return std::unexpected("extension `" + std::string(signature) + "` runs past the end");
+    if (signature == "link")
+      link = bytes.substr(at + 8, size);
+    else if (signature[0] < 'A' || signature[0] > 'Z')
+      return std::unexpected("the mandatory extension `" + std::string(signature) + "`");
+    at += 8 + size;
+  }
+  if (at != last) return std::unexpected("extensions end past the checksum");
+  if (!link) return std::unexpected("no `link` extension");
+  if (link->size() < hash_bytes)
+    return std::unexpected("extension `link` shorter than an object name");
+  return *link;
+}
+
+}  // namespace
+
+std::expected<std::vector<GitIndexEntry>, std::string> split_index_entries(std::string_view bytes,
+                                                                           std::string_view shared,
+                                                                           std::size_t hash_bytes) {
+  auto split = read_entries(bytes, hash_bytes, true);
+  if (!split) return std::unexpected("the split index: " + split.error());
+  auto link = link_data(bytes, split->end, hash_bytes);
+  if (!link) return std::unexpected("the split index: " + link.error());
+  if (const auto extent = index_extent(shared, hash_bytes); extent.incomplete)
+    return std::unexpected("the shared index: " + *extent.incomplete);
+  auto base = index_entries(shared, hash_bytes);
+  if (!base) return std::unexpected("the shared index: " + base.error());
+  if (shared.substr(shared.size() - hash_bytes) != link->substr(0, hash_bytes))
+    return std::unexpected("the shared index's checksum is not the object name its link names");
+  std::string_view data = link->substr(hash_bytes);
+  std::vector<std::size_t> deleted, replaced;
+  if (!data.empty()) {
+    auto d = ewah_positions(data, base->size(), "delete");
+    if (!d) return std::unexpected(std::move(d.error()));
+    auto r = ewah_positions(data, base->size(), "replace");
+    if (!r) return std::unexpected(std::move(r.error()));
+    if (!data.empty()) return std::unexpected("bytes after the link extension's bitmaps");
+    deleted = std::move(*d);
+    replaced = std::move(*r);
+  }
+  std::vector<GitIndexEntry>& entries = *base;
+  if (replaced.size() > split->entries.size())
+    return std::unexpected("more replacements than the split index has entries");
+  for (std::size_t i = 0; i < replaced.size(); ++i) {
+    GitIndexEntry& from = split->entries[i];
+    if (!from.path.empty())
+      return std::unexpected("split index entry " + std::to_string(i) + " replaces with a name");
+    from.path = std::move(entries[replaced[i]].path);
+    entries[replaced[i]] = std::move(from);
+  }
+  std::vector<bool> gone(entries.size());
+  for (const std::size_t at : deleted) gone[at] = true;
+  // By name (compared as bytes, as git's cache_name_stage_compare() does) and stage.
+  std::map<std::pair<std::string, unsigned>, GitIndexEntry> merged;
+  for (std::size_t i = 0; i < entries.size(); ++i)
+    if (!gone[i])
+      merged.insert_or_assign({entries[i].path, entries[i].stage}, std::move(entries[i]));
+  for (std::size_t i = replaced.size(); i < split->entries.size(); ++i) {
+    GitIndexEntry& e = split->entries[i];
+    if (e.path.empty())
+      return std::unexpected("split index entry " + std::to_string(i) + " is added without a name");
+    if (e.stage == 0)
+      for (unsigned stage = 1; stage <= 3; ++stage) merged.erase({e.path, stage});
+    std::pair<std::string, unsigned> key{e.path, e.stage};
+    merged.insert_or_assign(std::move(key), std::move(e));
+  }
+  std::vector<GitIndexEntry> out;
+  out.reserve(merged.size());
+  for (auto& [key, e] : merged) out.push_back(std::move(e));
+  return out;
 }
 
 std::expected<std::vector<std::string>, std::string> index_gitlinks(std::string_view bytes,

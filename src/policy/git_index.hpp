@@ -23,6 +23,13 @@ namespace pisandbox::policy {
 /// Longest path accepted in an index entry, in bytes; longer is an error.
 inline constexpr std::size_t kMaxGitIndexPathBytes = 4096;
 
+/// Most bytes the paths of one index's entries may hold together (64 MiB); more is an error.
+/// Version 4 compresses each path against the one before it (gitformat-index(5)), so a
+/// 64-byte entry can repeat a path of 4 KiB: without this bound the 64 MiB index the
+/// supervisor reads after a command (docs/security.md, "Repositories around the workspace")
+/// would unfold into 4 GiB of paths, each copy of them as many again.
+inline constexpr std::size_t kMaxGitIndexNamesBytes = std::size_t{64} << 20;
+
 /// The stat data git compares a file with (gitformat-index(5): each field the low 32 bits of
 /// lstat(2)'s, as git stores them).
 struct GitStat {
@@ -71,6 +78,32 @@ struct IndexExtent {
 /// throws (but std::bad_alloc); linear in the size of `bytes`.
 [[nodiscard]] IndexExtent index_extent(std::string_view bytes, std::size_t hash_bytes = 20);
 
+/// Every entry of the split index `bytes` with those of its shared index `shared` merged in,
+/// in index order, as git reads them (gitformat-index(5), "Split index"; git's split-index.c
+/// merge_base_index()): the `link` extension of `bytes` holds the shared index's object name,
+/// then two EWAH bitmaps (git's ewah/ewah_io.c: a 32-bit bit count, a 32-bit count of 64-bit
+/// words, the words, a 32-bit position of the last marker word; each marker word holds its
+/// running bit in bit 0, a 32-bit running length in words above it and a 31-bit count of
+/// literal words after it, all big-endian). The i-th set position of the replace bitmap names
+/// the shared entry the i-th entry of `bytes` replaces (keeping the shared entry's name: the
+/// replacing one has none), the delete bitmap the shared entries removed; the entries of
+/// `bytes` after the replacing ones are added in order (one with the same name and stage
+/// replaces it; a stage-0 entry removes the other stages of its name). Without bitmaps (a link
+/// holding the name only) nothing is replaced or deleted.
+///
+/// Errors (text): either index unreadable (index_entries()'s errors, but that `bytes` may hold
+/// empty names), `bytes` without a `link` extension or with another extension whose entries
+/// are not whole (index_extent()), a `shared` that is itself incomplete or whose trailing
+/// checksum is not the object name the link names (git checks the same), a bitmap that runs
+/// past the extension or leaves bytes after it, a marker word naming more literal words than
+/// the bitmap holds, a position at or past the number of shared entries, more replacements
+/// than entries, a replacing entry with a name, an added entry without one.
+///
+/// Pure; never throws (but std::bad_alloc); O(n log n) in the entries, and never iterates a
+/// run of set bits past the shared index's entry count.
+[[nodiscard]] std::expected<std::vector<GitIndexEntry>, std::string> split_index_entries(
+    std::string_view bytes, std::string_view shared, std::size_t hash_bytes = 20);
+
 /// The paths outside the directory `inside` (relative to the worktree root, no trailing `/`)
 /// whose working-tree file git meant to change between the index `before` and the index
 /// `after` and did not (docs/security.md, "Repositories around the workspace"): an entry
@@ -112,12 +145,13 @@ struct IndexExtent {
 /// Errors: fewer bytes than a header and a checksum, a bad signature or version, an entry that
 /// runs past the end of `bytes` (also when the count is larger than the entries there are), a
 /// path that is empty, longer than kMaxGitIndexPathBytes, holds a NUL within its stated
-/// length or lacks its terminating NUL, a version-4 strip longer than the previous path, or a
-/// version-4 name length shorter than the kept prefix. Extensions and the trailing checksum
-/// after the entries are ignored (never verified, as git by default).
+/// length or lacks its terminating NUL, a version-4 strip longer than the previous path, a
+/// version-4 name length shorter than the kept prefix, or paths holding more than
+/// kMaxGitIndexNamesBytes together. Extensions and the trailing checksum after the entries are
+/// ignored (never verified, as git by default).
 ///
-/// Never throws (but std::bad_alloc); linear in the size of `bytes`; never allocates from the
-/// entry count.
+/// Never throws (but std::bad_alloc); linear in the size of `bytes` (the paths it returns hold
+/// at most kMaxGitIndexNamesBytes); never allocates from the entry count.
 [[nodiscard]] std::expected<std::vector<std::string>, std::string> index_gitlinks(
     std::string_view bytes, std::size_t hash_bytes = 20);
 

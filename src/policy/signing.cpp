@@ -158,6 +158,18 @@ std::string signing_socket_hint(const SigningFiles& files) {
          files.agent_entry + "\"]}} (docs/configuration.md, \"Signed commits\")";
 }
 
+std::string signing_writable_socket_hint(const SigningFiles& files) {
+  const bool ssh = files.signing.format == SigningFormat::Ssh;
+  const std::string program = ssh ? "ssh-keygen through ssh-agent" : "gpg through gpg-agent";
+  return "git signs with " + program + ", whose socket " + files.agent_socket.string() +
+         " lies where the command can write (the workspace or filesystem.additionalAllowWrite), "
+         "so its hostIPC.allowedSockets entry allows nothing there; to sign inside the sandbox, " +
+         (ssh ? std::string("start the agent with its socket elsewhere (ssh-agent -a "
+                            "~/.ssh/agent.sock)")
+              : std::string("use a gpg home outside those places (GNUPGHOME)")) +
+         " (docs/host-ipc.md, \"Host sockets\")";
+}
+
 bool may_sign(const std::vector<std::string>& words) {
   static const std::vector<std::string_view> kSigning = {"commit",      "tag",    "merge", "rebase",
                                                          "cherry-pick", "revert", "am",    "pull"};

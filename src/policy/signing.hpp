@@ -138,6 +138,13 @@ struct SigningFiles {
 /// signs, the socket, and the hostIPC.allowedSockets entry to add.
 [[nodiscard]] std::string signing_socket_hint(const SigningFiles& files);
 
+/// The line said in place of signing_socket_hint() (and of signing_agent_hint()'s NotAllowed)
+/// when a hostIPC.allowedSockets entry names the agent's socket but the socket lies where the
+/// command may write (the workspace, filesystem.additionalAllowWrite), where an entry allows
+/// nothing (docs/host-ipc.md, "Host sockets"): without the `pi-sandbox: ` prefix, which program
+/// signs, the socket, and where to start the agent instead.
+[[nodiscard]] std::string signing_writable_socket_hint(const SigningFiles& files);
+
 /// Whether `words` (a command's words, or its shell text's path_pieces()) may make git sign: a
 /// word `git` (or a path ending in `/git`) followed by one of git's commands that sign with
 /// commit.gpgSign or tag.gpgSign set (git-config(1)): commit, tag, merge, rebase, cherry-pick,

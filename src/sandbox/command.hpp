@@ -152,6 +152,10 @@ struct RunOptions {
   /// say so now: `run` says it once a day, `serve` once per session, `doctor`'s trial run
   /// never (it has a line of its own). Empty: said for every command.
   std::function<bool()> say_no_cgroup;
+  /// Whether to say now that the workspace contains the home (policy::home_workspace_warning()):
+  /// `serve` says it for its first command only, as the no-cgroup warning. Empty: said for
+  /// every command (`run`, where `--cwd` names the home each time).
+  std::function<bool()> say_home_workspace;
   /// Where the end of the sandbox goes once the command's result is complete (Linux: every
   /// process of the command gone, pid 1's last guard sweep told, the output read to its end,
   /// no host placeholder to remove), so that the caller can report the result first: what is

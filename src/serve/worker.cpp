@@ -185,7 +185,10 @@ int run_worker(const WorkerArgs& worker_args) {
   // `reader`, `prompt`, `ledger`, `control` and `pipe` live until _exit: the reader thread
   // uses them.
   session::RunIo io = run_io(pipe, sink, prompt, ledger, id, cancel.get());
-  if (worker_args.no_cgroup_said) io.say_no_cgroup = [] { return false; };
+  if (worker_args.no_cgroup_said) {
+    io.say_no_cgroup = [] { return false; };
+    io.say_home_workspace = [] { return false; };
+  }
   io.ready = std::move(ready);
   // The end of the sandbox (pid 1's exit, the proxy, the cgroup) waits until the exit event is
   // written: the host has the result first.

@@ -14,9 +14,9 @@ namespace pisandbox::serve {
 ///   config / reviewer: serve's own --config and --reviewer (empty: not given).
 ///   subagent: serve itself runs for a subagent (hostipc::is_subagent of its environment).
 ///   binary_at_start: serve's binary when serve started (session::PolicyArgs::binary_at_start).
-///   no_cgroup_said: an earlier command of this serve may have said that commands get no
-///     cgroup; this one does not say it again (once per session: docs/security.md, "Resource
-///     limits").
+///   no_cgroup_said: an earlier command of this serve may have said the session's warnings,
+///     that commands get no cgroup and that the workspace contains the home; this one does not
+///     say them again (once per session: docs/security.md, "Resource limits").
 ///   ready: a worker kept waiting (docs/ARCHITECTURE.md, "A sandbox made ahead"): its first
 ///   control line is an exec request whose command is not run, only its sandbox made
 ///   (session::prepare_ready()); the second is the exec it runs, in that sandbox while it still

@@ -25,7 +25,7 @@ bool name_service_socket(std::string_view path) {
 }  // namespace
 
 HostSockets::HostSockets(
-    std::vector<policy::AllowedSocket> allowed, std::vector<std::filesystem::path> writable,
+    std::vector<policy::AllowedSocket> allowed, std::vector<policy::WritableArea> writable,
     approval::Broker& broker, std::shared_ptr<void> keep_alive, NetworkCommand command,
     HostSocketAsking asking, std::function<void(const std::string&)> log,
     std::function<void(const std::string&, const std::string&, std::string_view, std::string_view)>
@@ -86,19 +86,17 @@ sandbox::HostSocketAnswer HostSockets::refuse(const std::string& path, std::stri
 }
 
 bool HostSockets::writable_by_command(const std::filesystem::path& entry) const {
-  return std::ranges::any_of(writable_, [&](const std::filesystem::path& root) {
-    const auto [end, _] = std::ranges::mismatch(root, entry);
-    return end == root.end();
+  return policy::in_writable_area(entry, writable_);
+}
+
+bool HostSockets::listed(const std::filesystem::path& socket) const {
+  return std::ranges::any_of(allowed_, [&](const policy::AllowedSocket& entry) {
+    return entry.path && std::filesystem::path(*entry.path).lexically_normal() == socket;
   });
 }
 
 bool HostSockets::allows(const std::filesystem::path& socket) const {
-  for (const auto& entry : allowed_) {
-    if (!entry.path) continue;
-    const std::filesystem::path normal = std::filesystem::path(*entry.path).lexically_normal();
-    if (normal == socket && !writable_by_command(normal)) return true;
-  }
-  return false;
+  return listed(socket) && !writable_by_command(socket);
 }
 
 sandbox::HostSocketAnswer HostSockets::decide(const sandbox::HostSocketRequest& socket) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "approval/broker.hpp"
+#include "policy/host_environment.hpp"
 #include "policy/host_sockets.hpp"
 #include "sandbox/command.hpp"
 #include "session/network_setup.hpp"
@@ -39,8 +40,10 @@ enum class HostSocketAsking { Allowed, Subagent };
 ///      refused without asking;
 ///   1. a `hostIPC.allowedSockets` entry whose expanded path is the socket's path (compared as
 ///      written: a symlink on the way would let whoever can write there aim it elsewhere), and
-///      that lies outside every path the command may write (`writable`) → allowed without
-///      asking;
+///      that lies outside every place the command may write (`writable`: the deepest area
+///      holding it decides, so `~/.ssh` is not writable where the workspace is the home, whose
+///      top level and dot-entries are bound read-only; docs/security.md, "The workspace is the
+///      home") → allowed without asking;
 ///   2. a socket refused earlier in the command → refused again with the same reason, without
 ///      a second question or line;
 ///   3. a name-service socket (nscd, systemd-userdb) → refused without asking: the C library
@@ -53,9 +56,10 @@ enum class HostSocketAsking { Allowed, Subagent };
 /// socket's, which is silent. Thread-safe.
 class HostSockets {
  public:
-  /// `broker` must stay valid as long as `keep_alive` (which this holds).
+  /// `broker` must stay valid as long as `keep_alive` (which this holds). `writable`: the
+  /// read-write binds and the read-only places over them (session::writable_areas()).
   HostSockets(std::vector<policy::AllowedSocket> allowed,
-              std::vector<std::filesystem::path> writable, approval::Broker& broker,
+              std::vector<policy::WritableArea> writable, approval::Broker& broker,
               std::shared_ptr<void> keep_alive, NetworkCommand command, HostSocketAsking asking,
               std::function<void(const std::string&)> log,
               std::function<void(const std::string&, const std::string&, std::string_view,
@@ -69,8 +73,13 @@ class HostSockets {
   /// resolved) without asking: step 1 above.
   [[nodiscard]] bool allows(const std::filesystem::path& socket) const;
 
-  /// Whether `entry` (an expanded allowedSockets path) lies in a path the command may write,
-  /// where it allows nothing.
+  /// Whether a hostIPC.allowedSockets entry names the host socket `socket` (absolute, symlinks
+  /// resolved), whether or not it allows it (allows() also asks that the command cannot write
+  /// there).
+  [[nodiscard]] bool listed(const std::filesystem::path& socket) const;
+
+  /// Whether `entry` (an expanded allowedSockets path) lies in a place the command may write
+  /// (policy::in_writable_area(), lexically), where it allows nothing.
   [[nodiscard]] bool writable_by_command(const std::filesystem::path& entry) const;
 
   /// Whether a host socket was refused in this command: a trigger of the host-IPC retry
@@ -102,7 +111,7 @@ class HostSockets {
   sandbox::HostSocketAnswer allow(const std::string& path);
 
   std::vector<policy::AllowedSocket> allowed_;
-  std::vector<std::filesystem::path> writable_;
+  std::vector<policy::WritableArea> writable_;
   approval::Broker& broker_;
   std::shared_ptr<void> keep_alive_;
   NetworkCommand command_;

@@ -24,6 +24,7 @@
 #include "process/host_runner.hpp"
 #include "proxy/protocol/parent_proxy.hpp"
 #include "sandbox/macos/runner.hpp"
+#include "shell/shell_command.hpp"
 #if !defined(__APPLE__)
 #include "sandbox/linux/runner.hpp"
 #endif
@@ -167,6 +168,7 @@ void set_run_options(Prepared& p, const RunArgs& args, const RunIo& io) {
   };
   p.options.direct_connection = [say = p.say] { say(std::string(kDirectConnectionHint)); };
   p.options.say_no_cgroup = io.say_no_cgroup;
+  p.options.say_home_workspace = io.say_home_workspace;
   p.options.teardown = io.teardown;
 }
 
@@ -190,12 +192,10 @@ void set_boundaries(Prepared& p, const RunArgs& args, const RunIo& io,
       });
   // Host Unix sockets the broker finds the command connecting to (docs/host-ipc.md, "Host
   // sockets"): the allowed list expanded from the caller's environment now.
-  std::vector<std::filesystem::path> writable = p.policy.home_writable_entries;
-  for (const auto& exposure : p.policy.writable) writable.push_back(exposure.path);
   p.allowed_sockets = policy::allowed_sockets(p.loaded.config->host_ipc.allowed_sockets,
                                               caller_environment(), home_directory().string());
   p.host_sockets = std::make_shared<HostSockets>(
-      p.allowed_sockets, std::move(writable), p.approvals->broker(), p.approvals, network,
+      p.allowed_sockets, areas, p.approvals->broker(), p.approvals, network,
       args.subagent || hostipc::is_subagent(caller_environment()) ? HostSocketAsking::Subagent
                                                                   : HostSocketAsking::Allowed,
       p.say,
@@ -578,12 +578,25 @@ std::optional<policy::AgentGap> agent_gap(const Prepared& p, const policy::Signi
 /// key file the sandbox hides (a private key), with what to set instead; and, unless the refusal
 /// said it, one line when no agent can sign for the sandbox (none, not running; not allowed,
 /// with such a key).
+/// Whether the signing agent's socket (policy::SigningFiles::agent_socket) was refused during
+/// the command.
+bool signing_agent_refused(const Prepared& p) {
+  const policy::SigningFiles& signing = p.policy.signing;
+  return signing.signing.configured() && !signing.agent_socket.empty() &&
+         p.host_sockets->refused(signing.agent_socket.string());
+}
+
 void explain_signing(const Prepared& p, const std::vector<std::string>& words) {
   const policy::SigningFiles& signing = p.policy.signing;
   if (!signing.signing.configured()) return;
-  const bool refused =
-      !signing.agent_socket.empty() && p.host_sockets->refused(signing.agent_socket.string());
-  if (refused) p.say(policy::signing_socket_hint(signing));
+  const bool refused = signing_agent_refused(p);
+  // Listed but where the command can write: adding the entry again would change nothing.
+  const bool listed_writable = !signing.agent_socket.empty() &&
+                               p.host_sockets->listed(signing.agent_socket) &&
+                               p.host_sockets->writable_by_command(signing.agent_socket);
+  if (refused)
+    p.say(listed_writable ? policy::signing_writable_socket_hint(signing)
+                          : policy::signing_socket_hint(signing));
   if (!policy::may_sign(words)) return;
   if (signing.ssh_key_hidden) p.say(policy::hidden_ssh_key_hint(signing.signing));
   // An agent that is running but not allowed is refused when the signing program asks it: that
@@ -591,7 +604,9 @@ void explain_signing(const Prepared& p, const std::vector<std::string>& words) {
   // or git never signed).
   const auto gap = agent_gap(p, signing);
   if (gap && !refused && (*gap != policy::AgentGap::NotAllowed || signing.ssh_key_hidden))
-    p.say(policy::signing_agent_hint(signing, *gap));
+    p.say(*gap == policy::AgentGap::NotAllowed && listed_writable
+              ? policy::signing_writable_socket_hint(signing)
+              : policy::signing_agent_hint(signing, *gap));
 }
 
 }  // namespace
@@ -605,7 +620,9 @@ sandbox::Outcome execute(const RunArgs& args, const RunIo& io) {
   const std::filesystem::path cwd = p.command.cwd;
   const std::vector<std::string> words =
       args.shell_command.empty() ? p.command.argv : policy::path_pieces(args.shell_command);
-  p.options.words = words;
+  // The git operation after the command is read from its simple commands' own words.
+  p.options.words =
+      args.shell_command.empty() ? p.command.argv : shell::command_words(args.shell_command);
   const bool host_ipc =
       !args.shell_command.empty() && p.loaded.config->host_ipc.mode != config::HostIpcMode::Off;
   // Host IPC may run the command on the host: its policy is known to hold first.
@@ -623,7 +640,9 @@ sandbox::Outcome execute(const RunArgs& args, const RunIo& io) {
     return execute(args, without_ready(io));
   }
   if (failed(outcome)) explain_outward_links(p, words, cwd);
-  if (failed(outcome)) explain_signing(p, words);
+  // A refused signing agent is explained even when the shell hid git's failure
+  // (`git commit -S; echo`): the refusal itself was said during the command.
+  if (failed(outcome) || signing_agent_refused(p)) explain_signing(p, words);
   if (failed(outcome)) explain_hidden_remotes(p, words, cwd);
   if (outcome) explain_unpushed_remotes(p, words, cwd);
   // A decision may still wait for an answer nobody needs any more: its question ends, and the

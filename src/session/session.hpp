@@ -105,6 +105,9 @@ struct RunIo {
   /// Whether to say now that the command has no cgroup (sandbox::RunOptions::say_no_cgroup);
   /// empty: for every command.
   std::function<bool()> say_no_cgroup;
+  /// Whether to say now that the workspace contains the home
+  /// (sandbox::RunOptions::say_home_workspace); empty: for every command.
+  std::function<bool()> say_home_workspace;
   /// A sandbox made ahead for this command (prepare_ready()); used only when its record of
   /// the host holds (sandbox::linux_::host_unchanged()) or its plans, computed again, are
   /// equal (sandbox::linux_::still_holds()); discarded otherwise; may be null.

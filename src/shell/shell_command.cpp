@@ -414,4 +414,32 @@ ShellScript parse_shell(std::string_view text) {
   return ShellParser(text).run();
 }
 
+namespace {
+
+void append_command_words(std::string_view text, int depth, std::vector<std::string>& out) {
+  const ShellScript script = parse_shell(text);
+  const auto nested = [&](std::string_view inner) {
+    if (depth < 2) append_command_words(inner, depth + 1, out);
+  };
+  for (const auto& pipeline : script.pipelines)
+    for (const auto& command : pipeline.commands) {
+      for (const auto& word : command.words) out.push_back(word);
+      out.emplace_back(";");
+      // A substitution's text is taken apart below, with the script's.
+      for (const auto& word : command.words)
+        if (word.find_first_of(" \t\n;&|") != std::string::npos &&
+            word.find_first_of("$`") == std::string::npos)
+          nested(word);
+    }
+  for (const auto& substitution : script.substitutions) nested(substitution);
+}
+
+}  // namespace
+
+std::vector<std::string> command_words(std::string_view text) {
+  std::vector<std::string> out;
+  append_command_words(text, 0, out);
+  return out;
+}
+
 }  // namespace pisandbox::shell

@@ -65,4 +65,13 @@ struct ShellScript {
 /// unterminated quote or substitution runs to the end of the text.
 [[nodiscard]] ShellScript parse_shell(std::string_view text);
 
+/// The words of every simple command of `text` (parse_shell(): quotes removed, redirections
+/// left out), each command's followed by a word `;`, so that a reader of one command's words
+/// stops where it ends (`git stash 2>&1 | tail -3` gives `git stash ; tail -3 ;`). A word that
+/// holds a command separator or a blank but no `$` or backquote (the text of `sh -c 'cd .. &&
+/// git pull'`) and the text of each substitution are taken apart the same way after it, two
+/// levels deep at most.
+/// Never fails.
+[[nodiscard]] std::vector<std::string> command_words(std::string_view text);
+
 }  // namespace pisandbox::shell

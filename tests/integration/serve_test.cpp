@@ -261,6 +261,29 @@ TEST(Serve, HelloAndOneCommand) {
   EXPECT_EQ(err, "err\n/bin/bash: line 1: /etc/x: Read-only file system\n");
 }
 
+// The warning that the workspace contains the home is said once per session, with the
+// session's first command, as the no-cgroup warning; `run` says it every time.
+TEST(Serve, TheHomeAsTheWorkspaceIsSaidOncePerSession) {
+  Scratch scratch;
+  const std::string warning = "pi-sandbox: warning: the workspace contains the home directory ";
+  const auto count = [&](const std::string& text) {
+    std::size_t n = 0;
+    for (auto at = text.find(warning); at != std::string::npos; at = text.find(warning, at + 1))
+      ++n;
+    return n;
+  };
+  Serve serve(scratch);
+  serve.send({{"type", "hello"}, {"version", 1}});
+  (void)serve.next();
+  for (const char* id : {"h1", "h2", "h3"}) {
+    serve.send(exec(id, "true", scratch.home));
+    const auto [out, err] = streams(serve.until_exit(id));
+    EXPECT_EQ(count(err), std::string_view(id) == "h1" ? 1u : 0u) << id << ": " << err;
+  }
+  EXPECT_EQ(count(scratch.run("true", {}, scratch.home).err), 1u);
+  EXPECT_EQ(count(scratch.run("true", {}, scratch.home).err), 1u);
+}
+
 TEST(Serve, StderrIntoStdoutKeepsTheOrderTheCommandWroteIn) {
   Scratch scratch;
   Serve serve(scratch);

@@ -41,9 +41,10 @@ class Signing : public ::testing::Test {
     return run_process(args, env_);
   }
   /// `pi-sandbox run --no-prompt` of `command` in the workspace, with `config` (hostIPC) if any.
-  RunResult sandboxed(const std::string& command, const std::string& host_ipc = "") {
+  RunResult sandboxed(const std::string& command, const std::string& host_ipc = "",
+                      const fs::path& cwd = {}) {
     std::vector<std::string> argv = {sandbox_binary(), "run", "--no-prompt", "--cwd",
-                                     scratch_.ws.string()};
+                                     (cwd.empty() ? scratch_.ws : cwd).string()};
     if (!host_ipc.empty()) {
       const fs::path config = scratch_.root / "config.json";
       write_file(config, R"({"hostIPC": )" + host_ipc + "}");
@@ -57,14 +58,15 @@ class Signing : public ::testing::Test {
   }
 
   /// An ed25519 key in ~/.ssh/id_ed25519 added to a real ssh-agent; git signs with its public
-  /// half (user.signingKey) and verifies with ~/.ssh/allowed_signers. Returns the public key.
-  std::string ssh_setup() {
+  /// half (user.signingKey) and verifies with ~/.ssh/allowed_signers; the agent listens at
+  /// `socket` (beside the home by default). Returns the public key.
+  std::string ssh_setup(const fs::path& socket = {}) {
     const fs::path key = scratch_.home / ".ssh" / "id_ed25519";
     fs::remove(scratch_.home / ".ssh" / "id_rsa");
     const RunResult made = run_process(
         {"/usr/bin/ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", kEmail, "-f", key}, env_);
     EXPECT_EQ(made.exit_code, 0) << made.err;
-    agent_socket_ = scratch_.root / "agent.sock";
+    agent_socket_ = socket.empty() ? scratch_.root / "agent.sock" : socket;
     const RunResult agent = run_process({"/usr/bin/ssh-agent", "-a", agent_socket_.string()});
     EXPECT_EQ(agent.exit_code, 0) << agent.err;
     const auto pid_at = agent.out.find("SSH_AGENT_PID=");
@@ -125,6 +127,29 @@ TEST_F(Signing, SshSignsThroughARealAgentAndTheHostVerifiesIt) {
   EXPECT_EQ(git({"log", "-1", "--format=%s %G?"}).out, "signed G\n");
 }
 
+TEST_F(Signing, SshSignsThroughAnAgentInTheSshDirectoryWhenTheHomeIsTheWorkspace) {
+  PI_SANDBOX_REQUIRE(has_openssh(), "openssh-client is not installed");
+  // `ssh-agent -a ~/.ssh/agent.sock`, and the agent started in the home itself: ~/.ssh is
+  // read-only there (docs/security.md, "The workspace is the home"), so the entry allows.
+  const std::string pub = ssh_setup(scratch_.home / ".ssh" / "agent.sock");
+  const std::string key = (scratch_.home / ".ssh" / "id_ed25519").string();
+  const RunResult r = sandboxed(
+      "cd ws && git commit -q -S --allow-empty -m signed && ssh-add -l | wc -l && "
+      "wc -c <~/.ssh/id_ed25519 && stat -c %a ~/.ssh/id_ed25519 && "
+      "ssh-keygen -y -f ~/.ssh/id_ed25519",
+      R"({"allowedSockets": ["$SSH_AUTH_SOCK"]})", scratch_.home);
+  // The masked key: empty, 0400, so ssh-keygen reads it as an empty key (a key the agent does
+  // not hold for the request) without eight lines about its permissions.
+  EXPECT_EQ(r.exit_code, 255) << r.err;
+  EXPECT_EQ(r.out, "1\n0\n400\n") << r.err;
+  EXPECT_EQ(r.err.find("UNPROTECTED PRIVATE KEY FILE"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("host socket refused"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("pi-sandbox: git signs with"), std::string::npos) << r.err;
+  EXPECT_EQ(git({"verify-commit", "HEAD"}).exit_code, 0);
+  EXPECT_EQ(git({"log", "-1", "--format=%s %G?"}).out, "signed G\n");
+  EXPECT_EQ(read_file(key + ".pub"), pub);
+}
+
 TEST_F(Signing, SshWithoutTheAgentAllowedSaysWhichSettingToAdd) {
   PI_SANDBOX_REQUIRE(has_openssh(), "openssh-client is not installed");
   ssh_setup();
@@ -141,10 +166,35 @@ TEST_F(Signing, SshWithoutTheAgentAllowedSaysWhichSettingToAdd) {
   EXPECT_EQ(r.err.find(line, at + 1), std::string::npos) << r.err;       // once
   EXPECT_EQ(git({"rev-parse", "-q", "--verify", "HEAD"}).exit_code, 1);  // nothing committed
   EXPECT_EQ(r.err.find("is not in hostIPC.allowedSockets"), std::string::npos) << r.err;
+  // A failure the shell hides (`; echo`) still gets the line: the refusal was said.
+  const RunResult hidden = sandboxed("git commit -q -S --allow-empty -m refused; echo");
+  EXPECT_EQ(hidden.exit_code, 0) << hidden.err;
+  EXPECT_NE(hidden.err.find(line), std::string::npos) << hidden.err;
   // A git command that failed without signing gets no line about the agent.
   const RunResult unsigned_failure = sandboxed("git commit -q -m nothing-staged");
   EXPECT_EQ(unsigned_failure.exit_code, 1) << unsigned_failure.err;
   EXPECT_EQ(unsigned_failure.err.find("pi-sandbox: "), std::string::npos) << unsigned_failure.err;
+}
+
+TEST_F(Signing, AnAllowedAgentSocketTheCommandCanWriteSaysSoInsteadOfAddingIt) {
+  PI_SANDBOX_REQUIRE(has_openssh(), "openssh-client is not installed");
+  // `ssh-agent -a` in the workspace: listed, but the command could put any socket there.
+  ssh_setup(scratch_.ws / "agent.sock");
+  const RunResult r = sandboxed("git commit -q -S --allow-empty -m refused",
+                                R"({"allowedSockets": ["$SSH_AUTH_SOCK"]})");
+  EXPECT_EQ(r.exit_code, 128) << r.err;
+  const std::string line =
+      "pi-sandbox: git signs with ssh-keygen through ssh-agent, whose socket " +
+      agent_socket_.string() +
+      " lies where the command can write (the workspace or filesystem.additionalAllowWrite), so "
+      "its hostIPC.allowedSockets entry allows nothing there; to sign inside the sandbox, start "
+      "the agent with its socket elsewhere (ssh-agent -a ~/.ssh/agent.sock) (docs/host-ipc.md, "
+      "\"Host sockets\")\n";
+  const auto at = r.err.find(line);
+  EXPECT_NE(at, std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(line, at + 1), std::string::npos) << r.err;  // once
+  EXPECT_EQ(r.err.find("add it to the configuration"), std::string::npos) << r.err;
+  EXPECT_EQ(git({"rev-parse", "-q", "--verify", "HEAD"}).exit_code, 1);  // nothing committed
 }
 
 /// The line of a user.signingKey naming the private key ~/.ssh/id_ed25519.

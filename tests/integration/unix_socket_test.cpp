@@ -338,6 +338,56 @@ TEST_F(UnixSockets, AnAllowedEntryTheCommandCanWriteAllowsNothing) {
   EXPECT_EQ(accepted(socket), "0");
 }
 
+TEST_F(UnixSockets, AnAllowedSocketInADotDirectoryWorksWhenTheHomeIsTheWorkspace) {
+  // The home as the workspace binds ~/.ssh read-only (docs/security.md, "The workspace is the
+  // home"): an entry there allows, by path and through $SSH_AUTH_SOCK.
+  const fs::path socket = scratch_.home / ".ssh" / "agent.sock";
+  const fs::path other = scratch_.home / ".ssh" / "other.sock";
+  ASSERT_NO_FATAL_FAILURE(host_server(socket));
+  ASSERT_NO_FATAL_FAILURE(host_server(other));
+  for (const std::string& entry : {socket.string(), std::string("$SSH_AUTH_SOCK")}) {
+    const std::string cfg = config(R"({"allowedSockets": [")" + entry + R"("]})");
+    auto env = scratch_.env();
+    env["SSH_AUTH_SOCK"] = socket.string();
+    const RunResult r =
+        run_process({sandbox_binary(), "run", "--config", cfg, "--no-prompt", "--cwd",
+                     scratch_.home.string(), "-c", client(socket) + "; " + client(other)},
+                    env);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, "host\nPermissionError 13\n") << entry << "\n" << r.err;
+    EXPECT_EQ(r.err.find("host socket refused: " + socket.string()), std::string::npos)
+        << r.err << entry;
+    EXPECT_NE(r.err.find("pi-sandbox: host socket refused: " + other.string() + ": "),
+              std::string::npos)
+        << r.err;
+  }
+  EXPECT_EQ(accepted(socket), "2");
+  EXPECT_EQ(accepted(other), "0");
+}
+
+TEST_F(UnixSockets, AnAllowedEntryInAWritableDirectoryOfTheHomeWorkspaceAllowsNothing) {
+  // ~/ws stays read-write where the workspace is the home: the command could put a socket of
+  // its choice at the listed name.
+  const fs::path socket = scratch_.ws / "dev.sock";
+  ASSERT_NO_FATAL_FAILURE(host_server(socket));
+  const std::string cfg = config(R"({"allowedSockets": [")" + socket.string() + R"("]})");
+  const RunResult r = scratch_.run(client(socket), {"--config", cfg, "--no-prompt"}, scratch_.home);
+  EXPECT_EQ(r.out, "PermissionError 13\n") << r.err;
+  EXPECT_NE(r.err.find("pi-sandbox: host socket refused: " + socket.string() + ": "),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(accepted(socket), "0");
+  // `policy` says why the entry does nothing.
+  const RunResult policy =
+      run_process({sandbox_binary(), "policy", "--config", cfg, "--cwd", scratch_.home.string()},
+                  scratch_.env());
+  EXPECT_NE(policy.out.find("  hostIPC.allowedSockets: " + socket.string() +
+                            " (allows nothing: the command can write there, and could put "
+                            "another socket at that name)\n"),
+            std::string::npos)
+      << policy.out;
+}
+
 TEST_F(UnixSockets, ManyConnectsAtOnceAllGetTheirAnswer) {
   // More at once than the broker makes at once (64): the rest wait, none is refused.
   write_file(scratch_.ws / "many.py",

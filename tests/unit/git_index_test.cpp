@@ -154,6 +154,68 @@ TEST_F(GitIndexTest, AWholeIndexIsCompleteASplitOneNamesItsSharedIndex) {
             "a split index (the `link` extension, core.splitIndex)");
 }
 
+/// The bytes of `rel` below the scratch directory.
+std::string read_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+// split_index_entries(): a split index git wrote after a change (a replaced entry, a deleted
+// one, an added one, a new stage) reads as the whole index git writes from it
+// (`git update-index --no-split-index`), stat data included; in versions 2 and 4.
+TEST_F(GitIndexTest, ASplitIndexWithItsSharedIndexReadsAsTheWholeIndex) {
+  for (const char* version : {"2", "4"}) {
+    SCOPED_TRACE(version);
+    fs::remove_all(root_ / "top");
+    superproject();
+    git("top", std::string("update-index --index-version ") + version);
+    git("top", "update-index --split-index");
+    write("top/a.txt", "changed\n");
+    write("top/new/c.txt", "c\n");
+    git("top", "add a.txt new/c.txt");
+    git("top", "rm -q --cached z.txt");
+    const std::string split = index();
+    const auto extent = index_extent(split);
+    ASSERT_FALSE(extent.shared_index.empty());
+    const std::string shared = read_bytes(root_ / "top/.git" / extent.shared_index);
+    const auto merged = split_index_entries(split, shared);
+    ASSERT_TRUE(merged) << merged.error();
+    git("top", "update-index --no-split-index");
+    const auto whole = index_entries(index());
+    ASSERT_TRUE(whole) << whole.error();
+    EXPECT_EQ(*merged, *whole);
+    Paths paths;
+    for (const auto& e : *merged) paths.push_back(e.path);
+    EXPECT_EQ(paths,
+              (Paths{"a.txt", "deps/b.txt", "deps/inner", "deps/inner-two", "new/c.txt", "sub"}));
+  }
+}
+
+// What git refuses to read is an error: another shared index (its checksum is not the link's
+// object name), a bitmap cut short, a link without its shared index's entries.
+TEST_F(GitIndexTest, ASplitIndexThatDoesNotFitItsSharedIndexIsAnError) {
+  superproject();
+  git("top", "update-index --split-index");
+  write("top/a.txt", "changed\n");
+  git("top", "add a.txt");
+  const std::string split = index();
+  const std::string shared = read_bytes(root_ / "top/.git" / index_extent(split).shared_index);
+  ASSERT_TRUE(split_index_entries(split, shared).has_value());
+  std::string other = shared;
+  other[other.size() - 1] = static_cast<char>(other.back() ^ 1);
+  EXPECT_EQ(split_index_entries(split, other).error(),
+            "the shared index's checksum is not the object name its link names");
+  EXPECT_EQ(split_index_entries(shared, shared).error(), "the split index: no `link` extension");
+  // The link's size cut by 4 bytes: the replace bitmap ends before its last marker's position.
+  const auto link = split.find("link");
+  ASSERT_NE(link, std::string::npos);
+  std::string cut = split;
+  cut[link + 7] = static_cast<char>(cut[link + 7] - 4);
+  EXPECT_FALSE(split_index_entries(cut, shared).has_value());
+}
+
 // A mandatory extension (lower-case first letter) git does not know, and extension bytes that
 // run past the checksum, are named; an optional one (upper-case) is skipped, as git skips it.
 TEST_F(GitIndexTest, MandatoryAndMalformedExtensionsAreNamed) {
@@ -278,6 +340,39 @@ TEST(GitIndexSynthetic, ExtendedFlagsWordIsSkipped) {
   const auto gitlinks = index_gitlinks(header(3, 1) + entry + kChecksum);
   ASSERT_TRUE(gitlinks) << gitlinks.error();
   EXPECT_EQ(*gitlinks, Paths{"sub"});
+}
+
+// Version 4 repeats the previous path for two bytes (strip 0, no suffix): a 64-byte entry can
+// stand for a path of 4000 bytes. The paths of one index hold at most kMaxGitIndexNamesBytes
+// together, in a whole index and in the shared index a split one names.
+TEST(GitIndexSynthetic, Version4PathsHoldAtMost64MiBTogether) {
+  const std::string zero(1, '\0');
+  const std::string path(4000, 'a');
+  const auto index_of = [&](std::uint32_t count) {
+    std::string bytes = header(4, count) + entry_v4(zero, path, path.size());
+    const std::string repeat = entry_v4(zero, "", path.size());
+    for (std::uint32_t i = 1; i < count; ++i) bytes += repeat;
+    return bytes + kChecksum;
+  };
+  // 16000 paths of 4000 bytes: 64,000,000 bytes, within the 67,108,864.
+  const auto within = index_entries(index_of(16000));
+  ASSERT_TRUE(within) << within.error();
+  EXPECT_EQ(within->size(), 16000u);
+  EXPECT_EQ(within->back().path, path);
+  // The 16778th path (entry 16777: 12 + 4064 + 16776 * 64 bytes in) passes the bound.
+  const std::string over = index_of(16778);
+  const std::string why =
+      "index entry 16777 at offset 1077740: the paths up to it hold more than 64 MiB";
+  const auto entries = index_entries(over);
+  ASSERT_FALSE(entries) << "read whole: " << entries->size() << " entries";
+  EXPECT_EQ(entries.error(), why);
+  EXPECT_EQ(index_extent(over).incomplete, "unreadable (" + why + ")");
+  // The same bytes as the shared index of a split index holding no entry of its own, whose
+  // link names their checksum.
+  const std::string split = header(2, 0) + "link" + be32(20) + kChecksum + kChecksum;
+  const auto merged = split_index_entries(split, over);
+  ASSERT_FALSE(merged) << "merged: " << merged->size() << " entries";
+  EXPECT_EQ(merged.error(), "the shared index: unreadable (" + why + ")");
 }
 
 TEST(GitIndexMalformed, EachGivesAnError) {

@@ -2,4 +2,4 @@
 # monorepo's package that stopped before it wrote anything (src/sandbox/linux/git_state.hpp).
 pisandbox_unit_test(unit_git_operation
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/git_operation_test.cpp
-  LIBS pisandbox_sandbox)
+  LIBS pisandbox_sandbox pisandbox_shell)

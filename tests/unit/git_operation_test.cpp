@@ -4,6 +4,7 @@
 
 #include "policy/workspace_links.hpp"
 #include "sandbox/linux/git_state.hpp"
+#include "shell/shell_command.hpp"
 
 namespace pisandbox::sandbox::linux_ {
 namespace {
@@ -30,6 +31,23 @@ TEST(GitOperation, NamesTheOperationAndItsTarget) {
   EXPECT_EQ(of("git stash pop --index stash@{2}"), "stash stash@{2}");
   EXPECT_EQ(of("git stash apply -q 1"), "stash 1");
   EXPECT_EQ(git_operation({"git", "stash", "apply", "stash@{1}"})->target, "stash@{1}");
+}
+
+// A shell command's own words (shell::command_words()): redirections are no arguments, and an
+// operation's arguments end with its command.
+TEST(GitOperation, ReadFromTheCommandsOwnWords) {
+  const auto from = [](const std::string& text) {
+    const auto op = git_operation(shell::command_words(text));
+    return op ? op->name + " " + op->target : "none";
+  };
+  EXPECT_EQ(from("git stash 2>&1 | tail -3"), "stash ");
+  EXPECT_EQ(from("git stash pop 2>/dev/null; make test"), "stash stash@{0}");
+  EXPECT_EQ(from("git stash apply stash@{1} | cat"), "stash stash@{1}");
+  EXPECT_EQ(from("git rebase other; true"), "rebase other");
+  EXPECT_EQ(from("git merge -q other >/dev/null && npm test"), "merge other");
+  EXPECT_EQ(from("sh -c 'cd .. && git pull --rebase'"), "pull ");
+  EXPECT_EQ(from("echo $(git reset --hard main)"), "reset main");
+  EXPECT_EQ(from("git stash list | head"), "none");
 }
 
 TEST(GitOperation, AStashThatRewritesNoFileIsNone) {

@@ -213,6 +213,26 @@ TEST(HostDiagnosis, CgroupFixOffersSystemdRunOnlyUnderSystemd) {
             "cgroup without systemd\")");
 }
 
+TEST(HostDiagnosis, CgroupFixForAV2DirectorySharedWithOtherProcesses) {
+  HostFacts facts;
+  facts.pid1_systemd = true;
+  EXPECT_EQ(cgroup_fix(facts, CgroupShortfall::SharedV2Directory),
+            "without it only RLIMIT_NPROC limits processes (not for root) and nothing limits "
+            "memory; the cgroup v2 directory pi-sandbox starts in holds other processes too (a "
+            "shell's), and the kernel enables no controllers for child cgroups there: start "
+            "pi-sandbox in a cgroup of its own, e.g. `systemd-run --user --scope -p Delegate=yes "
+            "pi-sandbox ...`, or with the wrapper of docs/containers.md, \"A cgroup without "
+            "systemd\"; alone there, pi-sandbox moves itself into a leaf and enables them");
+  facts.pid1_systemd = false;
+  EXPECT_EQ(cgroup_fix(facts, CgroupShortfall::SharedV2Directory),
+            "without it only RLIMIT_NPROC limits processes (not for root) and nothing limits "
+            "memory; the cgroup v2 directory pi-sandbox starts in holds other processes too (a "
+            "shell's), and the kernel enables no controllers for child cgroups there: start "
+            "pi-sandbox in a cgroup of its own, with the wrapper of docs/containers.md, \"A "
+            "cgroup without systemd\"; alone there, pi-sandbox moves itself into a leaf and "
+            "enables them");
+}
+
 TEST(HostDiagnosis, CloneHintForEnosysAndUserNamespaceErrors) {
   EXPECT_EQ(clone_hint(ENOSYS),
             "hint: Linux 5.3 and later have clone3, so a seccomp filter around pi-sandbox "

@@ -50,7 +50,7 @@ class HostSocketRouting : public ::testing::Test {
     std::vector<policy::AllowedSocket> allowed;
     for (const fs::path& path : paths) allowed.push_back({path.string(), path.string()});
     return std::make_unique<HostSockets>(
-        std::move(allowed), std::vector<fs::path>{}, broker_, nullptr, NetworkCommand{},
+        std::move(allowed), std::vector<policy::WritableArea>{}, broker_, nullptr, NetworkCommand{},
         HostSocketAsking::Allowed, [this](const std::string& line) { lines_.push_back(line); },
         nullptr);
   }
@@ -107,6 +107,29 @@ TEST_F(HostSocketRouting, AnyOtherAllowedSocketIsConnectedItself) {
   const sandbox::HostSocketAnswer answer = sockets({socket})->decide({socket.string()});
   EXPECT_TRUE(answer.allow) << answer.reason;
   EXPECT_EQ(answer.connect_to, "");
+}
+
+TEST_F(HostSocketRouting, WhereTheHomeIsTheWorkspaceOnlyItsWritableEntriesAllowNothing) {
+  // The areas of a workspace that is the home (session::writable_areas()): the home bound
+  // read-only over the workspace's bind, its ordinary entries read-write again.
+  const fs::path home = dir_ / "home";
+  fs::create_directories(home / ".ssh");
+  fs::create_directories(home / "src");
+  const fs::path agent = home / ".ssh" / "agent.sock", top = home / "top.sock",
+                 own = home / "src" / "dev.sock";
+  for (const fs::path& path : {agent, top, own}) make_socket(path);
+  const std::vector<policy::WritableArea> areas = {
+      {home, true}, {home, false}, {home / "src", true}};
+  std::vector<policy::AllowedSocket> allowed;
+  for (const fs::path& path : {agent, top, own}) allowed.push_back({path.string(), path.string()});
+  const HostSockets sockets(std::move(allowed), areas, broker_, nullptr, NetworkCommand{},
+                            HostSocketAsking::Allowed, nullptr, nullptr);
+  EXPECT_TRUE(sockets.allows(agent));
+  EXPECT_TRUE(sockets.allows(top));
+  EXPECT_FALSE(sockets.allows(own));  // the command can put another socket at that name
+  EXPECT_TRUE(sockets.writable_by_command(own));
+  EXPECT_FALSE(sockets.writable_by_command(agent));
+  EXPECT_FALSE(sockets.allows(home / ".ssh" / "other.sock"));  // not listed
 }
 
 }  // namespace

@@ -164,4 +164,17 @@ TEST(PathWords, PersistenceTargets) {
 }
 
 }  // namespace
+
+// command_words(): each simple command's words and a `;`, redirections left out, nested
+// command texts and substitutions taken apart after them.
+TEST(CommandWords, EachCommandsWordsEndWithASeparator) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(command_words("git stash 2>&1 | tail -3"), (V{"git", "stash", ";", "tail", "-3", ";"}));
+  EXPECT_EQ(command_words("a 'b c' >out; d"), (V{"a", "b c", ";", "b", "c", ";", "d", ";"}));
+  EXPECT_EQ(command_words("sh -c 'cd .. && git pull'"),
+            (V{"sh", "-c", "cd .. && git pull", ";", "cd", "..", ";", "git", "pull", ";"}));
+  EXPECT_EQ(command_words("echo $(git log)"), (V{"echo", "$(git log)", ";", "git", "log", ";"}));
+  EXPECT_EQ(command_words(""), V{});
+}
+
 }  // namespace pisandbox::shell

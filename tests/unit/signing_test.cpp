@@ -128,6 +128,26 @@ TEST(GitSigning, TheHintNamesTheSettingToAdd) {
             "commits\")");
 }
 
+TEST(GitSigning, AListedSocketTheCommandCanWriteSaysWhereToStartTheAgent) {
+  const SigningFiles ssh{.signing = {.format = SigningFormat::Ssh, .format_set = true},
+                         .agent_socket = "/home/u/ws/agent.sock",
+                         .agent_entry = "$SSH_AUTH_SOCK"};
+  EXPECT_EQ(signing_writable_socket_hint(ssh),
+            "git signs with ssh-keygen through ssh-agent, whose socket /home/u/ws/agent.sock lies "
+            "where the command can write (the workspace or filesystem.additionalAllowWrite), so "
+            "its hostIPC.allowedSockets entry allows nothing there; to sign inside the sandbox, "
+            "start the agent with its socket elsewhere (ssh-agent -a ~/.ssh/agent.sock) "
+            "(docs/host-ipc.md, \"Host sockets\")");
+  const SigningFiles gpg{.agent_socket = "/home/u/ws/gnupg/S.gpg-agent",
+                         .agent_entry = "/home/u/ws/gnupg/S.gpg-agent"};
+  EXPECT_EQ(signing_writable_socket_hint(gpg),
+            "git signs with gpg through gpg-agent, whose socket /home/u/ws/gnupg/S.gpg-agent lies "
+            "where the command can write (the workspace or filesystem.additionalAllowWrite), so "
+            "its hostIPC.allowedSockets entry allows nothing there; to sign inside the sandbox, "
+            "use a gpg home outside those places (GNUPGHOME) (docs/host-ipc.md, \"Host "
+            "sockets\")");
+}
+
 PolicyInputs inputs_with(SigningFiles signing, const fs::path& workspace = "/home/u/ws") {
   PolicyInputs inputs;
   inputs.workspace = workspace;

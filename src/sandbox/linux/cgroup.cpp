@@ -112,22 +112,113 @@ std::uint64_t counter(const fs::path& file, std::string_view key) {
   return 0;
 }
 
-std::optional<CgroupSupport> probe_v2(const std::vector<CgroupMount>& mounts,
-                                      const std::vector<std::pair<std::string, std::string>>& own,
-                                      std::string& why) {
+/// The first line of `text` (a cgroup file's one line of space-separated names).
+std::string first_line(const std::string& text) {
+  return text.substr(0, text.find('\n'));
+}
+
+bool has_all(const std::string& list, const std::vector<std::string>& words) {
+  return std::ranges::all_of(words, [&](const std::string& w) { return has_word(list, w, ' '); });
+}
+
+std::string joined(const std::vector<std::string>& words, std::string_view separator) {
+  std::string out;
+  for (const auto& word : words) out += (out.empty() ? "" : std::string(separator)) + word;
+  return out;
+}
+
+/// The pids of `dir`'s cgroup.procs other than this process (0 for one outside this pid
+/// namespace), and whether this process is among them.
+struct Occupants {
+  std::vector<pid_t> others;
+  bool self = false;
+};
+
+Occupants occupants(const fs::path& dir) {
+  Occupants out;
+  std::istringstream in(read_text(dir / "cgroup.procs"));
+  long pid = 0;
+  while (in >> pid)
+    if (pid == ::getpid())
+      out.self = true;
+    else
+      out.others.push_back(static_cast<pid_t>(pid));
+  return out;
+}
+
+/// Why a v2 directory shared with other processes gives the sandboxes no controllers, and the
+/// fix (docs/containers.md, "A cgroup without systemd").
+std::string shared_why(const fs::path& dir, const std::vector<pid_t>& others) {
+  std::string pids;
+  for (std::size_t i = 0; i < others.size() && i < 3; ++i)
+    pids += (i == 0 ? "" : ", ") + std::to_string(others[i]);
+  if (others.size() > 3) pids += ", ...";
+  return "cgroup v2 directory " + dir.string() + " holds other processes too (pid " + pids +
+         "), and the kernel enables controllers for child cgroups only in a cgroup without "
+         "processes of its own (cgroup-v2.rst, \"No Internal Process Constraint\"); start "
+         "pi-sandbox in a cgroup of its own (`systemd-run --user --scope -p Delegate=yes "
+         "pi-sandbox ...`, or docs/containers.md, \"A cgroup without systemd\")";
+}
+
+CgroupSupport none_because(std::string why) {
+  CgroupSupport none;
+  none.why_not = std::move(why);
+  return none;
+}
+
+/// None for a v2 directory that holds `others` besides this process.
+CgroupSupport none_shared(const fs::path& dir, const std::vector<pid_t>& others) {
+  CgroupSupport none = none_because(shared_why(dir, others));
+  none.shared = true;
+  return none;
+}
+
+/// What prepare_cgroup_delegation() could not do, for probe_cgroups() to say in the same
+/// process: the directory and the reason.
+std::pair<fs::path, std::string>& delegation_failure() {
+  static std::pair<fs::path, std::string> failure;
+  return failure;
+}
+
+bool is_own_leaf(const fs::path& dir);
+
+/// The v2 directory sandboxes' cgroups are made in: this process's own cgroup, or its parent
+/// when that is a leaf of pi-sandbox's (own_leaf_name()), when it has `controllers` and this
+/// user may write it; else empty (and `why`, where there is a cgroup2 mount).
+fs::path v2_directory(const std::vector<CgroupMount>& mounts,
+                      const std::vector<std::pair<std::string, std::string>>& own,
+                      const std::vector<std::string>& controllers, std::string& why) {
   const auto unified = std::ranges::find_if(own, [](const auto& c) { return c.first.empty(); });
   const auto mount = std::ranges::find(mounts, "cgroup2", &CgroupMount::type);
-  if (unified == own.end() || mount == mounts.end()) return std::nullopt;
-  const fs::path dir = directory_of(*mount, unified->second);
-  const std::string controllers = read_text(dir / "cgroup.controllers");
-  if (!has_word(controllers.substr(0, controllers.find('\n')), "pids", ' ') ||
-      !has_word(controllers.substr(0, controllers.find('\n')), "memory", ' ')) {
-    why = "cgroup v2 at " + dir.string() + " has no pids and memory controllers";
-    return std::nullopt;
+  if (unified == own.end() || mount == mounts.end()) return {};
+  fs::path dir = directory_of(*mount, unified->second);
+  if (is_own_leaf(dir)) dir = dir.parent_path();
+  if (!has_all(first_line(read_text(dir / "cgroup.controllers")), controllers)) {
+    why =
+        "cgroup v2 at " + dir.string() + " has no " + joined(controllers, " and ") + " controllers";
+    return {};
   }
   if (!writable_directory(dir)) {
     why = "cgroup v2 directory " + dir.string() + " is not delegated to this user";
-    return std::nullopt;
+    return {};
+  }
+  return dir;
+}
+
+/// V2, or None with the reason (empty when there is no cgroup2 mount or no v2 cgroup).
+CgroupSupport probe_v2(const std::vector<CgroupMount>& mounts,
+                       const std::vector<std::pair<std::string, std::string>>& own,
+                       const std::vector<std::string>& required) {
+  std::string why;
+  const fs::path dir = v2_directory(mounts, own, required, why);
+  if (dir.empty()) return none_because(why);
+  if (!has_all(first_line(read_text(dir / "cgroup.subtree_control")), required)) {
+    if (const Occupants in_dir = occupants(dir); !in_dir.others.empty())
+      return none_shared(dir, in_dir.others);
+    const auto& [failed_dir, failure] = delegation_failure();
+    if (failed_dir == dir && !failure.empty()) return none_because(failure);
+    return none_because("the " + joined(required, " and ") + " controllers are not enabled in " +
+                        (dir / "cgroup.subtree_control").string());
   }
   CgroupSupport support;
   support.kind = CgroupSupport::Kind::V2;
@@ -176,7 +267,12 @@ std::string unique_name() {
          std::to_string(counter++);
 }
 
-/// The numbers of a name made by unique_name(), or nothing for any other name.
+/// The serial of a leaf made by own_leaf_name() in parse_name()'s numbers (its last part is
+/// "self").
+constexpr unsigned long long kOwnLeaf = ~0ULL;
+
+/// The numbers of a name made by unique_name() or own_leaf_name(), or nothing for any other
+/// name.
 std::optional<std::array<unsigned long long, 3>> parse_name(std::string_view name) {
   constexpr std::string_view kPrefix = "pi-sandbox-";
   if (!name.starts_with(kPrefix)) return std::nullopt;
@@ -185,6 +281,10 @@ std::optional<std::array<unsigned long long, 3>> parse_name(std::string_view nam
   for (std::size_t i = 0; i < numbers.size(); ++i) {
     const auto dash = name.find('-');
     const std::string_view part = name.substr(0, dash);
+    if (i + 1 == numbers.size() && part == "self" && dash == std::string_view::npos) {
+      numbers[i] = kOwnLeaf;
+      break;
+    }
     if (part.empty() || part.find_first_not_of("0123456789") != std::string_view::npos ||
         part.size() > 19 || (i + 1 < numbers.size()) == (dash == std::string_view::npos))
       return std::nullopt;
@@ -194,12 +294,18 @@ std::optional<std::array<unsigned long long, 3>> parse_name(std::string_view nam
   return numbers;
 }
 
+bool is_own_leaf(const fs::path& dir) {
+  const auto numbers = parse_name(dir.filename().string());
+  return numbers && (*numbers)[2] == kOwnLeaf;
+}
+
 /// Removes the cgroups that sandboxes of a pi-sandbox killed with SIGKILL left in `parent`
 /// (their supervisor had no chance to). One of this pid namespace goes as soon as its
 /// supervisor's pid is gone; one of another pid namespace, where kill(2) cannot see the
 /// supervisor, only once it is kStaleAfter old (younger, it may belong to a sandbox still
-/// starting there). rmdir(2) only removes a cgroup without processes or children, so a cgroup
-/// in use is never touched.
+/// starting there). The same for the leaf a pi-sandbox moved itself into (own_leaf_name()),
+/// which it cannot remove itself while it is in it. rmdir(2) only removes a cgroup without
+/// processes or children, so a cgroup in use is never touched.
 constexpr long kStaleAfter = 30;  ///< seconds
 
 void sweep_stale(const fs::path& parent) {
@@ -224,16 +330,100 @@ void sweep_stale(const fs::path& parent) {
 }  // namespace
 
 CgroupSupport probe_cgroups() {
+  return probe_cgroups(sandbox_controllers());
+}
+
+CgroupSupport probe_cgroups(const V2Controllers& controllers) {
   const auto mounts = cgroup_mounts();
   const auto own = own_cgroups();
-  std::string why_v2, why_v1;
-  if (auto v2 = probe_v2(mounts, own, why_v2)) return *v2;
+  const CgroupSupport v2 = probe_v2(mounts, own, controllers.required);
+  if (v2.kind == CgroupSupport::Kind::V2) return v2;
+  std::string why_v1;
   if (auto v1 = probe_v1(mounts, own, why_v1)) return *v1;
-  CgroupSupport none;
-  none.why_not = !why_v1.empty()   ? why_v1
-                 : !why_v2.empty() ? why_v2
-                                   : "no cgroup hierarchy with the pids and memory controllers";
-  return none;
+  if (!why_v1.empty()) return none_because(why_v1);
+  if (!v2.why_not.empty()) return v2;
+  return none_because("no cgroup hierarchy with the pids and memory controllers");
+}
+
+V2Controllers sandbox_controllers() {
+  return {{"pids", "memory"}, {"cpu"}};
+}
+
+std::string own_leaf_name() {
+  return "pi-sandbox-" + std::to_string(pid_namespace()) + "-" + std::to_string(::getpid()) +
+         "-self";
+}
+
+namespace {
+
+/// Writes "+a +b" for `controllers` into `dir`'s cgroup.subtree_control (all or none).
+core::Result<void> enable(const fs::path& dir, const std::vector<std::string>& controllers) {
+  std::string text;
+  for (const auto& c : controllers) text += (text.empty() ? "+" : " +") + c;
+  return write_text(dir / "cgroup.subtree_control", text);
+}
+
+/// V2 for `dir`, with what it can of `optional` enabled as well (each on its own: one the
+/// directory does not have is left out).
+CgroupSupport usable_v2(const fs::path& dir, const std::vector<std::string>& optional) {
+  const std::string available = first_line(read_text(dir / "cgroup.controllers"));
+  for (const auto& controller : optional)
+    if (has_word(available, controller, ' ')) (void)enable(dir, {controller});
+  CgroupSupport support;
+  support.kind = CgroupSupport::Kind::V2;
+  support.v2 = dir;
+  return support;
+}
+
+/// None after `enabled` failed in `dir`: shared when the kernel said EBUSY for other
+/// processes there.
+CgroupSupport enable_failed(const fs::path& dir, const core::Error& error) {
+  if (error.code == EBUSY)
+    if (const Occupants in_dir = occupants(dir); !in_dir.others.empty())
+      return none_shared(dir, in_dir.others);
+  return none_because(error.describe());
+}
+
+/// Moves this process (all its threads: cgroup-v2.rst, "Processes") into `leaf`, made here
+/// when missing. The leaf is removed again when the move fails.
+core::Result<void> move_self_into(const fs::path& leaf) {
+  if (::mkdir(leaf.c_str(), 0755) != 0 && errno != EEXIST)
+    return core::fail_errno("mkdir(\"" + leaf.string() + "\")");
+  auto moved = write_text(leaf / "cgroup.procs", std::to_string(::getpid()));
+  if (!moved) (void)::rmdir(leaf.c_str());
+  return moved;
+}
+
+}  // namespace
+
+CgroupSupport delegate_v2(const fs::path& dir, const V2Controllers& controllers) {
+  if (has_all(first_line(read_text(dir / "cgroup.subtree_control")), controllers.required))
+    return usable_v2(dir, controllers.optional);
+  // First as it is: the root cgroup, and a directory this process has already left, take it.
+  auto enabled = enable(dir, controllers.required);
+  if (enabled) return usable_v2(dir, controllers.optional);
+  if (enabled.error().code != EBUSY) return none_because(enabled.error().describe());
+  const Occupants in_dir = occupants(dir);
+  if (!in_dir.others.empty()) return none_shared(dir, in_dir.others);
+  if (!in_dir.self) return none_because(enabled.error().describe());
+  if (auto moved = move_self_into(dir / own_leaf_name()); !moved)
+    return none_because(moved.error().describe());
+  // Another process may have come in since cgroup.procs was read (a second pi-sandbox
+  // starting there): this one stays in its leaf, harmless, and the other, alone, enables them.
+  enabled = enable(dir, controllers.required);
+  if (!enabled) return enable_failed(dir, enabled.error());
+  return usable_v2(dir, controllers.optional);
+}
+
+void prepare_cgroup_delegation() {
+  const auto mounts = cgroup_mounts();
+  const auto own = own_cgroups();
+  const V2Controllers controllers = sandbox_controllers();
+  std::string why;
+  const fs::path dir = v2_directory(mounts, own, controllers.required, why);
+  if (dir.empty()) return;
+  const CgroupSupport support = delegate_v2(dir, controllers);
+  delegation_failure() = {dir, support.why_not};
 }
 
 std::string describe(const CgroupSupport& support) {
@@ -292,10 +482,8 @@ core::Result<SandboxCgroup> SandboxCgroup::create(const CgroupSupport& support,
   const std::string processes = std::to_string(limits.max_processes);
   const std::string memory = std::to_string(limits.memory_bytes);
   if (support.kind == CgroupSupport::Kind::V2) {
-    // Controllers for the children; EBUSY when processes sit in the delegated directory
-    // itself ("no internal processes" rule): then the limits cannot be enabled here.
-    (void)write_text(support.v2 / "cgroup.subtree_control", "+pids +memory");
-    (void)write_text(support.v2 / "cgroup.subtree_control", "+cpu");
+    // The controllers are enabled in support.v2 already: probe_cgroups() says V2 only then
+    // (prepare_cgroup_delegation()).
     auto dir = make(support.v2);
     if (!dir) return std::unexpected(dir.error());
     for (const auto& [file, value] :

@@ -30,6 +30,8 @@ namespace pisandbox::sandbox::linux_ {
 ///   v1_pids, v1_memory, v1_cpu: this process's own directory in each v1 hierarchy (V1;
 ///     v1_cpu is empty when the cpu hierarchy is missing or not writable).
 ///   why_not: for None, why no cgroup can be used (one line, for `doctor` and the warning).
+///   shared: for None, the cause is a cgroup v2 directory that holds other processes besides
+///     pi-sandbox (the kernel's "no internal processes" rule), for `doctor`'s fix.
 struct CgroupSupport {
   enum class Kind { None, V1, V2 };
   Kind kind = Kind::None;
@@ -38,13 +40,64 @@ struct CgroupSupport {
   std::filesystem::path v1_memory;
   std::filesystem::path v1_cpu;
   std::string why_not;
+  bool shared = false;
 
   friend bool operator==(const CgroupSupport&, const CgroupSupport&) = default;
 };
 
-/// Looks at /proc/self/cgroup and /proc/self/mountinfo. Never fails: what it cannot use is
-/// None with the reason.
+/// The cgroup v2 controllers the sandboxes' cgroups need in their parent's
+/// `cgroup.subtree_control` (cgroup-v2.rst, "Enabling and Disabling").
+///   required: without any of them the limits cannot be set (the sandbox's pids, memory);
+///   optional: enabled where the parent has them, else left out (cpu, for cpu.weight).
+struct V2Controllers {
+  std::vector<std::string> required;
+  std::vector<std::string> optional;
+};
+
+/// {required: pids, memory; optional: cpu}: what SandboxCgroup::create() writes limits into.
+V2Controllers sandbox_controllers();
+
+/// The name of the leaf cgroup a pi-sandbox process moves itself into below a delegated v2
+/// directory: `pi-sandbox-<pid namespace inode>-<pid>-self`. The stale sweep of
+/// SandboxCgroup::create() removes one whose process is gone, as it does sandboxes' cgroups.
+std::string own_leaf_name();
+
+/// Makes the cgroup v2 directory `dir` (where this process sits, or the parent of its own
+/// leaf) give its children `controllers`, as a container runtime does in a delegated scope:
+/// the kernel enables controllers for children only in a cgroup without processes of its own
+/// (cgroup-v2.rst, "No Internal Process Constraint": writing `cgroup.subtree_control` fails
+/// with EBUSY). So when that write fails with EBUSY and the only process in `dir`'s
+/// `cgroup.procs` is this one, this process moves itself (writing its pid into `cgroup.procs`
+/// moves all its threads) into a leaf `dir/<own_leaf_name()>` and enables them then. It never
+/// moves another process. Call it before anything is forked: a child would be another process
+/// in `dir`. Never fails: the result is V2 with `v2` = dir, or None with why_not:
+///   - other processes in `dir` (their pids, at most three): shared = true, and why_not names
+///     the kernel's rule and the fix (pi-sandbox started in a cgroup of its own, e.g. by
+///     `systemd-run --user --scope -p Delegate=yes`, or docs/containers.md, "A cgroup without
+///     systemd");
+///   - any other failure: the call, the path and errno (`write("<dir>/cgroup.subtree_control",
+///     "+pids +memory"): EACCES (Permission denied)`).
+/// If another process enters `dir` between the move and the write (a second pi-sandbox
+/// starting there), this process stays in its leaf and the result is None (shared); the
+/// other one, alone there, then enables them, and probe_cgroups() sees it.
+CgroupSupport delegate_v2(const std::filesystem::path& dir, const V2Controllers& controllers);
+
+/// At the start of `run`, `serve` and `doctor`, before anything is forked: where this process
+/// sits in a writable cgroup v2 directory with the pids and memory controllers that its
+/// children cannot have yet, delegate_v2() with sandbox_controllers(). Nothing elsewhere (v1,
+/// no cgroup2 mount, controllers already enabled). Never fails: what it could not do,
+/// probe_cgroups() reports as None with the reason.
+void prepare_cgroup_delegation();
+
+/// Looks at /proc/self/cgroup and /proc/self/mountinfo (and, for v2, the directory's
+/// `cgroup.subtree_control` and `cgroup.procs`; its parent when this process sits in its own
+/// leaf, own_leaf_name()). Never fails: what it cannot use is None with the reason. V2 only
+/// where `cgroup.subtree_control` already holds pids and memory (prepare_cgroup_delegation()).
 CgroupSupport probe_cgroups();
+
+/// probe_cgroups() with other cgroup v2 controllers than sandbox_controllers() (for the
+/// tests: `hugetlb` where pids and memory are bound to v1); v1 is probed as above.
+CgroupSupport probe_cgroups(const V2Controllers& controllers);
 
 /// The text of a CgroupSupport for `doctor` and `policy`: "cgroup v1 (pids, memory, cpu)",
 /// "cgroup v2 (/sys/fs/cgroup/user.slice/…)", or "none: <why>".

@@ -115,7 +115,9 @@ struct Unfinished {
 };
 
 /// The files of the workspace a git operation wrote for one of `targets` (object names in
-/// hexadecimal, in order of preference; at most kTargetCommitsBound are compared) before it
+/// hexadecimal, or a stash entry's `<name>^3`, whose tree holds the untracked files `git stash
+/// apply` writes first and whose differences outside are the entry's own; in order of
+/// preference; at most kTargetCommitsBound are compared) before it
 /// stopped on a path outside the workspace, with HEAD and `files.before` (the index) as they
 /// were: for each target whose tree differs from HEAD's outside the workspace (`git diff-tree
 /// -r -z --no-renames HEAD <target>`, git-diff-tree(1) "Raw output format"), a tracked file

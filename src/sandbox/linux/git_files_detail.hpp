@@ -66,6 +66,11 @@ bool is_object_name(std::string_view name);
 /// `<ref>@{n}` is the n-th of them (gitrevisions(7)).
 std::vector<std::string> reflog_new_names(std::string_view reflog, std::size_t count);
 
+/// Whether the reflog `now` holds `before` (nullopt: there was none) and more lines after it:
+/// an entry was added, as `git stash` (push) adds one. A drop or a pop rewrites it without
+/// one (git-stash(1)), which is no addition.
+bool reflog_grew(const std::optional<std::string>& before, const std::string& now);
+
 /// The paths of `paths` git may convert on checkout, or whose kind git would not write as the
 /// index records it: gitattributes(5) "Effects" (`filter`, `ident`, `working-tree-encoding`,
 /// `eol=crlf`, `crlf`; `text` not unset with `core.autocrlf=true` or `core.eol=crlf`) as `git

@@ -54,6 +54,11 @@ std::optional<std::string> host_git(const std::vector<fs::path>& writable) {
   }
 }
 
+bool reflog_grew(const std::optional<std::string>& before, const std::string& now) {
+  if (!before) return !now.empty();
+  return now.size() > before->size() && now.starts_with(*before);
+}
+
 }  // namespace git_detail
 
 namespace {

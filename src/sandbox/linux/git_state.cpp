@@ -222,19 +222,22 @@ std::optional<GitStateSnapshot> GitStateSnapshot::take(
     if (const std::string name = it->path().filename().string(); name.starts_with("sharedindex."))
       snapshot.shared_indexes_.insert(name);
   // The shared index a split index names: git writes a new one with the index, and may expire
-  // the old one, which the index put back needs.
+  // the old one, which the index put back needs. One beyond what the bound leaves is not kept,
+  // but the state is: the index before then reads as a split index without its shared index,
+  // which puts the state back after any change (fails closed, as without a snapshot it would
+  // not).
   if (const auto index = snapshot.files_.find("index"); index != snapshot.files_.end()) {
     std::size_t total = 0;
     for (const auto& [path, bytes] : snapshot.files_) total += bytes.size();
     const std::string shared = extent_of(index->second).shared_index;
     if (!shared.empty()) {
       auto bytes = read_regular(git_dir, git_dir / shared, kGitStateBound - total);
-      if (bytes && bytes->size() > kGitStateBound - total) return std::nullopt;
-      if (bytes) snapshot.files_.emplace(shared, std::move(*bytes));
+      if (bytes && bytes->size() <= kGitStateBound - total)
+        snapshot.files_.emplace(shared, std::move(*bytes));
     }
   }
   if (const auto index = snapshot.files_.find("index"); index != snapshot.files_.end()) {
-    for (const auto& e : entries_of(index->second)) {
+    for (const auto& e : snapshot.readable_entries(index->second, SharedFrom::Start)) {
       if (e.stage != 0 || e.skip_worktree || !e.path.starts_with(snapshot.inside_ + "/")) continue;
       const std::uint32_t type = e.mode & 0170000;
       if (type != 0100000 && type != 0120000) continue;
@@ -251,24 +254,32 @@ std::optional<GitStateSnapshot> GitStateSnapshot::take(
   return snapshot;
 }
 
-GitStateSnapshot::HalfDone GitStateSnapshot::half_done(bool failed) const {
+GitStateSnapshot::HalfDone GitStateSnapshot::half_done(bool failed, bool applies_stash) const {
   const auto old_index = files_.find("index");
   const auto new_bytes = read_regular(git_dir_, git_dir_ / "index", kGitStateBound);
   if (old_index == files_.end() || !new_bytes) return {};
   const auto stat_of = [&](const std::string& path) { return git_stat(root_ / path); };
-  const auto before = entries_of(old_index->second);
+  const auto whole_before = whole_entries(old_index->second, SharedFrom::Start);
+  const auto whole_after = whole_entries(*new_bytes, SharedFrom::Now);
+  // Not whole (a sparse index): the entries the index holds, as far as they go.
+  const auto before = whole_before ? *whole_before : entries_of(old_index->second);
+  const auto after = whole_after ? *whole_after : entries_of(*new_bytes);
   const auto old_stash = files_.find("logs/refs/stash");
   const auto new_stash = read_regular(git_dir_, git_dir_ / "logs/refs/stash", kGitStateBound);
-  const bool stashed = new_stash && (old_stash == files_.end() || old_stash->second != *new_stash);
-  // An index whose entries are not all in it (a split or sparse index) cannot tell which
-  // files git meant to change: after a command that changed it with HEAD or failed, or
-  // stashed and failed, the state is put back whatever the files hold.
+  // A stash entry added (a pop or a drop that removed one is no stash that could fail).
+  const bool stashed =
+      new_stash &&
+      git_detail::reflog_grew(
+          old_stash == files_.end() ? std::nullopt : std::optional<std::string>(old_stash->second),
+          *new_stash);
+  // An index whose entries cannot all be read (a sparse index, a split index without its
+  // shared index) cannot tell which files git meant to change: after a command that changed
+  // it with HEAD or failed, or stashed and failed, the state is put back whatever the files
+  // hold.
   if ((*new_bytes != old_index->second && (failed || head_moved())) || (stashed && failed)) {
-    auto extent = extent_of(old_index->second);
-    if (!extent.incomplete) extent = extent_of(*new_bytes);
-    if (extent.incomplete) {
+    if (!whole_before || !whole_after) {
       HalfDone unknown;
-      unknown.unreadable = std::move(*extent.incomplete);
+      unknown.unreadable = whole_before ? whole_after.error() : whole_before.error();
       return unknown;
     }
   }
@@ -276,7 +287,6 @@ GitStateSnapshot::HalfDone GitStateSnapshot::half_done(bool failed) const {
   // entries outside without touching their files, as on the host: only an index that moved
   // with HEAD, or a failed command, is half done.
   if (*new_bytes != old_index->second && (failed || head_moved())) {
-    const auto after = entries_of(*new_bytes);
     auto outside = policy::unapplied_paths(before, after, inside_, stat_of);
     if (!outside.empty())
       return {std::move(outside), policy::written_paths(before, after, inside_, stat_of)};
@@ -287,13 +297,12 @@ GitStateSnapshot::HalfDone GitStateSnapshot::half_done(bool failed) const {
   // git refreshes the stat data of the index before a merge, and may write it then: only what
   // the entries name counts.
   const auto same_entries = [&] {
-    const auto after = entries_of(*new_bytes);
     return std::ranges::equal(before, after, [](const auto& a, const auto& b) {
       return a.path == b.path && a.stage == b.stage && a.mode == b.mode && a.oid == b.oid &&
              a.skip_worktree == b.skip_worktree;
     });
   };
-  if (!stashed) return same_entries() && !head_moved() ? unfinished() : HalfDone{};
+  if (!stashed) return same_entries() && !head_moved() ? unfinished(applies_stash) : HalfDone{};
   HalfDone dirty;
   if (const auto newest = git_detail::reflog_new_names(*new_stash, 1); !newest.empty())
     dirty.stash = newest.front();
@@ -347,14 +356,20 @@ std::vector<std::string> GitStateSnapshot::targets() const {
   if (const auto packed = files_.find("packed-refs"); packed != files_.end()) add(packed->second);
   // Where HEAD was lately (`git reset --hard HEAD~1`), and the stash entries an apply or pop
   // takes its files from (`git stash apply stash@{1}`): the newest reflog entries' new names.
+  // An entry made with `--include-untracked` holds the untracked files in its third parent,
+  // which an apply writes before the tracked ones (`<entry>^3`, unfinished_writes()).
   for (const char* log : {"logs/HEAD", "logs/refs/stash"})
     if (const auto bytes = files_.find(log); bytes != files_.end())
-      for (const auto& name : git_detail::reflog_new_names(bytes->second, kReflogTargetsBound))
+      for (const auto& name : git_detail::reflog_new_names(bytes->second, kReflogTargetsBound)) {
         add(name);
+        if (std::string_view(log) == "logs/refs/stash" && out.size() < kTargetCommitsBound &&
+            seen.insert(name + "^3").second)
+          out.push_back(name + "^3");
+      }
   return out;
 }
 
-GitStateSnapshot::HalfDone GitStateSnapshot::unfinished() const {
+GitStateSnapshot::HalfDone GitStateSnapshot::unfinished(bool applies_stash) const {
   if (stamps_.empty()) return {};
   const auto index = files_.find("index");
   if (index == files_.end()) return {};
@@ -365,8 +380,11 @@ GitStateSnapshot::HalfDone GitStateSnapshot::unfinished() const {
     const auto now = read_regular(git_dir_, git_dir_ / name, kGitStateBound);
     return kept == files_.end() ? now.has_value() : now != kept->second;
   });
-  Unfinished found = unfinished_writes(package_files(entries_of(index->second), {}), targets(),
-                                       stamps_, state_changed);
+  Unfinished found =
+      unfinished_writes(package_files(whole_entries(index->second, SharedFrom::Start)
+                                          .value_or(std::vector<policy::GitIndexEntry>{}),
+                                      {}),
+                        targets(), stamps_, state_changed || applies_stash);
   if (found.written.empty()) return {};
   HalfDone half;
   half.outside = std::move(found.outside);
@@ -388,6 +406,37 @@ bool GitStateSnapshot::head_moved() const {
   std::string ref = head->second.substr(5);
   while (!ref.empty() && (ref.back() == '\n' || ref.back() == '\r')) ref.pop_back();
   return ref.starts_with("refs/") && ref.find("..") == std::string::npos && changed(ref);
+}
+
+std::vector<policy::GitIndexEntry> GitStateSnapshot::readable_entries(const std::string& bytes,
+                                                                      SharedFrom from) const {
+  auto whole = whole_entries(bytes, from);
+  return whole ? std::move(*whole) : entries_of(bytes);
+}
+
+std::expected<std::vector<policy::GitIndexEntry>, std::string> GitStateSnapshot::whole_entries(
+    const std::string& bytes, SharedFrom from) const {
+  const auto extent = extent_of(bytes);
+  if (!extent.incomplete) return entries_of(bytes);
+  if (extent.shared_index.empty()) return std::unexpected(*extent.incomplete);
+  std::optional<std::string> shared;
+  if (from == SharedFrom::Start) {
+    if (const auto kept = files_.find(extent.shared_index); kept != files_.end())
+      shared = kept->second;
+  } else {
+    shared = read_regular(git_dir_, git_dir_ / extent.shared_index, kGitStateBound);
+  }
+  if (!shared || shared->size() > kGitStateBound)
+    return std::unexpected(*extent.incomplete + " whose shared index " + extent.shared_index +
+                           " is missing or larger than " + std::to_string(kGitStateBound >> 20) +
+                           " MiB");
+  auto merged = policy::split_index_entries(bytes, *shared, 20);
+  if (!merged)  // a SHA-256 repository
+    if (auto wide = policy::split_index_entries(bytes, *shared, 32); wide) return wide;
+  if (!merged)
+    return std::unexpected(*extent.incomplete + " whose shared index cannot be merged with it (" +
+                           merged.error() + ")");
+  return merged;
 }
 
 core::Result<void> GitStateSnapshot::restore() const {
@@ -440,8 +489,11 @@ std::string GitStateSnapshot::settle_unreadable(const std::string& why) const {
          allow;
 }
 
-std::string GitStateSnapshot::settle(bool failed) const {
-  const HalfDone half = half_done(failed);
+std::string GitStateSnapshot::settle(bool failed, const std::vector<std::string>& words) const {
+  // An apply of a stash entry's untracked files leaves git's state and every tracked file as
+  // they were: only the command's words tell it.
+  const auto op = git_operation(words);
+  const HalfDone half = half_done(failed, op && op->name == "stash" && !op->target.empty());
   if (!half.unreadable.empty()) return settle_unreadable(half.unreadable);
   if (half.outside.empty()) return {};
   const auto list = [&](const std::vector<std::string>& paths, const char* separator,
@@ -472,9 +524,9 @@ std::string GitStateSnapshot::settle(bool failed) const {
   PackageFiles files = package_files({}, half.inside);
   // Without the index as it was, no file can be told to be the command's: none is touched.
   const auto index = files_.find("index");
-  auto before = index == files_.end() ? std::nullopt
-                                      : std::optional(policy::index_entries(index->second, 20));
-  if (before && !*before) before = policy::index_entries(index->second, 32);
+  auto before = index == files_.end()
+                    ? std::nullopt
+                    : std::optional(whole_entries(index->second, SharedFrom::Start));
   if (!before || !*before)
     return needed + "; the repository is as it was before the command but for what git had " +
            "written inside the workspace, which could not be put back (the index before the " +

@@ -85,8 +85,11 @@ class GitStateSnapshot {
   /// the workspace's files hold what that commit holds there, unfinished_writes() on the
   /// commits the state names: `FETCH_HEAD`, `MERGE_HEAD`, `CHERRY_PICK_HEAD`, `REVERT_HEAD`,
   /// `REBASE_HEAD`, `AUTO_MERGE`, `rebase-*/onto`, `ORIG_HEAD`, the remote-tracking refs after
-  /// the command, then every ref and the last entries of HEAD's reflog as it started). None:
-  /// nothing is done and the result is empty.
+  /// the command, then every ref and the last entries of HEAD's reflog and of the stash's as it
+  /// started, a stash entry's untracked files too; a command whose `words` name `git stash
+  /// apply` or `pop` (git_operation()) is compared even when it left git's state as it was:
+  /// the untracked files an apply writes first are tracked nowhere). None: nothing is done and
+  /// the result is empty.
   /// Otherwise the state is put back (files the command added are removed, changed ones
   /// rewritten, directories it made removed), then the files inside the workspace git had
   /// already written (policy::written_paths()) as the index before the command held them
@@ -101,10 +104,12 @@ class GitStateSnapshot {
   /// command that changed it and moved HEAD or failed, or that stashed and failed, the state
   /// is put back (with the shared index the index before named; those the command added
   /// removed) and the line says why and that the files are as the command left them.
-  [[nodiscard]] std::string settle(bool failed) const;
+  [[nodiscard]] std::string settle(bool failed, const std::vector<std::string>& words = {}) const;
 
   /// After a failed command that settle() put nothing back for: when `words` name a git
-  /// operation (git_operation()) whose target commit differs from HEAD outside the workspace,
+  /// operation (git_operation()), or name none but the command rewrote `FETCH_HEAD` and wrote
+  /// `ORIG_HEAD` (a pull run by a script), whose target commit differs from HEAD outside the
+  /// workspace,
   /// the line (without its `pi-sandbox: `) naming those paths (at most kStoppedPathsShown,
   /// then `and N more`) and how to allow them; empty otherwise. The target is, for `pull`,
   /// `FETCH_HEAD` when the command wrote it; for merge, rebase, reset and cherry-pick the
@@ -117,6 +122,15 @@ class GitStateSnapshot {
   /// written and the command keeps its exit status (docs/security.md, "Repositories around the
   /// workspace").
   [[nodiscard]] std::string stopped_line(const std::vector<std::string>& words) const;
+
+  /// After a command that exited 0: whether the git operation its words name (as for
+  /// stopped_line()) cannot have completed, its exit status hidden by the shell (`git stash |
+  /// tail -3`, `git rebase other; true`): HEAD is where it was, git left a mark of trying
+  /// (ORIG_HEAD written during the command, the stash's reflog changed, or a tracked file of
+  /// the workspace changed), and the operation's move changes paths outside the workspace,
+  /// which are read-only here. The caller then settles the command as a failed one. Runs the
+  /// git of stopped_line() only when HEAD stayed and git left such a mark.
+  [[nodiscard]] bool hidden_stop(const std::vector<std::string>& words) const;
 
  private:
   fs::path root_;                                   ///< the working tree's root
@@ -148,9 +162,10 @@ class GitStateSnapshot {
   };
   /// Puts the state back for an index that cannot be read completely; the line.
   [[nodiscard]] std::string settle_unreadable(const std::string& why) const;
-  [[nodiscard]] HalfDone half_done(bool failed) const;
-  /// What an operation that stopped before it changed HEAD or the index had written inside.
-  [[nodiscard]] HalfDone unfinished() const;
+  [[nodiscard]] HalfDone half_done(bool failed, bool applies_stash) const;
+  /// What an operation that stopped before it changed HEAD or the index had written inside
+  /// (`applies_stash`: the command named `git stash apply` or `pop`).
+  [[nodiscard]] HalfDone unfinished(bool applies_stash) const;
   /// The commits the command may have been moving to, most likely first (hexadecimal).
   [[nodiscard]] std::vector<std::string> targets() const;
   /// The files to put back, with the index before the command (`before`, when it is read).
@@ -158,6 +173,26 @@ class GitStateSnapshot {
                                            std::vector<std::string> written) const;
   /// Whether HEAD, the branch it names or `packed-refs` changed since the snapshot.
   [[nodiscard]] bool head_moved() const;
+  /// The paths (relative to root_) outside the workspace where the move of the operation
+  /// `words` name differs (stopped_line()), and whether a fetch of the command brought its
+  /// target; nullopt when there is no such operation, move or path.
+  struct Outside {
+    std::vector<std::string> paths;
+    bool fetched = false;
+  };
+  [[nodiscard]] std::optional<Outside> outside_of_move(const std::vector<std::string>& words) const;
+  /// Where a split index's shared index is read from: as the command started (files_), or
+  /// the git directory now.
+  enum class SharedFrom { Start, Now };
+  /// Every entry of the index `bytes`, a split index's merged with those of the shared index
+  /// its link names (policy::split_index_entries(), read from `from`); or why they cannot all
+  /// be read (policy::IndexExtent::incomplete, and for a split index why its shared index
+  /// cannot be: missing, too large, or not the one git wrote with it).
+  [[nodiscard]] std::expected<std::vector<policy::GitIndexEntry>, std::string> whole_entries(
+      const std::string& bytes, SharedFrom from) const;
+  /// whole_entries(), or else the entries the index holds as far as they go (a sparse index's).
+  [[nodiscard]] std::vector<policy::GitIndexEntry> readable_entries(const std::string& bytes,
+                                                                    SharedFrom from) const;
   [[nodiscard]] core::Result<void> restore() const;
 };
 

@@ -140,6 +140,16 @@ bool plain_target(const fs::path& git_dir, const std::string& target) {
          plain_refs(git_dir, ref);
 }
 
+/// Whether git's state file `name` below `git_dir` (not followed when a symlink) changed its
+/// inode data at or after `since` (CLOCK_REALTIME_COARSE, so a file written in the tick
+/// before counts too): git writes its state files through a lock file renamed over them.
+bool written_since(const fs::path& git_dir, const char* name, const struct timespec& since) {
+  struct stat st {};
+  if (::lstat((git_dir / name).c_str(), &st) != 0) return false;
+  return st.st_ctim.tv_sec > since.tv_sec ||
+         (st.st_ctim.tv_sec == since.tv_sec && st.st_ctim.tv_nsec >= since.tv_nsec);
+}
+
 /// Where a stopped operation was taking the working tree: the commit it started from and the
 /// one it was moving to (a plain_target() or an object name), and whether a fetch of the
 /// command brought the latter.
@@ -150,7 +160,8 @@ struct Move {
 };
 
 /// The move of `op`: for `pull`, from HEAD to FETCH_HEAD's commit when the command wrote it;
-/// for `stash apply` and `stash pop`, from the stash entry's first parent to the entry
+/// for `stash apply` and `stash pop`, and for `git stash` (push, save) that added an entry,
+/// from the stash entry's first parent to the entry
 /// (git-stash(1) "Discussion": the entry's tree is the working tree as it was stashed), read
 /// from `logs/refs/stash`; for merge, rebase, reset and cherry-pick, from HEAD to the argument
 /// when it is a plain_target(); nullopt otherwise. `kept` holds git's state files as the
@@ -165,8 +176,15 @@ std::optional<Move> move_of(const GitOperation& op, const fs::path& git_dir,
     move.to = fetched_for_merge(*now);
     move.fetched = true;
   } else if (op.name == "stash") {
-    const auto n = stash_index(op.target);
     const auto log = read_state_file(git_dir, "logs/refs/stash");
+    // `git stash` (push, save): the entry it added, when it added one.
+    const auto before = kept.find("logs/refs/stash");
+    const bool added =
+        log &&
+        reflog_grew(
+            before == kept.end() ? std::nullopt : std::optional<std::string>(before->second), *log);
+    const auto n =
+        op.target.empty() && added ? std::optional<std::size_t>(0) : stash_index(op.target);
     if (!n || !log) return std::nullopt;
     const auto names = reflog_new_names(*log, *n + 1);
     if (names.size() <= *n) return std::nullopt;
@@ -175,7 +193,9 @@ std::optional<Move> move_of(const GitOperation& op, const fs::path& git_dir,
   } else if (takes_target(op.name) && plain_target(git_dir, op.target)) {
     move.to = op.target;
   }
-  if (move.to.empty()) return std::nullopt;
+  // FETCH_HEAD's or the stash's object name: git still reads HEAD, its branch and the refs an
+  // object name could also be (a FIFO there would hold the rev-parse to its deadline).
+  if (move.to.empty() || !plain_refs(git_dir, move.to)) return std::nullopt;
   return move;
 }
 
@@ -191,8 +211,10 @@ std::optional<GitOperation> git_operation(const std::vector<std::string>& words)
     if (sub >= words.size()) break;
     const std::string& name = words[sub];
     if (std::ranges::find(kOperations, name) == kOperations.end()) continue;
+    // Its arguments: up to the end of its command (a word `;`, shell::command_words()) or the
+    // next `git`.
     std::size_t end = sub + 1;
-    while (end < words.size() && !is_git(words[end])) ++end;
+    while (end < words.size() && !is_git(words[end]) && words[end] != ";") ++end;
     const auto args = std::span(words).subspan(sub + 1, end - sub - 1);
     if (name == "reset" && std::ranges::find(args, "--hard") == args.end()) continue;
     GitOperation op{name, {}};
@@ -208,9 +230,10 @@ std::optional<GitOperation> git_operation(const std::vector<std::string>& words)
         op.target = plain.size() > 1 ? plain[1] : "stash@{0}";
         // Shell text's pieces split `stash@{1}` at its braces (policy::path_pieces()).
         if (op.target.ends_with('@') && plain.size() > 2) op.target += "{" + plain[2] + "}";
-      }
-      else if (sub != "push" && sub != "save" && sub != "branch")
+      } else if (sub == "list" || sub == "show" || sub == "drop" || sub == "clear" ||
+                 sub == "create" || sub == "store") {
         continue;
+      }
     }
     if (takes_target(name))
       for (std::size_t i = 0; i < args.size(); ++i) {
@@ -231,47 +254,76 @@ std::optional<GitOperation> git_operation(const std::vector<std::string>& words)
   return found;
 }
 
-std::string GitStateSnapshot::stopped_line(const std::vector<std::string>& words) const {
-  const auto op = git_operation(words);
-  if (!op) return {};
+std::optional<GitStateSnapshot::Outside> GitStateSnapshot::outside_of_move(
+    const std::vector<std::string>& words) const {
+  auto op = git_operation(words);
+  // A pull in a script (`make update`) names no operation in the command's words, but leaves
+  // its marks: FETCH_HEAD rewritten (move_of() checks it) and ORIG_HEAD written during the
+  // command; a `git fetch` alone writes no ORIG_HEAD.
+  if (!op && written_since(git_dir_, "ORIG_HEAD", started_)) op = GitOperation{"pull", {}};
+  if (!op) return std::nullopt;
   const auto move = move_of(*op, git_dir_, files_);
-  if (!move) return {};
+  if (!move) return std::nullopt;
   const PackageFiles files = package_files({}, {});
   const auto git = host_git(files.writable);
-  if (!git || !own_objects(files) || !own_loose_objects(files)) return {};
+  if (!git || !own_objects(files) || !own_loose_objects(files)) return std::nullopt;
   const Deadline deadline =
       std::chrono::steady_clock::now() + std::chrono::seconds(kGitRestoreTimeoutSeconds);
   auto commit =
       run_git(*git, files, GitConfig::Isolated, deadline,
               {"rev-parse", "--verify", "--quiet", "--end-of-options", move->to + "^{commit}"});
-  if (!commit || commit->code != 0) return {};
+  if (!commit || commit->code != 0) return std::nullopt;
   std::string oid = commit->out;
   while (!oid.empty() && (oid.back() == '\n' || oid.back() == '\r')) oid.pop_back();
-  if (oid.size() != 40 && oid.size() != 64) return {};
+  if (oid.size() != 40 && oid.size() != 64) return std::nullopt;
   auto listed = run_git(*git, files, GitConfig::Isolated, deadline,
                         {"diff-tree", "-r", "-z", "--no-renames", "--no-ext-diff", "--no-textconv",
                          "--name-only", move->from, oid});
-  if (!listed || listed->code != 0) return {};
-  std::vector<std::string> outside;
+  if (!listed || listed->code != 0) return std::nullopt;
+  Outside outside;
+  outside.fetched = move->fetched;
   for (std::string_view rest = listed->out; !rest.empty();) {
     const auto end = rest.find('\0');
     const std::string path(rest.substr(0, end));
     rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 1);
-    if (!path.empty() && !path.starts_with(inside_ + "/")) outside.push_back(path);
+    if (!path.empty() && !path.starts_with(inside_ + "/")) outside.paths.push_back(path);
   }
-  if (outside.empty()) return {};
+  if (outside.paths.empty()) return std::nullopt;
+  return outside;
+}
+
+std::string GitStateSnapshot::stopped_line(const std::vector<std::string>& words) const {
+  const auto outside = outside_of_move(words);
+  if (!outside) return {};
   std::string named;
-  for (std::size_t i = 0; i < outside.size() && i < kStoppedPathsShown; ++i)
-    named += (i == 0 ? "" : ", ") + (root_ / outside[i]).string();
-  if (outside.size() > kStoppedPathsShown)
-    named += " and " + std::to_string(outside.size() - kStoppedPathsShown) + " more";
+  for (std::size_t i = 0; i < outside->paths.size() && i < kStoppedPathsShown; ++i)
+    named += (i == 0 ? "" : ", ") + (root_ / outside->paths[i]).string();
+  if (outside->paths.size() > kStoppedPathsShown)
+    named += " and " + std::to_string(outside->paths.size() - kStoppedPathsShown) + " more";
   return "git needed to change paths outside the workspace, which are read-only here: " + named +
          "; the repository is as it was before the command" +
-         (move->fetched
+         (outside->fetched
               ? "; what the fetch brought stays (FETCH_HEAD, the remote-tracking refs), as "
                 "after `git fetch`"
               : "") +
          "; to allow it, make the repository's root the workspace (--cwd " + root_.string() + ")";
+}
+
+bool GitStateSnapshot::hidden_stop(const std::vector<std::string>& words) const {
+  if (head_moved()) return false;
+  // A mark of git's trying: ORIG_HEAD written (merge, reset, a pull's merge), an entry added
+  // to the stash's reflog (a push that saved), or a tracked file of the workspace changed (a
+  // rebase, cherry-pick or apply that wrote some before it stopped).
+  const auto stash = files_.find("logs/refs/stash");
+  const auto stash_now = read_state_file(git_dir_, "logs/refs/stash");
+  const bool tried =
+      written_since(git_dir_, "ORIG_HEAD", started_) ||
+      (stash_now &&
+       reflog_grew(stash == files_.end() ? std::nullopt : std::optional<std::string>(stash->second),
+                   *stash_now)) ||
+      std::ranges::any_of(
+          stamps_, [&](const auto& kept) { return stamp_of(root_ / kept.first) != kept.second; });
+  return tried && outside_of_move(words).has_value();
 }
 
 }  // namespace pisandbox::sandbox::linux_

@@ -88,6 +88,23 @@ core::Result<std::optional<TargetDiff>> diff_to(const std::string& git, const Pa
   return diff;
 }
 
+/// For `target` `<entry>^3`, the untracked files of a stash entry (git-stash(1) `--include-
+/// untracked`: the entry's third parent holds them, and `git stash apply` writes them before it
+/// merges the tracked ones): the entry's own diff_to() outside the workspace, and inside it
+/// each file of the third parent's tree (tree_of()); nullopt when the entry has no third parent
+/// or git cannot compare it.
+core::Result<std::optional<TargetDiff>> untracked_diff(const std::string& git,
+                                                       const PackageFiles& files, Deadline deadline,
+                                                       const std::string& target) {
+  auto tree = tree_of(git, files, deadline, target);
+  if (!tree) return std::optional<TargetDiff>{};
+  auto diff = diff_to(git, files, deadline, target.substr(0, target.size() - 2));
+  if (!diff || !*diff) return diff;
+  (*diff)->inside.clear();
+  for (const auto& [path, e] : *tree) (*diff)->inside.emplace(path, Blob{e.mode, hex(e.oid)});
+  return diff;
+}
+
 /// What is at `path` (relative to the root) in the workspace now, reached without following a
 /// symlink: nullopt when nothing is there, a mode of 0 when it is no file git writes. Reading
 /// a regular file takes its size from `bytes_left`.
@@ -178,7 +195,8 @@ Unfinished unfinished_writes(const PackageFiles& files, const std::vector<std::s
   std::size_t compared = 0;
   for (const auto& target : targets) {
     if (compared++ == kTargetCommitsBound) break;
-    auto diff = diff_to(*git, files, deadline, target);
+    auto diff = target.ends_with("^3") ? untracked_diff(*git, files, deadline, target)
+                                       : diff_to(*git, files, deadline, target);
     if (!diff) break;  // out of time, or no git run at all: nothing more is compared
     if (!*diff || (*diff)->outside.empty()) continue;
     bool explains = false;

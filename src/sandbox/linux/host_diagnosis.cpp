@@ -147,10 +147,21 @@ std::string trial_run_fix(std::string_view message, const HostFacts& facts, bool
          "are applied\"; docs/containers.md for containers)";
 }
 
-std::string cgroup_fix(const HostFacts& facts) {
+std::string cgroup_fix(const HostFacts& facts, CgroupShortfall shortfall) {
   std::string fix =
       "without it only RLIMIT_NPROC limits processes (not for root) and nothing limits "
       "memory; ";
+  if (shortfall == CgroupShortfall::SharedV2Directory) {
+    fix +=
+        "the cgroup v2 directory pi-sandbox starts in holds other processes too (a shell's), "
+        "and the kernel enables no controllers for child cgroups there: start pi-sandbox in a "
+        "cgroup of its own, ";
+    if (facts.pid1_systemd)
+      fix += "e.g. `systemd-run --user --scope -p Delegate=yes pi-sandbox ...`, or ";
+    return fix +
+           "with the wrapper of docs/containers.md, \"A cgroup without systemd\"; alone there, "
+           "pi-sandbox moves itself into a leaf and enables them";
+  }
   if (facts.pid1_systemd)
     fix +=
         "run pi-sandbox in a delegated cgroup, e.g. `systemd-run --user --scope -p "

@@ -60,9 +60,18 @@ std::vector<KernelCheck> diagnose_apparmor(const HostFacts& facts);
 /// container settings are given whole only when no line above gave them.
 std::string trial_run_fix(std::string_view message, const HostFacts& facts, bool missing_above);
 
+/// Why the cgroup line of `doctor` failed, for its fix.
+///   NotDelegated: no cgroup this user may write with the pids and memory controllers;
+///   SharedV2Directory: a delegated cgroup v2 directory that holds other processes besides
+///     pi-sandbox (a terminal's scope with its shell), where the kernel enables no controllers
+///     for children (cgroup-v2.rst, "No Internal Process Constraint").
+enum class CgroupShortfall { NotDelegated, SharedV2Directory };
+
 /// The fix of the cgroup line: `systemd-run` only where pid 1 is systemd; always the way
-/// without systemd (docs/containers.md, "A cgroup without systemd").
-std::string cgroup_fix(const HostFacts& facts);
+/// without systemd (docs/containers.md, "A cgroup without systemd"); for a shared v2
+/// directory, that pi-sandbox needs a cgroup of its own.
+std::string cgroup_fix(const HostFacts& facts,
+                       CgroupShortfall shortfall = CgroupShortfall::NotDelegated);
 
 /// The hint of `run`'s refusal when clone3 of the sandbox failed with `err`: ENOSYS names a
 /// seccomp filter around pi-sandbox (Docker's and Podman's profiles answer clone3 so, to make

@@ -469,7 +469,10 @@ class Applier {
     fs::path source = *dir;
     if (op.node == NodeKind::File) {
       source = *dir / "empty";
-      const int fd = ::open(source.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0444);
+      // 0400, not 0444: ssh and ssh-keygen refuse a private key readable by others with eight
+      // lines of `UNPROTECTED PRIVATE KEY FILE!` (ssh(1), FILES: "not accessible by others");
+      // the mask is empty and read-only by its mount whatever its mode.
+      const int fd = ::open(source.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0400);
       if (fd < 0) return core::fail_errno("open(" + quoted(source) + ", O_CREAT)");
       ::close(fd);
     }

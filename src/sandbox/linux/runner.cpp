@@ -265,7 +265,9 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
                            : "only RLIMIT_NPROC limits its processes (" +
                                  std::to_string(policy.limits.max_processes) + ")") +
          ", and nothing its memory but the tmpfs budget; `pi-sandbox doctor` says how to get one");
-  if (auto line = policy::home_workspace_warning(policy); !line.empty()) warn("warning: " + line);
+  if (auto line = policy::home_workspace_warning(policy);
+      !line.empty() && (!options.say_home_workspace || options.say_home_workspace()))
+    warn("warning: " + line);
   for (const auto& link : prepared->scan.credential_links)
     warn("warning: " + policy::credential_link_warning(link));
   RunOptions with_notices = options;
@@ -314,9 +316,12 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
       outcome = run_landlock_only(policy, std::move(spare), with_notices);
     }
   if (git_state) {
-    const bool succeeded =
-        outcome && std::holds_alternative<Exited>(*outcome) && std::get<Exited>(*outcome).code == 0;
-    if (auto line = git_state->settle(!succeeded); !line.empty()) {
+    // An operation that cannot have completed fails whatever status the shell gave the
+    // command (docs/security.md, "Repositories around the workspace").
+    const bool succeeded = outcome && std::holds_alternative<Exited>(*outcome) &&
+                           std::get<Exited>(*outcome).code == 0 &&
+                           !git_state->hidden_stop(with_notices.words);
+    if (auto line = git_state->settle(!succeeded, with_notices.words); !line.empty()) {
       with_notices.notice(line);
       // Put back, the operation did not happen: no exit status of git's may say it did.
       if (outcome && std::holds_alternative<Exited>(*outcome)) outcome = Exited{kGitPutBackExit};

@@ -65,7 +65,9 @@ Outcome run_sandboxed(const policy::SandboxPolicy& policy, Command command,
       plan_launch(profile, command.argv, with_proxy_environment(command.env, policy, endpoints),
                   inputs, policy.hide_home ? HomeLayer::Home : HomeLayer::Keep);
   plan.argv[0] = overrides.sandbox_exec;
-  if (auto line = policy::home_workspace_warning(policy); !line.empty()) warn("warning: " + line);
+  if (auto line = policy::home_workspace_warning(policy);
+      !line.empty() && (!options.say_home_workspace || options.say_home_workspace()))
+    warn("warning: " + line);
   for (const auto& link : scan.credential_links)
     warn("warning: " + policy::credential_link_warning(link));
   auto running = start_loopback_proxy(options, *loopback);

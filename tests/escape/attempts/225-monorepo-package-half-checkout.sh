@@ -3,11 +3,8 @@
 # layer: the supervisor: the git state is kept before the command and put back when the index names a file outside the workspace that git could not write, or a failed stash left an entry
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
-
-# The monorepo is its own repository inside the fixture's workspace: putting its HEAD back
-# rewrites the file, which the battery's snapshot of the fixture's `.git` would count.
-MONO="$WS/mono"
-host_git() { (cd "$MONO" && HOME="$FAKE_HOME" git "$@"); }
+# shellcheck source=../helpers/monorepo.sh
+source "$(dirname "$0")/../helpers/monorepo.sh"
 
 setup() {
   mkdir -p "$MONO/packages/app"

@@ -3,16 +3,13 @@
 # layer: the supervisor: git's state files are opened without blocking and read only when they are regular files; a directory of the state that is a symbolic link is not followed
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
+# shellcheck source=../helpers/monorepo.sh
+source "$(dirname "$0")/../helpers/monorepo.sh"
 
-MONO="$WS/mono"
-APP="$MONO/packages/app"
-host_git() { (cd "$MONO" && HOME="$FAKE_HOME" git -c core.fsmonitor=false "$@"); }
 
 setup() {
-  mkdir -p "$APP"
-  echo main >"$MONO/README.md"
-  echo app >"$APP/app.txt"
-  { host_git init -q && host_git add -A && host_git commit -qm app; } >/dev/null
+  new_monorepo
+  first_commit
 }
 
 attempt() {

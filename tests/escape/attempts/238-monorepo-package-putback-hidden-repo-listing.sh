@@ -3,17 +3,15 @@
 # layer: the supervisor: nothing is compared in a repository that borrows objects, and git's state is read without following a symbolic link
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
+# shellcheck source=../helpers/monorepo.sh
+source "$(dirname "$0")/../helpers/monorepo.sh"
 
-MONO="$WS/mono"
-APP="$MONO/packages/app"
 SECRET="$FAKE_HOME/private-notes"
-host_git() { (cd "$MONO" && HOME="$FAKE_HOME" git -c core.fsmonitor=false "$@"); }
 
 setup() {
-  mkdir -p "$APP" "$SECRET/accounts"
-  echo main >"$MONO/README.md"
-  echo app >"$APP/app.txt"
-  { host_git init -q && host_git add -A && host_git commit -qm app; } >/dev/null
+  new_monorepo
+  mkdir -p "$SECRET/accounts"
+  first_commit
   echo 'the-hidden-secret' >"$SECRET/accounts/bank-of-nowhere-4711.txt"
   (cd "$SECRET" && git init -q && git add -A && HOME="$FAKE_HOME" git commit -qm notes) >/dev/null
 }

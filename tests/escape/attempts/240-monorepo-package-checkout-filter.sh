@@ -3,13 +3,10 @@
 # layer: the supervisor: the git state is put back, the package's files git wrote are rewritten from the objects as the index before the command held them (`git cat-file blob`, no filter, `core.fsmonitor` off, attributes only from the index), and the command exits 125
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
+# shellcheck source=../helpers/monorepo.sh
+source "$(dirname "$0")/../helpers/monorepo.sh"
 
-# Its own repository inside the fixture's workspace (the battery snapshots the fixture's
-# `.git`, which putting HEAD back would rewrite).
-MONO="$WS/mono"
-APP="$MONO/packages/app"
-host_git() { (cd "$MONO" && HOME="$FAKE_HOME" git -c core.fsmonitor=false "$@"); }
-# Every entry of the package: path, mode, size, symlink target, content digest.
+# Every entry of the package but the `.gitattributes` the command plants.
 package() {
   (cd "$APP" && find . -path ./.gitattributes -prune -o -printf '%p %M %s %l\n' | sort &&
     find . -type f ! -name .gitattributes -exec sha256sum {} + | sort)

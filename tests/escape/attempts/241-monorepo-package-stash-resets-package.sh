@@ -3,25 +3,16 @@
 # layer: the supervisor: the git state is put back, the package's files the reset rewrote are written back from the stash entry's trees (`git ls-tree`, `git cat-file blob`, no filter, `core.fsmonitor` off), and the command exits 125
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
+# shellcheck source=../helpers/monorepo.sh
+source "$(dirname "$0")/../helpers/monorepo.sh"
 
-# Its own repository inside the fixture's workspace (the battery snapshots the fixture's
-# `.git`, which putting HEAD back would rewrite).
-MONO="$WS/mono"
-APP="$MONO/packages/app"
-host_git() { (cd "$MONO" && HOME="$FAKE_HOME" git -c core.fsmonitor=false "$@"); }
-# Every entry of the package: path, mode, size, symlink target, content digest.
-package() {
-  (cd "$APP" && find . -printf '%p %M %s %l\n' | sort && find . -type f -exec sha256sum {} + | sort)
-}
 
 setup() {
-  mkdir -p "$APP"
-  echo main >"$MONO/README.md"
-  echo app >"$APP/app.txt"
+  new_monorepo
   echo gone >"$APP/gone.txt"
   printf '#!/bin/sh\n' >"$APP/run.sh"
   chmod 644 "$APP/run.sh"
-  { host_git init -q && host_git add -A && host_git commit -qm app; } >/dev/null
+  first_commit
   echo dirty >"$MONO/README.md"
   echo work-in-progress >"$APP/app.txt"
   rm "$APP/gone.txt"
@@ -29,15 +20,7 @@ setup() {
 }
 
 attempt() {
-  local before status
-  before="$(package)"
-  status="$(host_git status --porcelain)"
-  capture env HOME="$FAKE_HOME" "$PI_BIN" run --no-prompt --cwd "$APP" -c 'git stash -q'
-  [ "$(package)" = "$before" ] || { show; escaped "the package is not as it was: $(diff <(echo "$before") <(package) | tr '\n' ' ')"; }
-  [ -z "$(host_git stash list)" ] || escaped "a stash entry was left: $(host_git stash list)"
-  [ "$(host_git status --porcelain)" = "$status" ] || escaped "host git status changed"
-  expect_rc 125
-  expect_err "the repository is as it was before the command (the stash entry it made is kept as an object: \`git stash apply "
+  stash_put_back 'git stash -q'
 }
 
 run_attempt "$@"

@@ -3,17 +3,16 @@
 # layer: the supervisor: a protected path is never written by the put-back (and an object whose bytes do not hash to its name is never written)
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
+# shellcheck source=../helpers/monorepo.sh
+source "$(dirname "$0")/../helpers/monorepo.sh"
 
-MONO="$WS/mono"
-APP="$MONO/packages/app"
-host_git() { (cd "$MONO" && HOME="$FAKE_HOME" git -c core.fsmonitor=false "$@"); }
 
 setup() {
   mkdir -p "$APP/.vscode"
   echo main >"$MONO/README.md"
   echo app >"$APP/app.txt"
   printf '{"version":"2.0.0","tasks":[]}\n' >"$APP/.vscode/tasks.json"
-  { host_git init -q && host_git add -A && host_git commit -qm app; } >/dev/null
+  first_commit
 }
 
 attempt() {

@@ -3,17 +3,15 @@
 # layer: the supervisor: an object is read only from the repository's own files (no symbolic link in the object directory) and only when its bytes hash to its name
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
+# shellcheck source=../helpers/monorepo.sh
+source "$(dirname "$0")/../helpers/monorepo.sh"
 
-MONO="$WS/mono"
-APP="$MONO/packages/app"
 SECRET="$FAKE_HOME/private-notes"
-host_git() { (cd "$MONO" && HOME="$FAKE_HOME" git -c core.fsmonitor=false "$@"); }
 
 setup() {
-  mkdir -p "$APP" "$SECRET"
-  echo main >"$MONO/README.md"
-  echo app >"$APP/app.txt"
-  { host_git init -q && host_git add -A && host_git commit -qm app; } >/dev/null
+  new_monorepo
+  mkdir -p "$SECRET"
+  first_commit
   echo 'the-hidden-secret' >"$SECRET/notes.txt"
   (cd "$SECRET" && git init -q && git add notes.txt) >/dev/null
 }

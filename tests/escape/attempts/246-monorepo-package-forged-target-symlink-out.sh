@@ -3,16 +3,13 @@
 # layer: the supervisor: what it puts back is written at a fresh temporary name and renamed over the link, reached from the workspace one directory at a time without following a symlink
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
+# shellcheck source=../helpers/monorepo.sh
+source "$(dirname "$0")/../helpers/monorepo.sh"
 
-MONO="$WS/mono"
-APP="$MONO/packages/app"
-host_git() { (cd "$MONO" && HOME="$FAKE_HOME" git -c core.fsmonitor=false "$@"); }
 
 setup() {
-  mkdir -p "$APP"
-  echo main >"$MONO/README.md"
-  echo app >"$APP/app.txt"
-  { host_git init -q && host_git add -A && host_git commit -qm app; } >/dev/null
+  new_monorepo
+  first_commit
 }
 
 attempt() {

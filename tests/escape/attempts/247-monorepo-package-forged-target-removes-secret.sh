@@ -3,17 +3,14 @@
 # layer: the supervisor: only a file born during the command is taken for one git added, and a protected path is never compared nor removed
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
+# shellcheck source=../helpers/monorepo.sh
+source "$(dirname "$0")/../helpers/monorepo.sh"
 
-MONO="$WS/mono"
-APP="$MONO/packages/app"
-host_git() { (cd "$MONO" && HOME="$FAKE_HOME" git -c core.fsmonitor=false "$@"); }
 
 setup() {
-  mkdir -p "$APP"
-  echo main >"$MONO/README.md"
-  echo app >"$APP/app.txt"
+  new_monorepo
   printf '.env\n' >"$MONO/.gitignore"
-  { host_git init -q && host_git add -A && host_git commit -qm app; } >/dev/null
+  first_commit
   echo 'API_KEY=the-users-own' >"$APP/.env"
 }
 

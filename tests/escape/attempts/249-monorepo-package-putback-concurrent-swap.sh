@@ -3,10 +3,9 @@
 # layer: the sandbox's pid namespace: every process of the command is gone before the supervisor puts anything back; and the put-back opens each directory without following a symlink
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
+# shellcheck source=../helpers/monorepo.sh
+source "$(dirname "$0")/../helpers/monorepo.sh"
 
-MONO="$WS/mono"
-APP="$MONO/packages/app"
-host_git() { (cd "$MONO" && HOME="$FAKE_HOME" git -c core.fsmonitor=false "$@"); }
 
 setup() {
   mkdir -p "$APP/sub"

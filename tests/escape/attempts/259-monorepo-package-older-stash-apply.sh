@@ -3,19 +3,13 @@
 # layer: the supervisor: the stash's reflog entries are among the commits git may have been moving to, the package's file holding that entry's object is put back, and the command exits 125
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
+# shellcheck source=../helpers/monorepo.sh
+source "$(dirname "$0")/../helpers/monorepo.sh"
 
-# Its own repository inside the fixture's workspace (the battery snapshots the fixture's
-# `.git`, which putting HEAD back would rewrite).
-MONO="$WS/mono"
-APP="$MONO/packages/app"
-host_git() { (cd "$MONO" && HOME="$FAKE_HOME" git -c core.fsmonitor=false "$@"); }
-package() { (cd "$APP" && find . -printf '%p %M %s\n' | sort && find . -type f -exec sha256sum {} + | sort); }
 
 setup() {
-  mkdir -p "$APP"
-  echo main >"$MONO/README.md"
-  echo app >"$APP/app.txt"
-  { host_git init -q && host_git add -A && host_git commit -qm app; } >/dev/null
+  new_monorepo
+  first_commit
   echo stashed-outside >"$MONO/README.md"
   echo stashed-inside >"$APP/app.txt"
   host_git stash -q

@@ -1,0 +1,48 @@
+# shellcheck shell=bash
+# tests/escape/helpers/monorepo.sh: the monorepo of the attempts whose workspace is a package
+# (docs/security.md, "Repositories around the workspace"). Sourced by attempts after lib.sh.
+#
+# The repository is its own inside the fixture's workspace: the battery snapshots the
+# fixture's `.git`, which putting HEAD back would rewrite.
+
+# shellcheck disable=SC2034  # used by the attempts that source this
+MONO="$WS/mono"
+# shellcheck disable=SC2034
+APP="$MONO/packages/app"
+
+# host_git ARGS...: git on the host in the monorepo, with the fake home and no fsmonitor.
+host_git() { (cd "$MONO" && HOME="$FAKE_HOME" git -c core.fsmonitor=false "$@"); }
+
+# package: every entry of the package, one line each (path, mode, size, symlink target), then
+# each regular file's SHA-256.
+package() {
+  (cd "$APP" && find . -printf '%p %M %s %l\n' | sort && find . -type f -exec sha256sum {} + | sort)
+}
+
+# new_monorepo: the repository's first files: `README.md` ("main") outside the package,
+# `app.txt` ("app") inside it.
+new_monorepo() {
+  mkdir -p "$APP"
+  echo main >"$MONO/README.md"
+  echo app >"$APP/app.txt"
+}
+
+# first_commit: a repository of what the monorepo holds, committed on its first branch.
+first_commit() {
+  { host_git init -q && host_git add -A && host_git commit -qm app; } >/dev/null
+}
+
+# stash_put_back COMMAND: runs COMMAND (a `git stash` that fails on a file outside the
+# package) in the package and checks that the package, the stash and `git status` are as
+# before, with exit 125 and the line naming the entry kept as an object.
+stash_put_back() {
+  local before status
+  before="$(package)"
+  status="$(host_git status --porcelain)"
+  capture env HOME="$FAKE_HOME" "$PI_BIN" run --no-prompt --cwd "$APP" -c "$1"
+  [ "$(package)" = "$before" ] || { show; escaped "the package is not as it was: $(diff <(echo "$before") <(package) | tr '\n' ' ')"; }
+  [ -z "$(host_git stash list)" ] || escaped "a stash entry was left: $(host_git stash list)"
+  [ "$(host_git status --porcelain)" = "$status" ] || escaped "host git status changed"
+  expect_rc 125
+  expect_err "the repository is as it was before the command (the stash entry it made is kept as an object: \`git stash apply "
+}
