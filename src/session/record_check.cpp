@@ -29,8 +29,12 @@ void RecordCheck::compare(Shared& shared) {
   std::string why;
 #if !defined(__APPLE__)  // made ahead on Linux only (session.cpp, prepare_ready())
   try {
-    holds = sandbox::linux_::host_unchanged(shared.offer->record, &why);
-    if (holds) why = "holds (" + std::to_string(shared.offer->record.reads.size()) + " reads)";
+    if (const auto offer = shared.offer.lock()) {
+      holds = sandbox::linux_::host_unchanged(offer->record, &why);
+      if (holds) why = "holds (" + std::to_string(offer->record.reads.size()) + " reads)";
+    } else {
+      why = "the sandbox made ahead is gone";
+    }
   } catch (...) {  // out of memory: not known to hold
     holds = false;
   }

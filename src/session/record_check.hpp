@@ -31,9 +31,10 @@ namespace pisandbox::session {
 /// less than before: only earlier.
 class RecordCheck : public std::enable_shared_from_this<RecordCheck> {
  public:
-  /// Makes the thread that will compare `offer`'s record once begin() is called; `offer` is
-  /// kept alive until the answer. Only the record is read on the thread (the caller may move
-  /// the offer's other members meanwhile). Made before the command's request, so that the
+  /// Makes the thread that will compare `offer`'s record once begin() is called; the caller
+  /// keeps `offer` alive until the answer (gone before, the record is taken not to hold). Only
+  /// the record is read on the thread (the caller may move the offer's other members
+  /// meanwhile). Made before the command's request, so that the
   /// request does not wait for a thread to be made.
   static std::shared_ptr<RecordCheck> prepare(std::shared_ptr<sandbox::linux_::ReadyOffer> offer);
 
@@ -72,7 +73,9 @@ class RecordCheck : public std::enable_shared_from_this<RecordCheck> {
  private:
   /// What the thread and the caller share; the thread's copy keeps it alive.
   struct Shared {
-    std::shared_ptr<sandbox::linux_::ReadyOffer> offer;
+    /// Not owned: a sandbox made ahead that goes unused is stopped and its cgroup removed when
+    /// its owner lets it go (ReadyAhead), never kept by a thread that waits.
+    std::weak_ptr<sandbox::linux_::ReadyOffer> offer;
     std::atomic<bool> taken{false};  ///< the comparison was taken, by the thread or the caller
     std::mutex mutex;
     std::condition_variable done;
