@@ -183,6 +183,24 @@ bool may_sign(const std::vector<std::string>& words) {
   return false;
 }
 
+bool asks_to_sign(const std::vector<std::string>& words) {
+  bool git = false;
+  for (const auto& word : words) {
+    if (word == "git" || word.ends_with("/git"))
+      git = true;
+    else if (git && (word == "-S" || word == "--gpg-sign" || word.starts_with("--gpg-sign=")))
+      return true;
+  }
+  return false;
+}
+
+std::string unconfigured_signing_hint() {
+  return "git was asked to sign (-S), but the git configuration says nothing of signing, so the "
+         "sandbox shows it no public key, no ~/.gnupg and no agent; set user.signingKey (and "
+         "gpg.format ssh for an ssh key) in ~/.gitconfig, then allow the agent's socket in "
+         "hostIPC.allowedSockets (docs/configuration.md, \"Signed commits\")";
+}
+
 bool names_hidden_ssh_key(const GitSigning& signing, const fs::path& home,
                           std::string_view key_text) {
   if (signing.format != SigningFormat::Ssh || signing.signing_key.starts_with("key::") ||

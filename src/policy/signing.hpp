@@ -151,6 +151,16 @@ struct SigningFiles {
 /// revert, am, pull.
 [[nodiscard]] bool may_sign(const std::vector<std::string>& words);
 
+/// Whether `words` ask git to sign on the command line (`-S`, `--gpg-sign[=<key>]` after a word
+/// `git`, git-commit(1)), whatever the configuration says.
+[[nodiscard]] bool asks_to_sign(const std::vector<std::string>& words);
+
+/// The line said after a failed command that asked git to sign (asks_to_sign()) while the
+/// user's git configuration says nothing of signing (GitSigning::configured() false), without
+/// the `pi-sandbox: ` prefix: the sandbox then shows no public key, no `~/.gnupg` and no agent
+/// (docs/configuration.md, "Signed commits"); the settings that make it do.
+[[nodiscard]] std::string unconfigured_signing_hint();
+
 /// Whether `user.signingKey` names an ssh key file the sandbox does not show (ssh format, a path
 /// as config_path() reads it, the file present on the host: `key_text` its first bytes, not
 /// empty) because it is not a public key file: its name does not end in `.pub`, or it holds a

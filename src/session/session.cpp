@@ -588,7 +588,10 @@ bool signing_agent_refused(const Prepared& p) {
 
 void explain_signing(const Prepared& p, const std::vector<std::string>& words) {
   const policy::SigningFiles& signing = p.policy.signing;
-  if (!signing.signing.configured()) return;
+  if (!signing.signing.configured()) {
+    if (policy::asks_to_sign(words)) p.say(policy::unconfigured_signing_hint());
+    return;
+  }
   const bool refused = signing_agent_refused(p);
   // Listed but where the command can write: adding the entry again would change nothing.
   const bool listed_writable = !signing.agent_socket.empty() &&

@@ -301,6 +301,49 @@ TEST(MonorepoGit, AFailureTheShellHidesIsPutBackAsAFailedOne) {
   }
 }
 
+// Operations that stop before writing anything, their status hidden: the line still follows,
+// the command keeps its status (0). Today: no line.
+TEST(MonorepoGit, AStopBeforeWritingThatTheShellHidesGetsTheLine) {
+  {
+    Scratch s;
+    expect_untouched(
+        "git stash pop -q || true", 0, Line::Stopped,
+        [&](const fs::path& repo) {
+          write_file(repo / "top.txt", "dirty\n");
+          ASSERT_EQ(git(repo, "stash -q", s).exit_code, 0);
+          ASSERT_EQ(git(repo, "checkout -q mixed", s).exit_code, 0);
+        },
+        s);
+  }
+  Scratch s;
+  expect_untouched(
+      "git pull -q --ff-only; true", 0, Line::Fetched, clean, s,
+      {".git/FETCH_HEAD", ".git/ORIG_HEAD", ".git/refs/remotes", ".git/logs/refs/remotes"});
+}
+
+// A pop of a package-only entry goes through even when an older entry changes `top.txt` and
+// HEAD moved since: the entry named is the one the command started with, and a pop that
+// dropped it went through. Today (with hidden-failure settling): a false line, and with HEAD
+// moved the pop undone.
+TEST(MonorepoGit, APopOfAPackageEntryGoesThroughWhateverTheOlderEntriesChange) {
+  for (const char* command : {"git stash pop -q; echo", "git stash pop -q && false"}) {
+    Scratch s;
+    const fs::path repo = make_monorepo(s);
+    write_file(repo / "top.txt", "dirty\n");
+    ASSERT_EQ(git(repo, "stash -q", s).exit_code, 0);
+    write_file(repo / "pkg/p.txt", "stashed\n");
+    ASSERT_EQ(git(repo, "stash -q", s).exit_code, 0);
+    write_file(repo / "top.txt", "moved\n");
+    ASSERT_EQ(git(repo, "commit -qam moved", s).exit_code, 0);
+    const RunResult r = s.run(command, {}, repo / "pkg");
+    EXPECT_EQ(r.exit_code, std::string_view(command).ends_with("false") ? 1 : 0) << r.err;
+    EXPECT_EQ(stderr_lines(r.err), "") << command << "\n" << r.err;
+    EXPECT_EQ(read_file(repo / "pkg/p.txt"), "stashed\n") << command;
+    const std::string left = git(repo, "stash list", s).out;  // the older entry only
+    EXPECT_EQ(std::ranges::count(left, '\n'), 1) << command << "\n" << left;
+  }
+}
+
 // A pop that succeeded removes its entry from the stash's reflog: no stash that failed, though
 // the command failed afterwards and a file outside is dirty.
 TEST(MonorepoGit, APopThatSucceededStaysThoughTheCommandFails) {

@@ -176,6 +176,20 @@ TEST_F(Signing, SshWithoutTheAgentAllowedSaysWhichSettingToAdd) {
   EXPECT_EQ(unsigned_failure.err.find("pi-sandbox: "), std::string::npos) << unsigned_failure.err;
 }
 
+// `git commit -S` with no signing setting in the user's configuration: nothing is exposed for
+// it, and the failure says which settings would. Before: git's own error only.
+TEST_F(Signing, ASignatureAskedOnTheCommandLineWithoutASettingSaysWhichToSet) {
+  PI_SANDBOX_REQUIRE(has_gnupg(), "gnupg is not installed");
+  const RunResult r = sandboxed("git commit -q -S --allow-empty -m signed");
+  EXPECT_EQ(r.exit_code, 128) << r.err;
+  EXPECT_TRUE(r.err.ends_with(
+      "pi-sandbox: git was asked to sign (-S), but the git configuration says nothing of "
+      "signing, so the sandbox shows it no public key, no ~/.gnupg and no agent; set "
+      "user.signingKey (and gpg.format ssh for an ssh key) in ~/.gitconfig, then allow the "
+      "agent's socket in hostIPC.allowedSockets (docs/configuration.md, \"Signed commits\")\n"))
+      << r.err;
+}
+
 TEST_F(Signing, AnAllowedAgentSocketTheCommandCanWriteSaysSoInsteadOfAddingIt) {
   PI_SANDBOX_REQUIRE(has_openssh(), "openssh-client is not installed");
   // `ssh-agent -a` in the workspace: listed, but the command could put any socket there.

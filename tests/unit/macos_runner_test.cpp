@@ -196,6 +196,8 @@ std::string describe(const Outcome& outcome) {
       return "launch failed: " + outcome.error().message;
     case RunFailureKind::GuardFailed:
       return "guard failed: " + outcome.error().message;
+    case RunFailureKind::Stale:
+      return "stale: " + outcome.error().message;
   }
   return "?";
 }

@@ -172,6 +172,14 @@ TEST(GitSigning, AGitCommandThatSignsIsOneThatMaySign) {
   EXPECT_FALSE(may_sign({"make", "commit"}));
 }
 
+TEST(GitSigning, ACommandLineThatAsksToSign) {
+  EXPECT_TRUE(asks_to_sign({"git", "commit", "-S", "-m", "x"}));
+  EXPECT_TRUE(asks_to_sign({"git", "commit", "--gpg-sign=ABC"}));
+  EXPECT_TRUE(asks_to_sign({"/usr/bin/git", "merge", "--gpg-sign", "topic"}));
+  EXPECT_FALSE(asks_to_sign({"git", "commit", "-s", "-m", "x"}));  // -s: a sign-off line
+  EXPECT_FALSE(asks_to_sign({"ls", "-S"}));
+}
+
 TEST(GitSigning, ASigningKeyThatIsNotAPublicKeyFileIsHidden) {
   const GitSigning ssh{
       .format = SigningFormat::Ssh, .format_set = true, .signing_key = "~/.ssh/id_ed25519"};

@@ -320,7 +320,7 @@ PackageFiles GitStateSnapshot::package_files(std::vector<policy::GitIndexEntry> 
           started_, writable_, protected_, patterns_};
 }
 
-std::vector<std::string> GitStateSnapshot::targets() const {
+std::vector<std::string> GitStateSnapshot::targets(bool with_stash) const {
   std::vector<std::string> out;
   std::set<std::string> seen;
   // The object name each line of `bytes` starts with.
@@ -352,14 +352,15 @@ std::vector<std::string> GitStateSnapshot::targets() const {
     if (const auto bytes = read_regular(git_dir_, it->path(), 256)) add(*bytes);
   // The refs as the command started: branches, remote-tracking refs, tags.
   for (const auto& [path, bytes] : files_)
-    if (path.starts_with("refs/")) add(bytes);
+    if (path.starts_with("refs/") && (with_stash || path != "refs/stash")) add(bytes);
   if (const auto packed = files_.find("packed-refs"); packed != files_.end()) add(packed->second);
   // Where HEAD was lately (`git reset --hard HEAD~1`), and the stash entries an apply or pop
   // takes its files from (`git stash apply stash@{1}`): the newest reflog entries' new names.
   // An entry made with `--include-untracked` holds the untracked files in its third parent,
   // which an apply writes before the tracked ones (`<entry>^3`, unfinished_writes()).
   for (const char* log : {"logs/HEAD", "logs/refs/stash"})
-    if (const auto bytes = files_.find(log); bytes != files_.end())
+    if (const auto bytes = files_.find(log);
+        bytes != files_.end() && (with_stash || std::string_view(log) != "logs/refs/stash"))
       for (const auto& name : git_detail::reflog_new_names(bytes->second, kReflogTargetsBound)) {
         add(name);
         if (std::string_view(log) == "logs/refs/stash" && out.size() < kTargetCommitsBound &&
@@ -384,7 +385,7 @@ GitStateSnapshot::HalfDone GitStateSnapshot::unfinished(bool applies_stash) cons
       unfinished_writes(package_files(whole_entries(index->second, SharedFrom::Start)
                                           .value_or(std::vector<policy::GitIndexEntry>{}),
                                       {}),
-                        targets(), stamps_, state_changed || applies_stash);
+                        targets(applies_stash), stamps_, state_changed || applies_stash);
   if (found.written.empty()) return {};
   HalfDone half;
   half.outside = std::move(found.outside);
@@ -492,8 +493,13 @@ std::string GitStateSnapshot::settle_unreadable(const std::string& why) const {
 std::string GitStateSnapshot::settle(bool failed, const std::vector<std::string>& words) const {
   // An apply of a stash entry's untracked files leaves git's state and every tracked file as
   // they were: only the command's words tell it.
+  // The stash's entries are what git was moving to only for an apply or a pop that cannot
+  // have completed: its entry changes paths outside the workspace, and a pop kept it. A pop
+  // that went through, then a test that failed, leaves its files as they are.
   const auto op = git_operation(words);
-  const HalfDone half = half_done(failed, op && op->name == "stash" && !op->target.empty());
+  const bool stash_stopped =
+      op && op->name == "stash" && !op->target.empty() && outside_of_move(words).has_value();
+  const HalfDone half = half_done(failed, stash_stopped);
   if (!half.unreadable.empty()) return settle_unreadable(half.unreadable);
   if (half.outside.empty()) return {};
   const auto list = [&](const std::vector<std::string>& paths, const char* separator,

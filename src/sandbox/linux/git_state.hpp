@@ -167,7 +167,9 @@ class GitStateSnapshot {
   /// (`applies_stash`: the command named `git stash apply` or `pop`).
   [[nodiscard]] HalfDone unfinished(bool applies_stash) const;
   /// The commits the command may have been moving to, most likely first (hexadecimal).
-  [[nodiscard]] std::vector<std::string> targets() const;
+  /// `with_stash`: the stash's entries too (`refs/stash` and its reflog's newest, with their
+  /// untracked files), for an apply or pop that cannot have completed.
+  [[nodiscard]] std::vector<std::string> targets(bool with_stash) const;
   /// The files to put back, with the index before the command (`before`, when it is read).
   [[nodiscard]] PackageFiles package_files(std::vector<policy::GitIndexEntry> before,
                                            std::vector<std::string> written) const;

@@ -176,15 +176,24 @@ std::optional<Move> move_of(const GitOperation& op, const fs::path& git_dir,
     move.to = fetched_for_merge(*now);
     move.fetched = true;
   } else if (op.name == "stash") {
-    const auto log = read_state_file(git_dir, "logs/refs/stash");
-    // `git stash` (push, save): the entry it added, when it added one.
-    const auto before = kept.find("logs/refs/stash");
-    const bool added =
-        log &&
-        reflog_grew(
-            before == kept.end() ? std::nullopt : std::optional<std::string>(before->second), *log);
-    const auto n =
-        op.target.empty() && added ? std::optional<std::size_t>(0) : stash_index(op.target);
+    const auto now = read_state_file(git_dir, "logs/refs/stash");
+    const auto kept_log = kept.find("logs/refs/stash");
+    const std::optional<std::string> before =
+        kept_log == kept.end() ? std::nullopt : std::optional<std::string>(kept_log->second);
+    // `git stash` (push, save): the entry it added, when it added one. `apply` and `pop`: the
+    // entry named as the command started; a pop that dropped one (the reflog changed) went
+    // through, and its entry is gone.
+    std::optional<std::string> log;
+    std::optional<std::size_t> n;
+    if (op.target.empty()) {
+      if (now && reflog_grew(before, *now)) {
+        log = now;
+        n = 0;
+      }
+    } else if (before && now == before) {
+      log = before;
+      n = stash_index(op.target);
+    }
     if (!n || !log) return std::nullopt;
     const auto names = reflog_new_names(*log, *n + 1);
     if (names.size() <= *n) return std::nullopt;
@@ -311,13 +320,23 @@ std::string GitStateSnapshot::stopped_line(const std::vector<std::string>& words
 
 bool GitStateSnapshot::hidden_stop(const std::vector<std::string>& words) const {
   if (head_moved()) return false;
-  // A mark of git's trying: ORIG_HEAD written (merge, reset, a pull's merge), an entry added
-  // to the stash's reflog (a push that saved), or a tracked file of the workspace changed (a
-  // rebase, cherry-pick or apply that wrote some before it stopped).
+  // `stash apply` and `stash pop` need no mark: an entry that changes paths outside cannot be
+  // applied here, and a pop that went through dropped its entry (move_of() then has none).
+  const auto op = git_operation(words);
+  const bool applies = op && op->name == "stash" && !op->target.empty();
+  // Else a mark of git's trying: ORIG_HEAD written (merge, reset, a pull's merge), FETCH_HEAD
+  // rewritten (a pull's fetch), an entry added to the stash's reflog (a push that saved), or a
+  // tracked file of the workspace changed (a rebase or cherry-pick that wrote some before it
+  // stopped).
+  const auto changed = [&](const char* name) {
+    const auto kept = files_.find(name);
+    const auto now = read_state_file(git_dir_, name);
+    return now && (kept == files_.end() || kept->second != *now);
+  };
   const auto stash = files_.find("logs/refs/stash");
   const auto stash_now = read_state_file(git_dir_, "logs/refs/stash");
   const bool tried =
-      written_since(git_dir_, "ORIG_HEAD", started_) ||
+      applies || written_since(git_dir_, "ORIG_HEAD", started_) || changed("FETCH_HEAD") ||
       (stash_now &&
        reflog_grew(stash == files_.end() ? std::nullopt : std::optional<std::string>(stash->second),
                    *stash_now)) ||

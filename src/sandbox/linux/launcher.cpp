@@ -637,6 +637,9 @@ Outcome run_command(ReadySandbox sandbox, const Command& command, const RunOptio
     // pid 1 may have failed first (its guard's start) and said why.
     Report early;
     (void)read_records(launch_fd, early);
+    // Placeholders pid 1 made before it stopped are the supervisor's to remove: nothing else
+    // will find them once this sandbox is discarded.
+    for (auto& p : early.placeholders) remove_placeholder(p, Unmask::No);
     return std::unexpected(RunFailure{RunFailureKind::LaunchFailed,
                                       early.error.empty() ? sent.error().describe() : early.error});
   }

@@ -46,3 +46,17 @@ stash_put_back() {
   expect_rc 125
   expect_err "the repository is as it was before the command (the stash entry it made is kept as an object: \`git stash apply "
 }
+
+# apply_put_back COMMAND: runs COMMAND (a `git stash apply` that fails on `README.md`, outside
+# the package) in the package and checks that the package, `git status` and the stash are as
+# before, with exit 125 and the line naming `README.md`.
+apply_put_back() {
+  local before status
+  before="$(package)"
+  status="$(host_git status --porcelain; host_git stash list)"
+  capture env HOME="$FAKE_HOME" "$PI_BIN" run --no-prompt --cwd "$APP" -c "$1"
+  [ "$(package)" = "$before" ] || { show; escaped "the package is half-applied: $(diff <(echo "$before") <(package) | tr '\n' ' ')"; }
+  [ "$(host_git status --porcelain; host_git stash list)" = "$status" ] || escaped "host git status or the stash changed"
+  expect_rc 125
+  expect_err "git needed to change paths outside the workspace, which are read-only here: $MONO/README.md; the repository is as it was before the command"
+}
