@@ -263,7 +263,7 @@ TEST(ToolchainConfigs, InstalledVersionsListsOneLevelPerManager) {
 
 TEST(GitConfigCopies, IncludesAreFollowedAsGitResolvesThem) {
   EXPECT_EQ(git_include_paths("[include]\n\tpath = ~/.gitconfig.local\n\tpath = rel/x.inc\n"
-                              "[includeIf \"gitdir:~/work/\"]\n\tpath = /home/u/shared/work.inc\n"
+                              "[includeIf \"gitdir:~/projects/\"]\n\tpath = /home/u/shared/work.inc\n"
                               "[includeIf \"onbranch:main\"]\n\tpath = ../up.inc\n"
                               "[include]\n\tpath = ~other/x\n\tpath\n[user]\n\tpath = no\n",
                               "/home/u/.config/git/config", "/home/u"),
