@@ -149,10 +149,19 @@ fs::path gpg_restricted_socket(const fs::path& socket) {
   return socket.parent_path() / "S.gpg-agent.extra";
 }
 
+namespace {
+
+/// The program git signs with and the agent it asks, as the hints name them.
+std::string signing_program(const SigningFiles& files) {
+  return files.signing.format == SigningFormat::Ssh ? "ssh-keygen through ssh-agent"
+                                                    : "gpg through gpg-agent";
+}
+
+}  // namespace
+
 std::string signing_socket_hint(const SigningFiles& files) {
-  const bool ssh = files.signing.format == SigningFormat::Ssh;
-  const std::string program = ssh ? "ssh-keygen through ssh-agent" : "gpg through gpg-agent";
-  return "git signs with " + program + ", whose socket " + files.agent_socket.string() +
+  return "git signs with " + signing_program(files) + ", whose socket " +
+         files.agent_socket.string() +
          " was refused; to sign inside the sandbox, add it to the configuration: "
          "{\"hostIPC\": {\"allowedSockets\": [\"" +
          files.agent_entry + "\"]}} (docs/configuration.md, \"Signed commits\")";
@@ -160,8 +169,8 @@ std::string signing_socket_hint(const SigningFiles& files) {
 
 std::string signing_writable_socket_hint(const SigningFiles& files) {
   const bool ssh = files.signing.format == SigningFormat::Ssh;
-  const std::string program = ssh ? "ssh-keygen through ssh-agent" : "gpg through gpg-agent";
-  return "git signs with " + program + ", whose socket " + files.agent_socket.string() +
+  return "git signs with " + signing_program(files) + ", whose socket " +
+         files.agent_socket.string() +
          " lies where the command can write (the workspace or filesystem.additionalAllowWrite), "
          "so its hostIPC.allowedSockets entry allows nothing there; to sign inside the sandbox, " +
          (ssh ? std::string("start the agent with its socket elsewhere (ssh-agent -a "

@@ -518,18 +518,26 @@ void explain_outward_links(const Prepared& p, const std::vector<std::string>& wo
       p.say(policy::outward_link_line(*link, policy::link_as_spelled(*link, word, cwd)));
 }
 
+/// Whether `words` hold a word `git` (or a path ending in `/git`).
+bool names_git(const std::vector<std::string>& words) {
+  return std::ranges::any_of(
+      words, [](const std::string& w) { return w == "git" || w.ends_with("/git"); });
+}
+
+/// The remotes (name: URL) of the repository around the workspace, none without one.
+std::map<std::string, std::string> repository_remotes(const Prepared& p) {
+  return p.policy.git ? remote_urls(p.policy.git->common_dir / "config")
+                      : std::map<std::string, std::string>{};
+}
+
 /// After a failed command: one line for each local repository its git read as a remote (clone,
 /// fetch, pull, push, ls-remote of a path or of a remote of the repository whose URL is a path)
 /// that the sandbox hides (docs/security.md, "Remotes in the hidden home"); git's own error
 /// (`fatal: '<path>' does not appear to be a git repository`) does not say why.
 void explain_hidden_remotes(const Prepared& p, const std::vector<std::string>& words,
                             const std::filesystem::path& cwd) {
-  if (std::ranges::none_of(words,
-                           [](const std::string& w) { return w == "git" || w.ends_with("/git"); }))
-    return;
-  const std::map<std::string, std::string> remotes =
-      p.policy.git ? remote_urls(p.policy.git->common_dir / "config")
-                   : std::map<std::string, std::string>{};
+  if (!names_git(words)) return;
+  const std::map<std::string, std::string> remotes = repository_remotes(p);
   // Compared as written, symlinks not followed: the remote's URL is the command's to set, and
   // following links in the hidden home would tell it where they lead.
   for (const auto& path : policy::local_remotes(words, remotes, p.policy.home, cwd))
@@ -543,12 +551,8 @@ void explain_hidden_remotes(const Prepared& p, const std::vector<std::string>& w
 /// git reports a push into the sandbox's own layer as a success, and it never reaches the host.
 void explain_unpushed_remotes(const Prepared& p, const std::vector<std::string>& words,
                               const std::filesystem::path& cwd) {
-  if (std::ranges::none_of(words,
-                           [](const std::string& w) { return w == "git" || w.ends_with("/git"); }))
-    return;
-  const std::map<std::string, std::string> remotes =
-      p.policy.git ? remote_urls(p.policy.git->common_dir / "config")
-                   : std::map<std::string, std::string>{};
+  if (!names_git(words)) return;
+  const std::map<std::string, std::string> remotes = repository_remotes(p);
   for (const auto& path : policy::pushed_remotes(words, remotes, p.policy.home, cwd))
     if (const auto access = policy::outside_access(p.policy, path);
         access.view == policy::OutsideView::CopyOnWrite ||

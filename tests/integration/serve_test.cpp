@@ -1519,6 +1519,21 @@ std::pair<std::string, bool> after_change(Serve& serve, const Scratch& scratch,
   return {out, made_ahead(out, start)};
 }
 
+/// An empty configuration `<root>/config.json` (returned) and `~/notes.txt` ("re-exposed") in the
+/// hidden home.
+fs::path empty_config_and_notes(const Scratch& scratch) {
+  const fs::path config = scratch.root / "config.json";
+  write_file(config, "{}");
+  write_file(scratch.home / "notes.txt", "re-exposed\n");
+  return config;
+}
+
+/// The configuration `config` changed to re-expose `~/notes.txt` (filesystem.additionalAllowRead).
+void re_expose_notes(const Scratch& scratch, const fs::path& config) {
+  write_file(config, R"({"filesystem": {"additionalAllowRead": [")" +
+                         (scratch.home / "notes.txt").string() + R"("]}})");
+}
+
 // The command is handed over to the sandbox made ahead while its record is compared, and waits
 // at a gate before its execve(2): when the record does not hold, that sandbox is killed with
 // nothing of the command run, and the command runs once, in a sandbox made for it. The
@@ -1527,15 +1542,12 @@ std::pair<std::string, bool> after_change(Serve& serve, const Scratch& scratch,
 // user put it.
 TEST(ServeReady, AStaleSandboxNeverRunsTheCommandHandedOverToIt) {
   Scratch scratch;
-  const fs::path config = scratch.root / "config.json";
-  write_file(config, "{}");
-  write_file(scratch.home / "notes.txt", "re-exposed\n");
+  const fs::path config = empty_config_and_notes(scratch);
   Serve serve(scratch, {"--config", config.string()});
   const auto [out, ahead] = after_change(
       serve, scratch,
       [&] {
-        write_file(config, R"({"filesystem": {"additionalAllowRead": [")" +
-                               (scratch.home / "notes.txt").string() + R"("]}})");
+        re_expose_notes(scratch, config);
         write_file(scratch.ws / ".mcp.json", "host\n");
       },
       "echo once >> ran; cat " + (scratch.home / "notes.txt").string());
@@ -1561,16 +1573,10 @@ TEST(ServeReady, AChangeThatKeepsThePlansIsServedByTheSandboxMadeBefore) {
 // configuration changed (a path of the hidden home re-exposed).
 TEST(ServeReady, AChangedConfigurationIsNeverServedByTheSandboxMadeBefore) {
   Scratch scratch;
-  const fs::path config = scratch.root / "config.json";
-  write_file(config, "{}");
-  write_file(scratch.home / "notes.txt", "re-exposed\n");
+  const fs::path config = empty_config_and_notes(scratch);
   Serve serve(scratch, {"--config", config.string()});
   const auto [out, ahead] = after_change(
-      serve, scratch,
-      [&] {
-        write_file(config, R"({"filesystem": {"additionalAllowRead": [")" +
-                               (scratch.home / "notes.txt").string() + R"("]}})");
-      },
+      serve, scratch, [&] { re_expose_notes(scratch, config); },
       "cat " + (scratch.home / "notes.txt").string());
   EXPECT_TRUE(out.starts_with("re-exposed\n")) << out;
   EXPECT_FALSE(ahead) << out;

@@ -467,12 +467,7 @@ struct ReadySandbox::State {
     ::shutdown(launch.get(), SHUT_WR);
     stop_sandbox(child);
     wait_child(child);
-    Report report;
-    while (read_records(launch.get(), report)) {
-      pollfd pfd{launch.get(), POLLIN, 0};
-      if (::poll(&pfd, 1, 0) <= 0) break;
-    }
-    for (auto& p : report.placeholders) remove_placeholder(p, Unmask::No);
+    remove_reported();
   }
 
   /// Kills pid 1 of a sandbox whose command waits at the gate and is not to run
@@ -482,6 +477,12 @@ struct ReadySandbox::State {
   void kill_held() {
     ::syscall(SYS_pidfd_send_signal, child.pidfd.get(), SIGKILL, nullptr, 0);
     wait_child(child);
+    remove_reported();
+  }
+
+ private:
+  /// Reads what pid 1 reported and had not been read, and removes the placeholders it names.
+  void remove_reported() {
     Report report;
     while (read_records(launch.get(), report)) {
       pollfd pfd{launch.get(), POLLIN, 0};

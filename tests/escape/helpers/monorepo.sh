@@ -32,31 +32,27 @@ first_commit() {
   { host_git init -q && host_git add -A && host_git commit -qm app; } >/dev/null
 }
 
-# stash_put_back COMMAND: runs COMMAND (a `git stash` that fails on a file outside the
-# package) in the package and checks that the package, the stash and `git status` are as
-# before, with exit 125 and the line naming the entry kept as an object.
-stash_put_back() {
-  local before status
-  before="$(package)"
-  status="$(host_git status --porcelain)"
-  capture env HOME="$FAKE_HOME" "$PI_BIN" run --no-prompt --cwd "$APP" -c "$1"
-  [ "$(package)" = "$before" ] || { show; escaped "the package is not as it was: $(diff <(echo "$before") <(package) | tr '\n' ' ')"; }
-  [ -z "$(host_git stash list)" ] || escaped "a stash entry was left: $(host_git stash list)"
-  [ "$(host_git status --porcelain)" = "$status" ] || escaped "host git status changed"
-  expect_rc 125
-  expect_err "the repository is as it was before the command (the stash entry it made is kept as an object: \`git stash apply "
-}
-
-# apply_put_back COMMAND: runs COMMAND (a `git stash apply` that fails on `README.md`, outside
-# the package) in the package and checks that the package, `git status` and the stash are as
-# before, with exit 125 and the line naming `README.md`.
-apply_put_back() {
+# put_back COMMAND LINE: runs COMMAND (a git operation that fails on a file outside the package)
+# in the package and checks that the package, `git status` and the stash are as before, with
+# exit 125 and LINE in stderr.
+put_back() {
   local before status
   before="$(package)"
   status="$(host_git status --porcelain; host_git stash list)"
   capture env HOME="$FAKE_HOME" "$PI_BIN" run --no-prompt --cwd "$APP" -c "$1"
-  [ "$(package)" = "$before" ] || { show; escaped "the package is half-applied: $(diff <(echo "$before") <(package) | tr '\n' ' ')"; }
-  [ "$(host_git status --porcelain; host_git stash list)" = "$status" ] || escaped "host git status or the stash changed"
+  [ "$(package)" = "$before" ] || { show; escaped "the package is not as it was: $(diff <(echo "$before") <(package) | tr '\n' ' ')"; }
+  [ "$(host_git status --porcelain; host_git stash list)" = "$status" ] || escaped "host git status or the stash changed: $(host_git stash list)"
   expect_rc 125
-  expect_err "git needed to change paths outside the workspace, which are read-only here: $MONO/README.md; the repository is as it was before the command"
+  expect_err "$2"
+}
+
+# stash_put_back COMMAND: put_back for a `git stash` (push): the line names the entry it made,
+# kept as an object.
+stash_put_back() {
+  put_back "$1" "the repository is as it was before the command (the stash entry it made is kept as an object: \`git stash apply "
+}
+
+# apply_put_back COMMAND: put_back for a `git stash apply` that fails on `README.md`.
+apply_put_back() {
+  put_back "$1" "git needed to change paths outside the workspace, which are read-only here: $MONO/README.md; the repository is as it was before the command"
 }
