@@ -497,8 +497,8 @@ std::string GitStateSnapshot::settle(bool failed, const std::vector<std::string>
   // have completed: its entry changes paths outside the workspace, and a pop kept it. A pop
   // that went through, then a test that failed, leaves its files as they are.
   const auto op = git_operation(words);
-  const bool stash_stopped =
-      op && op->name == "stash" && !op->target.empty() && outside_of_move(words).has_value();
+  const bool stash_stopped = failed && op && op->name == "stash" && !op->target.empty() &&
+                             outside_of_move(words).has_value();
   const HalfDone half = half_done(failed, stash_stopped);
   if (!half.unreadable.empty()) return settle_unreadable(half.unreadable);
   if (half.outside.empty()) return {};
