@@ -160,6 +160,51 @@ TEST(Guard, ASymlinkOnTheWayIsMovedAndItsTargetNeverTouched) {
   EXPECT_TRUE(fs::is_symlink(entries[0].stored));
 }
 
+/// pid 1's guard (no watch: it only sweeps at the end) for the names `names` of `s`'s workspace.
+Guard start_unwatched(const Scratch& s, const std::vector<std::string>& names) {
+  fs::create_directories(s.root / "home");
+  auto q = open_quarantine(s.quarantine());
+  EXPECT_TRUE(q.has_value()) << q.error().describe();
+  auto g = Guard::start(s.plan(names), std::move(*q), Guard::Watch::No);
+  EXPECT_TRUE(g.has_value()) << g.error().describe();
+  return std::move(*g);
+}
+
+// The last sweep walks each directory on the way once for all the names below it; a symlink it
+// finds on the way, made in a directory it walked for a name before (here the workspace), is
+// moved (never followed) as when each name is walked from the root, and its target never
+// touched.
+TEST(Guard, TheLastSweepMovesASymlinkOnTheWayInADirectoryItWalkedBefore) {
+  Scratch s;
+  Guard guard = start_unwatched(s, {".mcp.json", ".claude/commands"});
+  write(s.outside / "commands/keep.md", "the host's own\n");
+  fs::create_directory_symlink(s.outside, s.ws / ".claude");
+  guard.final_sweep();
+  EXPECT_EQ(guard.failure(), std::nullopt);
+  EXPECT_FALSE(fs::exists(fs::symlink_status(s.ws / ".claude")));
+  EXPECT_EQ(read(s.outside / "commands/keep.md"), "the host's own\n");
+  const auto entries = list_quarantine(s.quarantine());
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_TRUE(fs::is_symlink(entries[0].stored));
+  EXPECT_EQ(guard.take_notices().size(), 1u);
+}
+
+// A directory the last sweep walked for one name and then moved (it is a guarded name itself)
+// is not walked again for the names after it: what it held goes with it, in one entry, and
+// nothing is moved out of the quarantine.
+TEST(Guard, TheLastSweepNeverWalksADirectoryItMovedForTheNamesAfter) {
+  Scratch s;
+  Guard guard = start_unwatched(s, {"d/absent", "d", "d/c"});
+  write(s.ws / "d/c", "made by the command\n");
+  guard.final_sweep();
+  EXPECT_FALSE(fs::exists(s.ws / "d"));
+  const auto entries = list_quarantine(s.quarantine());
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].original, s.ws / "d");
+  EXPECT_EQ(read(entries[0].stored / "c"), "made by the command\n");
+  EXPECT_EQ(guard.take_notices().size(), 1u);
+}
+
 // After the command, the repositories it created lose their hooks, not their samples.
 TEST(Guard, TheFinalSweepQuarantinesHooksOfNewRepositoriesButNotSamples) {
   Scratch s;

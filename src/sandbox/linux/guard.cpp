@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <memory>
 
 #include "policy/protected_scan.hpp"
 #include "sandbox/linux/guard_files.hpp"
@@ -35,7 +36,31 @@ namespace {
 constexpr std::uint32_t kWatchMask =
     IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB | IN_ONLYDIR | IN_EXCL_UNLINK;
 
+/// The names from `base` down to `path`, as path.lexically_relative(base) gives them (less
+/// empty and "." parts). The plan's paths are absolute and lexically normal, so this is mostly
+/// a split of what follows `base`; anything else takes lexically_relative(), which is slow
+/// enough to show on the command's path (every guarded name is split at each check).
 std::vector<std::string> components(const fs::path& base, const fs::path& path) {
+  std::string_view b = base.native();
+  const std::string_view p = path.native();
+  while (b.size() > 1 && b.back() == '/') b.remove_suffix(1);
+  if (b.starts_with('/') && p.starts_with(b) &&
+      (b.size() == 1 || p.size() == b.size() || p[b.size()] == '/')) {
+    std::vector<std::string> parts;
+    std::string_view rest = p.substr(b.size());
+    if (rest.starts_with('/')) rest.remove_prefix(1);
+    bool plain = true;
+    while (!rest.empty() && plain) {
+      const std::size_t end = rest.find('/');
+      const std::string_view part = rest.substr(0, end);
+      rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+      // An empty part other than the last (a doubled slash), "." or "..": not lexically normal.
+      plain = !part.empty() && part != "." && part != "..";
+      if (plain) parts.emplace_back(part);
+      if (end != std::string_view::npos && rest.empty()) break;  // a trailing slash
+    }
+    if (plain) return parts;
+  }
   std::vector<std::string> parts;
   for (const auto& part : path.lexically_relative(base))
     if (!part.empty() && part != ".") parts.push_back(part.string());
@@ -126,7 +151,9 @@ void Guard::first_check() {
   for (const auto& path : plan_.leftover_placeholders)
     if (auto placeholder = adopt_if_placeholder(path)) remove_placeholder(*placeholder, Unmask::No);
   // A name made between the plan and the watch.
+  walked_.emplace();
   check_all();
+  walked_.reset();
 }
 
 void Guard::guard_config(const GuardedConfig& where) {
@@ -203,36 +230,65 @@ int Guard::watch(int dir_fd, const fs::path& path, const fs::path& base, std::ui
 UniqueFd Guard::walk_to_parent(const fs::path& base, const fs::path& path, bool) {
   const int root = base_fd(base);
   if (root < 0) return {};
-  UniqueFd current(opener_.open(root, ".", O_PATH | O_DIRECTORY | O_CLOEXEC, base));
-  if (!current) return {};
-  watch(current.get(), base, base);
   const auto parts = components(base, path);
   if (parts.empty()) return {};
+  // `current` is `owned`'s descriptor, or one walked_ keeps.
+  const auto kept = [this](const fs::path& dir) {
+    if (!walked_) return -1;
+    const auto it = walked_->find(dir);
+    return it == walked_->end() ? -1 : it->second.get();
+  };
+  const auto keep = [this](const fs::path& dir, UniqueFd& owned) {
+    const int fd = owned.get();
+    if (walked_) walked_->emplace(dir, std::move(owned));
+    return fd;
+  };
+  UniqueFd owned;
+  int current = kept(base);
+  if (current < 0) {
+    owned.reset(opener_.open(root, ".", O_PATH | O_DIRECTORY | O_CLOEXEC, base));
+    if (!owned) return {};
+    watch(owned.get(), base, base);
+    current = keep(base, owned);
+  }
   fs::path at = base;
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
     const std::string& part = parts[i];
+    const fs::path next_path = at / part;
+    if (const int fd = kept(next_path); fd >= 0) {
+      owned.reset();
+      current = fd;
+      at = next_path;
+      continue;
+    }
     struct stat st {};
-    if (::fstatat(current.get(), part.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return {};
+    if (::fstatat(current, part.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return {};
     if (S_ISLNK(st.st_mode)) {
       // The planner resolved every symlink of the path: this one was made since, and a host
       // program reaching the guarded name would follow it.
-      move_out(current.get(), part, at / part,
+      move_out(current, part, next_path,
                "a symlink made on the way to the guarded " + path.string());
       return {};
     }
     if (!S_ISDIR(st.st_mode)) return {};
-    UniqueFd next(opener_.open(current.get(), part.c_str(),
-                               O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, at / part));
+    UniqueFd next(opener_.open(current, part.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
+                               next_path));
     if (!next) return {};
-    watch(next.get(), at / part, base);
-    current = std::move(next);
-    at /= part;
+    watch(next.get(), next_path, base);
+    owned = std::move(next);
+    current = keep(next_path, owned);
+    at = next_path;
   }
-  return current;
+  if (owned) return owned;
+  return UniqueFd(::fcntl(current, F_DUPFD_CLOEXEC, 0));
 }
 
 void Guard::move_out(int parent_fd, const std::string& name, const fs::path& original,
                      const std::string& why) {
+  // The walks kept (walked_) go once this move is made, as a directory on their way may be
+  // what moved; not before it, as `parent_fd` may be one of them.
+  const std::unique_ptr<Guard, void (*)(Guard*)> forget_walks(
+      this, [](Guard* guard) { guard->walked_.reset(); });
   auto moved = quarantine_move(quarantine_, parent_fd, name, original, why);
   if (moved) {
     notices_.push_back(describe_quarantined(*moved));
@@ -349,6 +405,7 @@ bool Guard::check_config_once(Config& config, bool final) {
     }
   }
   // Only what was read is undone: a file replaced meanwhile is read again first.
+  walked_.reset();
   std::string stored;
   std::optional<core::Error> undo_failed;
   if (read.not_regular) {
@@ -499,9 +556,11 @@ std::string incomplete_sweep(const core::Error& failure) {
 
 void Guard::final_sweep() {
   opener_.failure.reset();
+  walked_.emplace();
   for (const auto& name : plan_.names) check_name(name);
   for (const auto& pattern : plan_.patterns) check_pattern(pattern);
   for (auto& config : configs_) check_config(config, true);
+  walked_.reset();
   final_discovery();
 }
 

@@ -253,8 +253,9 @@ class Guard {
   void check_all();
   /// Reads `where`'s content as the command starts and guards it by content from then on.
   void guard_config(const GuardedConfig& where);
-  /// Walks from the base to the parent of `path`, watching each directory; returns the
-  /// parent's descriptor, or an invalid one when the way is missing (or was quarantined).
+  /// Walks from the base to the parent of `path`, watching each directory (the part walked
+  /// before taken from walked_ while it is kept); returns the parent's descriptor, or an
+  /// invalid one when the way is missing (or was quarantined).
   core::UniqueFd walk_to_parent(const fs::path& base, const fs::path& path,
                                 bool watch_missing_name);
   void check_name(const GuardedName& name);
@@ -329,6 +330,12 @@ class Guard {
   GuardPlan plan_;
   Quarantine quarantine_;
   GuardOpener opener_;
+  /// The directories walk_to_parent() has opened (O_PATH), by path, kept while a sweep runs
+  /// that nothing else of the sandbox can change under it (first_check(): before the command;
+  /// final_sweep(): once every process of the sandbox is gone), so that the guarded names of
+  /// one directory share its walk. Dropped at the sweep's first move or undo (a directory on
+  /// the way may have gone). nullopt: every walk starts from its base.
+  std::optional<std::map<fs::path, core::UniqueFd>> walked_;
   core::UniqueFd inotify_;
   std::vector<Config> configs_;
   struct GitIndexState {
