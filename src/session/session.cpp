@@ -260,6 +260,9 @@ std::shared_ptr<RecordCheck> ahead_check(ReadyAhead* ready, const RunArgs& args)
     if (!policy || !(*policy == ready->policy) || loaded.source != ready->loaded.source ||
         !loaded.config || !ready->loaded.config || !(*loaded.config == *ready->loaded.config))
       return false;
+    if (host_program_environment(caller_environment(), writable_areas(*policy)).env !=
+        ready->host_env)
+      return false;
     auto plan = sandbox::linux_::plan_ready(*policy);
     return plan && sandbox::linux_::plans_hold(*ready->made, plan->prepared.spec);
   });
@@ -327,8 +330,13 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
   policy::EnvironmentSpec environment = p.loaded.config->environment;
   environment.pass_through.insert(environment.pass_through.end(), args.env_keep.begin(),
                                   args.env_keep.end());
-  p.command.env =
-      policy::command_environment(caller_environment(), environment, self_executable(p.policy)).env;
+  // With a sandbox made ahead, the environment computed with it (ReadyAhead::command_env): the
+  // same inputs, the request's environment and configuration being those it was made for.
+  p.command.env = p.check && args.env_keep.empty()
+                      ? io.ready->command_env
+                      : policy::command_environment(caller_environment(), environment,
+                                                    self_executable(p.policy))
+                            .env;
   set_run_options(p, args, io);
   const auto reviewer = args.approval.reviewer.empty()
                             ? p.loaded.config->approval.reviewer
@@ -338,7 +346,10 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
   // What runs on the host gets no variable that points into a place the command can write,
   // and a reviewer whose files or interpreter lie there is refused before anything is asked.
   const auto areas = writable_areas(p.policy);
-  p.host_env = host_program_environment(caller_environment(), areas).env;
+  // With a sandbox made ahead, the one computed with it: its host reads are in the record, and
+  // the second way computes it again (ahead_check()).
+  p.host_env =
+      p.check ? io.ready->host_env : host_program_environment(caller_environment(), areas).env;
   if (auto program = check_reviewer_program(reviewer, areas, p.host_env); !program)
     return std::unexpected(program.error());
   ApprovalPeers peers{io.human, io.ledger, std::nullopt, p.host_env};
@@ -441,7 +452,9 @@ namespace {
 sandbox::linux_::HostRecord record_ahead(const RunArgs& args) {
   const auto compute = [&args] {
     auto policy = build_policy(args.policy, nullptr);
-    return policy && sandbox::linux_::plan_ready(*policy).has_value();
+    if (!policy) return false;
+    (void)host_program_environment(caller_environment(), writable_areas(*policy));
+    return sandbox::linux_::plan_ready(*policy).has_value();
   };
   sandbox::linux_::HostRecord record;
   for (int attempt = 0; attempt < 3; ++attempt) {
@@ -490,9 +503,14 @@ std::shared_ptr<ReadyAhead> prepare_ready(const RunArgs& args) {
   ahead->offer = std::make_shared<sandbox::linux_::ReadyOffer>(std::move(*offer));
   // After the sandbox's clone: the process has one thread more from here on.
   ahead->check = RecordCheck::prepare(ahead->offer);
+  ahead->environment = caller_environment();
+  ahead->command_env =
+      policy::command_environment(ahead->environment, ahead->loaded.config->environment,
+                                  self_executable(*policy))
+          .env;
+  ahead->host_env = host_program_environment(ahead->environment, writable_areas(*policy)).env;
   ahead->policy = std::move(*policy);
   ahead->args = args.policy;
-  ahead->environment = caller_environment();
   return ahead;
 #endif
 }

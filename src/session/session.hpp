@@ -43,6 +43,13 @@ struct ReadyAhead {
   config::LoadedConfig loaded;
   PolicyArgs args;
   std::vector<std::string> environment;
+  /// What the command's session computes from the policy, the configuration and `environment`
+  /// above, computed with them (`NAME=value` each): the command's environment inside
+  /// (policy::command_environment(), for a request without `env_keep`) and the environment of
+  /// what it starts on the host (host_program_environment(), whose host reads the offer's
+  /// record holds). A command that takes the policy above takes these (ahead_check()).
+  std::vector<std::string> command_env;
+  std::vector<std::string> host_env;
 };
 
 /// What to run.

@@ -1900,6 +1900,76 @@ TEST(ServeReady, AnotherEnvironmentIsNeverServedByTheSandboxMadeBefore) {
   EXPECT_FALSE(ahead) << out;
 }
 
+/// Serves `true`, then, once the next sandbox is made ahead, replaces `<root>/<dir>` (a
+/// directory outside the workspace) by a link to `<ws>/<dir>`, and runs `pi-tool` approved on
+/// the host (hostIPC.mode ask) with $PATH `<root>/path/hostbin:<root>/path/sysbin:...` and
+/// $BASH_ENV `<root>/bash/envdir/env.sh` (apart, so that only what reads `dir` can see it change).
+/// `pi-tool` of sysbin prints "host tool"; the workspace's pi-tool and env.sh leave a file next to
+/// `<root>/planted-ran-on-host`. Returns the host run's stdout and whether anything of the
+/// workspace ran on the host.
+std::pair<std::string, bool> host_run_after_link(const Scratch& scratch, const std::string& dir) {
+  const fs::path marker = scratch.root / "planted-ran-on-host";
+  const fs::path path = scratch.root / "path";
+  const fs::path bash = scratch.root / "bash";
+  for (const auto& made : {path / "hostbin", path / "sysbin", bash / "envdir",
+                           scratch.ws / "path" / "hostbin", scratch.ws / "bash" / "envdir"})
+    fs::create_directories(made);
+  write_file(path / "sysbin" / "pi-tool", "#!/bin/sh\necho host tool\n");
+  write_file(scratch.ws / "path" / "hostbin" / "pi-tool",
+             "#!/bin/sh\ntouch " + marker.string() + ".tool\necho planted\n");
+  ::chmod((path / "sysbin" / "pi-tool").c_str(), 0755);
+  ::chmod((scratch.ws / "path" / "hostbin" / "pi-tool").c_str(), 0755);
+  write_file(bash / "envdir" / "env.sh", "true\n");
+  write_file(scratch.ws / "bash" / "envdir" / "env.sh", "touch " + marker.string() + ".bash_env\n");
+  const fs::path config = scratch.root / "config.json";
+  write_file(config, R"({"hostIPC": {"mode": "ask", "preflightCommandPrefixes": ["pi-tool"]}})");
+  Serve serve(scratch, {"--config", config.string()});
+  json env =
+      env_with_path(scratch, (path / "hostbin").string() + ":" + (path / "sysbin").string() + ":");
+  env["BASH_ENV"] = (bash / "envdir" / "env.sh").string();
+  json first = exec("first", "true", scratch.ws);
+  first["env"] = env;
+  serve.send(first);
+  EXPECT_EQ(stdout_of(serve, "first"), "|exit 0");
+  EXPECT_NE(ready_worker(serve.pid()).first, -1);
+  fs::remove_all(scratch.root / dir);
+  fs::create_directory_symlink(scratch.ws / dir, scratch.root / dir);
+  json second = exec("second", "pi-tool", scratch.ws);
+  second["env"] = env;
+  serve.send(second);
+  EXPECT_EQ(serve.next()["type"], "started");
+  const json ask = serve.next();
+  EXPECT_EQ(ask["type"], "approval_request") << ask.dump();
+  serve.send({{"type", "approval_response"},
+              {"id", "second"},
+              {"request_id", ask["request_id"]},
+              {"choice", "allow-once"}});
+  const auto events = serve.until_exit("second");
+  return {streams(events).first,
+          fs::exists(marker.string() + ".tool") || fs::exists(marker.string() + ".bash_env")};
+}
+
+// What the command starts on the host (an approved host-IPC run) gets the environment of the
+// host as the command finds it, also when the policy and the plans of the sandbox made ahead
+// still hold (docs/security.md, "A sandbox made ahead"): a $PATH directory outside the
+// workspace replaced by a link into it after that sandbox was made is dropped from the host
+// run's $PATH, and the workspace's `pi-tool` never runs on the host.
+TEST(ServeReady, APathDirectoryThatBecameALinkIntoTheWorkspaceIsNeverKeptForTheHostRun) {
+  Scratch scratch;
+  const auto [out, planted_ran] = host_run_after_link(scratch, "path/hostbin");
+  EXPECT_EQ(out, "host tool\n");
+  EXPECT_FALSE(planted_ran);
+}
+
+// The same for a variable the policy itself never reads: $BASH_ENV, which bash sources before
+// the host run's command, in a directory that became a link into the workspace.
+TEST(ServeReady, ABashEnvDirectoryThatBecameALinkIntoTheWorkspaceIsNeverKeptForTheHostRun) {
+  Scratch scratch;
+  const auto [out, planted_ran] = host_run_after_link(scratch, "bash/envdir");
+  EXPECT_EQ(out, "host tool\n");
+  EXPECT_FALSE(planted_ran);
+}
+
 // Nothing changed: the command runs in the sandbox made ahead (the record holds), as the
 // tests above would not show if it never did.
 TEST(ServeReady, AnUnchangedHostIsServedByTheSandboxMadeBefore) {

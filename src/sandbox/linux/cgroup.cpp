@@ -102,14 +102,20 @@ core::Result<void> write_text(const fs::path& path, const std::string& text) {
   return {};
 }
 
-/// The counter `key` of a flat keyed file ("max 3\n", "oom_kill 1\n"), 0 when absent.
-std::uint64_t counter(const fs::path& file, std::string_view key) {
-  std::istringstream in(read_text(file));
+/// The counter `key` of the text of a flat keyed file ("max 3\n", "oom_kill 1\n"), 0 when
+/// absent.
+std::uint64_t counter_in(const std::string& text, std::string_view key) {
+  std::istringstream in(text);
   std::string name;
   std::uint64_t value = 0;
   while (in >> name >> value)
     if (name == key) return value;
   return 0;
+}
+
+/// The counter `key` of the flat keyed file `file`, 0 when absent.
+std::uint64_t counter(const fs::path& file, std::string_view key) {
+  return counter_in(read_text(file), key);
 }
 
 /// The first line of `text` (a cgroup file's one line of space-separated names).
@@ -562,10 +568,13 @@ LimitsReached SandboxCgroup::reached() const {
   LimitsReached out;
   if (kind_ == CgroupSupport::Kind::None) return out;
   out.processes = counter(pids_ / "pids.events", "max") > 0;
-  out.memory = kind_ == CgroupSupport::Kind::V2
-                   ? counter(memory_ / "memory.events", "oom_kill") > 0
-                   : counter(memory_ / "memory.oom_control", "oom_kill") > 0 ||
-                         counter(memory_ / "memory.oom_control", "under_oom") > 0 || oom_seen_;
+  if (kind_ == CgroupSupport::Kind::V2) {
+    out.memory = counter(memory_ / "memory.events", "oom_kill") > 0;
+  } else {
+    const std::string oom_control = read_text(memory_ / "memory.oom_control");
+    out.memory = counter_in(oom_control, "oom_kill") > 0 ||
+                 counter_in(oom_control, "under_oom") > 0 || oom_seen_;
+  }
   return out;
 }
 

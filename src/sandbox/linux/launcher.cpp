@@ -359,13 +359,12 @@ core::Result<std::optional<SandboxCgroup>> limit_resources(LaunchSpec& spec) {
   return std::optional<SandboxCgroup>(std::move(*cgroup));
 }
 
-/// Tells the caller which limits the command reached: the cgroup's, and the tmpfs budget's
-/// (pid 1 looked at it once every process was gone).
-void report_limits(const SandboxCgroup* cgroup, const Report& report, const RunOptions& options) {
+/// Tells the caller which limits the command reached: the cgroup's (`reached`, its counters;
+/// none without a cgroup), and the tmpfs budget's (pid 1 looked at it once every process was
+/// gone).
+void report_limits(const LimitsReached& reached, const Report& report, const RunOptions& options) {
   if (!options.limit_reached) return;
   if (report.tmpfs_full) options.limit_reached(Limit::Tmpfs);
-  if (cgroup == nullptr) return;
-  const LimitsReached reached = cgroup->reached();
   if (reached.memory) options.limit_reached(Limit::Memory);
   if (reached.processes) options.limit_reached(Limit::Processes);
 }
@@ -591,15 +590,24 @@ Outcome run_command(ReadySandbox sandbox, const Command& command, const RunOptio
     return std::unexpected(RunFailure{RunFailureKind::LaunchFailed,
                                       core::sys_error("send(GuardStart)", errno).message});
   }
-  // Held at a gate, the plan may be stale: its first check, which moves what it finds, waits.
-  auto started = Guard::start(state.guard_plan, std::move(state.quarantine), Guard::Watch::Yes,
-                              options.gate ? Guard::FirstCheck::Later : Guard::FirstCheck::AtStart);
-  if (!started) {
-    state.used = false;  // pid 1 ran nothing: the sandbox is discarded as unused
-    return std::unexpected(
-        RunFailure{RunFailureKind::LaunchFailed, "the guard: " + started.error().describe()});
-  }
-  Guard& guard = *started;
+  // Held at a gate (RunOptions::gate), the command's process runs nothing of the command until
+  // the gate opens: the guard starts after the hand-over, alongside pid 1's part of it, and its
+  // first check, which moves what it finds, waits until the plan is known to hold. Without a
+  // gate it starts, first check included, before the Command is sent.
+  std::optional<Guard> started;
+  auto start_own_guard = [&]() -> core::Result<void> {
+    auto made = Guard::start(state.guard_plan, std::move(state.quarantine), Guard::Watch::Yes,
+                             options.gate ? Guard::FirstCheck::Later : Guard::FirstCheck::AtStart);
+    if (!made) return std::unexpected(made.error());
+    started.emplace(std::move(*made));
+    return {};
+  };
+  if (!options.gate)
+    if (auto r = start_own_guard(); !r) {
+      state.used = false;  // pid 1 ran nothing: the sandbox is discarded as unused
+      return std::unexpected(
+          RunFailure{RunFailureKind::LaunchFailed, "the guard: " + r.error().describe()});
+    }
   StdioFds stdio;
   OutputPipes pipes;
   if (options.output != nullptr) {
@@ -648,18 +656,24 @@ Outcome run_command(ReadySandbox sandbox, const Command& command, const RunOptio
   pipes.write_err.reset();
   gate_read.reset();
   if (options.gate) {
+    if (auto r = start_own_guard(); !r) {
+      state.kill_held();
+      return std::unexpected(
+          RunFailure{RunFailureKind::LaunchFailed, "the guard: " + r.error().describe()});
+    }
     if (!options.gate()) {
       state.kill_held();
       return std::unexpected(RunFailure{RunFailureKind::Stale, "the sandbox made ahead is stale"});
     }
-    guard.first_check();
-    if (guard.failure()) {
+    started->first_check();
+    if (started->failure()) {
       state.kill_held();
       return std::unexpected(
-          RunFailure{RunFailureKind::LaunchFailed, "the guard: " + guard.failure()->describe()});
+          RunFailure{RunFailureKind::LaunchFailed, "the guard: " + started->failure()->describe()});
     }
     open_gate(gate_write);
   }
+  Guard& guard = *started;
   Report report;
   Services services;
   // The policy, the plans and the configuration were built and freed on the heap before the
@@ -715,7 +729,9 @@ Outcome run_command(ReadySandbox sandbox, const Command& command, const RunOptio
   // are removed without unmounting. (pid 1 removes them itself when it is stopped or when
   // the supervisor dies; then this finds nothing left to do.)
   for (auto& p : report.placeholders) remove_placeholder(p, Unmask::No);
-  report_limits(cgroup, report, options);
+  // The cgroup's counters, read once now that every process of the sandbox is gone.
+  const LimitsReached reached = cgroup != nullptr ? cgroup->reached() : LimitsReached{};
+  report_limits(reached, report, options);
   report_direct_connection(state.counters, options);
   if (handed_over)
     options.teardown(
@@ -730,7 +746,7 @@ Outcome run_command(ReadySandbox sandbox, const Command& command, const RunOptio
   if (!report.error.empty())
     return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, report.error});
   // Out of memory, the whole sandbox was killed, whatever its command said last.
-  if (cgroup != nullptr && cgroup->reached().memory) return Signaled{SIGKILL};
+  if (reached.memory) return Signaled{SIGKILL};
   if (report.result) return *report.result;
   if (WIFEXITED(status)) return Exited{WEXITSTATUS(status)};
   return Signaled{WIFSIGNALED(status) ? WTERMSIG(status) : SIGKILL};

@@ -59,8 +59,9 @@ void start_guard_ahead(ReadySandbox& sandbox);
 /// Runs `command` in `sandbox` and waits for it: tells pid 1 to start its guard while the
 /// supervisor starts its own (docs/security.md, "The guard"), sends the command to pid 1 with
 /// its stdio and, from a terminal, a private pty (docs/security.md, "The terminal"); with
-/// RunOptions::gate, the command's process waits before its execve(2) until the gate answers,
-/// and a no kills the sandbox and returns Stale (nothing of the command ran, not even pid 1's
+/// RunOptions::gate, the command's process waits before its execve(2) until the gate answers
+/// and the supervisor's guard starts once the command is handed over (before the gate opens);
+/// a no kills the sandbox and returns Stale (nothing of the command ran, not even pid 1's
 /// last sweep); starts the proxy and the Unix-socket broker once pid 1 has sent what they
 /// need; then as launch() says. A failure of pid 1's setup is the command's LaunchFailed. The
 /// sandbox is used up.
