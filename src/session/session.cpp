@@ -350,8 +350,15 @@ core::Result<Prepared> prepare(const RunArgs& args, const RunIo& io) {
   // the second way computes it again (ahead_check()).
   p.host_env =
       p.check ? io.ready->host_env : host_program_environment(caller_environment(), areas).env;
-  if (auto program = check_reviewer_program(reviewer, areas, p.host_env); !program)
+  if (auto program = check_reviewer_program(reviewer, areas, p.host_env); !program) {
+    // Refused with the host environment made ahead: said only when the host is as it was then
+    // (a $PATH link fixed since would refuse it wrongly); otherwise the full way decides.
+    if (p.check && !p.check->holds()) {
+      p.check->join();  // the full way clones
+      return prepare(args, without_ready(io));
+    }
     return std::unexpected(program.error());
+  }
   ApprovalPeers peers{io.human, io.ledger, std::nullopt, p.host_env};
   if (p.options.timeout)
     peers.command_deadline = std::chrono::steady_clock::now() + *p.options.timeout;

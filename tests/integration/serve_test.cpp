@@ -1970,6 +1970,49 @@ TEST(ServeReady, ABashEnvDirectoryThatBecameALinkIntoTheWorkspaceIsNeverKeptForT
   EXPECT_FALSE(planted_ran);
 }
 
+// A reviewer refused for the host environment made with the sandbox ahead (its interpreter found
+// only through a $PATH link into the workspace, which that environment drops) is not refused once
+// the user has made the link a directory of the host again: the host environment is taken as
+// the command finds it.
+TEST(ServeReady, AReviewerFoundAgainOnTheHostIsNotRefusedForTheEnvironmentMadeBefore) {
+  Scratch scratch;
+  const fs::path hostbin = scratch.root / "path" / "hostbin";
+  const std::string interpreter = "#!/bin/sh\nexec /bin/sh \"$@\"\n";
+  fs::create_directories(hostbin.parent_path());
+  fs::create_directories(scratch.ws / "hostbin");
+  write_file(scratch.ws / "hostbin" / "pi-interp", interpreter);
+  ::chmod((scratch.ws / "hostbin" / "pi-interp").c_str(), 0755);
+  fs::create_directory_symlink(scratch.ws / "hostbin", hostbin);
+  const fs::path reviewer = scratch.root / "review.sh";
+  write_file(reviewer,
+             "#!/usr/bin/env pi-interp\ncat >/dev/null\necho '{\"outcome\":\"allow\","
+             "\"risk_level\":\"low\",\"rationale\":\"ok\"}'\n");
+  ::chmod(reviewer.c_str(), 0755);
+  Serve serve(scratch, {"--reviewer", reviewer.string()});
+  const json env = env_with_path(scratch, hostbin.string() + ":");
+  json first = exec("first", "echo ran", scratch.ws);
+  first["env"] = env;
+  serve.send(first);
+  const json refused = serve.until_exit("first").back();
+  EXPECT_EQ(refused["error"], "launch_failed") << refused.dump();
+  EXPECT_TRUE(refused.value("message", "")
+                  .starts_with("refusing the reviewer " + reviewer.string() +
+                               ": its interpreter pi-interp (`#!/usr/bin/env pi-interp`) is not "
+                               "found in the cleaned $PATH"))
+      << refused.dump();
+  ASSERT_NE(ready_worker(serve.pid()).first, -1);
+  fs::remove(hostbin);
+  fs::create_directories(hostbin);
+  write_file(hostbin / "pi-interp", interpreter);
+  ::chmod((hostbin / "pi-interp").c_str(), 0755);
+  json second = exec("second", "echo ran", scratch.ws);
+  second["env"] = env;
+  serve.send(second);
+  const auto events = serve.until_exit("second");
+  EXPECT_EQ(streams(events), std::make_pair(std::string("ran\n"), std::string()));
+  EXPECT_EQ(events.back()["exit_code"], 0);
+}
+
 // Nothing changed: the command runs in the sandbox made ahead (the record holds), as the
 // tests above would not show if it never did.
 TEST(ServeReady, AnUnchangedHostIsServedByTheSandboxMadeBefore) {

@@ -443,6 +443,56 @@ struct DescriptorsExhausted {
   std::vector<int> fillers;
 };
 
+// The directories a sweep keeps walked are bounded (Guard::kMaxWalked): a workspace whose guarded
+// names lie in hundreds of directories (`mkdir -p r{1..300}/.git`: each `.git/hooks` a guarded
+// name) is swept with the descriptors a few walks hold, never all of them at once.
+TEST(Guard, ASweepOverHundredsOfDirectoriesHoldsFewDescriptors) {
+  Scratch s;
+  std::vector<std::string> names;
+  for (int i = 0; i < 300; ++i) {
+    const std::string dir = "r" + std::to_string(i);
+    fs::create_directories(s.ws / dir / ".git");
+    names.push_back(dir + "/.git/hooks");
+  }
+  Guard guard = start_unwatched(s, names);
+  write(s.ws / "r299/.git/hooks/pre-commit", "#!/bin/sh\n");
+  {
+    DescriptorsExhausted exhausted;
+    // 120 free: more than a few walks hold, fewer than the 600 directories on the way.
+    for (int i = 0; i < 120 && !exhausted.fillers.empty(); ++i) {
+      ::close(exhausted.fillers.back());
+      exhausted.fillers.pop_back();
+    }
+    guard.final_sweep();
+  }
+  EXPECT_EQ(guard.failure(), std::nullopt);
+  EXPECT_FALSE(fs::exists(s.ws / "r299/.git/hooks"));
+  EXPECT_EQ(guard.take_notices().size(), 1u);
+}
+
+// While the guard starts, a symlink on the way to a guarded configuration is not moved: until the
+// first check nothing on the host is changed (the plan may be stale: FirstCheck::Later). The
+// first check moves it.
+TEST(Guard, ASymlinkOnTheWayIsMovedByTheFirstCheckNotByTheStart) {
+  Scratch s;
+  fs::create_directories(s.outside / ".git");
+  write(s.outside / ".git/config", "[core]\n");
+  fs::create_directory_symlink(s.outside, s.ws / "sub");
+  GuardPlan plan = s.plan({});
+  plan.configs = {{s.ws / "sub/.git/config", s.ws}};
+  fs::create_directories(s.root / "home");
+  auto q = open_quarantine(plan.quarantine);
+  ASSERT_TRUE(q.has_value());
+  auto guard = Guard::start(plan, std::move(*q), Guard::Watch::Yes, Guard::FirstCheck::Later);
+  ASSERT_TRUE(guard.has_value()) << guard.error().describe();
+  EXPECT_TRUE(fs::is_symlink(s.ws / "sub"));
+  EXPECT_EQ(guard->take_notices(), std::vector<std::string>{});
+  guard->first_check();
+  EXPECT_FALSE(fs::exists(fs::symlink_status(s.ws / "sub")));
+  EXPECT_EQ(read(s.outside / ".git/config"), "[core]\n");
+  EXPECT_EQ(guard->take_notices().size(), 1u);
+}
+
 // Out of descriptors, a check is not skipped silently: failure() names the open that failed, and
 // the name stays for the last sweep, which moves it once descriptors are back.
 TEST(Guard, ACheckThatCannotOpenWhatItChecksFailsClosed) {

@@ -111,6 +111,7 @@ void Guard::stop_watching() {
 core::Result<Guard> Guard::start(const GuardPlan& plan, Quarantine quarantine, Watch watch,
                                  FirstCheck first) {
   Guard guard(plan, std::move(quarantine));
+  guard.starting_ = true;
   (void)::clock_gettime(CLOCK_REALTIME_COARSE, &guard.start_time_);
   guard.tree_ = watch == Watch::Yes && !plan.writable_roots.empty();
   if (watch == Watch::Yes && (!plan.names.empty() || !plan.configs.empty() ||
@@ -138,6 +139,7 @@ core::Result<Guard> Guard::start(const GuardPlan& plan, Quarantine quarantine, W
   }
   for (const auto& where : plan.configs) guard.guard_config(where);
   if (guard.tree_) guard.watch_start_trees();
+  guard.starting_ = false;
   // (pid 1 only sweeps at the end.)
   if (watch == Watch::Yes && first == FirstCheck::AtStart) guard.first_check();
   // A configuration read without its content at the start would make the user's own keys look
@@ -232,42 +234,52 @@ UniqueFd Guard::walk_to_parent(const fs::path& base, const fs::path& path, bool)
   if (root < 0) return {};
   const auto parts = components(base, path);
   if (parts.empty()) return {};
-  // `current` is `owned`'s descriptor, or one walked_ keeps.
-  const auto kept = [this](const fs::path& dir) {
+  // `current` is `owned`'s descriptor, or one walked_ keeps. A kept directory is taken only while
+  // its name in its parent is still that directory (the same device and inode).
+  const auto kept = [this](const fs::path& dir, const struct stat* st) {
     if (!walked_) return -1;
     const auto it = walked_->find(dir);
-    return it == walked_->end() ? -1 : it->second.get();
+    if (it == walked_->end()) return -1;
+    if (st == nullptr ||
+        (S_ISDIR(st->st_mode) && st->st_dev == it->second.dev && st->st_ino == it->second.ino))
+      return it->second.fd.get();
+    walked_->erase(it);
+    return -1;
   };
-  const auto keep = [this](const fs::path& dir, UniqueFd& owned) {
+  const auto keep = [this](const fs::path& dir, UniqueFd& owned, const struct stat& st) {
     const int fd = owned.get();
-    if (walked_) walked_->emplace(dir, std::move(owned));
+    if (walked_ && walked_->size() < kMaxWalked)
+      walked_->emplace(dir, Walked{std::move(owned), st.st_dev, st.st_ino});
     return fd;
   };
   UniqueFd owned;
-  int current = kept(base);
+  int current = kept(base, nullptr);
   if (current < 0) {
     owned.reset(opener_.open(root, ".", O_PATH | O_DIRECTORY | O_CLOEXEC, base));
     if (!owned) return {};
     watch(owned.get(), base, base);
-    current = keep(base, owned);
+    struct stat st {};
+    current = ::fstat(owned.get(), &st) == 0 ? keep(base, owned, st) : owned.get();
   }
   fs::path at = base;
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
     const std::string& part = parts[i];
     const fs::path next_path = at / part;
-    if (const int fd = kept(next_path); fd >= 0) {
+    struct stat st {};
+    if (::fstatat(current, part.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return {};
+    if (const int fd = kept(next_path, &st); fd >= 0) {
       owned.reset();
       current = fd;
       at = next_path;
       continue;
     }
-    struct stat st {};
-    if (::fstatat(current, part.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return {};
     if (S_ISLNK(st.st_mode)) {
       // The planner resolved every symlink of the path: this one was made since, and a host
-      // program reaching the guarded name would follow it.
-      move_out(current, part, next_path,
-               "a symlink made on the way to the guarded " + path.string());
+      // program reaching the guarded name would follow it. Not moved while the guard starts
+      // (before its first check, the plan may be stale: FirstCheck::Later): a later check does.
+      if (!starting_)
+        move_out(current, part, next_path,
+                 "a symlink made on the way to the guarded " + path.string());
       return {};
     }
     if (!S_ISDIR(st.st_mode)) return {};
@@ -276,11 +288,15 @@ UniqueFd Guard::walk_to_parent(const fs::path& base, const fs::path& path, bool)
     if (!next) return {};
     watch(next.get(), next_path, base);
     owned = std::move(next);
-    current = keep(next_path, owned);
+    current = keep(next_path, owned, st);
     at = next_path;
   }
   if (owned) return owned;
-  return UniqueFd(::fcntl(current, F_DUPFD_CLOEXEC, 0));
+  UniqueFd copy(::fcntl(current, F_DUPFD_CLOEXEC, 0));
+  // A name left unchecked for lack of descriptors fails closed, as an open(2) would.
+  if (!copy && out_of_resources(errno))
+    fail_closed(core::sys_error("fcntl(" + at.string() + ", F_DUPFD_CLOEXEC)", errno));
+  return copy;
 }
 
 void Guard::move_out(int parent_fd, const std::string& name, const fs::path& original,

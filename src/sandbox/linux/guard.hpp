@@ -330,12 +330,24 @@ class Guard {
   GuardPlan plan_;
   Quarantine quarantine_;
   GuardOpener opener_;
-  /// The directories walk_to_parent() has opened (O_PATH), by path, kept while a sweep runs
-  /// that nothing else of the sandbox can change under it (first_check(): before the command;
-  /// final_sweep(): once every process of the sandbox is gone), so that the guarded names of
-  /// one directory share its walk. Dropped at the sweep's first move or undo (a directory on
-  /// the way may have gone). nullopt: every walk starts from its base.
-  std::optional<std::map<fs::path, core::UniqueFd>> walked_;
+  /// A directory walk_to_parent() has opened (O_PATH), with the device and inode it had.
+  struct Walked {
+    core::UniqueFd fd;
+    dev_t dev = 0;
+    ino_t ino = 0;
+  };
+  /// The directories walk_to_parent() has opened, by path, kept while a sweep runs (first_check(),
+  /// before the command; final_sweep(), once the command's processes are gone) so that the
+  /// guarded names of one directory share its walk: at most kMaxWalked of them (each holds a
+  /// descriptor), each taken again only while its name in its parent is still it (the same
+  /// device and inode: another guard may move it meanwhile), all dropped at the sweep's first
+  /// move or undo. nullopt: every walk starts from its base.
+  std::optional<std::map<fs::path, Walked>> walked_;
+  static constexpr std::size_t kMaxWalked = 64;
+  /// In start(): a symlink found on the way is not moved then (the first check, or pid 1's last
+  /// sweep, moves it): until the first check nothing on the host is changed for a plan that may
+  /// be stale (FirstCheck::Later).
+  bool starting_ = false;
   core::UniqueFd inotify_;
   std::vector<Config> configs_;
   struct GitIndexState {

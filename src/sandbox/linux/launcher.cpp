@@ -612,8 +612,10 @@ Outcome run_command(ReadySandbox sandbox, const Command& command, const RunOptio
   OutputPipes pipes;
   if (options.output != nullptr) {
     auto made = OutputPipes::create(options.stderr_route);
-    if (!made)
+    if (!made) {
+      state.used = false;  // pid 1 ran nothing: the sandbox is discarded as unused
       return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, made.error().describe()});
+    }
     pipes = std::move(*made);
     stdio.out = pipes.write_out.get();
     stdio.err = pipes.write_err.get();
