@@ -544,10 +544,10 @@ sandbox::Outcome execute(const RunArgs& args, const RunIo& io) {
   sandbox::Outcome outcome = host_ipc ? run_with_host_ipc(args, io, p)
                                       : run_in_sandbox(p, std::move(p.command), p.options);
   // A stale sandbox made ahead (or a launch that failed before its gate, with the record not
-  // holding): nothing of the command ran, it runs again the full way.
+  // holding): nothing of the command ran, it runs again the full way. Nothing asked either: the
+  // questions are not ended, since the way it runs now asks through the same prompt.
   if (p.check && !p.check->holds()) {
     p.check->join();  // the full way clones
-    p.approvals->end_questions();
     return execute(args, without_ready(io));
   }
   explain_after_command({p.policy, *p.host_sockets, p.say}, outcome, words, cwd);

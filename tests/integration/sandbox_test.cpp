@@ -2,6 +2,7 @@
 // default policy (docs/security.md; docs/cases.md, C-01 to C-04, C-09). Runs as root and as an
 // unprivileged user (scripts/test runs this binary twice).
 #include <pwd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -354,6 +355,24 @@ TEST(Sandbox, ExitCodesAndSignalsMapAsDocumented) {
       {sandbox_binary(), "run", "--cwd", s.ws.string(), "--", "/bin/echo", "a b", "c"}, s.env());
   EXPECT_EQ(argv.exit_code, 0);
   EXPECT_EQ(argv.out, "a b c\n");
+}
+
+// A workspace of many repositories (a bind of each `.git/hooks`, held open until the root is
+// switched) sets up under the usual soft RLIMIT_NOFILE, which pid 1 lifts to the hard one for
+// itself; the command gets the caller's soft limit back.
+TEST(Sandbox, AWorkspaceOfManyRepositoriesSetsUpAndTheCommandKeepsTheCallersLimit) {
+  rlimit files{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &files), 0);
+  PI_SANDBOX_REQUIRE(files.rlim_max >= 4096, "the hard RLIMIT_NOFILE is below 4096");
+  Scratch s;
+  for (int i = 0; i < 150; ++i)
+    fs::create_directories(s.ws / ("r" + std::to_string(i)) / ".git/hooks");
+  const RunResult r =
+      run_process({"/bin/sh", "-c", "ulimit -Sn 256 && exec \"$0\" \"$@\"", sandbox_binary(), "run",
+                   "--cwd", s.ws.string(), "-c", "ulimit -n; ls r149/.git"},
+                  s.env());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "256\nhooks\n");
 }
 
 TEST(Sandbox, SetupFailuresExit125WithOneMessage) {

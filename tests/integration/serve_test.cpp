@@ -2013,6 +2013,33 @@ TEST(ServeReady, AReviewerFoundAgainOnTheHostIsNotRefusedForTheEnvironmentMadeBe
   EXPECT_EQ(events.back()["exit_code"], 0);
 }
 
+// Host IPC switched on in the configuration after the sandbox was made ahead (with it off): the
+// command, handed over to that sandbox and found stale at the gate, runs again the full way, and
+// its question reaches the host as any other (it is not ended with the stale attempt).
+TEST(ServeReady, HostIpcSwitchedOnAfterTheSandboxWasMadeAsksItsQuestion) {
+  Scratch scratch;
+  const fs::path config = scratch.root / "config.json";
+  write_file(config, "{}");
+  Serve serve(scratch, {"--config", config.string()});
+  serve.send(exec("first", "true", scratch.ws));
+  EXPECT_EQ(stdout_of(serve, "first"), "|exit 0");
+  ASSERT_NE(ready_worker(serve.pid()).first, -1);
+  write_file(config, R"({"hostIPC": {"mode": "ask", "preflightCommandPrefixes": ["printf"]}})");
+  const std::string command = "printf 'ran on %s\\n' \"${PI_SANDBOX:-the host}\"";
+  serve.send(exec("second", command, scratch.ws));
+  EXPECT_EQ(serve.next()["type"], "started");
+  const json ask = serve.next();
+  ASSERT_EQ(ask["type"], "approval_request") << ask.dump();
+  EXPECT_EQ(ask["request"]["surface"], "host-ipc");
+  serve.send({{"type", "approval_response"},
+              {"id", "second"},
+              {"request_id", ask["request_id"]},
+              {"choice", "allow-once"}});
+  const auto events = serve.until_exit("second");
+  EXPECT_EQ(streams(events), std::make_pair(std::string("ran on the host\n"), std::string()));
+  EXPECT_EQ(events.back()["exit_code"], 0);
+}
+
 // Nothing changed: the command runs in the sandbox made ahead (the record holds), as the
 // tests above would not show if it never did.
 TEST(ServeReady, AnUnchangedHostIsServedByTheSandboxMadeBefore) {

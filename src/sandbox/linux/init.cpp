@@ -216,6 +216,33 @@ std::string private_devices(const MountPlan& plan) {
   return text;
 }
 
+/// The caller's soft RLIMIT_NOFILE, kept when pid 1 lifts its own (lift_descriptor_limit());
+/// RLIM_INFINITY when it was not lifted.
+rlim_t g_caller_descriptor_limit = RLIM_INFINITY;
+
+/// Lifts pid 1's soft RLIMIT_NOFILE to the hard one: applying the mount plan holds a descriptor
+/// for each bind's source until the root is switched, and a workspace of many repositories has
+/// hundreds of them (setrlimit(2)). The command gets the caller's limit back (confine()).
+void lift_descriptor_limit() {
+  rlimit files{};
+  if (::getrlimit(RLIMIT_NOFILE, &files) != 0 || files.rlim_cur >= files.rlim_max) return;
+  const rlim_t caller = files.rlim_cur;
+  files.rlim_cur = files.rlim_max;
+  if (::setrlimit(RLIMIT_NOFILE, &files) == 0) g_caller_descriptor_limit = caller;
+}
+
+/// The caller's soft RLIMIT_NOFILE again, when pid 1 lifted it (a program that uses select(2)
+/// expects the usual 1024).
+core::Result<void> restore_descriptor_limit() {
+  if (g_caller_descriptor_limit == RLIM_INFINITY) return {};
+  rlimit files{};
+  if (::getrlimit(RLIMIT_NOFILE, &files) != 0) return core::fail_errno("getrlimit(RLIMIT_NOFILE)");
+  files.rlim_cur = g_caller_descriptor_limit;
+  if (::setrlimit(RLIMIT_NOFILE, &files) != 0)
+    return core::fail_errno("setrlimit(RLIMIT_NOFILE, " + std::to_string(files.rlim_cur) + ")");
+  return {};
+}
+
 /// The helper of the Unix-socket broker (unix_wire.hpp), started between Landlock and seccomp
 /// so that it shares the command's Landlock domain (scoped abstract sockets of the command are
 /// its own), by a double fork so that it is pid 1's child, never one the command could wait
@@ -265,7 +292,9 @@ core::Result<void> broker_unix_sockets(const LaunchSpec& spec, int launch_fd) {
 /// 3. capabilities dropped: after the steps above, which need none of them;
 /// 4. seccomp last: it removes syscalls (mount, ...) that nothing after it may use (with a
 ///    Unix-socket broker, its helper starts just before: confined alike, without the listener).
+/// First of all, the caller's soft RLIMIT_NOFILE comes back (pid 1 lifted its own).
 core::Result<void> confine(const LaunchSpec& spec, int launch_fd) {
+  if (auto r = restore_descriptor_limit(); !r) return r;
   // Without a cgroup, RLIMIT_NPROC bounds the command's processes: counted per user in the
   // sandbox's own user namespace (ucounts), so the host's other processes of this user do
   // not use it up. It does not bind uid 0 (which the sandbox maps to itself).
@@ -762,6 +791,7 @@ void prepare_signals() {
   if (spec.proxy_listeners)
     if (auto r = pass_proxy_listeners(launch_fd); !r) fail(r.error());
   core::phases::mark(core::phases::Mark::NetworkUp);
+  lift_descriptor_limit();
   if (auto r = apply_mount_plan(spec.mounts, placeholders); !r) fail(r.error());
   open_budget(spec.mounts);
   send_phases(launch_fd, core::phases::Mark::MountsApplied);

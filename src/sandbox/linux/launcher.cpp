@@ -574,6 +574,21 @@ struct Teardown {
 
 }  // namespace
 
+namespace {
+
+/// The failure of a sandbox whose pid 1 could not be handed the command (it ran nothing of it):
+/// pid 1's own error when it said one before it stopped (its mount plan, its guard's start),
+/// else `fallback`. The placeholders it reported are removed here: nothing else will find them
+/// once the sandbox is discarded.
+RunFailure not_handed_over(int launch_fd, const std::string& fallback) {
+  Report early;
+  (void)read_records(launch_fd, early);
+  for (auto& p : early.placeholders) remove_placeholder(p, Unmask::No);
+  return RunFailure{RunFailureKind::LaunchFailed, early.error.empty() ? fallback : early.error};
+}
+
+}  // namespace
+
 Outcome run_command(ReadySandbox sandbox, const Command& command, const RunOptions& options) {
   ReadySandbox::State& state = *sandbox.state_;
   state.used = true;
@@ -586,9 +601,10 @@ Outcome run_command(ReadySandbox sandbox, const Command& command, const RunOptio
   // starts its own alongside, told first; nothing of the command runs before the Command below.
   const char start_guard = static_cast<char>(LaunchMessage::GuardStart);
   if (!state.guard_told && ::send(launch_fd, &start_guard, 1, MSG_NOSIGNAL) != 1) {
+    const int err = errno;
     state.used = false;  // pid 1 ran nothing: the sandbox is discarded as unused
-    return std::unexpected(RunFailure{RunFailureKind::LaunchFailed,
-                                      core::sys_error("send(GuardStart)", errno).message});
+    return std::unexpected(
+        not_handed_over(launch_fd, core::sys_error("send(GuardStart)", err).message));
   }
   // Held at a gate (RunOptions::gate), the command's process runs nothing of the command until
   // the gate opens: the guard starts after the hand-over, alongside pid 1's part of it, and its
@@ -645,14 +661,7 @@ Outcome run_command(ReadySandbox sandbox, const Command& command, const RunOptio
   const BlockedSignal winch(terminal.plan.private_pty ? SIGWINCH : 0);
   if (auto sent = send_command(launch_fd, command, stdio, pty); !sent) {
     state.used = false;  // pid 1 ran nothing: the sandbox is discarded as unused
-    // pid 1 may have failed first (its guard's start) and said why.
-    Report early;
-    (void)read_records(launch_fd, early);
-    // Placeholders pid 1 made before it stopped are the supervisor's to remove: nothing else
-    // will find them once this sandbox is discarded.
-    for (auto& p : early.placeholders) remove_placeholder(p, Unmask::No);
-    return std::unexpected(RunFailure{RunFailureKind::LaunchFailed,
-                                      early.error.empty() ? sent.error().describe() : early.error});
+    return std::unexpected(not_handed_over(launch_fd, sent.error().describe()));
   }
   pipes.write_out.reset();  // pid 1 has them now
   pipes.write_err.reset();

@@ -167,6 +167,13 @@ core::Result<std::optional<Placeholder>> hold_or_make_scaffold(const fs::path& p
     }
     UniqueFd fd = open_directory(dir.get(), name.c_str());
     if (!fd) {
+      const int err = errno;
+      if (err == EMFILE || err == ENFILE || err == ENOMEM)
+        return std::unexpected(core::sys_error(
+            "open(\"" + path.string() + "\", O_DIRECTORY)", err,
+            "hint: the sandbox's set-up holds a descriptor for each protected path until the "
+            "root is switched; raise the hard limit of open files (`ulimit -Hn`, "
+            "LimitNOFILE=) or remove nested repositories the workspace does not need"));
       struct stat st {};
       if (::fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // gone
       return core::fail("\"" + path.string() + "\" is not a directory",
