@@ -554,6 +554,8 @@ sandbox::Outcome execute(const RunArgs& args, const RunIo& io) {
   // A decision may still wait for an answer nobody needs any more: its question ends, and the
   // terminal gets its settings back before pi-sandbox exits.
   p.approvals->end_questions();
+  // What was set up for the command is freed after the caller has its result (RunIo::teardown).
+  if (io.teardown) io.teardown(std::make_shared<Prepared>(std::move(p)));
   return outcome;
 }
 

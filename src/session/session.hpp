@@ -120,7 +120,8 @@ struct RunIo {
   /// equal (sandbox::linux_::still_holds()); discarded otherwise; may be null.
   std::shared_ptr<ReadyAhead> ready;
   /// Receives the end of the sandbox once the command's result is complete
-  /// (sandbox::RunOptions::teardown); empty: execute() returns after it.
+  /// (sandbox::RunOptions::teardown), then what execute() set up for the command (freed when
+  /// the caller drops it); empty: execute() returns after both.
   std::function<void(std::shared_ptr<void>)> teardown;
 };
 

@@ -297,11 +297,20 @@ bool result_complete(const Report& report, const OutputPipes& pipes, const Termi
          report.placeholders.empty() && !terminal.relay.active() && !terminal.plan.private_pty;
 }
 
+/// How long the command runs before the supervisor gives back the heap its set-up freed
+/// (malloc_trim(3)): not while the command starts, when it would take a CPU from it; a command
+/// done sooner ends its supervisor's heap with it.
+constexpr auto kTrimAfter = std::chrono::milliseconds(20);
+
 Ending supervise(const Child& child, int launch_fd, const RunOptions& options, Report& report,
                  OutputPipes& pipes, Services& services, const SandboxCgroup* cgroup,
                  Terminal& terminal, Guard& guard) {
   const auto deadline =
       options.timeout ? std::optional(Clock::now() + *options.timeout) : std::nullopt;
+  // The policy, the plans and the configuration were built and freed on the heap before the
+  // command started; those pages go back while it runs, as the supervisor (and its proxy) stays
+  // for the command's life (docs/benchmarks.md, "Memory").
+  std::optional<Clock::time_point> trim_at = Clock::now() + kTrimAfter;
   bool socket_open = true;
   constexpr std::size_t kOwn = 7, kAll = kOwn + TerminalRelay::kPollFds;
   for (;;) {
@@ -316,10 +325,20 @@ Ending supervise(const Child& child, int launch_fd, const RunOptions& options, R
     const std::span<pollfd, TerminalRelay::kPollFds> relayed(fds + kOwn, TerminalRelay::kPollFds);
     for (auto& entry : relayed) entry = {-1, 0, 0};
     if (terminal.relay.active()) terminal.relay.fill(relayed);
-    const int wait_ms = core::poll_timeout(deadline);
+    int wait_ms = core::poll_timeout(deadline);
     if (wait_ms == 0) {
       stop_sandbox(child);
       return Ending::TimedOut;
+    }
+    if (trim_at) {
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(*trim_at - Clock::now()).count();
+      if (left <= 0) {
+        ::malloc_trim(0);
+        trim_at.reset();
+      } else if (wait_ms < 0 || left < wait_ms) {
+        wait_ms = static_cast<int>(left);
+      }
     }
     if (::poll(fds, kAll, wait_ms) < 0 && errno != EINTR) continue;
     out_of_memory(child, cgroup, fds[5].revents);
@@ -687,10 +706,6 @@ Outcome run_command(ReadySandbox sandbox, const Command& command, const RunOptio
   Guard& guard = *started;
   Report report;
   Services services;
-  // The policy, the plans and the configuration were built and freed on the heap before the
-  // command started; give those pages back while it runs, as the supervisor (and its proxy)
-  // stays for the command's life (docs/benchmarks.md, "Memory"). The command runs already.
-  ::malloc_trim(0);
   const Ending ending =
       supervise(child, launch_fd, options, report, pipes, services, cgroup, terminal, guard);
   const bool handed_over = result_complete(report, pipes, terminal, options);
