@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -29,6 +30,7 @@
 #include "sandbox/linux/capabilities.hpp"
 #include "sandbox/linux/launch_spec.hpp"
 #include "sandbox/linux/mounts.hpp"
+#include "sandbox/linux/program_pages.hpp"
 #include "sandbox/linux/unix_wire.hpp"
 
 namespace pisandbox::sandbox::linux_ {
@@ -714,9 +716,28 @@ enum class Cleanup {
   sigemptyset(&waited);
   sigaddset(&waited, SIGCHLD);
   sigaddset(&waited, SIGTERM);
+  // Once the command has run as long as the supervisor waits for the same (kTrimAfter in
+  // launcher.cpp), pid 1 lets go of the program's pages of its set-up, as the supervisor does
+  // (program_pages.hpp): it only waits from now on.
+  bool pages_kept = true;
+  const auto release_at = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
   for (;;) {
     siginfo_t info{};
-    if (::sigwaitinfo(&waited, &info) < 0) continue;
+    if (pages_kept) {
+      const auto left = std::max(release_at - std::chrono::steady_clock::now(),
+                                 std::chrono::steady_clock::duration::zero());
+      const auto left_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
+      const timespec wait{0, static_cast<long>(left_ns)};
+      if (::sigtimedwait(&waited, &info, &wait) < 0) {
+        if (errno == EAGAIN) {
+          (void)release_program_pages();  // on failure the pages stay mapped: nothing is lost
+          pages_kept = false;
+        }
+        continue;
+      }
+    } else if (::sigwaitinfo(&waited, &info) < 0) {
+      continue;
+    }
     if (info.si_signo == SIGTERM) finish(placeholders, 128 + SIGTERM, Cleanup::Here);
     int status = 0;
     pid_t pid;

@@ -26,6 +26,7 @@
 #include "sandbox/linux/host_diagnosis.hpp"
 #include "sandbox/linux/net_counters.hpp"
 #include "sandbox/linux/placeholders.hpp"
+#include "sandbox/linux/program_pages.hpp"
 #include "sandbox/linux/terminal.hpp"
 #include "sandbox/linux/unix_broker.hpp"
 #include "sandbox/output_pipes.hpp"
@@ -298,8 +299,9 @@ bool result_complete(const Report& report, const OutputPipes& pipes, const Termi
 }
 
 /// How long the command runs before the supervisor gives back the heap its set-up freed
-/// (malloc_trim(3)): not while the command starts, when it would take a CPU from it; a command
-/// done sooner ends its supervisor's heap with it.
+/// (malloc_trim(3)) and lets go of the program's pages it read for the set-up
+/// (release_program_pages()): not while the command starts, when it would take a CPU from it; a
+/// command done sooner ends its supervisor's memory with it.
 constexpr auto kTrimAfter = std::chrono::milliseconds(20);
 
 Ending supervise(const Child& child, int launch_fd, const RunOptions& options, Report& report,
@@ -308,8 +310,8 @@ Ending supervise(const Child& child, int launch_fd, const RunOptions& options, R
   const auto deadline =
       options.timeout ? std::optional(Clock::now() + *options.timeout) : std::nullopt;
   // The policy, the plans and the configuration were built and freed on the heap before the
-  // command started; those pages go back while it runs, as the supervisor (and its proxy) stays
-  // for the command's life (docs/benchmarks.md, "Memory").
+  // command started, by code that does not run again; those pages go back while it runs, as the
+  // supervisor (and its proxy) stays for the command's life (docs/benchmarks.md, "Memory").
   std::optional<Clock::time_point> trim_at = Clock::now() + kTrimAfter;
   bool socket_open = true;
   constexpr std::size_t kOwn = 7, kAll = kOwn + TerminalRelay::kPollFds;
@@ -335,6 +337,8 @@ Ending supervise(const Child& child, int launch_fd, const RunOptions& options, R
           std::chrono::duration_cast<std::chrono::milliseconds>(*trim_at - Clock::now()).count();
       if (left <= 0) {
         ::malloc_trim(0);
+        // Nothing is lost when this fails: the pages just stay mapped until the supervisor ends.
+        (void)release_program_pages();
         trim_at.reset();
       } else if (wait_ms < 0 || left < wait_ms) {
         wait_ms = static_cast<int>(left);
