@@ -159,6 +159,11 @@ using AddressFilter = std::function<bool(const asio::ip::address&, std::string& 
 ///                    for a next request to the same destination (UpstreamPool); 0: none kept.
 ///   upstream_idle_timeout: a kept upstream connection not used again within this many
 ///                    seconds is closed.
+///   max_kept_lookups: the most names whose checked addresses are kept (LookupCache); 0:
+///                    every connection looks its name up.
+///   lookup_lifetime: how long a lookup's checked addresses serve later connections to the
+///                    same destination, in milliseconds (LookupCache; docs/network.md,
+///                    "Deciding a destination", step 3); 0: not at all.
 ///   credential:      when set, every client must present it before anything is decided
 ///                    (proxy/protocol/credential.hpp; docs/macos.md: the listeners are then on
 ///                    the host's loopback, reachable by any local process): each HTTP request
@@ -190,6 +195,8 @@ struct ServerOptions {
   std::function<void(std::size_t max_connections, int descriptor_ceiling)> capped;
   std::size_t max_idle_upstreams = 8;
   std::chrono::seconds upstream_idle_timeout{30};
+  std::size_t max_kept_lookups = 64;
+  std::chrono::milliseconds lookup_lifetime{5000};
   std::optional<ProxyCredential> credential;
   HostService host_service;
 };

@@ -138,7 +138,8 @@ ProxyContext::ProxyContext(asio::io_context& io_context, ServerOptions server_op
     : io(io_context),
       options(std::move(server_options)),
       pool(WorkerPool::create(kMaxWorkers, kWorkerIdle)),
-      upstreams(io_context, options.max_idle_upstreams, options.upstream_idle_timeout) {
+      upstreams(io_context, options.max_idle_upstreams, options.upstream_idle_timeout),
+      lookups(options.max_kept_lookups, options.lookup_lifetime) {
   if (options.decide) {
     decide = std::make_shared<const Decider>(std::move(options.decide));
   } else {
@@ -377,6 +378,8 @@ asio::awaitable<Verdict> Session::check_destination(const std::string& host, std
 // reported here (ServerOptions::refused), since it ends the decision.
 asio::awaitable<Verdict> Session::look_up_and_check(const std::string& host, std::uint16_t port) {
   const auto& options = context_.options;
+  if (const auto* kept = context_.lookups.find(host, port, LookupCache::Clock::now()))
+    co_return Verdict{Verdict::Kind::Allowed, {}, *kept};
   std::function<Verdict()> look_up = [filter = context_.address_allowed, host, port] {
     return resolve_and_check(host, port, *filter);
   };
@@ -386,6 +389,8 @@ asio::awaitable<Verdict> Session::look_up_and_check(const std::string& host, std
       {}};
   Verdict resolved =
       co_await blocking_call(context_, look_up, options.connect_timeout, slow_lookup);
+  if (resolved.kind == Verdict::Kind::Allowed)
+    context_.lookups.put(host, port, resolved.endpoints, LookupCache::Clock::now());
   if (resolved.kind != Verdict::Kind::Allowed && !closed_) {
     note_refusal(host + ":" + std::to_string(port), resolved.reason);
     resolved.reported = true;
@@ -475,6 +480,8 @@ void Session::arm_connect_timer() {
 asio::awaitable<std::optional<Session::ConnectFailure>> Session::connect_destination(
     const Verdict& verdict, const std::string& host, std::uint16_t port) {
   auto failure = co_await connect_upstream(verdict.endpoints);
+  // No address of the destination answered: the next connection looks its name up again.
+  if (failure && verdict.via == nullptr) context_.lookups.forget(host, port);
   if (closed_) co_return failure;
   if (verdict.via != nullptr) {
     const ParentProxy& parent = *verdict.via->proxy;

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "proxy/happy_eyeballs.hpp"
+#include "proxy/lookup_cache.hpp"
 #include "proxy/server.hpp"
 #include "proxy/upstream_pool.hpp"
 #include "proxy/worker_pool.hpp"
@@ -87,6 +88,8 @@ struct ProxyContext {
   std::shared_ptr<Gate> gate = std::make_shared<Gate>();
   /// Idle upstream connections of absolute-form requests (I/O thread only).
   UpstreamPool upstreams;
+  /// Checked addresses of recent lookups (I/O thread only).
+  LookupCache lookups;
 
   /// Live sessions by id, for stop().
   std::unordered_map<std::uint64_t, std::weak_ptr<Session>> sessions;
@@ -162,7 +165,9 @@ class Session : public std::enable_shared_from_this<Session> {
   asio::awaitable<Verdict> check_destination(const std::string& host, std::uint16_t port,
                                              ParentUse use, KeptFirst kept = KeptFirst::No);
   /// Step 3 alone, on a worker within connect_timeout: the lookup and the check of every
-  /// address (resolve_and_check()); a failure is reported (ServerOptions::refused).
+  /// address (resolve_and_check()); a failure is reported (ServerOptions::refused). The checked
+  /// addresses of a lookup made less than ServerOptions::lookup_lifetime ago for the same
+  /// destination are used without a worker (LookupCache); an allowed lookup is kept.
   asio::awaitable<Verdict> look_up_and_check(const std::string& host, std::uint16_t port);
   /// What failed when connecting: `message` is the cause (connect_cause() per address, or the
   /// parent's failure naming it). `parent`: the failure is the parent proxy's (its address, or

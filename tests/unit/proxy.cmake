@@ -12,4 +12,5 @@ pisandbox_unit_test(unit_proxy
 # mount namespace of the test process; skipped with the reason when none can be made).
 pisandbox_unit_test(unit_proxy_server
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/proxy_server_test.cpp
+          ${CMAKE_CURRENT_LIST_DIR}/lookup_cache_test.cpp
   LIBS pisandbox_proxy)

@@ -57,7 +57,8 @@ constexpr const char* kHosts =
     "10.0.0.2 mixed.test\n"
     "127.0.0.3 stalled.test\n"
     "127.0.0.1 eyeballs.test\n"
-    "127.0.0.3 eyeballs.test\n";
+    "127.0.0.3 eyeballs.test\n"
+    "127.0.0.1 moving.test\n";
 
 const std::string kNoTestNames = testing::use_private_hosts(kHosts);
 
@@ -497,6 +498,92 @@ TEST(ProxyServer, UnreachableServerIs502NamingTheCause) {
   // and the address.
   const std::string line = "origin.test:" + port + ": connection refused (127.0.0.1:" + port + ")";
   EXPECT_EQ(proxy.reported(), (std::vector<std::string>{line, line}));
+}
+
+// ---- lookups kept for the next connection (LookupCache) --------------------------------------
+
+// Points moving.test at 10.0.0.9 (an address the test filter refuses) in this process's private
+// /etc/hosts for the life of the object, then back at 127.0.0.1: a new lookup of it is refused.
+struct MovedName {
+  MovedName() { rewrite("10.0.0.9 moving.test\n"); }
+  ~MovedName() { rewrite("127.0.0.1 moving.test\n"); }
+  MovedName(const MovedName&) = delete;
+  MovedName& operator=(const MovedName&) = delete;
+  static void rewrite(const std::string& moving) {
+    const std::string listed = "127.0.0.1 moving.test\n";
+    std::string hosts = kHosts;
+    hosts.replace(hosts.find(listed), listed.size(), moving);
+    std::ofstream("/etc/hosts", std::ios::trunc) << hosts;
+  }
+};
+
+// One CONNECT to `target` through `proxy`; the first line of the answer.
+std::string connect_answer(const Proxy& proxy, const std::string& target) {
+  UniqueFd client = connect_loopback(proxy.http_port);
+  EXPECT_TRUE(write_all(client.get(), connect_request(target)));
+  std::string answer = read_exactly(client.get(), kEstablished.size());
+  return answer.substr(0, answer.find("\r\n"));
+}
+
+TEST(ProxyServer, ALookupServesTheSameDestinationForItsLifetime) {
+  REQUIRE_TEST_NAMES();
+  Origin origin(echo);
+  Proxy proxy;
+  const std::string target = "moving.test:" + std::to_string(origin.port());
+  EXPECT_EQ(connect_answer(proxy, target), "HTTP/1.1 200 Connection Established");
+  MovedName moved;
+  ASSERT_EQ(resolved("moving.test"), std::vector<std::string>{"10.0.0.9"});
+  // Within 5 s of its lookup the name's checked address serves again, without a new lookup;
+  // SOCKS5 shares it.
+  EXPECT_EQ(connect_answer(proxy, target), "HTTP/1.1 200 Connection Established");
+  UniqueFd socks = connect_loopback(proxy.socks_port);
+  EXPECT_EQ(socks_exchange(socks.get(), socks_connect("moving.test", origin.port())), kSocksOk);
+  // Each connection is still decided.
+  EXPECT_EQ(proxy.script->seen(), std::vector<std::string>(3, target));
+  // Another port of the same name is another destination: looked up, and refused.
+  EXPECT_EQ(connect_answer(proxy, "moving.test:1"), "HTTP/1.1 403 Forbidden");
+}
+
+TEST(ProxyServer, AKeptLookupEndsWithItsLifetime) {
+  REQUIRE_TEST_NAMES();
+  Origin origin(echo);
+  Proxy proxy(
+      [](ServerOptions& options) { options.lookup_lifetime = std::chrono::milliseconds(200); });
+  const std::string target = "moving.test:" + std::to_string(origin.port());
+  EXPECT_EQ(connect_answer(proxy, target), "HTTP/1.1 200 Connection Established");
+  MovedName moved;
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(connect_answer(proxy, target), "HTTP/1.1 403 Forbidden");
+  EXPECT_EQ(proxy.reported(),
+            std::vector<std::string>{"refused " + target +
+                                     ": moving.test resolves to 10.0.0.9, which is not the test "
+                                     "server"});
+}
+
+TEST(ProxyServer, NoLookupIsKeptWhenTheLifetimeIsZero) {
+  REQUIRE_TEST_NAMES();
+  Origin origin(echo);
+  Proxy proxy(
+      [](ServerOptions& options) { options.lookup_lifetime = std::chrono::milliseconds(0); });
+  const std::string target = "moving.test:" + std::to_string(origin.port());
+  EXPECT_EQ(connect_answer(proxy, target), "HTTP/1.1 200 Connection Established");
+  MovedName moved;
+  EXPECT_EQ(connect_answer(proxy, target), "HTTP/1.1 403 Forbidden");
+}
+
+TEST(ProxyServer, ADestinationNoAddressOfWhichAnsweredIsLookedUpAgain) {
+  REQUIRE_TEST_NAMES();
+  std::uint16_t closed_port = 0;
+  {
+    Listener gone = listen_loopback();
+    closed_port = gone.port;
+  }
+  Proxy proxy;
+  const std::string target = "moving.test:" + std::to_string(closed_port);
+  EXPECT_EQ(connect_answer(proxy, target), "HTTP/1.1 502 Bad Gateway");
+  MovedName moved;
+  // The refused connect dropped what the lookup kept: the name is looked up again.
+  EXPECT_EQ(connect_answer(proxy, target), "HTTP/1.1 403 Forbidden");
 }
 
 TEST(ProxyServer, AnAttemptPastTheConnectTimeoutNamesTheLimit) {
