@@ -612,12 +612,22 @@ RunFailure not_handed_over(int launch_fd, const std::string& fallback) {
 
 }  // namespace
 
-Outcome run_command(ReadySandbox sandbox, const Command& command, const RunOptions& options) {
-  ReadySandbox::State& state = *sandbox.state_;
-  state.used = true;
-  const Child& child = state.child;
+namespace {
+
+/// Hands `command` over to pid 1 of `state`'s sandbox (run_command()): tells pid 1 to start its
+/// guard unless told already, starts the supervisor's, sends the command with its stdio (the
+/// output through `pipes` when RunOptions::output is set) and, from a terminal, the setup of a
+/// private pty for `terminal`'s plan; with RunOptions::gate, the command's process waits before
+/// its execve(2) until the gate answers, the supervisor's guard starts after the hand-over and
+/// makes its first check once the gate said yes, then the gate opens. Returns the supervisor's
+/// guard, started. Errors: LaunchFailed, with pid 1's own error when it said one; until the
+/// command is handed over pid 1 has run nothing of it and `state.used` is false again (the
+/// sandbox is discarded as unused); a command held at the gate is killed with its sandbox
+/// (ReadySandbox::State::kill_held()), and a gate that says no is Stale.
+std::expected<Guard, RunFailure> hand_over(ReadySandbox::State& state, const Command& command,
+                                           const RunOptions& options, OutputPipes& pipes,
+                                           const Terminal& terminal) {
   const int launch_fd = state.launch.get();
-  const SandboxCgroup* cgroup = state.cgroup ? &*state.cgroup : nullptr;
   // The guard starts with the command, not with the sandbox: what it takes as the start (the
   // configurations' content, the directories' entries) is the host as the command finds it,
   // and it watches before anything of the command runs (docs/security.md, "The guard"). pid 1
@@ -648,7 +658,6 @@ Outcome run_command(ReadySandbox sandbox, const Command& command, const RunOptio
           RunFailure{RunFailureKind::LaunchFailed, "the guard: " + r.error().describe()});
     }
   StdioFds stdio;
-  OutputPipes pipes;
   if (options.output != nullptr) {
     auto made = OutputPipes::create(options.stderr_route);
     if (!made) {
@@ -675,13 +684,8 @@ Outcome run_command(ReadySandbox sandbox, const Command& command, const RunOptio
     gate_write.reset(gate[1]);
     stdio.gate = gate_read.get();
   }
-  // A command run from a terminal gets a private pty (docs/security.md, "The terminal").
-  // SIGWINCH is blocked before any thread of the command's starts (the proxy's), so that
-  // each inherits the block and the relay's signalfd receives it.
-  Terminal terminal{plan_terminal(terminal_facts(options)), {}};
   std::optional<PtySetup> pty;
   if (terminal.plan.private_pty) pty = pty_setup(terminal.plan);
-  const BlockedSignal winch(terminal.plan.private_pty ? SIGWINCH : 0);
   if (auto sent = send_command(launch_fd, command, stdio, pty); !sent) {
     state.used = false;  // pid 1 ran nothing: the sandbox is discarded as unused
     return std::unexpected(not_handed_over(launch_fd, sent.error().describe()));
@@ -707,7 +711,83 @@ Outcome run_command(ReadySandbox sandbox, const Command& command, const RunOptio
     }
     open_gate(gate_write);
   }
-  Guard& guard = *started;
+  return std::move(*started);
+}
+
+/// Once every process of the sandbox is gone: reads `pipes` to their end (the output goes to
+/// RunOptions::output) and what pid 1 reported and was not read yet into `report`.
+void read_to_the_end(int launch_fd, OutputPipes& pipes, Report& report, const RunOptions& options) {
+  while (pipes.open()) {
+    pollfd fds[2] = {{pipes.out ? pipes.out.get() : -1, POLLIN, 0},
+                     {pipes.err ? pipes.err.get() : -1, POLLIN, 0}};
+    if (::poll(fds, 2, -1) < 0 && errno != EINTR) break;
+    pipes.pump(*options.output);
+  }
+  while (read_records(launch_fd, report)) {
+    pollfd pfd{launch_fd, POLLIN, 0};
+    if (::poll(&pfd, 1, 0) <= 0) break;
+  }
+}
+
+/// Once every process of the sandbox is gone, nothing can create a guarded name any more: the
+/// supervisor's guard sweeps (when pid 1 has not: it was killed first) or looks at what only it
+/// can know (git's discovery rules and the privilege bits in what the command changed), and its
+/// notices and pid 1's are told through RunOptions::notice, the first 20 and then a count.
+void tell_notices(Guard& guard, const Report& report, const RunOptions& options) {
+  if (!report.swept)
+    guard.final_sweep();
+  else
+    guard.final_discovery();
+  std::vector<std::string> notices = guard.take_notices();
+  if (!report.swept && guard.failure()) notices.push_back(incomplete_sweep(*guard.failure()));
+  notices.insert(notices.end(), report.notices.begin(), report.notices.end());
+  // A command that keeps making guarded names would flood the caller: the first lines, then a
+  // count (the quarantine has them all).
+  constexpr std::size_t kMaxNotices = 20;
+  for (std::size_t i = 0; i < notices.size() && i < kMaxNotices; ++i)
+    if (options.notice) options.notice(notices[i]);
+  if (notices.size() > kMaxNotices && options.notice)
+    options.notice("... and " + std::to_string(notices.size() - kMaxNotices) +
+                   " more such lines: `pi-sandbox quarantine list` shows every entry");
+}
+
+/// The command's Outcome from how supervise() ended, what pid 1 reported, the cgroup's counters
+/// and pid 1's wait status (`status`, 0 when its result came before its exit).
+Outcome outcome_of(Ending ending, const Report& report, const LimitsReached& reached, int status,
+                   const std::optional<core::Error>& live_failure) {
+  if (ending == Ending::TimedOut) return std::unexpected(RunFailure{RunFailureKind::TimedOut, ""});
+  if (ending == Ending::Aborted) return std::unexpected(RunFailure{RunFailureKind::Aborted, ""});
+  if (ending == Ending::GuardFailed)
+    return std::unexpected(RunFailure{
+        RunFailureKind::GuardFailed,
+        "the guard could not check or undo what the command made, so the command was stopped: " +
+            (live_failure ? live_failure->describe() : std::string("no cause was kept"))});
+  if (!report.error.empty())
+    return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, report.error});
+  // Out of memory, the whole sandbox was killed, whatever its command said last.
+  if (reached.memory) return Signaled{SIGKILL};
+  if (report.result) return *report.result;
+  if (WIFEXITED(status)) return Exited{WEXITSTATUS(status)};
+  return Signaled{WIFSIGNALED(status) ? WTERMSIG(status) : SIGKILL};
+}
+
+}  // namespace
+
+Outcome run_command(ReadySandbox sandbox, const Command& command, const RunOptions& options) {
+  ReadySandbox::State& state = *sandbox.state_;
+  state.used = true;
+  const Child& child = state.child;
+  const int launch_fd = state.launch.get();
+  const SandboxCgroup* cgroup = state.cgroup ? &*state.cgroup : nullptr;
+  // A command run from a terminal gets a private pty (docs/security.md, "The terminal").
+  // SIGWINCH is blocked before any thread of the command's starts (the proxy's), so that
+  // each inherits the block and the relay's signalfd receives it.
+  Terminal terminal{plan_terminal(terminal_facts(options)), {}};
+  const BlockedSignal winch(terminal.plan.private_pty ? SIGWINCH : 0);
+  OutputPipes pipes;
+  auto handed = hand_over(state, command, options, pipes, terminal);
+  if (!handed) return std::unexpected(handed.error());
+  Guard& guard = *handed;
   Report report;
   Services services;
   const Ending ending =
@@ -724,36 +804,10 @@ Outcome run_command(ReadySandbox sandbox, const Command& command, const RunOptio
     services.proxy.reset();  // stop the proxy and close its connections
   }
   // Every process of the sandbox is gone with pid 1, so the pipes reach end of file.
-  while (pipes.open()) {
-    pollfd fds[2] = {{pipes.out ? pipes.out.get() : -1, POLLIN, 0},
-                     {pipes.err ? pipes.err.get() : -1, POLLIN, 0}};
-    if (::poll(fds, 2, -1) < 0 && errno != EINTR) break;
-    pipes.pump(*options.output);
-  }
-  while (read_records(launch_fd, report)) {
-    pollfd pfd{launch_fd, POLLIN, 0};
-    if (::poll(&pfd, 1, 0) <= 0) break;
-  }
+  read_to_the_end(launch_fd, pipes, report, options);
   core::phases::mark(core::phases::Mark::SandboxGone);
-  // Every process of the sandbox is gone: nothing can create a guarded name any more. pid 1
-  // has swept already unless it was killed first.
   const std::optional<core::Error> live_failure = guard.failure();
-  // What the command changed is known here only: git's discovery rules and the privilege bits.
-  if (!report.swept)
-    guard.final_sweep();
-  else
-    guard.final_discovery();
-  std::vector<std::string> notices = guard.take_notices();
-  if (!report.swept && guard.failure()) notices.push_back(incomplete_sweep(*guard.failure()));
-  notices.insert(notices.end(), report.notices.begin(), report.notices.end());
-  // A command that keeps making guarded names would flood the caller: the first lines, then a
-  // count (the quarantine has them all).
-  constexpr std::size_t kMaxNotices = 20;
-  for (std::size_t i = 0; i < notices.size() && i < kMaxNotices; ++i)
-    if (options.notice) options.notice(notices[i]);
-  if (notices.size() > kMaxNotices && options.notice)
-    options.notice("... and " + std::to_string(notices.size() - kMaxNotices) +
-                   " more such lines: `pi-sandbox quarantine list` shows every entry");
+  tell_notices(guard, report, options);
   core::phases::mark(core::phases::Mark::GuardSwept);
   // The namespaces are gone with pid 1, so no mount holds the placeholders any more: they
   // are removed without unmounting. (pid 1 removes them itself when it is stopped or when
@@ -766,20 +820,7 @@ Outcome run_command(ReadySandbox sandbox, const Command& command, const RunOptio
   if (handed_over)
     options.teardown(
         std::make_shared<Teardown>(std::move(sandbox), std::move(services), std::move(guard)));
-  if (ending == Ending::TimedOut) return std::unexpected(RunFailure{RunFailureKind::TimedOut, ""});
-  if (ending == Ending::Aborted) return std::unexpected(RunFailure{RunFailureKind::Aborted, ""});
-  if (ending == Ending::GuardFailed)
-    return std::unexpected(RunFailure{
-        RunFailureKind::GuardFailed,
-        "the guard could not check or undo what the command made, so the command was stopped: " +
-            live_failure->describe()});
-  if (!report.error.empty())
-    return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, report.error});
-  // Out of memory, the whole sandbox was killed, whatever its command said last.
-  if (reached.memory) return Signaled{SIGKILL};
-  if (report.result) return *report.result;
-  if (WIFEXITED(status)) return Exited{WEXITSTATUS(status)};
-  return Signaled{WIFSIGNALED(status) ? WTERMSIG(status) : SIGKILL};
+  return outcome_of(ending, report, reached, status, live_failure);
 }
 
 namespace {
