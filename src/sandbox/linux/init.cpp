@@ -625,6 +625,8 @@ int g_launch_fd = -1;
 /// the command cannot move it elsewhere) and the budget's size in bytes; -1 and 0 without a
 /// budget.
 int g_budget_fd = -1;
+/// pid 1's /proc/self/pagemap, for release_program_pages(); -1 when it could not be opened.
+int g_pagemap_fd = -1;
 std::uint64_t g_budget_bytes = 0;
 
 /// Opens g_budget_fd: the first private tmpfs of the plan on the shared budget
@@ -716,11 +718,10 @@ enum class Cleanup {
   sigemptyset(&waited);
   sigaddset(&waited, SIGCHLD);
   sigaddset(&waited, SIGTERM);
-  // Once the command has run as long as the supervisor waits for the same (kTrimAfter in
-  // launcher.cpp), pid 1 lets go of the program's pages of its set-up, as the supervisor does
-  // (program_pages.hpp): it only waits from now on.
+  // Once the command has run kReleaseAfter, pid 1 lets go of the program's pages of its set-up,
+  // as the supervisor does (program_pages.hpp): it only waits from now on.
   bool pages_kept = true;
-  const auto release_at = std::chrono::steady_clock::now() + std::chrono::milliseconds(20);
+  const auto release_at = std::chrono::steady_clock::now() + kReleaseAfter;
   for (;;) {
     siginfo_t info{};
     if (pages_kept) {
@@ -730,7 +731,8 @@ enum class Cleanup {
       const timespec wait{0, static_cast<long>(left_ns)};
       if (::sigtimedwait(&waited, &info, &wait) < 0) {
         if (errno == EAGAIN) {
-          (void)release_program_pages();  // on failure the pages stay mapped: nothing is lost
+          // On failure the pages stay mapped: nothing is lost.
+          (void)release_program_pages(g_pagemap_fd);
           pages_kept = false;
         }
         continue;
@@ -791,6 +793,9 @@ void prepare_signals() {
   if (::poll(&peer, 1, 0) != 0 && (peer.revents & (POLLHUP | POLLRDHUP | POLLERR)) != 0)
     ::_exit(125);
   core::phases::mark(core::phases::Mark::GoReceived);
+  // Opened while pid 1 is still dumpable: once it is not, its /proc files are root's of the
+  // caller's user namespace and an unprivileged pid 1 may not open them (proc(5)).
+  g_pagemap_fd = ::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
   ::prctl(PR_SET_DUMPABLE, 0);
   std::vector<Placeholder> placeholders;
   auto fail = [&](const core::Error& error) {

@@ -298,12 +298,6 @@ bool result_complete(const Report& report, const OutputPipes& pipes, const Termi
          report.placeholders.empty() && !terminal.relay.active() && !terminal.plan.private_pty;
 }
 
-/// How long the command runs before the supervisor gives back the heap its set-up freed
-/// (malloc_trim(3)) and lets go of the program's pages it read for the set-up
-/// (release_program_pages()): not while the command starts, when it would take a CPU from it; a
-/// command done sooner ends its supervisor's memory with it.
-constexpr auto kTrimAfter = std::chrono::milliseconds(20);
-
 Ending supervise(const Child& child, int launch_fd, const RunOptions& options, Report& report,
                  OutputPipes& pipes, Services& services, const SandboxCgroup* cgroup,
                  Terminal& terminal, Guard& guard) {
@@ -312,7 +306,7 @@ Ending supervise(const Child& child, int launch_fd, const RunOptions& options, R
   // The policy, the plans and the configuration were built and freed on the heap before the
   // command started, by code that does not run again; those pages go back while it runs, as the
   // supervisor (and its proxy) stays for the command's life (docs/benchmarks.md, "Memory").
-  std::optional<Clock::time_point> trim_at = Clock::now() + kTrimAfter;
+  std::optional<Clock::time_point> trim_at = Clock::now() + kReleaseAfter;
   bool socket_open = true;
   constexpr std::size_t kOwn = 7, kAll = kOwn + TerminalRelay::kPollFds;
   for (;;) {

@@ -14,17 +14,27 @@
 // relocated or written pages would be lost, nor the shared libraries.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 
 #include "core/error.hpp"
 
 namespace pisandbox::sandbox::linux_ {
 
+/// How long the command runs before its supervisor and pid 1 let go of their set-up's memory
+/// (release_program_pages(), and the supervisor's malloc_trim(3)): not while it starts, when it
+/// would take a CPU from it; a command done sooner ends them with it.
+inline constexpr std::chrono::milliseconds kReleaseAfter{20};
+
 /// Drops this process's page-table entries for the running program's non-writable PT_LOAD
-/// segments (found with dl_iterate_phdr(3), whole pages inside each segment only).
+/// segments (found with dl_iterate_phdr(3), whole pages inside each segment only), except for
+/// the pages that are no longer the file's (a private copy: a text relocation, a debugger's
+/// breakpoint, a uprobe), which /proc/self/pagemap tells apart.
+///   pagemap_fd: this process's /proc/self/pagemap, opened while it was dumpable (a process
+///     that made itself non-dumpable may not open it: proc(5)); -1: opened here.
 /// Returns the bytes of address space advised (the pages that were resident among them are
-/// what goes), or the errno text of a madvise(2) that failed; nothing is lost either way:
-/// the pages are read again from the page cache when they are next used.
-core::Result<std::size_t> release_program_pages();
+/// what goes), or the errno text of the open(2), pread(2) or madvise(2) that failed; nothing
+/// is lost either way: the pages are read again from the page cache when they are next used.
+core::Result<std::size_t> release_program_pages(int pagemap_fd = -1);
 
 }  // namespace pisandbox::sandbox::linux_
