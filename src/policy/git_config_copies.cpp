@@ -1,15 +1,10 @@
 #include "policy/git_config_copies.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <iterator>
 #include <string>
 
-#include "core/unique_fd.hpp"
+#include "core/io.hpp"
 #include "policy/git_config_guard.hpp"
 
 namespace pisandbox::policy {
@@ -41,18 +36,7 @@ bool shown(const SandboxPolicy& policy, const fs::path& file) {
 /// read or holds more than kMaxConfigBytes. Opened without blocking and checked on the
 /// descriptor: an include may name a FIFO, whose open would wait for a writer.
 std::string read_bounded(const fs::path& file) {
-  const core::UniqueFd fd(::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
-  struct stat st {};
-  if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return {};
-  std::string text(kMaxConfigBytes + 1, '\0');
-  std::size_t length = 0;
-  while (length < text.size()) {
-    const ssize_t got = ::read(fd.get(), text.data() + length, text.size() - length);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;
-    length += static_cast<std::size_t>(got);
-  }
-  text.resize(length);
+  std::string text = core::read_regular_head(file.c_str(), kMaxConfigBytes + 1);
   return text.size() > kMaxConfigBytes ? std::string() : text;
 }
 

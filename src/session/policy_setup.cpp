@@ -22,6 +22,7 @@
 #include <optional>
 #include <sstream>
 
+#include "core/io.hpp"
 #include "core/phase_trace.hpp"
 #include "core/unique_fd.hpp"
 #include "policy/git_config_copies.hpp"
@@ -282,25 +283,10 @@ std::string user_hooks_path(const fs::path& home) {
   return value;
 }
 
-/// At most the first `limit` bytes of the regular file `path` (symlinks followed); empty when
-/// it is unreadable or not a regular file. Opened without blocking and checked on the open
-/// descriptor: the repository's user.signingKey may name a FIFO a command left in the
-/// workspace, whose open would wait for a writer.
+/// At most the first `limit` bytes of the regular file `path` (core::read_regular_head()): the
+/// repository's user.signingKey may name a FIFO a command left in the workspace.
 std::string file_head(const fs::path& path, std::size_t limit) {
-  const core::UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
-  struct stat st {};
-  if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return {};
-  // In chunks: most files are small, and `limit` bytes zeroed up front cost a page fault per
-  // 4 KiB on every command.
-  std::string text;
-  char chunk[16384];
-  while (text.size() < limit) {
-    const ssize_t n = ::read(fd.get(), chunk, std::min(sizeof chunk, limit - text.size()));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    text.append(chunk, static_cast<std::size_t>(n));
-  }
-  return text;
+  return core::read_regular_head(path.c_str(), limit);
 }
 
 /// git's signing settings (policy/signing.hpp) from the user's configuration and the

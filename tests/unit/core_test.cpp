@@ -6,11 +6,13 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -113,6 +115,48 @@ TEST(CoreWriteAll, AReaderThatIsGoneIsAFailure) {
   EXPECT_FALSE(write_all(-1, "x"));
   EXPECT_EQ(errno, EBADF);
   EXPECT_TRUE(write_all(-1, ""));  // nothing to write: no call
+}
+
+/// A scratch directory removed with its contents at the end of the test.
+struct ScratchDir {
+  std::string path;
+  ScratchDir() {
+    char name[] = "/tmp/pi-sandbox-core-test-XXXXXX";
+    path = ::mkdtemp(name) != nullptr ? name : "";
+  }
+  ~ScratchDir() {
+    if (!path.empty()) (void)std::system(("rm -rf '" + path + "'").c_str());
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+};
+
+TEST(CoreReadRegularHead, ReadsUpToTheLimitAndAllocatesForWhatItRead) {
+  ScratchDir dir;
+  ASSERT_FALSE(dir.path.empty());
+  const std::string small = dir.path + "/small", big = dir.path + "/big";
+  {
+    const UniqueFd fd(::open(small.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+    ASSERT_TRUE(write_all(fd.get(), "[user]\n\tname = a\n"));
+    const UniqueFd big_fd(::open(big.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600));
+    ASSERT_TRUE(write_all(big_fd.get(), std::string(100000, 'x')));
+  }
+  const std::string text = read_regular_head(small.c_str(), std::size_t{1} << 20);
+  EXPECT_EQ(text, "[user]\n\tname = a\n");
+  // A limit of 1 MiB zeroed up front cost a page fault per 4 KiB on every command.
+  EXPECT_LT(text.capacity(), std::size_t{64} << 10);
+  EXPECT_EQ(read_regular_head(big.c_str(), 70000), std::string(70000, 'x'));
+  EXPECT_EQ(read_regular_head(big.c_str(), 1 << 20).size(), 100000U);
+}
+
+TEST(CoreReadRegularHead, AFifoADirectoryAndAMissingPathAreEmptyWithoutBlocking) {
+  ScratchDir dir;
+  ASSERT_FALSE(dir.path.empty());
+  const std::string fifo = dir.path + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(read_regular_head(fifo.c_str(), 1 << 20), "");  // no writer: would block
+  EXPECT_EQ(read_regular_head(dir.path.c_str(), 1 << 20), "");
+  EXPECT_EQ(read_regular_head((dir.path + "/missing").c_str(), 1 << 20), "");
 }
 
 TEST(CoreRandom, FillsEveryByteAndTwoCallsDiffer) {
