@@ -24,6 +24,7 @@
 #include "core/unique_fd.hpp"
 #include "sandbox/linux/guard.hpp"
 #include "sandbox/linux/host_diagnosis.hpp"
+#include "sandbox/linux/launch_report.hpp"
 #include "sandbox/linux/net_counters.hpp"
 #include "sandbox/linux/placeholders.hpp"
 #include "sandbox/linux/program_pages.hpp"
@@ -65,127 +66,6 @@ core::Result<void> write_id_maps(pid_t pid) {
   if (!write_file(base + "/gid_map", gid + " " + gid + " 1\n"))
     return core::fail_errno("write(" + base + "/gid_map)", userns_hint(errno));
   return {};
-}
-
-/// What the supervisor learns from pid 1 over the launch socket.
-struct Report {
-  std::string error;
-  std::optional<std::variant<Exited, Signaled>> result;
-  std::vector<Placeholder> placeholders;
-  std::optional<ProxyListeners> listeners;  ///< received, not yet handed to the proxy
-  UniqueFd terminal;                        ///< the private pty's master, not yet relayed
-  std::vector<std::string> notices;         ///< the lines of pid 1's last guard sweep
-  bool swept = false;                       ///< pid 1 ran the guard's last sweep
-  bool tmpfs_full = false;                  ///< the tmpfs budget was full at the end
-  std::optional<UnixBrokerChannels> unix;   ///< received, not yet handed to the broker
-};
-
-/// The descriptors of a Listeners record, in the order of its kind letters.
-void take_listeners(LaunchRecord& record, Report& report) {
-  const std::string& kinds = record.text;
-  std::vector<UniqueFd>& fds = record.fds;
-  if (fds.size() != kinds.size()) return;  // malformed: the descriptors close here
-  ProxyListeners listeners;
-  for (std::size_t i = 0; i < fds.size(); ++i)
-    (kinds[i] == 'h' ? listeners.http : listeners.socks).push_back(std::move(fds[i]));
-  report.listeners = std::move(listeners);
-}
-
-/// The helper's channel and the listener of a UnixBroker record, with the private devices.
-void take_unix_broker(LaunchRecord& record, Report& report) {
-  std::vector<UniqueFd>& fds = record.fds;
-  if (fds.size() != 2) return;  // malformed: nothing is brokered, every bind/connect fails
-  UnixBrokerChannels channels{std::move(fds[0]), std::move(fds[1]), {}};
-  const char* text = record.text.c_str();
-  char* end = nullptr;
-  for (unsigned long long device = std::strtoull(text, &end, 10); end != text;
-       device = std::strtoull(text, &end, 10)) {
-    channels.private_devices.push_back(static_cast<dev_t>(device));
-    text = end;
-  }
-  report.unix = std::move(channels);
-}
-
-void parse_placeholder(const std::string& text, Report& report) {
-  const auto space = text.find(' ');
-  if (space == std::string::npos) return;
-  Placeholder p;
-  char* end = nullptr;
-  p.inode = static_cast<ino_t>(std::strtoull(text.c_str(), &end, 10));
-  p.scaffold = end != nullptr && *end == 's';  // "<inode>s <path>": a scaffold
-  p.path = text.substr(space + 1);
-  report.placeholders.push_back(std::move(p));
-}
-
-}  // namespace
-
-Received receive_record(int fd, LaunchRecord& record) {
-  char buffer[8192];
-  iovec data{buffer, sizeof buffer};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * 8)];
-  msghdr message{};
-  message.msg_iov = &data;
-  message.msg_iovlen = 1;
-  message.msg_control = control;
-  message.msg_controllen = sizeof control;
-  const ssize_t n = ::recvmsg(fd, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-  if (n == 0) return Received::Ended;
-  if (n < 0) return errno == EAGAIN || errno == EINTR ? Received::Nothing : Received::Ended;
-  record.kind = static_cast<LaunchMessage>(buffer[0]);
-  record.text.assign(buffer + 1, static_cast<std::size_t>(n - 1));
-  record.fds = core::received_rights(message);
-  return Received::Record;
-}
-
-std::optional<std::variant<Exited, Signaled>> parse_result(const std::string& text) {
-  if (text.starts_with("exit ")) return Exited{std::atoi(text.c_str() + 5)};
-  if (text.starts_with("signal ")) return Signaled{std::atoi(text.c_str() + 7)};
-  return std::nullopt;
-}
-
-namespace {
-
-/// Reads every pending record; returns false at end of stream.
-bool read_records(int fd, Report& report) {
-  for (LaunchRecord record;;) {
-    const Received received = receive_record(fd, record);
-    if (received != Received::Record) return received == Received::Nothing;
-    const std::string& text = record.text;
-    switch (record.kind) {
-      case LaunchMessage::Listeners:
-        take_listeners(record, report);
-        break;
-      case LaunchMessage::UnixBroker:
-        take_unix_broker(record, report);
-        break;
-      case LaunchMessage::Terminal:
-        if (record.fds.size() == 1) report.terminal = std::move(record.fds[0]);
-        break;
-      case LaunchMessage::Error:
-        report.error = text;
-        break;
-      case LaunchMessage::Phases:
-        core::phases::receive(text);
-        break;
-      case LaunchMessage::Placeholder:
-        parse_placeholder(text, report);
-        break;
-      case LaunchMessage::Notice:
-        report.notices.push_back(text);
-        break;
-      case LaunchMessage::Swept:
-        report.swept = true;
-        break;
-      case LaunchMessage::TmpfsFull:
-        report.tmpfs_full = true;
-        break;
-      case LaunchMessage::Result:
-        if (auto result = parse_result(text)) report.result = *result;
-        break;
-      default:
-        break;
-    }
-  }
 }
 
 struct Child {
@@ -261,7 +141,7 @@ struct Terminal {
 
 /// Starts relaying the private pty once pid 1 has sent its master; a relay that cannot
 /// start is a setup failure (the sandbox is stopped).
-bool start_relay(const Child& child, Report& report, Terminal& terminal) {
+bool start_relay(const Child& child, LaunchReport& report, Terminal& terminal) {
   if (!report.terminal) return true;
   auto started = terminal.relay.start(terminal.plan, std::move(report.terminal));
   if (started) return true;
@@ -277,7 +157,7 @@ struct Services {
   std::unique_ptr<UnixBroker> unix;
 };
 
-void start_services(Report& report, const RunOptions& options, Services& services) {
+void start_services(LaunchReport& report, const RunOptions& options, Services& services) {
   if (report.listeners && options.proxy) {
     services.proxy = options.proxy(std::move(*report.listeners));
     report.listeners.reset();
@@ -292,13 +172,13 @@ void start_services(Report& report, const RunOptions& options, Services& service
 /// (RunOptions::teardown): pid 1 has reported it and its last sweep (it sweeps once it has
 /// killed and reaped every other process), the output pipes are at their end, and there is no
 /// host placeholder to remove (that waits for the namespaces to go) nor a terminal to relay.
-bool result_complete(const Report& report, const OutputPipes& pipes, const Terminal& terminal,
+bool result_complete(const LaunchReport& report, const OutputPipes& pipes, const Terminal& terminal,
                      const RunOptions& options) {
   return options.teardown && report.result && report.swept && !pipes.open() &&
          report.placeholders.empty() && !terminal.relay.active() && !terminal.plan.private_pty;
 }
 
-Ending supervise(const Child& child, int launch_fd, const RunOptions& options, Report& report,
+Ending supervise(const Child& child, int launch_fd, const RunOptions& options, LaunchReport& report,
                  OutputPipes& pipes, Services& services, const SandboxCgroup* cgroup,
                  Terminal& terminal, Guard& guard) {
   const auto deadline =
@@ -379,7 +259,8 @@ core::Result<std::optional<SandboxCgroup>> limit_resources(LaunchSpec& spec) {
 /// Tells the caller which limits the command reached: the cgroup's (`reached`, its counters;
 /// none without a cgroup), and the tmpfs budget's (pid 1 looked at it once every process was
 /// gone).
-void report_limits(const LimitsReached& reached, const Report& report, const RunOptions& options) {
+void report_limits(const LimitsReached& reached, const LaunchReport& report,
+                   const RunOptions& options) {
   if (!options.limit_reached) return;
   if (report.tmpfs_full) options.limit_reached(Limit::Tmpfs);
   if (reached.memory) options.limit_reached(Limit::Memory);
@@ -499,7 +380,7 @@ struct ReadySandbox::State {
  private:
   /// Reads what pid 1 reported and had not been read, and removes the placeholders it names.
   void remove_reported() {
-    Report report;
+    LaunchReport report;
     while (read_records(launch.get(), report)) {
       pollfd pfd{launch.get(), POLLIN, 0};
       if (::poll(&pfd, 1, 0) <= 0) break;
@@ -598,7 +479,7 @@ namespace {
 /// else `fallback`. The placeholders it reported are removed here: nothing else will find them
 /// once the sandbox is discarded.
 RunFailure not_handed_over(int launch_fd, const std::string& fallback) {
-  Report early;
+  LaunchReport early;
   (void)read_records(launch_fd, early);
   for (auto& p : early.placeholders) remove_placeholder(p, Unmask::No);
   return RunFailure{RunFailureKind::LaunchFailed, early.error.empty() ? fallback : early.error};
@@ -607,6 +488,32 @@ RunFailure not_handed_over(int launch_fd, const std::string& fallback) {
 }  // namespace
 
 namespace {
+
+/// The command's stdio for send_command(): RunOptions::stdin_fd, the write ends of new output
+/// `pipes` when RunOptions::output is set, and with RunOptions::gate the gate, a socket pair
+/// whose `gate_read` end goes with the command, which execs only after a byte came through
+/// `gate_write`. Errors: the pipes' or the socket pair's failure.
+core::Result<StdioFds> command_stdio(const RunOptions& options, OutputPipes& pipes,
+                                     UniqueFd& gate_read, UniqueFd& gate_write) {
+  StdioFds stdio;
+  if (options.output != nullptr) {
+    auto made = OutputPipes::create(options.stderr_route);
+    if (!made) return std::unexpected(made.error());
+    pipes = std::move(*made);
+    stdio.out = pipes.write_out.get();
+    stdio.err = pipes.write_err.get();
+  }
+  stdio.in = options.stdin_fd;
+  if (options.gate) {
+    int gate[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, gate) != 0)
+      return core::fail_errno("socketpair(AF_UNIX) of the gate");
+    gate_read.reset(gate[0]);
+    gate_write.reset(gate[1]);
+    stdio.gate = gate_read.get();
+  }
+  return stdio;
+}
 
 /// Hands `command` over to pid 1 of `state`'s sandbox (run_command()): tells pid 1 to start its
 /// guard unless told already, starts the supervisor's, sends the command with its stdio (the
@@ -651,36 +558,15 @@ std::expected<Guard, RunFailure> hand_over(ReadySandbox::State& state, const Com
       return std::unexpected(
           RunFailure{RunFailureKind::LaunchFailed, "the guard: " + r.error().describe()});
     }
-  StdioFds stdio;
-  if (options.output != nullptr) {
-    auto made = OutputPipes::create(options.stderr_route);
-    if (!made) {
-      state.used = false;  // pid 1 ran nothing: the sandbox is discarded as unused
-      return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, made.error().describe()});
-    }
-    pipes = std::move(*made);
-    stdio.out = pipes.write_out.get();
-    stdio.err = pipes.write_err.get();
-  }
-  stdio.in = options.stdin_fd;
-  // The gate (RunOptions::gate): one end goes with the command, which execs only after a
-  // byte came through it.
   UniqueFd gate_read, gate_write;
-  if (options.gate) {
-    int gate[2];
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, gate) != 0) {
-      state.used = false;  // pid 1 ran nothing: the sandbox is discarded as unused
-      return std::unexpected(
-          RunFailure{RunFailureKind::LaunchFailed,
-                     core::sys_error("socketpair(AF_UNIX) of the gate", errno).message});
-    }
-    gate_read.reset(gate[0]);
-    gate_write.reset(gate[1]);
-    stdio.gate = gate_read.get();
+  auto stdio = command_stdio(options, pipes, gate_read, gate_write);
+  if (!stdio) {
+    state.used = false;  // pid 1 ran nothing: the sandbox is discarded as unused
+    return std::unexpected(RunFailure{RunFailureKind::LaunchFailed, stdio.error().describe()});
   }
   std::optional<PtySetup> pty;
   if (terminal.plan.private_pty) pty = pty_setup(terminal.plan);
-  if (auto sent = send_command(launch_fd, command, stdio, pty); !sent) {
+  if (auto sent = send_command(launch_fd, command, *stdio, pty); !sent) {
     state.used = false;  // pid 1 ran nothing: the sandbox is discarded as unused
     return std::unexpected(not_handed_over(launch_fd, sent.error().describe()));
   }
@@ -710,7 +596,8 @@ std::expected<Guard, RunFailure> hand_over(ReadySandbox::State& state, const Com
 
 /// Once every process of the sandbox is gone: reads `pipes` to their end (the output goes to
 /// RunOptions::output) and what pid 1 reported and was not read yet into `report`.
-void read_to_the_end(int launch_fd, OutputPipes& pipes, Report& report, const RunOptions& options) {
+void read_to_the_end(int launch_fd, OutputPipes& pipes, LaunchReport& report,
+                     const RunOptions& options) {
   while (pipes.open()) {
     pollfd fds[2] = {{pipes.out ? pipes.out.get() : -1, POLLIN, 0},
                      {pipes.err ? pipes.err.get() : -1, POLLIN, 0}};
@@ -727,7 +614,7 @@ void read_to_the_end(int launch_fd, OutputPipes& pipes, Report& report, const Ru
 /// supervisor's guard sweeps (when pid 1 has not: it was killed first) or looks at what only it
 /// can know (git's discovery rules and the privilege bits in what the command changed), and its
 /// notices and pid 1's are told through RunOptions::notice, the first 20 and then a count.
-void tell_notices(Guard& guard, const Report& report, const RunOptions& options) {
+void tell_notices(Guard& guard, const LaunchReport& report, const RunOptions& options) {
   if (!report.swept)
     guard.final_sweep();
   else
@@ -747,8 +634,8 @@ void tell_notices(Guard& guard, const Report& report, const RunOptions& options)
 
 /// The command's Outcome from how supervise() ended, what pid 1 reported, the cgroup's counters
 /// and pid 1's wait status (`status`, 0 when its result came before its exit).
-Outcome outcome_of(Ending ending, const Report& report, const LimitsReached& reached, int status,
-                   const std::optional<core::Error>& live_failure) {
+Outcome outcome_of(Ending ending, const LaunchReport& report, const LimitsReached& reached,
+                   int status, const std::optional<core::Error>& live_failure) {
   if (ending == Ending::TimedOut) return std::unexpected(RunFailure{RunFailureKind::TimedOut, ""});
   if (ending == Ending::Aborted) return std::unexpected(RunFailure{RunFailureKind::Aborted, ""});
   if (ending == Ending::GuardFailed)
@@ -782,7 +669,7 @@ Outcome run_command(ReadySandbox sandbox, const Command& command, const RunOptio
   auto handed = hand_over(state, command, options, pipes, terminal);
   if (!handed) return std::unexpected(handed.error());
   Guard& guard = *handed;
-  Report report;
+  LaunchReport report;
   Services services;
   const Ending ending =
       supervise(child, launch_fd, options, report, pipes, services, cgroup, terminal, guard);
